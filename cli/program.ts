@@ -1,0 +1,44 @@
+/**
+ * The `regent` command tree. Every command lives in its own file under `commands/` and is
+ * listed once here.
+ */
+import { Command, CommanderError } from 'commander'
+import { versionCommand } from './commands/version.js'
+import { REGENT_VERSION } from './version-info.js'
+
+/** Exit code for usage errors (unknown command or flag, bad argument), as OPA's CLI uses. */
+export const USAGE_EXIT_CODE = 2
+
+const COMMANDS: Array<() => Command> = [versionCommand]
+
+/** Builds the program; `exitOverride` turns commander's exits into `CommanderError`s. */
+export function buildProgram(): Command {
+  const program = new Command('regent')
+    .description('regent: an edge companion for Open Policy Agent deployments')
+    .version(REGENT_VERSION, '--version', 'print the version')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    // Errors are printed by runCli as one line with a hint.
+    .configureOutput({ outputError: () => {} })
+  for (const make of COMMANDS) program.addCommand(make().copyInheritedSettings(program))
+  return program
+}
+
+/** Runs the CLI with `argv` (user arguments only) and resolves to the process exit code. */
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildProgram()
+  if (argv.length === 0) {
+    program.outputHelp()
+    return 0
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' })
+    return typeof process.exitCode === 'number' ? process.exitCode : 0
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err
+    if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code)) return 0
+    const reason = err.message.replace(/^error: /, '').replace(/\n+/g, ' ')
+    process.stderr.write(`regent: ${reason} (run 'regent --help' for usage)\n`)
+    return USAGE_EXIT_CODE
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Request bodies, read defensively: a limit on the bytes received (413), `Content-Encoding: gzip`
+ * inflated with a limit on the inflated size (a gzip bomb gets 413 without being inflated
+ * whole), and JSON or YAML parsed with an error that says where the body is wrong (400).
+ */
+import { promisify } from 'node:util'
+import { gunzip, inflate } from 'node:zlib'
+import type { Context } from 'hono'
+import { parseDocument } from 'yaml'
+import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.js'
+
+const gunzipAsync = promisify(gunzip)
+const inflateAsync = promisify(inflate)
+
+/** Limits applied to every request body. */
+export interface BodyLimits {
+  /** Bytes accepted on the wire. */
+  maxBytes: number
+  /** Bytes a compressed body may inflate to. */
+  maxDecompressedBytes: number
+}
+
+export const DEFAULT_BODY_LIMITS: BodyLimits = {
+  maxBytes: 8 * 1024 * 1024,
+  maxDecompressedBytes: 64 * 1024 * 1024,
+}
+
+const YAML_TYPES = new Set(['application/x-yaml', 'application/yaml', 'text/yaml', 'text/x-yaml'])
+// Types a JSON body may arrive with: clients such as curl send form or text types by default.
+const JSON_COMPATIBLE_TYPES = new Set(['', 'application/json', 'application/x-www-form-urlencoded', 'text/plain'])
+
+/** The media type of the request without parameters, lower-cased ('' when absent). */
+export function mediaType(c: Context): string {
+  return (c.req.header('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase()
+}
+
+/**
+ * The request body as bytes, inflated when `Content-Encoding` says so.
+ * @throws HttpError 413 past either limit, 400 for corrupt gzip, 415 for unknown encodings.
+ */
+export async function readBody(c: Context, limits: BodyLimits = DEFAULT_BODY_LIMITS): Promise<Buffer> {
+  const declared = Number(c.req.header('Content-Length') ?? Number.NaN)
+  if (declared > limits.maxBytes) throw tooLarge(limits.maxBytes)
+  const raw = await readLimited(c.req.raw.body, limits.maxBytes)
+  const encoding = (c.req.header('Content-Encoding') ?? 'identity').trim().toLowerCase()
+  return inflateBody(raw, encoding, limits.maxDecompressedBytes)
+}
+
+/** Inflates `raw` according to a `Content-Encoding` value, bounded by `maxBytes`. */
+export async function inflateBody(raw: Buffer, encoding: string, maxBytes: number): Promise<Buffer> {
+  if (encoding === 'identity' || encoding === '') return raw
+  const inflater = encoding === 'gzip' || encoding === 'x-gzip' ? gunzipAsync : encoding === 'deflate' ? inflateAsync : undefined
+  if (!inflater) throw unsupportedMediaType(`Content-Encoding ${encoding} is not supported (use gzip or identity)`)
+  try {
+    return await inflater(raw, { maxOutputLength: maxBytes })
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw payloadTooLarge(`request body inflates to more than ${maxBytes} bytes`)
+    }
+    throw badRequest(`request body is not valid ${encoding}: ${(err as Error).message}`)
+  }
+}
+
+async function readLimited(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Buffer> {
+  if (!stream) return Buffer.alloc(0)
+  const chunks: Uint8Array[] = []
+  let total = 0
+  const reader = stream.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge(maxBytes)
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks, total)
+}
+
+const tooLarge = (maxBytes: number) => payloadTooLarge(`request body is larger than ${maxBytes} bytes`)
+
+/**
+ * Parses JSON text, turning a syntax error into a 400 that names the line and column.
+ * @example parseJsonText('{"a": }') // throws 400 "malformed JSON body at line 1, column 7: …"
+ */
+export function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    const message = (err as Error).message
+    const position = /position (\d+)/.exec(message)
+    const where = position ? ` at ${lineAndColumn(text, Number(position[1]))}` : ''
+    // V8 appends its own "(line x column y)"; ours replaces it.
+    const reason = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+/, '')
+    throw badRequest(`malformed JSON body${where}: ${reason}`)
+  }
+}
+
+/** Parses YAML text (aliases bounded by the yaml package), 400 with line and column on error. */
+export function parseYamlText(text: string): unknown {
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true })
+  const first = doc.errors[0]
+  if (first) {
+    const pos = first.linePos?.[0]
+    const where = pos ? ` at line ${pos.line}, column ${pos.col}` : ''
+    throw badRequest(`malformed YAML body${where}: ${first.message.split('\n')[0]}`)
+  }
+  try {
+    return doc.toJS({ maxAliasCount: 100 })
+  } catch (err) {
+    throw badRequest(`malformed YAML body: ${(err as Error).message}`)
+  }
+}
+
+/**
+ * The body parsed by its `Content-Type`: YAML types as YAML, JSON (or no type) as JSON.
+ * An empty body is `undefined` so each route decides whether it needs one.
+ */
+export async function readStructuredBody(c: Context, limits: BodyLimits = DEFAULT_BODY_LIMITS): Promise<unknown> {
+  const type = mediaType(c)
+  const isYaml = YAML_TYPES.has(type)
+  if (!isYaml && !JSON_COMPATIBLE_TYPES.has(type) && !type.endsWith('+json')) {
+    throw unsupportedMediaType(`Content-Type ${type} is not supported (use application/json or application/x-yaml)`)
+  }
+  const bytes = await readBody(c, limits)
+  const text = bytes.toString('utf8')
+  if (text.trim() === '') return undefined
+  return isYaml ? parseYamlText(text) : parseJsonText(text)
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  let line = 1
+  let lineStart = 0
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++
+      lineStart = i + 1
+    }
+  }
+  return `line ${line}, column ${offset - lineStart + 1}`
+}

@@ -1,0 +1,7 @@
+/** What every regent server shares; see the files beside this one. */
+export { createApp, type AppOptions } from './app.js'
+export * from './body.js'
+export * from './errors.js'
+export { REQUEST_ID_HEADER, requestId } from './request-id.js'
+export { parseAddress, type RunningServer, type ServeOptions, startServer, stopOnSignals } from './serve.js'
+export type { AppEnv } from './types.js'
