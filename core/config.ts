@@ -24,15 +24,23 @@ export class ConfigError extends Error {
 /** Reusable field schemas whose messages read well after "key: ". */
 export const field = {
   positiveInt: () =>
-    z.number({ error: 'expected a positive integer' }).int({ error: 'expected a positive integer' }).positive({
-      error: 'expected a positive integer',
-    }),
+    z
+      .number({ error: 'expected a positive integer' })
+      .int({ error: 'expected a positive integer' })
+      .positive({
+        error: 'expected a positive integer',
+      }),
   nonNegativeInt: () =>
-    z.number({ error: 'expected a non-negative integer' }).int({ error: 'expected a non-negative integer' }).min(0, {
-      error: 'expected a non-negative integer',
-    }),
+    z
+      .number({ error: 'expected a non-negative integer' })
+      .int({ error: 'expected a non-negative integer' })
+      .min(0, {
+        error: 'expected a non-negative integer',
+      }),
   address: () =>
-    z.string({ error: 'expected HOST:PORT' }).regex(/^(\[[^\]]+\]|[^:]*):\d{1,5}$/, { error: 'expected HOST:PORT' }),
+    z
+      .string({ error: 'expected HOST:PORT' })
+      .regex(/^(\[[^\]]+\]|[^:]*):\d{1,5}$/, { error: 'expected HOST:PORT' }),
 }
 
 /** Keys every regent process reads. */
@@ -60,9 +68,19 @@ export function substituteEnv(value: string, env: NodeJS.ProcessEnv, where: stri
     missing.push(name)
     return ''
   })
-  if (missing.length > 0) throw new ConfigError([`${where}: environment variable ${missing.join(', ')} is not set`])
-  const whole = /^\$\{[^}]+\}$/.test(value)
-  return whole ? parseYamlScalar(replaced) : replaced
+  if (missing.length > 0)
+    throw new ConfigError([`${where}: environment variable ${missing.join(', ')} is not set`])
+  return /^\$\{[^}]+\}$/.test(value) ? asScalar(replaced) : replaced
+}
+
+// A whole-value reference may stand for a number or a boolean; anything else stays a string.
+function asScalar(text: string): unknown {
+  try {
+    const parsed: unknown = parseYamlScalar(text)
+    return typeof parsed === 'number' || typeof parsed === 'boolean' ? parsed : text
+  } catch {
+    return text
+  }
 }
 
 function substituteTree(node: unknown, env: NodeJS.ProcessEnv, path: string[]): unknown {
@@ -89,7 +107,7 @@ export function parseConfig<S extends ZodType>(
     throw new ConfigError(
       doc.errors.map((e) => {
         const pos = e.linePos?.[0]
-        return `${pos ? `line ${pos.line}, column ${pos.col}: ` : ''}${e.message.split('\n')[0]}`
+        return `${pos ? `line ${pos.line}, column ${pos.col}: ` : ''}${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`
       }),
       options.file,
     )
@@ -121,7 +139,10 @@ export function loadConfig<S extends ZodType>(
   try {
     text = readFileSync(path, 'utf8')
   } catch (err) {
-    throw new ConfigError([`cannot read the file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`], path)
+    throw new ConfigError(
+      [`cannot read the file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`],
+      path,
+    )
   }
   return parseConfig(text, schema, { env, file: path })
 }
@@ -132,6 +153,11 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     return issue.keys.map((k) => `${key === '(root)' ? k : `${key}.${k}`}: unknown key`).join('\n  ')
   }
   const input = (issue as { input?: unknown }).input
-  const got = input === undefined ? (issue.code === 'invalid_type' ? ', but it is missing' : '') : `, got ${JSON.stringify(input)}`
+  const got =
+    input === undefined
+      ? issue.code === 'invalid_type'
+        ? ', but it is missing'
+        : ''
+      : `, got ${JSON.stringify(input)}`
   return `${key}: ${issue.message}${got}`
 }

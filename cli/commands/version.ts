@@ -7,7 +7,11 @@ export function versionCommand(): Command {
     .description("print regent's version, Node.js version and platform")
     .option('-f, --format <format>', 'pretty or json', 'pretty')
     .action((options: { format: string }) => {
-      const info = { version: REGENT_VERSION, node: process.versions.node, platform: `${process.platform}/${process.arch}` }
+      const info = {
+        version: REGENT_VERSION,
+        node: process.versions.node,
+        platform: `${process.platform}/${process.arch}`,
+      }
       if (options.format === 'json') {
         process.stdout.write(`${JSON.stringify(info, null, 2)}\n`)
         return

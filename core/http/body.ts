@@ -6,6 +6,7 @@
 import { promisify } from 'node:util'
 import { gunzip, inflate } from 'node:zlib'
 import type { Context } from 'hono'
+import { parse as parseLossless } from 'lossless-json'
 import { parseDocument } from 'yaml'
 import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.js'
 
@@ -27,7 +28,12 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = {
 
 const YAML_TYPES = new Set(['application/x-yaml', 'application/yaml', 'text/yaml', 'text/x-yaml'])
 // Types a JSON body may arrive with: clients such as curl send form or text types by default.
-const JSON_COMPATIBLE_TYPES = new Set(['', 'application/json', 'application/x-www-form-urlencoded', 'text/plain'])
+const JSON_COMPATIBLE_TYPES = new Set([
+  '',
+  'application/json',
+  'application/x-www-form-urlencoded',
+  'text/plain',
+])
 
 /** The media type of the request without parameters, lower-cased ('' when absent). */
 export function mediaType(c: Context): string {
@@ -49,8 +55,14 @@ export async function readBody(c: Context, limits: BodyLimits = DEFAULT_BODY_LIM
 /** Inflates `raw` according to a `Content-Encoding` value, bounded by `maxBytes`. */
 export async function inflateBody(raw: Buffer, encoding: string, maxBytes: number): Promise<Buffer> {
   if (encoding === 'identity' || encoding === '') return raw
-  const inflater = encoding === 'gzip' || encoding === 'x-gzip' ? gunzipAsync : encoding === 'deflate' ? inflateAsync : undefined
-  if (!inflater) throw unsupportedMediaType(`Content-Encoding ${encoding} is not supported (use gzip or identity)`)
+  const inflater =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? gunzipAsync
+      : encoding === 'deflate'
+        ? inflateAsync
+        : undefined
+  if (!inflater)
+    throw unsupportedMediaType(`Content-Encoding ${encoding} is not supported (use gzip or identity)`)
   try {
     return await inflater(raw, { maxOutputLength: maxBytes })
   } catch (err) {
@@ -88,24 +100,35 @@ const tooLarge = (maxBytes: number) => payloadTooLarge(`request body is larger t
 export function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(text)
+  } catch {
+    throw badRequest(`malformed JSON body${describeJsonError(text)}`)
+  }
+}
+
+// V8's messages carry no position on Node 20; lossless-json's parser does, so on the (rare)
+// error path it re-reads the text to say where the problem is.
+function describeJsonError(text: string): string {
+  try {
+    parseLossless(text)
   } catch (err) {
     const message = (err as Error).message
-    const position = /position (\d+)/.exec(message)
-    const where = position ? ` at ${lineAndColumn(text, Number(position[1]))}` : ''
-    // V8 appends its own "(line x column y)"; ours replaces it.
-    const reason = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+/, '')
-    throw badRequest(`malformed JSON body${where}: ${reason}`)
+    const position = /at position (\d+)/.exec(message)
+    const reason = message.replace(/ at position \d+$/, '')
+    return position ? ` at ${lineAndColumn(text, Number(position[1]))}: ${reason}` : `: ${reason}`
   }
+  return ''
 }
 
 /** Parses YAML text (aliases bounded by the yaml package), 400 with line and column on error. */
 export function parseYamlText(text: string): unknown {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true })
+  const doc = parseDocument(text, { uniqueKeys: true })
   const first = doc.errors[0]
   if (first) {
     const pos = first.linePos?.[0]
     const where = pos ? ` at line ${pos.line}, column ${pos.col}` : ''
-    throw badRequest(`malformed YAML body${where}: ${first.message.split('\n')[0]}`)
+    throw badRequest(
+      `malformed YAML body${where}: ${first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+    )
   }
   try {
     return doc.toJS({ maxAliasCount: 100 })
@@ -118,11 +141,16 @@ export function parseYamlText(text: string): unknown {
  * The body parsed by its `Content-Type`: YAML types as YAML, JSON (or no type) as JSON.
  * An empty body is `undefined` so each route decides whether it needs one.
  */
-export async function readStructuredBody(c: Context, limits: BodyLimits = DEFAULT_BODY_LIMITS): Promise<unknown> {
+export async function readStructuredBody(
+  c: Context,
+  limits: BodyLimits = DEFAULT_BODY_LIMITS,
+): Promise<unknown> {
   const type = mediaType(c)
   const isYaml = YAML_TYPES.has(type)
   if (!isYaml && !JSON_COMPATIBLE_TYPES.has(type) && !type.endsWith('+json')) {
-    throw unsupportedMediaType(`Content-Type ${type} is not supported (use application/json or application/x-yaml)`)
+    throw unsupportedMediaType(
+      `Content-Type ${type} is not supported (use application/json or application/x-yaml)`,
+    )
   }
   const bytes = await readBody(c, limits)
   const text = bytes.toString('utf8')

@@ -49,7 +49,9 @@ export const internalError = (message = 'internal error') => new HttpError(500, 
 /** The JSON body for `err` in the given envelope style. */
 export function errorBody(style: ErrorStyle, err: HttpError, requestId: string): Record<string, unknown> {
   const body: Record<string, unknown> =
-    style === 'management' ? { request_id: requestId, code: err.code, message: err.message } : { code: err.code, message: err.message }
+    style === 'management'
+      ? { request_id: requestId, code: err.code, message: err.message }
+      : { code: err.code, message: err.message }
   if (err.errors && err.errors.length > 0) body.errors = err.errors
   return body
 }

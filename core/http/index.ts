@@ -1,5 +1,5 @@
 /** What every regent server shares; see the files beside this one. */
-export { createApp, type AppOptions } from './app.js'
+export { type AppOptions, createApp } from './app.js'
 export * from './body.js'
 export * from './errors.js'
 export { REQUEST_ID_HEADER, requestId } from './request-id.js'

@@ -47,12 +47,18 @@ export function startServer(options: ServeOptions): Promise<RunningServer> {
             if ('closeAllConnections' in server) server.closeAllConnections()
           }, graceMs)
           timer.unref()
+          // Keep-alive connections hold close() open: close them as soon as their last
+          // in-flight request has been answered.
+          const closeIdle = () => {
+            if ('closeIdleConnections' in server) server.closeIdleConnections()
+          }
+          const idleSweep = setInterval(closeIdle, 50)
           server.close(() => {
             clearTimeout(timer)
+            clearInterval(idleSweep)
             done()
           })
-          // Keep-alive connections with no request in flight would hold close() open.
-          if ('closeIdleConnections' in server) server.closeIdleConnections()
+          closeIdle()
         })
         return stopping
       }

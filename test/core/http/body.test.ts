@@ -1,0 +1,107 @@
+import { gzipSync } from 'node:zlib'
+import type { Context } from 'hono'
+import { describe, expect, it } from 'vitest'
+import { createApp } from '../../../core/http/app.js'
+import { type BodyLimits, readBody, readStructuredBody } from '../../../core/http/body.js'
+import { createLogger } from '../../../core/log.js'
+
+const limits: BodyLimits = { maxBytes: 64 * 1024, maxDecompressedBytes: 1024 * 1024 }
+
+function echoApp() {
+  const app = createApp({ errorStyle: 'opa', logger: createLogger({ level: 'silent' }) })
+  app.post('/raw', async (c: Context) => c.json({ bytes: (await readBody(c, limits)).length }))
+  app.post('/doc', async (c: Context) => c.json({ doc: (await readStructuredBody(c, limits)) ?? null }))
+  return app
+}
+
+async function post(path: string, body: string | Uint8Array, headers: Record<string, string> = {}) {
+  const res = await echoApp().request(path, { method: 'POST', body, headers })
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+}
+
+describe('readBody', () => {
+  it('reads a body within the limit', async () => {
+    expect(await post('/raw', 'x'.repeat(1000))).toEqual({ status: 200, body: { bytes: 1000 } })
+  })
+
+  it('refuses a body over the limit with 413', async () => {
+    const res = await post('/raw', 'x'.repeat(limits.maxBytes + 1))
+    expect(res.status).toBe(413)
+    expect(res.body.message).toContain(`larger than ${limits.maxBytes} bytes`)
+  })
+
+  it('refuses early when Content-Length announces too much', async () => {
+    const res = await post('/raw', 'small', { 'Content-Length': String(limits.maxBytes * 10) })
+    expect(res.status).toBe(413)
+  })
+
+  it('inflates gzip bodies', async () => {
+    expect(await post('/raw', gzipSync(Buffer.alloc(5000, 'a')), { 'Content-Encoding': 'gzip' })).toEqual({
+      status: 200,
+      body: { bytes: 5000 },
+    })
+  })
+
+  it('refuses a gzip bomb with 413 without inflating it whole', async () => {
+    // ~1 GB of zeros compresses to ~1 MB; a few KB of it still inflate to far past the limit.
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 })
+    expect(bomb.length).toBeLessThan(limits.maxBytes)
+    const before = process.memoryUsage().rss
+    const res = await post('/raw', bomb, { 'Content-Encoding': 'gzip' })
+    expect(res.status).toBe(413)
+    expect(res.body.message).toContain('inflates to more than')
+    // It stopped at the limit rather than allocating the full 64 MiB.
+    expect(process.memoryUsage().rss - before).toBeLessThan(48 * 1024 * 1024)
+  })
+
+  it('answers 400 for corrupt gzip and 415 for unknown encodings', async () => {
+    expect((await post('/raw', 'not gzip at all', { 'Content-Encoding': 'gzip' })).status).toBe(400)
+    expect((await post('/raw', 'x', { 'Content-Encoding': 'compress' })).status).toBe(415)
+  })
+})
+
+describe('readStructuredBody', () => {
+  it('parses JSON and YAML by Content-Type', async () => {
+    expect((await post('/doc', '{"a": [1, 2]}', { 'Content-Type': 'application/json' })).body).toEqual({
+      doc: { a: [1, 2] },
+    })
+    expect((await post('/doc', 'a:\n  - 1\n  - 2\n', { 'Content-Type': 'application/x-yaml' })).body).toEqual(
+      {
+        doc: { a: [1, 2] },
+      },
+    )
+  })
+
+  it('answers malformed JSON with 400 and the position', async () => {
+    const res = await post('/doc', '{\n  "a": 1,\n  "b": }', { 'Content-Type': 'application/json' })
+    expect(res.status).toBe(400)
+    expect(res.body.code).toBe('invalid_parameter')
+    expect(res.body.message).toMatch(/^malformed JSON body at line 3, column 8: /)
+  })
+
+  it('answers malformed YAML with 400 and the position', async () => {
+    const res = await post('/doc', 'a: [1, 2\nb: c', { 'Content-Type': 'application/yaml' })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toMatch(/^malformed YAML body at line \d+, column \d+: /)
+  })
+
+  it('bounds YAML alias expansion (billion laughs)', async () => {
+    const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for (let i = 1; i < 10; i++)
+      laughs.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      )
+    const res = await post('/doc', laughs.join('\n'), { 'Content-Type': 'application/yaml' })
+    expect(res.status).toBe(400)
+  })
+
+  it('refuses unsupported content types with 415 and treats empty bodies as absent', async () => {
+    expect((await post('/doc', '<a/>', { 'Content-Type': 'application/xml' })).status).toBe(415)
+    expect(await post('/doc', '', { 'Content-Type': 'application/json' })).toEqual({
+      status: 200,
+      body: { doc: null },
+    })
+  })
+})
