@@ -1,0 +1,507 @@
+/**
+ * The durable decision-log buffer: a FIFO of raw event texts in one SQLite file (WAL).
+ *
+ * Writers: intake appends groups of events in one transaction (the caller acknowledges agents
+ * only after it returns); the forwarder claims the oldest pending events as a batch, then
+ * acknowledges (deletes) or dead-letters seq ranges of it. Every change is one transaction, so a
+ * kill at any moment leaves either the old or the new state, and nothing committed is lost.
+ *
+ * Counters of what is stored are kept in memory for cheap checks on every append, and re-read
+ * from the file whenever another process (`regent relay logs redrive`) has written to it.
+ */
+import type Database from 'better-sqlite3'
+import { openBufferDatabase } from './schema.js'
+import type {
+  AppendOutcome,
+  Batch,
+  BufferStats,
+  DeadBatch,
+  DecisionBufferOptions,
+  DropNotice,
+  RawEvent,
+} from './types.js'
+
+interface InFlight {
+  id: number
+  firstSeq: number
+  lastSeq: number
+  events: number
+  bytes: number
+}
+
+/** Why a batch (or part of one) is moved to the dead-letter table. */
+export interface DeadLetterReason {
+  status: number
+  reason: string
+  attempts: number
+}
+
+/** The decision-log buffer over one SQLite file; see the module comment. */
+export class DecisionBuffer {
+  /** Set when the file failed its integrity check at open and was moved aside. */
+  readonly quarantinedTo: string | undefined
+  /** In-flight batches returned to pending when the buffer was opened. */
+  readonly recoveredBatches: number
+
+  private readonly db: Database.Database
+  private readonly options: DecisionBufferOptions
+  private events = 0
+  private bytes = 0
+  private deadEvents = 0
+  private deadBytes = 0
+  private deadBatches = 0
+  private dataVersion = 0
+  private readonly inFlight = new Map<number, InFlight>()
+  private closed = false
+  private readonly sql: ReturnType<typeof prepare>
+
+  private constructor(options: DecisionBufferOptions) {
+    this.options = options
+    const opened = openBufferDatabase(options.path, {
+      sync: options.sync,
+      busyTimeoutMs: options.busyTimeoutMs,
+      integrityCheck: options.integrityCheck ?? 'quick',
+    })
+    this.db = opened.db
+    this.quarantinedTo = opened.quarantinedTo
+    this.recoveredBatches = opened.recoveredBatches
+    this.sql = prepare(this.db)
+    this.reloadTotals()
+  }
+
+  /** Opens or creates the buffer file, checks it and recovers batches left in flight. */
+  static open(options: DecisionBufferOptions): DecisionBuffer {
+    return new DecisionBuffer(options)
+  }
+
+  /** The options the buffer was opened with. */
+  get settings(): Readonly<DecisionBufferOptions> {
+    return this.options
+  }
+
+  /** Appends one group of events in its own transaction. */
+  append(events: RawEvent[], now = Date.now()): AppendOutcome {
+    return this.appendGroups([events], now)[0]!
+  }
+
+  /**
+   * Appends several groups (one per intake request) in ONE transaction, so concurrent requests
+   * share one commit (and one fsync with `sync: full`). Each group is stored whole or refused
+   * whole. Throws the SQLite error (disk full, busy past the timeout) with nothing stored.
+   */
+  appendGroups(groups: RawEvent[][], now = Date.now()): AppendOutcome[] {
+    this.assertOpen()
+    const { maxBytes, overflow } = this.options
+    let events = this.events
+    let bytes = this.bytes
+    const drops: DropNotice[] = []
+    const outcomes = this.db
+      .transaction((): AppendOutcome[] => {
+        const results: AppendOutcome[] = []
+        for (const group of groups) {
+          let groupBytes = 0
+          const sizes = new Array<number>(group.length)
+          for (let i = 0; i < group.length; i++) {
+            sizes[i] = Buffer.byteLength(group[i]!.text)
+            groupBytes += sizes[i]!
+          }
+          if (groupBytes > maxBytes) {
+            results.push({ kind: 'too_large', bytes: groupBytes, maxBytes })
+            continue
+          }
+          let droppedEvents = 0
+          let droppedBytes = 0
+          if (bytes + groupBytes > maxBytes) {
+            const freeBytes = maxBytes - bytes
+            if (overflow === 'backpressure') {
+              results.push({ kind: 'full', needBytes: groupBytes, freeBytes })
+              continue
+            }
+            const dropped = this.dropOldestPending(groupBytes - freeBytes)
+            if (bytes - dropped.bytes + groupBytes > maxBytes) {
+              // Only in-flight rows are left to drop; they are being delivered right now.
+              results.push({ kind: 'full', needBytes: groupBytes, freeBytes: freeBytes + dropped.bytes })
+              if (dropped.events > 0) drops.push({ reason: 'drop_oldest', ...dropped })
+              events -= dropped.events
+              bytes -= dropped.bytes
+              continue
+            }
+            droppedEvents = dropped.events
+            droppedBytes = dropped.bytes
+            if (dropped.events > 0) drops.push({ reason: 'drop_oldest', ...dropped })
+          }
+          for (let i = 0; i < group.length; i++) {
+            const e = group[i]!
+            this.sql.insert.run(now, sizes[i], e.decisionId, e.timestamp, e.agentId, e.text)
+          }
+          events += group.length - droppedEvents
+          bytes += groupBytes - droppedBytes
+          results.push({
+            kind: 'stored',
+            events: group.length,
+            bytes: groupBytes,
+            droppedEvents,
+            droppedBytes,
+          })
+        }
+        return results
+      })
+      .immediate()
+    this.events = events
+    this.bytes = bytes
+    for (const drop of drops) this.options.onDrop?.(drop)
+    return outcomes
+  }
+
+  /**
+   * Claims the oldest pending events, up to `maxEvents` and `maxBytes` of text (always at least
+   * one event when any is pending), as a batch in flight. Undefined when nothing is pending.
+   */
+  claim(maxEvents: number, maxBytes: number, now = Date.now()): Batch | undefined {
+    this.assertOpen()
+    this.refreshIfChangedElsewhere()
+    const after = this.claimedThrough()
+    const seqs: number[] = []
+    const texts: string[] = []
+    let bytes = 0
+    for (const row of this.sql.head.iterate(after, maxEvents) as Iterable<{
+      seq: number
+      bytes: number
+      body: string
+    }>) {
+      if (seqs.length > 0 && bytes + row.bytes > maxBytes) break
+      seqs.push(row.seq)
+      texts.push(row.body)
+      bytes += row.bytes
+    }
+    if (seqs.length === 0) return undefined
+    const firstSeq = seqs[0]!
+    const lastSeq = seqs[seqs.length - 1]!
+    const id = Number(this.sql.claim.run(firstSeq, lastSeq, seqs.length, bytes, now).lastInsertRowid)
+    this.inFlight.set(id, { id, firstSeq, lastSeq, events: seqs.length, bytes })
+    return { id, firstSeq, lastSeq, seqs, texts, bytes }
+  }
+
+  /**
+   * Gives back the tail of a claimed batch, keeping its first `keep` events in flight (used when
+   * the batch compresses to more than the upload limit). Returns the shortened batch.
+   */
+  shrink(batch: Batch, keep: number): Batch {
+    const flight = this.flight(batch.id)
+    if (keep <= 0 || keep >= batch.seqs.length) return batch
+    const seqs = batch.seqs.slice(0, keep)
+    const texts = batch.texts.slice(0, keep)
+    const bytes = texts.reduce((sum, t) => sum + Buffer.byteLength(t), 0)
+    const lastSeq = seqs[keep - 1]!
+    this.sql.updateClaim.run(flight.firstSeq, lastSeq, keep, bytes, batch.id)
+    Object.assign(flight, { lastSeq, events: keep, bytes })
+    return { id: batch.id, firstSeq: batch.firstSeq, lastSeq, seqs, texts, bytes }
+  }
+
+  /** Deletes the delivered events `fromSeq..toSeq` of a batch; ends the batch once all are done. */
+  acknowledge(batch: Batch, fromSeq = batch.firstSeq, toSeq = batch.lastSeq): void {
+    const flight = this.flight(batch.id)
+    const removed = this.db
+      .transaction(() => {
+        const r = this.sql.rangeTotals.get(fromSeq, toSeq) as { events: number; bytes: number }
+        this.sql.deleteRange.run(fromSeq, toSeq)
+        this.settleRange(flight, toSeq)
+        return r
+      })
+      .immediate()
+    this.events -= removed.events
+    this.bytes -= removed.bytes
+  }
+
+  /** Records a failed attempt on a batch (visible to `regent relay logs status`). */
+  recordFailure(batch: Batch, status: number, error: string): void {
+    this.flight(batch.id)
+    this.sql.recordFailure.run(status, error.slice(0, 500), batch.id)
+  }
+
+  /**
+   * Moves events `fromSeq..toSeq` of a batch to the dead-letter table, then enforces the
+   * dead-letter bounds by dropping the oldest dead batches. Returns the events moved.
+   */
+  deadLetter(
+    batch: Batch,
+    why: DeadLetterReason,
+    fromSeq = batch.firstSeq,
+    toSeq = batch.lastSeq,
+    now = Date.now(),
+  ): number {
+    const flight = this.flight(batch.id)
+    const drops: DropNotice[] = []
+    const moved = this.db
+      .transaction(() => {
+        const range = this.sql.rangeTotals.get(fromSeq, toSeq) as {
+          events: number
+          bytes: number
+          first: number | null
+        }
+        if (range.events === 0) {
+          this.settleRange(flight, toSeq)
+          return range
+        }
+        const deadId = Number(
+          this.sql.insertDeadBatch.run(
+            range.events,
+            range.bytes,
+            why.status,
+            why.reason.slice(0, 500),
+            why.attempts,
+            now,
+            range.first,
+          ).lastInsertRowid,
+        )
+        this.sql.copyToDead.run(deadId, fromSeq, toSeq)
+        this.sql.deleteRange.run(fromSeq, toSeq)
+        this.settleRange(flight, toSeq)
+        const limited = this.enforceDeadLetterBounds(
+          this.deadEvents + range.events,
+          this.deadBytes + range.bytes,
+        )
+        if (limited.events > 0)
+          drops.push({ reason: 'dead_letter_limit', events: limited.events, bytes: limited.bytes })
+        return range
+      })
+      .immediate()
+    this.events -= moved.events
+    this.bytes -= moved.bytes
+    this.reloadDeadTotals()
+    for (const drop of drops) this.options.onDrop?.(drop)
+    return moved.events
+  }
+
+  /** Returns every batch in flight to pending (on shutdown, after the forwarder stopped). */
+  releaseAll(): void {
+    if (this.closed) return
+    this.sql.releaseAll.run()
+    this.inFlight.clear()
+  }
+
+  /** Dead batches, newest first. */
+  listDeadBatches(limit = 100): DeadBatch[] {
+    this.assertOpen()
+    return (this.sql.listDead.all(limit) as DeadRow[]).map(toDeadBatch)
+  }
+
+  /** The raw texts of one dead batch, in ingest order (for inspection). */
+  deadBatchEvents(id: number): string[] {
+    this.assertOpen()
+    return (this.sql.deadEvents.all(id) as Array<{ body: string }>).map((r) => r.body)
+  }
+
+  /**
+   * Moves dead batches (all, or those listed) back to the tail of the queue with fresh seqs, so
+   * the forwarder uploads them again after what is pending. Returns what was moved.
+   */
+  redrive(ids?: number[]): { batches: number; events: number } {
+    this.assertOpen()
+    const result = this.db
+      .transaction(() => {
+        const targets = ids ?? (this.sql.allDeadIds.all() as Array<{ id: number }>).map((r) => r.id)
+        let batches = 0
+        let events = 0
+        for (const id of targets) {
+          const moved = this.sql.redriveEvents.run(id).changes
+          this.sql.deleteDeadEvents.run(id)
+          if (this.sql.deleteDeadBatch.run(id).changes > 0) batches++
+          events += moved
+        }
+        return { batches, events }
+      })
+      .immediate()
+    this.reloadTotals()
+    return result
+  }
+
+  /** What is stored now (re-read from the file if another process changed it). */
+  stats(): BufferStats {
+    this.assertOpen()
+    this.refreshIfChangedElsewhere()
+    const head = this.sql.oldest.get() as { received_at: number } | undefined
+    let inFlightEvents = 0
+    for (const f of this.inFlight.values()) inFlightEvents += f.events
+    return {
+      events: this.events,
+      bytes: this.bytes,
+      inFlightEvents,
+      oldestReceivedAt: head?.received_at ?? null,
+      deadEvents: this.deadEvents,
+      deadBytes: this.deadBytes,
+      deadBatches: this.deadBatches,
+    }
+  }
+
+  /** Raw texts of stored events in ingest order (tests and `relay logs status --show`). */
+  peek(limit: number): string[] {
+    this.assertOpen()
+    return (this.sql.peek.all(limit) as Array<{ body: string }>).map((r) => r.body)
+  }
+
+  /** Checkpoints the WAL into the main file and closes. Safe to call twice. */
+  close(): void {
+    if (this.closed) return
+    this.releaseAll()
+    this.closed = true
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)')
+    } finally {
+      this.db.close()
+    }
+  }
+
+  /** Whether `close()` was called. */
+  get isClosed(): boolean {
+    return this.closed
+  }
+
+  private claimedThrough(): number {
+    let through = 0
+    for (const f of this.inFlight.values()) through = Math.max(through, f.lastSeq)
+    return through
+  }
+
+  private flight(id: number): InFlight {
+    this.assertOpen()
+    const flight = this.inFlight.get(id)
+    if (!flight) throw new Error(`batch ${id} is not in flight`)
+    return flight
+  }
+
+  /** After `..toSeq` of a batch is resolved: shrink its claim from the front, or end it. */
+  private settleRange(flight: InFlight, toSeq: number): void {
+    if (toSeq >= flight.lastSeq) {
+      this.sql.endClaim.run(flight.id)
+      this.inFlight.delete(flight.id)
+      return
+    }
+    flight.firstSeq = toSeq + 1
+    this.sql.updateClaimStart.run(flight.firstSeq, flight.id)
+  }
+
+  private dropOldestPending(needBytes: number): { events: number; bytes: number } {
+    const after = this.claimedThrough()
+    let events = 0
+    let bytes = 0
+    let through = after
+    for (const row of this.sql.headSizes.iterate(after) as Iterable<{ seq: number; bytes: number }>) {
+      if (bytes >= needBytes) break
+      events++
+      bytes += row.bytes
+      through = row.seq
+    }
+    if (events > 0) this.sql.deleteRange.run(after + 1, through)
+    return { events, bytes }
+  }
+
+  private enforceDeadLetterBounds(events: number, bytes: number): { events: number; bytes: number } {
+    const dropped = { events: 0, bytes: 0 }
+    const { deadLetterMaxEvents, deadLetterMaxBytes } = this.options
+    while (events - dropped.events > deadLetterMaxEvents || bytes - dropped.bytes > deadLetterMaxBytes) {
+      const oldest = this.sql.oldestDead.get() as { id: number; events: number; bytes: number } | undefined
+      if (!oldest) break
+      this.sql.deleteDeadEvents.run(oldest.id)
+      this.sql.deleteDeadBatch.run(oldest.id)
+      dropped.events += oldest.events
+      dropped.bytes += oldest.bytes
+    }
+    return dropped
+  }
+
+  private refreshIfChangedElsewhere(): void {
+    const version = this.db.pragma('data_version', { simple: true }) as number
+    if (version !== this.dataVersion) this.reloadTotals()
+  }
+
+  private reloadTotals(): void {
+    const t = this.sql.totals.get() as { events: number; bytes: number | null }
+    this.events = t.events
+    this.bytes = t.bytes ?? 0
+    this.reloadDeadTotals()
+    this.dataVersion = this.db.pragma('data_version', { simple: true }) as number
+  }
+
+  private reloadDeadTotals(): void {
+    const d = this.sql.deadTotals.get() as { batches: number; events: number | null; bytes: number | null }
+    this.deadBatches = d.batches
+    this.deadEvents = d.events ?? 0
+    this.deadBytes = d.bytes ?? 0
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the decision-log buffer is closed')
+  }
+}
+
+interface DeadRow {
+  id: number
+  events: number
+  bytes: number
+  status: number
+  reason: string
+  attempts: number
+  dead_at: number
+  first_received_at: number
+}
+
+const toDeadBatch = (r: DeadRow): DeadBatch => ({
+  id: r.id,
+  events: r.events,
+  bytes: r.bytes,
+  status: r.status,
+  reason: r.reason,
+  attempts: r.attempts,
+  deadAt: r.dead_at,
+  firstReceivedAt: r.first_received_at,
+})
+
+function prepare(db: Database.Database) {
+  return {
+    insert: db.prepare(
+      'INSERT INTO events (received_at, bytes, decision_id, timestamp, agent_id, body) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    head: db.prepare('SELECT seq, bytes, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
+    headSizes: db.prepare('SELECT seq, bytes FROM events WHERE seq > ? ORDER BY seq'),
+    peek: db.prepare('SELECT body FROM events ORDER BY seq LIMIT ?'),
+    oldest: db.prepare('SELECT received_at FROM events ORDER BY seq LIMIT 1'),
+    totals: db.prepare('SELECT count(*) AS events, sum(bytes) AS bytes FROM events'),
+    rangeTotals: db.prepare(
+      'SELECT count(*) AS events, coalesce(sum(bytes), 0) AS bytes, min(received_at) AS first FROM events WHERE seq BETWEEN ? AND ?',
+    ),
+    deleteRange: db.prepare('DELETE FROM events WHERE seq BETWEEN ? AND ?'),
+    claim: db.prepare(
+      "INSERT INTO batches (state, first_seq, last_seq, events, bytes, claimed_at) VALUES ('in_flight', ?, ?, ?, ?, ?)",
+    ),
+    updateClaim: db.prepare(
+      'UPDATE batches SET first_seq = ?, last_seq = ?, events = ?, bytes = ? WHERE id = ?',
+    ),
+    updateClaimStart: db.prepare('UPDATE batches SET first_seq = ? WHERE id = ?'),
+    endClaim: db.prepare('DELETE FROM batches WHERE id = ?'),
+    releaseAll: db.prepare('DELETE FROM batches'),
+    recordFailure: db.prepare(
+      'UPDATE batches SET attempts = attempts + 1, last_status = ?, last_error = ? WHERE id = ?',
+    ),
+    insertDeadBatch: db.prepare(
+      'INSERT INTO dead_batches (events, bytes, status, reason, attempts, dead_at, first_received_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    copyToDead: db.prepare(
+      `INSERT INTO dead_events (seq, dead_batch_id, received_at, bytes, decision_id, timestamp, agent_id, body)
+       SELECT seq, ?, received_at, bytes, decision_id, timestamp, agent_id, body FROM events WHERE seq BETWEEN ? AND ?`,
+    ),
+    deadTotals: db.prepare(
+      'SELECT count(*) AS batches, sum(events) AS events, sum(bytes) AS bytes FROM dead_batches',
+    ),
+    listDead: db.prepare('SELECT * FROM dead_batches ORDER BY id DESC LIMIT ?'),
+    allDeadIds: db.prepare('SELECT id FROM dead_batches ORDER BY id'),
+    oldestDead: db.prepare('SELECT id, events, bytes FROM dead_batches ORDER BY id LIMIT 1'),
+    deadEvents: db.prepare('SELECT body FROM dead_events WHERE dead_batch_id = ? ORDER BY seq'),
+    redriveEvents: db.prepare(
+      `INSERT INTO events (received_at, bytes, decision_id, timestamp, agent_id, body)
+       SELECT received_at, bytes, decision_id, timestamp, agent_id, body FROM dead_events WHERE dead_batch_id = ? ORDER BY seq`,
+    ),
+    deleteDeadEvents: db.prepare('DELETE FROM dead_events WHERE dead_batch_id = ?'),
+    deleteDeadBatch: db.prepare('DELETE FROM dead_batches WHERE id = ?'),
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The buffer's SQLite file: pragmas, tables, and the checks made when it is opened.
+ *
+ * Events keep their JSON text exactly as received (`body`); only `decision_id`, `timestamp` and
+ * `labels.id` are copied out for the indexes. `seq` (AUTOINCREMENT, never reused) is the ingest
+ * order. Upload state lives in `batches`: a row there marks the seq range of an upload in flight,
+ * so claiming a batch writes one row instead of updating every event it covers.
+ */
+import { existsSync, renameSync } from 'node:fs'
+import Database from 'better-sqlite3'
+import type { IntegrityCheck, SyncMode } from './types.js'
+
+/** Schema version in `PRAGMA user_version`; bump with a migration step when the tables change. */
+export const SCHEMA_VERSION = 1
+
+const SCHEMA_V1 = `
+CREATE TABLE IF NOT EXISTS events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  received_at INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  decision_id TEXT,
+  timestamp TEXT,
+  agent_id TEXT,
+  body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_decision_id ON events(decision_id);
+CREATE INDEX IF NOT EXISTS events_by_timestamp ON events(timestamp);
+CREATE INDEX IF NOT EXISTS events_by_agent_id ON events(agent_id);
+
+CREATE TABLE IF NOT EXISTS batches (
+  id INTEGER PRIMARY KEY,
+  state TEXT NOT NULL CHECK (state IN ('in_flight')),
+  first_seq INTEGER NOT NULL,
+  last_seq INTEGER NOT NULL,
+  events INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_status INTEGER,
+  last_error TEXT,
+  claimed_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS batches_by_state ON batches(state, first_seq);
+
+CREATE TABLE IF NOT EXISTS dead_batches (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  events INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  status INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  dead_at INTEGER NOT NULL,
+  first_received_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS dead_events (
+  seq INTEGER PRIMARY KEY,
+  dead_batch_id INTEGER NOT NULL REFERENCES dead_batches(id),
+  received_at INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  decision_id TEXT,
+  timestamp TEXT,
+  agent_id TEXT,
+  body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS dead_events_by_batch ON dead_events(dead_batch_id);
+`
+
+/** The buffer file cannot be used; the message says why and what to do. */
+export class BufferOpenError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'BufferOpenError'
+  }
+}
+
+export interface OpenedDatabase {
+  db: Database.Database
+  /** Path the corrupt file was moved to when the integrity check failed, else undefined. */
+  quarantinedTo?: string
+  /** In-flight batches found at start and returned to pending. */
+  recoveredBatches: number
+}
+
+/**
+ * Opens (creating when absent) the buffer file in WAL mode, runs the integrity check, migrates
+ * the schema and returns in-flight batches to pending.
+ *
+ * A file that fails the integrity check (or is not a database) is renamed to
+ * `<path>.corrupt-<time>` and a fresh one is created: the relay keeps taking decisions, and the
+ * damaged file stays for an operator to salvage with the sqlite3 shell.
+ */
+export function openBufferDatabase(
+  path: string,
+  options: { sync: SyncMode; busyTimeoutMs: number; integrityCheck: IntegrityCheck; readonly?: boolean },
+): OpenedDatabase {
+  let quarantinedTo: string | undefined
+  let db = connect(path, options)
+  const problem = options.integrityCheck === 'off' ? undefined : integrityProblem(db, options.integrityCheck)
+  if (problem !== undefined) {
+    db.close()
+    if (options.readonly) throw new BufferOpenError(`${path} failed the integrity check: ${problem}`)
+    quarantinedTo = `${path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`
+    for (const suffix of ['', '-wal', '-shm']) {
+      if (existsSync(path + suffix)) renameSync(path + suffix, quarantinedTo + suffix)
+    }
+    db = connect(path, options)
+  }
+  if (options.readonly) return { db, recoveredBatches: 0 }
+  migrate(db)
+  // Batches in flight when the last process died go back to pending: their rows never left
+  // `events`, so dropping the claim is the whole recovery.
+  const recoveredBatches = db.prepare('DELETE FROM batches').run().changes
+  return { db, quarantinedTo, recoveredBatches }
+}
+
+function connect(
+  path: string,
+  options: { sync: SyncMode; busyTimeoutMs: number; readonly?: boolean },
+): Database.Database {
+  let db: Database.Database
+  try {
+    db = new Database(path, {
+      timeout: options.busyTimeoutMs,
+      readonly: options.readonly ?? false,
+      fileMustExist: options.readonly ?? false,
+    })
+  } catch (err) {
+    throw new BufferOpenError(`cannot open the decision-log buffer ${path}: ${(err as Error).message}`, {
+      cause: err,
+    })
+  }
+  try {
+    if (!options.readonly) db.pragma('journal_mode = WAL')
+    db.pragma(`synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`)
+    // Big batches of 1 KB rows: a larger page cache keeps the indexes' hot pages in memory.
+    db.pragma('cache_size = -16384')
+    db.pragma('temp_store = MEMORY')
+  } catch (err) {
+    // e.g. SQLITE_NOTADB: handled like a failed integrity check by the caller.
+    if (!isCorruption(err)) {
+      db.close()
+      throw new BufferOpenError(`cannot use the decision-log buffer ${path}: ${(err as Error).message}`, {
+        cause: err,
+      })
+    }
+  }
+  return db
+}
+
+function integrityProblem(db: Database.Database, mode: 'quick' | 'full'): string | undefined {
+  try {
+    const rows = db.pragma(mode === 'quick' ? 'quick_check' : 'integrity_check') as Array<
+      Record<string, string>
+    >
+    const messages = rows.map((row) => Object.values(row)[0] ?? '').filter((m) => m !== 'ok')
+    return messages.length === 0 ? undefined : messages.slice(0, 5).join('; ')
+  } catch (err) {
+    if (isCorruption(err)) return (err as Error).message
+    throw new BufferOpenError(`cannot check the decision-log buffer: ${(err as Error).message}`, {
+      cause: err,
+    })
+  }
+}
+
+function isCorruption(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? ''
+  return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB'
+}
+
+function migrate(db: Database.Database): void {
+  const version = db.pragma('user_version', { simple: true }) as number
+  if (version > SCHEMA_VERSION) {
+    throw new BufferOpenError(
+      `the decision-log buffer has schema version ${version}, newer than this regent (${SCHEMA_VERSION}); upgrade regent`,
+    )
+  }
+  if (version < 1) {
+    db.transaction(() => {
+      db.exec(SCHEMA_V1)
+      db.pragma(`user_version = ${SCHEMA_VERSION}`)
+    }).immediate()
+  }
+}
