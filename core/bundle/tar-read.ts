@@ -1,0 +1,120 @@
+/**
+ * Reading a gzipped tarball into entries, streaming: the bytes are inflated and split into entries
+ * by tar-stream without ever holding the whole inflated archive. Hostile archives are bounded:
+ * a declared size over the per-file limit is refused at the header (before inflating a byte of
+ * it), the inflated total and the entry count are capped, names that escape the root and
+ * duplicate names are refused, and links, devices and fifos are skipped as OPA skips them.
+ */
+import { Readable, Transform, type TransformCallback } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { createGunzip } from 'node:zlib'
+import { extract, type Header } from 'tar-stream'
+import { type BundleError, bundleError, reason } from './errors.js'
+import { normaliseEntryPath } from './paths.js'
+import type { BundleEntry } from './types.js'
+
+/** OPA's default `size_limit_bytes`: 1 GiB per file. */
+export const DEFAULT_SIZE_LIMIT_BYTES = 1024 * 1024 * 1024
+/** regent's default cap on archive entries (OPA has none; a hostile archive could hold millions). */
+export const DEFAULT_MAX_ENTRIES = 100_000
+
+/** Limits applied while reading an archive. */
+export interface ArchiveLimits {
+  sizeLimitBytes: number
+  maxEntries: number
+  /** Inflated bytes of the whole tar stream; default: one file at the limit plus tar overhead. */
+  totalSizeLimitBytes?: number
+}
+
+/** The entry types whose content is read; everything else (links, devices, fifos) is skipped. */
+const REGULAR = new Set<Header['type']>(['file', 'contiguous-file'])
+
+/**
+ * The regular files of a gzipped tar, in archive order, with normalised paths.
+ * @throws BundleError with a message naming the entry, or the archive when gzip or tar is corrupt.
+ */
+export async function readTarball(bytes: Uint8Array, limits: ArchiveLimits): Promise<BundleEntry[]> {
+  if (bytes.byteLength < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) {
+    throw bundleError('bundle_archive_invalid', 'bundle is not a gzipped tarball (no gzip header)')
+  }
+  const totalLimit = limits.totalSizeLimitBytes ?? limits.sizeLimitBytes + 1024 * limits.maxEntries
+  const extractor = extract()
+  const done = pipeline(Readable.from([bytes]), createGunzip(), new InflatedSizeGuard(totalLimit), extractor)
+  // The loop below may stop early; `done` must not reject unobserved meanwhile.
+  done.catch(() => {})
+  const entries: BundleEntry[] = []
+  const seen = new Set<string>()
+  let count = 0
+  let failure: BundleError | undefined
+  try {
+    for await (const entry of extractor) {
+      const header = entry.header
+      count++
+      if (count > limits.maxEntries) {
+        throw bundleError('bundle_entry_limit', `bundle has more than ${limits.maxEntries} entries`)
+      }
+      if (!REGULAR.has(header.type)) {
+        entry.resume()
+        continue
+      }
+      const path = normaliseEntryPath(header.name)
+      if (header.size > limits.sizeLimitBytes) throw tooLarge(header.name, limits.sizeLimitBytes)
+      if (seen.has(path)) {
+        throw bundleError('bundle_entry_duplicate', `bundle has two entries for ${JSON.stringify(path)}`)
+      }
+      seen.add(path)
+      const body = entry as unknown as AsyncIterable<Uint8Array>
+      entries.push({ path, raw: await readEntryBody(body, header, limits.sizeLimitBytes) })
+    }
+    await done
+  } catch (err) {
+    failure = err instanceof Error && err.name === 'BundleError' ? (err as BundleError) : archiveError(err)
+  } finally {
+    extractor.destroy()
+  }
+  if (failure) throw failure
+  return entries
+}
+
+async function readEntryBody(entry: AsyncIterable<Uint8Array>, header: Header, limit: number) {
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of entry) {
+    size += chunk.byteLength
+    if (size > limit) throw tooLarge(header.name, limit)
+    chunks.push(chunk)
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
+}
+
+function tooLarge(name: string, limit: number) {
+  return bundleError(
+    'bundle_size_limit',
+    `bundle file ${JSON.stringify(name)} exceeds the size limit of ${limit} bytes`,
+  )
+}
+
+function archiveError(err: unknown): BundleError {
+  if (err instanceof Error && err.name === 'BundleError') return err as BundleError
+  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? ''
+  const what = code.startsWith('Z_') ? 'gzip data is corrupt' : 'tar archive is corrupt'
+  return bundleError('bundle_archive_invalid', `bundle ${what}: ${reason(err)}`, err)
+}
+
+/** Fails the stream once more than `limit` inflated bytes went through (the gzip-bomb guard). */
+class InflatedSizeGuard extends Transform {
+  private seen = 0
+
+  constructor(private readonly limit: number) {
+    super()
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.seen += chunk.byteLength
+    if (this.seen > this.limit) {
+      callback(bundleError('bundle_size_limit', `bundle inflates to more than ${this.limit} bytes`))
+      return
+    }
+    callback(null, chunk)
+  }
+}
