@@ -1,0 +1,92 @@
+/**
+ * Connections for the service's database: SQLite (better-sqlite3, WAL) by default, PostgreSQL
+ * when the URL says `postgres://`, so several service replicas can share one database. Both sit
+ * behind one Kysely instance; SQL that differs between the two asks `dialect`.
+ */
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import pg from 'pg'
+import type { ServiceTables } from './service/tables.js'
+
+/** Which SQL engine a database runs on. */
+export type SqlDialect = 'sqlite' | 'postgres'
+
+/** An open database: the query builder, its dialect and a way to close it. */
+export interface ServiceDatabase {
+  db: Kysely<ServiceTables>
+  dialect: SqlDialect
+  /** Where it lives, without credentials: a file path or `postgres://host:port/db`. */
+  location: string
+  close(): Promise<void>
+}
+
+export interface OpenDatabaseOptions {
+  /** `postgres://…` / `postgresql://…`, `sqlite:PATH`, or a plain file path. */
+  url: string
+  /**
+   * PostgreSQL schema to work in (created when missing); tests give each run its own.
+   * May also come as `?schema=NAME` on the URL.
+   */
+  schema?: string
+  /** Connections in the PostgreSQL pool. */
+  poolSize?: number
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
+
+/** True when `url` names a PostgreSQL database. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url)
+}
+
+/**
+ * Opens the database named by `url`. SQLite files are created (with their folder) when
+ * missing and put in WAL mode with full syncs, so a 2xx after a write means it is on disk.
+ */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<ServiceDatabase> {
+  return isPostgresUrl(options.url) ? openPostgres(options) : openSqlite(options.url)
+}
+
+function openSqlite(url: string): ServiceDatabase {
+  const file = url.replace(/^sqlite:(\/\/)?/i, '')
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  const sqlite = new Database(file)
+  sqlite.pragma('journal_mode = WAL')
+  // NOTE(service): FULL makes each commit durable (decision logs are acknowledged after it).
+  sqlite.pragma('synchronous = FULL')
+  sqlite.pragma('foreign_keys = ON')
+  sqlite.pragma('busy_timeout = 5000')
+  const db = new Kysely<ServiceTables>({ dialect: new SqliteDialect({ database: sqlite }) })
+  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() }
+}
+
+async function openPostgres(options: OpenDatabaseOptions): Promise<ServiceDatabase> {
+  const url = new URL(options.url)
+  const schema = options.schema ?? url.searchParams.get('schema') ?? undefined
+  url.searchParams.delete('schema')
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    throw new Error(`invalid PostgreSQL schema name "${schema}": use lower-case letters, digits and _`)
+  }
+  const connectionString = url.toString()
+  if (schema) {
+    const client = new pg.Client({ connectionString })
+    await client.connect()
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`)
+    } finally {
+      await client.end()
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.poolSize ?? 10,
+    ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+  })
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {})
+  const db = new Kysely<ServiceTables>({ dialect: new PostgresDialect({ pool }) })
+  const location = `postgres://${url.host}${url.pathname}${schema ? `?schema=${schema}` : ''}`
+  return { db, dialect: 'postgres', location, close: () => db.destroy() }
+}

@@ -1,0 +1,49 @@
+/**
+ * Versioned migrations of the service's database, run at start. The list only grows: a
+ * released migration is never edited, a change is a new entry. Kysely's migrator records what
+ * ran in `regent_migrations` and takes a lock, so replicas starting together migrate once.
+ */
+import { type Migration, type MigrationProvider, Migrator } from 'kysely'
+import type { ServiceDatabase, SqlDialect } from '../database.js'
+import { initialMigration } from './0001-initial.js'
+
+/** Every migration in order; the key is its version name. */
+export function serviceMigrations(dialect: SqlDialect): Record<string, Migration> {
+  return {
+    '0001-initial': initialMigration(dialect),
+  }
+}
+
+const MIGRATION_TABLE = 'regent_migrations'
+const MIGRATION_LOCK_TABLE = 'regent_migrations_lock'
+
+function migratorFor(database: ServiceDatabase): Migrator {
+  const migrations = serviceMigrations(database.dialect)
+  const provider: MigrationProvider = { getMigrations: async () => migrations }
+  return new Migrator({
+    db: database.db,
+    provider,
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+  })
+}
+
+/**
+ * Applies every pending migration; resolves to the names applied now.
+ * @throws with the failing migration's name and cause.
+ */
+export async function migrateToLatest(database: ServiceDatabase): Promise<string[]> {
+  const { error, results } = await migratorFor(database).migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new Error(`database migration ${failed ?? ''} failed: ${reason}`.replace('  ', ' '))
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}
+
+/** True when every known migration has been applied (the readiness check). */
+export async function migrationsApplied(database: ServiceDatabase): Promise<boolean> {
+  const all = await migratorFor(database).getMigrations()
+  return all.every((m) => m.executedAt !== undefined)
+}

@@ -1,0 +1,13 @@
+/** The service's persistence: the store, its repositories and their row types. */
+export * from './agent-status.js'
+export * from './audit.js'
+export * from './bundles.js'
+export * from './data-documents.js'
+export * from './decisions.js'
+export * from './errors.js'
+export * from './policies.js'
+export * from './settings.js'
+export { ServiceRepositories, ServiceStore } from './store.js'
+export * from './systems.js'
+export type * from './tables.js'
+export * from './tokens.js'

@@ -1,0 +1,26 @@
+/** Service-wide settings that must be shared by every replica (e.g. the agent-token key). */
+import type { Kysely } from 'kysely'
+import type { ServiceTables } from './tables.js'
+
+/** Reads and writes the `settings` key-value table. */
+export class SettingsRepository {
+  constructor(private readonly db: Kysely<ServiceTables>) {}
+
+  async get(key: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst()
+    return row?.value
+  }
+
+  /**
+   * Stores `value` unless the key already has one, and resolves to the value that won: replicas
+   * starting at once agree on a single value.
+   */
+  async getOrInit(key: string, value: string): Promise<string> {
+    await this.db
+      .insertInto('settings')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute()
+    return (await this.get(key)) ?? value
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The service's store: one object with a repository per table, opened on SQLite or PostgreSQL
+ * with migrations applied. `transaction` gives the same repositories bound to one transaction.
+ */
+import { type Kysely, sql } from 'kysely'
+import { openDatabase, type ServiceDatabase, type SqlDialect } from '../database.js'
+import { migrateToLatest, migrationsApplied } from '../migrations/index.js'
+import { AgentStatusRepository } from './agent-status.js'
+import { BundleRepository } from './bundles.js'
+import { DataDocumentRepository } from './data-documents.js'
+import { DecisionRepository } from './decisions.js'
+import { PolicyRepository } from './policies.js'
+import { SettingsRepository } from './settings.js'
+import { SystemRepository } from './systems.js'
+import type { ServiceTables } from './tables.js'
+import { TokenRepository } from './tokens.js'
+
+/** The repositories, bound to a connection or to one transaction. */
+export class ServiceRepositories {
+  readonly settings: SettingsRepository
+  readonly tokens: TokenRepository
+  readonly systems: SystemRepository
+  readonly policies: PolicyRepository
+  readonly dataDocuments: DataDocumentRepository
+  readonly bundles: BundleRepository
+  readonly decisions: DecisionRepository
+  readonly agentStatus: AgentStatusRepository
+
+  constructor(db: Kysely<ServiceTables>, dialect: SqlDialect) {
+    this.settings = new SettingsRepository(db)
+    this.tokens = new TokenRepository(db)
+    this.systems = new SystemRepository(db)
+    this.policies = new PolicyRepository(db)
+    this.dataDocuments = new DataDocumentRepository(db)
+    this.bundles = new BundleRepository(db)
+    this.decisions = new DecisionRepository(db, dialect)
+    this.agentStatus = new AgentStatusRepository(db)
+  }
+}
+
+/** The service's open store. */
+export class ServiceStore extends ServiceRepositories {
+  private constructor(private readonly database: ServiceDatabase) {
+    super(database.db, database.dialect)
+  }
+
+  /** Opens the database at `url` and applies pending migrations. */
+  static async open(options: { url: string; schema?: string; poolSize?: number }): Promise<ServiceStore> {
+    const database = await openDatabase(options)
+    try {
+      await migrateToLatest(database)
+    } catch (err) {
+      await database.close()
+      throw err
+    }
+    return new ServiceStore(database)
+  }
+
+  get dialect(): SqlDialect {
+    return this.database.dialect
+  }
+
+  /** Where the database lives, without credentials (for the start-up log line). */
+  get location(): string {
+    return this.database.location
+  }
+
+  /** Runs `work` in one transaction; it commits when `work` resolves and rolls back if it throws. */
+  transaction<T>(work: (tx: ServiceRepositories) => Promise<T>): Promise<T> {
+    return this.database.db
+      .transaction()
+      .execute((trx) => work(new ServiceRepositories(trx, this.database.dialect)))
+  }
+
+  /** True when the database answers and every migration is applied (readiness). */
+  async ready(): Promise<boolean> {
+    try {
+      await sql`select 1`.execute(this.database.db)
+      return await migrationsApplied(this.database)
+    } catch {
+      return false
+    }
+  }
+
+  close(): Promise<void> {
+    return this.database.close()
+  }
+}

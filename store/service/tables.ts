@@ -1,0 +1,119 @@
+/**
+ * Row types of the service's tables, as Kysely sees them. JSON columns are text (the same in
+ * SQLite and PostgreSQL, and lossless: decision events keep their original number text).
+ * Times of objects are ISO-8601 strings; decision times are integer microseconds since the
+ * epoch so they sort and compare as numbers.
+ */
+import type { ColumnType, Generated } from 'kysely'
+
+/** PostgreSQL returns BIGINT columns as strings; SQLite as numbers. */
+export type BigIntColumn = ColumnType<number | string, number, number>
+
+/** Who changed an object, when, and through what (`meta.v1.ObjectMeta`). */
+export interface AuditColumns {
+  created_at: string
+  created_by: string
+  created_through: string
+  last_modified_at: string
+  last_modified_by: string
+  last_modified_through: string
+}
+
+export interface SettingsTable {
+  key: string
+  value: string
+}
+
+export interface TokensTable extends AuditColumns {
+  id: string
+  description: string
+  /** sha256 of the secret, hex; the secret itself is never stored. */
+  secret_hash: string
+  /** JSON array of regex strings. */
+  allow_path_patterns: string
+  ttl: string
+  expires_at: string
+  /** JSON array of role names granted on the workspace, e.g. ["WorkspaceAdministrator"]. */
+  roles: string
+  /** Set for a system's agent token: the only system it may act for. */
+  system_id: string | null
+  /** Bumped on regenerate; part of the derivation of agent token secrets. */
+  generation: number
+}
+
+export interface SystemsTable extends AuditColumns {
+  id: string
+  name: string
+  type: string
+  /** JSON of the user-settable configuration (everything but the computed fields). */
+  config: string
+  /** `Ready`, or an error status such as `BundleBuildFailed`. */
+  status: string
+  /** JSON array of messages explaining a non-Ready status, or null. */
+  status_errors: string | null
+  /** Bumped with every change of the system's policies, data or configuration. */
+  content_version: number
+}
+
+export interface PoliciesTable extends AuditColumns {
+  path: string
+  /** The system whose bundle the policy belongs to (path `systems/{id}/…`), else null. */
+  system_id: string | null
+  /** JSON object: module file name to Rego source. */
+  modules: string
+}
+
+export interface DataDocumentsTable extends AuditColumns {
+  path: string
+  system_id: string | null
+  /** The document as JSON text. */
+  value: string
+  /** Content digest, quoted, as sent in `ETag`. */
+  etag: string
+}
+
+export interface BundlesTable {
+  system_id: string
+  /** `policy` (the system's bundle) or `discovery`. */
+  kind: string
+  revision: string
+  /** The system content_version the bundle was built from; older builds never overwrite newer. */
+  content_version: number
+  bytes: Uint8Array
+  size: number
+  built_at: string
+}
+
+export interface DecisionsTable {
+  seq: Generated<number | string>
+  decision_id: string
+  system_id: string | null
+  path: string | null
+  /** ALLOWED, DENIED, ERROR or UNKNOWN (see docs/service.md). */
+  result_kind: string
+  /** Decision time (the agent's timestamp, else the time received), µs since the epoch. */
+  ts_us: BigIntColumn
+  received_us: BigIntColumn
+  /** The event as received, re-serialized without changing any number or unknown field. */
+  raw: string
+}
+
+export interface AgentStatusTable {
+  agent_id: string
+  system_id: string | null
+  /** The last status report as JSON text. */
+  status: string
+  updated_at: string
+}
+
+/** Every table of the service's database. */
+export interface ServiceTables {
+  settings: SettingsTable
+  tokens: TokensTable
+  systems: SystemsTable
+  policies: PoliciesTable
+  data_documents: DataDocumentsTable
+  bundles: BundlesTable
+  decisions: DecisionsTable
+  agent_status: AgentStatusTable
+}
