@@ -1,0 +1,276 @@
+/**
+ * The forwarder: uploads buffered events in ingest order, one batch at a time, and deletes them
+ * only after the upstream's 2xx for their batch.
+ *
+ * Batches are bounded by their gzip size (`upload.max_batch_bytes`); the raw size that fits is
+ * estimated from the compression ratio seen so far and corrected by shrinking the claim when a
+ * batch compresses larger than the limit. Per batch: network errors, timeouts, 5xx, 408 and 429
+ * are retried with capped exponential backoff and jitter (p-retry), honouring `Retry-After`;
+ * 413 splits the batch in halves; other 4xx are retried a bounded number of times, then that
+ * part goes to the dead-letter table so it never blocks the rest.
+ */
+import { promisify } from 'node:util'
+import { gzip } from 'node:zlib'
+import pRetry from 'p-retry'
+import type { Logger } from 'pino'
+import type { Batch, DecisionBuffer } from '../../store/decision-buffer/index.js'
+import type { DecisionLogsConfig } from './config.js'
+import type { DecisionLogMetrics } from './metrics.js'
+import { postBatch, type UploadOutcome, type UpstreamTarget } from './upload.js'
+
+const gzipAsync = promisify(gzip)
+
+/** What the forwarder is doing, for `/v1/relay/status`. */
+export interface ForwarderState {
+  state: 'idle' | 'uploading' | 'backing_off' | 'draining' | 'stopped'
+  consecutiveFailures: number
+  lastError: { status: string; message: string; at: number } | null
+}
+
+class RetryableUploadError extends Error {
+  constructor(readonly outcome: Extract<UploadOutcome, { kind: 'retry' | 'rejected' }>) {
+    super(outcome.message)
+    this.name = 'RetryableUploadError'
+  }
+}
+
+type PartResult =
+  | { kind: 'delivered' }
+  | { kind: 'too_large' }
+  | { kind: 'dead'; status: number; message: string; attempts: number }
+
+/** Uploads the buffer's events to one upstream; `start()` once, `stop()` to drain and end. */
+export class Forwarder {
+  private readonly abort = new AbortController()
+  private running: Promise<void> | undefined
+  private wakeUp: (() => void) | undefined
+  private stopping = false
+  private drainDeadline = Number.POSITIVE_INFINITY
+  /** Raw bytes per gzip byte seen in recent batches; starts cautious (1) and adapts. */
+  private ratio = 1
+  private readonly status: ForwarderState = { state: 'idle', consecutiveFailures: 0, lastError: null }
+
+  constructor(
+    private readonly buffer: DecisionBuffer,
+    private readonly target: UpstreamTarget,
+    private readonly config: Pick<DecisionLogsConfig, 'upload' | 'retry'>,
+    private readonly metrics: DecisionLogMetrics,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Starts the upload loop. */
+  start(): void {
+    this.running ??= this.loop().catch((err: unknown) => {
+      if (!this.abort.signal.aborted) this.logger.error({ err }, 'decision-log forwarder stopped on an error')
+    })
+  }
+
+  /** Tells an idle forwarder that events arrived. */
+  wake(): void {
+    this.wakeUp?.()
+  }
+
+  /** A snapshot of the forwarder's state. */
+  get state(): Readonly<ForwarderState> {
+    return this.status
+  }
+
+  /**
+   * Uploads what is buffered for up to `drainMs`, then aborts what is in flight and resolves.
+   * What is left stays on disk for the next start.
+   */
+  async stop(drainMs = this.config.upload.drain_timeout_ms): Promise<void> {
+    if (!this.running) return
+    this.stopping = true
+    this.status.state = 'draining'
+    this.drainDeadline = Date.now() + drainMs
+    const timer = setTimeout(() => this.abort.abort(new Error('drain time is over')), drainMs)
+    this.wake()
+    try {
+      await this.running
+    } finally {
+      clearTimeout(timer)
+      this.status.state = 'stopped'
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      try {
+        const prepared = await this.nextBatch()
+        if (!prepared) {
+          if (this.stopping) return
+          await this.idle()
+          continue
+        }
+        await this.deliver(prepared.batch, prepared.gzipped)
+      } catch (err) {
+        if (this.abort.signal.aborted) return
+        // The buffer itself failed (locked past its timeout by a CLI, disk trouble): give the
+        // batch back and try again shortly; rows already delivered may be sent twice, which the
+        // service's decision_id dedupe absorbs.
+        this.logger.error({ err }, 'decision-log forwarding failed; retrying in a second')
+        this.noteFailure('buffer', (err as Error).message)
+        try {
+          this.buffer.releaseAll()
+        } catch {}
+        await sleep(1000, this.abort.signal).catch(() => {})
+      }
+    }
+  }
+
+  /** Claims the oldest events that fit in one gzip batch, with the batch compressed. */
+  private async nextBatch(): Promise<{ batch: Batch; gzipped: Buffer } | undefined> {
+    const { max_batch_bytes: limit, max_batch_events: maxEvents } = this.config.upload
+    let batch = this.buffer.claim(maxEvents, Math.max(1, Math.floor(limit * this.ratio * 0.95)))
+    if (!batch) return undefined
+    let body = encodeArray(batch.texts)
+    let gzipped = await gzipAsync(body)
+    while (gzipped.length > limit && batch.texts.length > 1) {
+      const keep = Math.max(1, Math.floor(batch.texts.length * (limit / gzipped.length) * 0.9))
+      batch = this.buffer.shrink(batch, keep)
+      body = encodeArray(batch.texts)
+      gzipped = await gzipAsync(body)
+    }
+    // Smooth the ratio so one odd batch does not swing the next claim.
+    this.ratio = this.ratio * 0.5 + (body.length / gzipped.length) * 0.5
+    return { batch, gzipped }
+  }
+
+  /** Delivers a batch, splitting on 413; each part is acknowledged or dead-lettered in order. */
+  private async deliver(batch: Batch, gzipped: Buffer): Promise<void> {
+    const parts: Array<{ from: number; to: number; gzipped?: Buffer }> = [
+      { from: 0, to: batch.texts.length, gzipped },
+    ]
+    while (parts.length > 0) {
+      const part = parts.shift()!
+      const body = part.gzipped ?? (await gzipAsync(encodeArray(batch.texts.slice(part.from, part.to))))
+      const result = await this.sendWithRetries(batch, body, part.to - part.from)
+      const firstSeq = batch.seqs[part.from]!
+      const lastSeq = batch.seqs[part.to - 1]!
+      if (result.kind === 'delivered') {
+        this.buffer.acknowledge(batch, firstSeq, lastSeq)
+      } else if (result.kind === 'too_large' && part.to - part.from > 1) {
+        const middle = part.from + Math.floor((part.to - part.from) / 2)
+        this.logger.warn(
+          { events: part.to - part.from },
+          'upstream refused a batch as too large (413); splitting it',
+        )
+        parts.unshift({ from: part.from, to: middle }, { from: middle, to: part.to })
+      } else {
+        const why =
+          result.kind === 'dead'
+            ? { status: result.status, reason: result.message, attempts: result.attempts }
+            : { status: 413, reason: 'a single event is larger than the upstream accepts (413)', attempts: 1 }
+        const moved = this.buffer.deadLetter(batch, why, firstSeq, lastSeq)
+        this.metrics.deadLetter(moved)
+        this.logger.error(
+          { events: moved, status: why.status, reason: why.reason },
+          'decision-log batch moved to the dead-letter table',
+        )
+      }
+    }
+  }
+
+  private async sendWithRetries(batch: Batch, body: Buffer, events: number): Promise<PartResult> {
+    const { retry, upload } = this.config
+    let clientErrors = 0
+    let retryAfterMs: number | undefined
+    const signal = this.abort.signal
+    return pRetry(
+      async (): Promise<PartResult> => {
+        if (this.stopping && Date.now() >= this.drainDeadline) {
+          this.abort.abort(new Error('drain time is over'))
+          signal.throwIfAborted()
+        }
+        this.status.state = this.stopping ? 'draining' : 'uploading'
+        const started = performance.now()
+        const outcome = await postBatch(this.target, body, upload.timeout_ms, signal)
+        const seconds = (performance.now() - started) / 1000
+        if (outcome.kind === 'delivered') {
+          this.metrics.uploadSucceeded(events, seconds)
+          this.status.consecutiveFailures = 0
+          if (!this.stopping) this.status.state = 'idle'
+          return { kind: 'delivered' }
+        }
+        this.metrics.uploadFailed(String(outcome.status), seconds)
+        if (outcome.kind === 'too_large') return { kind: 'too_large' }
+        this.noteFailure(String(outcome.status), outcome.kind === 'retry' ? outcome.message : outcome.message)
+        this.buffer.recordFailure(
+          batch,
+          typeof outcome.status === 'number' ? outcome.status : 0,
+          outcome.message,
+        )
+        if (outcome.kind === 'rejected') {
+          clientErrors++
+          if (clientErrors >= retry.max_client_error_attempts) {
+            return { kind: 'dead', status: outcome.status, message: outcome.message, attempts: clientErrors }
+          }
+        }
+        retryAfterMs = outcome.kind === 'retry' ? outcome.retryAfterMs : undefined
+        throw new RetryableUploadError(outcome)
+      },
+      {
+        retries: Number.POSITIVE_INFINITY,
+        factor: 2,
+        minTimeout: retry.min_delay_ms,
+        maxTimeout: retry.max_delay_ms,
+        randomize: true,
+        signal,
+        unref: true,
+        shouldRetry: ({ error }) => error instanceof RetryableUploadError,
+        // A Retry-After replaces the backoff: wait what the upstream asked (capped), then retry.
+        shouldConsumeRetry: () => retryAfterMs === undefined,
+        onFailedAttempt: async ({ error, attemptNumber }) => {
+          if (!(error instanceof RetryableUploadError)) return
+          this.status.state = 'backing_off'
+          if (attemptNumber === 1 || attemptNumber % 10 === 0) {
+            this.logger.warn(
+              { attempt: attemptNumber, status: error.outcome.status, error: error.message },
+              'decision-log upload failed; retrying',
+            )
+          }
+          if (retryAfterMs !== undefined) await sleep(Math.min(retryAfterMs, retry.max_delay_ms), signal)
+        },
+      },
+    )
+  }
+
+  private noteFailure(status: string, message: string): void {
+    this.status.consecutiveFailures++
+    this.status.lastError = { status, message, at: Date.now() }
+  }
+
+  private idle(): Promise<void> {
+    this.status.state = 'idle'
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.wakeUp = undefined
+        resolve()
+      }
+      const timer = setTimeout(done, this.config.upload.idle_poll_ms)
+      this.wakeUp = done
+    })
+  }
+}
+
+/** The JSON array of events, each as received. */
+function encodeArray(texts: string[]): Buffer {
+  return Buffer.from(`[${texts.join(',')}]`, 'utf8')
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}

@@ -1,0 +1,14 @@
+/** The relay's decision-log part: intake, durable buffer, forwarder (see decision-logs.ts). */
+export { BUFFER_FILE_NAME, type DecisionLogsConfig, decisionLogsSectionSchema } from './config.js'
+export {
+  DecisionLogs,
+  type DecisionLogsOptions,
+  type DecisionLogsStatus,
+  upstreamLogsUrl,
+} from './decision-logs.js'
+export { Forwarder, type ForwarderState } from './forwarder.js'
+export { GroupCommitter } from './group-commit.js'
+export { createIntakeHandler, type IntakeDeps, installDecisionLogRoutes } from './intake.js'
+export { DecisionLogMetrics, type DecisionLogTotals } from './metrics.js'
+export { EventsFormatError, splitEvents } from './split-events.js'
+export { parseRetryAfter, postBatch, type UploadOutcome, type UpstreamTarget } from './upload.js'

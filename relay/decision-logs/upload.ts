@@ -1,0 +1,106 @@
+/**
+ * One upload attempt to the upstream logs resource, as an OPA agent makes it: POST of a gzip
+ * JSON array, `Content-Type: application/json`, `Content-Encoding: gzip`. The attempt's outcome
+ * is classified here so the forwarder's retry policy reads as a table.
+ */
+import { type Dispatcher, request } from 'undici'
+
+/** Where batches go: the URL of the upstream logs resource and how to authenticate. */
+export interface UpstreamTarget {
+  /** Full URL, e.g. `https://service.example/v1/logs`. */
+  url: string
+  /** Headers for each request (re-evaluated per request, so a rotated token file is picked up). */
+  headers?: () => Record<string, string> | Promise<Record<string, string>>
+  /** undici dispatcher (TLS options, keep-alive pool); the global one when absent. */
+  dispatcher?: Dispatcher
+}
+
+/** How an attempt ended, and what the forwarder does about it. */
+export type UploadOutcome =
+  | { kind: 'delivered'; status: number }
+  /** 413: split the batch (or dead-letter a lone event). */
+  | { kind: 'too_large'; status: number }
+  /** 4xx other than 408/413/429: retried a bounded number of times, then dead-lettered. */
+  | { kind: 'rejected'; status: number; message: string }
+  /** 5xx, 408, 429, network errors and timeouts: retried until it works. */
+  | { kind: 'retry'; status: string; message: string; retryAfterMs?: number }
+
+const USER_AGENT = 'regent-relay'
+
+/**
+ * Posts one gzip batch. Never throws for upstream trouble (that is an outcome); throws only when
+ * `stop` is aborted, so a shutdown ends the attempt at once.
+ */
+export async function postBatch(
+  target: UpstreamTarget,
+  gzipBody: Buffer,
+  timeoutMs: number,
+  stop: AbortSignal,
+): Promise<UploadOutcome> {
+  const timeout = AbortSignal.timeout(timeoutMs)
+  const signal = AbortSignal.any([stop, timeout])
+  try {
+    const extra = (await target.headers?.()) ?? {}
+    const res = await request(target.url, {
+      method: 'POST',
+      headers: {
+        ...extra,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'user-agent': USER_AGENT,
+      },
+      body: gzipBody,
+      signal,
+      dispatcher: target.dispatcher,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    })
+    const status = res.statusCode
+    if (status >= 200 && status < 300) {
+      await res.body.dump()
+      return { kind: 'delivered', status }
+    }
+    const text = await readSome(res.body)
+    if (status === 413) return { kind: 'too_large', status }
+    const message = `upstream answered ${status}${text ? `: ${text}` : ''}`
+    if (status >= 400 && status < 500 && status !== 408 && status !== 429)
+      return { kind: 'rejected', status, message }
+    const retryAfterMs =
+      status === 429 || status === 503 ? parseRetryAfter(res.headers['retry-after']) : undefined
+    return { kind: 'retry', status: String(status), message, retryAfterMs }
+  } catch (err) {
+    if (stop.aborted) throw stop.reason ?? err
+    if (timeout.aborted)
+      return { kind: 'retry', status: 'timeout', message: `no answer within ${timeoutMs} ms` }
+    const e = err as Error & { code?: string }
+    if (
+      e.name === 'HeadersTimeoutError' ||
+      e.name === 'BodyTimeoutError' ||
+      (e.code?.startsWith('UND_ERR_') && e.code.includes('TIMEOUT'))
+    ) {
+      return { kind: 'retry', status: 'timeout', message: `no answer within ${timeoutMs} ms` }
+    }
+    return { kind: 'retry', status: 'network', message: `${e.code ? `${e.code}: ` : ''}${e.message}` }
+  }
+}
+
+/**
+ * `Retry-After` as milliseconds: delta-seconds or an HTTP date; undefined when absent or bad.
+ * @example parseRetryAfter('2') // 2000
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value
+  if (v === undefined || v.trim() === '') return undefined
+  if (/^\s*\d+\s*$/.test(v)) return Number(v) * 1000
+  const at = Date.parse(v)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
+
+async function readSome(body: Dispatcher.ResponseData['body'], max = 300): Promise<string> {
+  try {
+    const text = await body.text()
+    return text.length > max ? `${text.slice(0, max)}…` : text
+  } catch {
+    return ''
+  }
+}
