@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest'
+import {
+  ArithmeticError,
+  abs,
+  add,
+  ceil,
+  compareNumbers,
+  Decimal,
+  divide,
+  floor,
+  multiply,
+  numberFromDouble,
+  numberText,
+  parseNumber,
+  type RegoNumber,
+  remainder,
+  round,
+  subtract,
+} from '../../../../core/rego/values/index.js'
+
+const n = (s: string): RegoNumber => {
+  const x = parseNumber(s)
+  if (x === undefined) throw new Error(`bad number ${s}`)
+  return x
+}
+const text = (x: RegoNumber) => numberText(x)
+
+describe('parseNumber', () => {
+  it('keeps safe integers and round-tripping decimals as JS numbers', () => {
+    expect(n('42')).toBe(42)
+    expect(n('-0')).toBe(0)
+    expect(Object.is(n('-0'), 0)).toBe(true)
+    expect(n('0.1')).toBe(0.1)
+    expect(n('1e3')).toBe(1000)
+    expect(n('1.50')).toBe(1.5)
+  })
+
+  it('keeps big integers exact as bigints', () => {
+    expect(n('28857836529306024611913')).toBe(28857836529306024611913n)
+    expect(n('9007199254740993')).toBe(9007199254740993n)
+    expect(n('9007199254740991')).toBe(9007199254740991)
+  })
+
+  it('keeps decimals a double cannot hold as Decimal', () => {
+    const x = n('0.10000000000000000001')
+    expect(x).toBeInstanceOf(Decimal)
+    expect(text(x)).toBe('0.10000000000000000001')
+    expect(text(n('1e-400'))).toBe('1e-400')
+    expect(text(n('-1.5e+400')).length).toBe(402)
+  })
+
+  it('rejects non-numbers', () => {
+    for (const s of ['', 'abc', '1.', '.5', '1e', '--1', 'NaN', 'Infinity', '0x10'])
+      expect(parseNumber(s)).toBeUndefined()
+  })
+
+  it('refuses NaN and infinities from doubles', () => {
+    expect(() => numberFromDouble(Number.NaN)).toThrow(RangeError)
+    expect(() => numberFromDouble(Number.POSITIVE_INFINITY)).toThrow(RangeError)
+    expect(numberFromDouble(1e21)).toBe(1000000000000000000000n)
+  })
+})
+
+describe('arithmetic', () => {
+  it('is exact on integers of any size', () => {
+    expect(add(49649733057, 1)).toBe(49649733058)
+    expect(add(Number.MAX_SAFE_INTEGER, 2)).toBe(9007199254740993n)
+    expect(subtract(n('9007199254740993'), 2)).toBe(9007199254740991)
+    expect(multiply(n('123456789012345678901'), n('1000000000000000000000'))).toBe(
+      123456789012345678901000000000000000000000n,
+    )
+    expect(remainder(n('100000000000000000000001'), 10)).toBe(1)
+  })
+
+  it('rounds non-integer arithmetic as Go big.Float with a 64-bit mantissa, as OPA does', () => {
+    expect(add(0.1, 0.2)).toBe(0.3)
+    expect(text(divide(1, 3))).toBe('0.33333333333333333334')
+    expect(multiply(divide(1, 3), 3)).toBe(1)
+    expect(divide(7, 2)).toBe(3.5)
+    expect(multiply(1.1, 1.1)).toBe(1.21)
+    expect(divide(10, 0.1)).toBe(100)
+    expect(add(n('1e-400'), 1)).toBe(1)
+  })
+
+  it('divides integers exactly when the divisor divides the dividend', () => {
+    expect(divide(12, 4)).toBe(3)
+    expect(divide(n('100000000000000000000000'), n('100000000000000000000'))).toBe(1000)
+    expect(divide(-7, 7)).toBe(-1)
+  })
+
+  it('reports OPA errors for division and modulo', () => {
+    expect(() => divide(1, 0)).toThrow(new ArithmeticError('divide by zero'))
+    expect(() => divide(1, n('0.0'))).toThrow('divide by zero')
+    expect(() => remainder(1.1, 1)).toThrow('modulo on floating-point number')
+    expect(() => remainder(5, 0)).toThrow('modulo by zero')
+    expect(remainder(-7, 4)).toBe(-3)
+  })
+
+  it('rounds half away from zero; floor and ceil are exact', () => {
+    expect(round(-1.5)).toBe(-2)
+    expect(round(2.5)).toBe(3)
+    expect(round(0.49999999999999994)).toBe(0)
+    expect(floor(-1.001)).toBe(-2)
+    expect(ceil(1.01)).toBe(2)
+    expect(ceil(-0.5)).toBe(0)
+    expect(floor(n('-0.10000000000000000001'))).toBe(-1)
+    expect(round(n('2.50000000000000000001'))).toBe(3)
+    expect(abs(n('-28857836529306024611913'))).toBe(28857836529306024611913n)
+  })
+})
+
+describe('compareNumbers', () => {
+  it('orders across representations exactly', () => {
+    expect(compareNumbers(n('28857836529306024611913'), n('28857836529306024611912'))).toBe(1)
+    expect(compareNumbers(0.1, n('0.10000000000000000001'))).toBe(-1)
+    expect(compareNumbers(n('-1e400'), -5)).toBe(-1)
+    expect(compareNumbers(5, n('9007199254740993'))).toBe(-1)
+    expect(compareNumbers(5, n('-9007199254740993'))).toBe(1)
+    expect(compareNumbers(n('1.0'), 1)).toBe(0)
+  })
+})
