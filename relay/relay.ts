@@ -1,0 +1,180 @@
+/**
+ * Wiring of one relay process: resolve targets, restore last good bundles from disk, listen,
+ * then start pulling from upstream. Agents are served from the restored copies before the first
+ * upstream call, so they can start while the upstream is down. `stop()` releases long-polling
+ * agents (304), stops accepting, stops pullers and forwarders and lets extensions flush.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Hono } from 'hono'
+import type { Logger } from 'pino'
+import { type AppEnv, parseAddress, type RunningServer, startServer } from '../core/http/index.js'
+import { createRelayApp } from './app.js'
+import { BundleCache } from './bundles/bundle-cache.js'
+import { BundleDiskStore } from './bundles/disk-store.js'
+import { LongPollWaiters } from './bundles/waiters.js'
+import type { RelayConfig } from './config.js'
+import { DiscoveredBundles } from './discovery.js'
+import { createRelayMetrics } from './metrics.js'
+import { startTlsServer } from './serve-tls.js'
+import { AgentStatuses } from './status/agent-statuses.js'
+import { type RelayStatusSources, relayStatusReport } from './status/relay-status.js'
+import { StatusForwarder } from './status/status-forwarder.js'
+import { resolveTargets, TargetError } from './targets.js'
+import type { RelayContext, RelayExtension, RelayExtensionFactory } from './types.js'
+import { PullerPool } from './upstream/puller-pool.js'
+import { ServiceClient } from './upstream/service-client.js'
+
+const MAX_TRACKED_AGENTS = 10_000
+
+export interface StartRelayOptions {
+  config: RelayConfig
+  logger: Logger
+  /** Overrides `relay.addr`. */
+  addr?: string
+  /** Overrides `relay.storage.dir`. */
+  dataDir?: string
+  /** regent's version, for the User-Agent and status reports. */
+  version?: string
+  /** Parts mounted into the relay (the decision-log intake and forwarder). */
+  extensions?: RelayExtensionFactory[]
+  /** Environment for `${…}`-free settings such as AWS credentials; defaults to process.env. */
+  env?: NodeJS.ProcessEnv
+}
+
+/** A running relay. */
+export interface RunningRelay {
+  url: string
+  app: Hono<AppEnv>
+  context: RelayContext
+  stop(): Promise<void>
+}
+
+/** Starts a relay; throws (before listening) when the config cannot work. */
+export async function startRelay(options: StartRelayOptions): Promise<RunningRelay> {
+  const { config, logger } = options
+  const section = config.relay
+  const version = options.version ?? '0.0.0'
+  const targets = resolveTargets(config)
+  // OPA's status plugin defaults to the first service when `status` names none.
+  const statusService =
+    config.status?.service ?? (config.status ? Object.keys(config.services)[0] : undefined)
+  if (statusService !== undefined && !config.services[statusService]) {
+    throw new TargetError(`status.service: no service named "${statusService}"`)
+  }
+  const services = new Map(
+    Object.entries(config.services).map(([name, service]) => [
+      name,
+      new ServiceClient(name, service, { env: options.env, userAgent: `regent-relay/${version}` }),
+    ]),
+  )
+  const dataDir = options.dataDir ?? section.storage.dir
+  const disk = section.storage.persistent ? new BundleDiskStore(dataDir, logger) : undefined
+  const waiters = new LongPollWaiters(section.long_poll.max_waiters)
+  const cache = new BundleCache(waiters, disk, logger)
+  const metrics = createRelayMetrics(cache)
+  const identity = { id: randomUUID(), version, startedAt: new Date(), labels: config.labels }
+  const context: RelayContext = {
+    config,
+    logger,
+    metrics,
+    cache,
+    services,
+    dataDir,
+    persistent: section.storage.persistent,
+    identity,
+  }
+  const upstream: RelayStatusSources['upstream'] = {}
+  const agents = new AgentStatuses(MAX_TRACKED_AGENTS, section.status.agent_ttl_seconds * 1000)
+
+  let discovery: DiscoveredBundles | undefined
+  const pool = new PullerPool({
+    services,
+    cache,
+    disk,
+    metrics,
+    logger,
+    onPromote: async (target, verified) => {
+      if (target.kind === 'discovery') await discovery?.apply(verified)
+    },
+    onContact: (at, ok) => {
+      upstream.lastContact = at
+      if (ok) upstream.lastSuccessfulContact = at
+    },
+  })
+  discovery = new DiscoveredBundles(config, pool, logger)
+  for (const target of targets) await pool.add(target)
+
+  const extensions: RelayExtension[] = []
+  for (const make of options.extensions ?? []) extensions.push(await make(context))
+  const status: RelayStatusSources = {
+    identity,
+    cache,
+    agents,
+    upstream,
+    extensions: new Map(extensions.filter((e) => e.status).map((e) => [e.name, () => e.status!()])),
+  }
+  const app = createRelayApp({
+    logger,
+    context,
+    agents,
+    status,
+    agentAuth: section.agent_auth,
+    maxWaitSeconds: section.long_poll.max_wait_seconds,
+    readiness: extensions.filter((e) => e.ready).map((e) => () => e.ready!()),
+    routes: extensions.filter((e) => e.routes).map((e) => e.routes!),
+  })
+
+  const { host, port } = parseAddress(options.addr ?? section.addr)
+  const auth = section.agent_auth
+  const server: RunningServer =
+    auth.type === 'mtls'
+      ? await startTlsServer({
+          fetch: app.fetch,
+          host,
+          port,
+          logger,
+          cert: auth.cert,
+          privateKey: auth.private_key,
+          clientCa: auth.client_ca,
+        })
+      : await startServer({ fetch: app.fetch, host, port, logger, name: 'relay' })
+
+  pool.start()
+  const statusClient = statusService ? services.get(statusService) : undefined
+  const forwarder = statusClient
+    ? new StatusForwarder({
+        client: statusClient,
+        partition: config.status?.partition_name,
+        agents,
+        ownReport: () => relayStatusReport(status),
+        intervalMs: section.status.forward_interval_seconds * 1000,
+        metrics,
+        logger: logger.child({ part: 'status' }),
+      })
+    : undefined
+  forwarder?.start()
+  for (const extension of extensions) await extension.start?.()
+  logger.info(
+    {
+      targets: targets.map((t) => `${t.kind}:${t.name}`),
+      data_dir: disk ? dataDir : null,
+      status_forwarding: !!forwarder,
+    },
+    'relay started',
+  )
+
+  let stopping: Promise<void> | undefined
+  const stop = () => {
+    stopping ??= (async () => {
+      waiters.close()
+      await server.stop()
+      await pool.stop()
+      await forwarder?.stop()
+      for (const extension of extensions) await extension.stop?.()
+      await Promise.all([...services.values()].map((s) => s.close()))
+      logger.info('relay stopped')
+    })()
+    return stopping
+  }
+  return { url: server.url, app, context, stop }
+}

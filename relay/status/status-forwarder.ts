@@ -1,0 +1,104 @@
+/**
+ * Forwards agents' latest status reports upstream, coalesced: every interval, each agent whose
+ * report changed since the last post is posted once (its newest report only), followed by the
+ * relay's own report when it changed. A failed post keeps the report pending for the next round
+ * and backs off; there is no backlog to replay because only the latest state matters (as in
+ * OPA's status plugin, which also never retries an old report).
+ */
+import type { Logger } from 'pino'
+import type { RelayMetrics } from '../metrics.js'
+import { errorBackoffMs, sleep } from '../upstream/backoff.js'
+import type { ServiceClient } from '../upstream/service-client.js'
+import type { AgentStatuses } from './agent-statuses.js'
+
+export interface StatusForwarderOptions {
+  client: ServiceClient
+  /** `status.partition_name` of the relay's config: where the relay's own report goes. */
+  partition?: string
+  agents: AgentStatuses
+  ownReport: () => Record<string, unknown>
+  intervalMs: number
+  metrics: RelayMetrics
+  logger: Logger
+}
+
+/** The coalescing status forwarder. */
+export class StatusForwarder {
+  private readonly abort = new AbortController()
+  private running?: Promise<void>
+  private lastOwnReport = ''
+  private failures = 0
+
+  constructor(private readonly options: StatusForwarderOptions) {}
+
+  start(): void {
+    this.running ??= this.loop()
+  }
+
+  /** Stops after one last bounded attempt to post what is pending. */
+  async stop(): Promise<void> {
+    this.abort.abort()
+    await this.running
+  }
+
+  /** Posts everything pending once; resolves to whether every post succeeded. Exposed for tests. */
+  async forwardOnce(signal?: AbortSignal): Promise<boolean> {
+    const { agents } = this.options
+    agents.expire()
+    for (const status of agents.pending()) {
+      if (!(await this.post(status.body, status.partition ?? this.options.partition, signal))) return false
+      agents.markForwarded(status)
+    }
+    const own = this.options.ownReport()
+    // Timestamps inside the report change on every pull; compare without them.
+    const fingerprint = JSON.stringify(own, (key, value) =>
+      /^last_(successful_)?request$/.test(key) ? undefined : value,
+    )
+    if (fingerprint !== this.lastOwnReport) {
+      if (!(await this.post(own, this.options.partition, signal))) return false
+      this.lastOwnReport = fingerprint
+    }
+    return true
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      const ok = await this.forwardOnce(this.abort.signal)
+      this.failures = ok ? 0 : this.failures + 1
+      const delay = ok
+        ? this.options.intervalMs
+        : Math.max(this.options.intervalMs, errorBackoffMs(this.failures, 60))
+      await sleep(delay, this.abort.signal)
+    }
+    // One last try so a clean stop does not lose the latest reports; bounded by the timeout.
+    await this.forwardOnce(AbortSignal.timeout(2000)).catch(() => false)
+  }
+
+  private async post(
+    body: Record<string, unknown>,
+    partition: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    const { client, metrics, logger } = this.options
+    try {
+      const response = await client.send({
+        method: 'POST',
+        resource: partition ? `status/${partition}` : 'status',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        signal,
+      })
+      await response.body.dump()
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        metrics.statusForwards.inc({ outcome: 'ok' })
+        return true
+      }
+      metrics.statusForwards.inc({ outcome: 'http_error' })
+      logger.warn({ http_status: response.statusCode }, 'status forward refused upstream')
+    } catch (err) {
+      metrics.statusForwards.inc({ outcome: 'network_error' })
+      logger.warn({ err: (err as Error).message }, 'status forward failed')
+    }
+    return false
+  }
+}
