@@ -10,6 +10,7 @@ import { dataPathOf } from './paths.js'
 import type { BundleDataFile } from './types.js'
 
 const decoder = new TextDecoder()
+const TIMESTAMP_TAG = 'tag:yaml.org,2002:timestamp'
 
 /** The value of one data file, parsed as JSON or YAML by its name. */
 export function parseDataFile(file: BundleDataFile): unknown {
@@ -28,9 +29,22 @@ export function parseDataFile(file: BundleDataFile): unknown {
   return parseYamlData(text, `data file ${file.path}`)
 }
 
-/** A YAML text as a JSON-like value (YAML 1.1, aliases bounded); `what` names it in errors. */
-export function parseYamlData(text: string, what: string): unknown {
-  const doc = parseDocument(text, { version: '1.1', prettyErrors: false })
+/**
+ * A YAML text as a JSON-like value, read as Go's YAML library reads it: YAML 1.1 scalars,
+ * timestamps kept as strings, aliases bounded. `exactIntegers` gives integers as bigint (for
+ * hashing, where `12345678901234567890` must stay exact). `what` names the text in errors.
+ */
+export function parseYamlData(
+  text: string,
+  what: string,
+  options: { exactIntegers?: boolean } = {},
+): unknown {
+  const doc = parseDocument(text, {
+    version: '1.1',
+    prettyErrors: false,
+    intAsBigInt: options.exactIntegers ?? false,
+    customTags: (tags) => tags.filter((tag) => typeof tag === 'string' || tag.tag !== TIMESTAMP_TAG),
+  })
   const first = doc.errors[0]
   if (first) throw bundleError('bundle_data_invalid', `${what} is not valid YAML: ${first.message}`)
   try {

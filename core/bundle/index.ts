@@ -10,9 +10,15 @@ import { checkBundleRoots } from './roots.js'
 import { DEFAULT_MAX_ENTRIES, DEFAULT_SIZE_LIMIT_BYTES, readTarball } from './tar-read.js'
 import { writeTarball } from './tar-write.js'
 import type { Bundle, BundleManifest, ReadOptions } from './types.js'
+import { verifyBundle } from './verify.js'
 
 export { isDelta } from './assemble.js'
+export { canonicalJson } from './canonical-json.js'
 export { BundleError, type BundleErrorCode } from './errors.js'
+export { fileDigest, HASH_ALGORITHMS } from './hashing.js'
+export { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS } from './keys.js'
+export { mergeBundles } from './merge.js'
+export { signBundle } from './sign.js'
 export { DEFAULT_MAX_ENTRIES, DEFAULT_SIZE_LIMIT_BYTES } from './tar-read.js'
 export type {
   Bundle,
@@ -27,6 +33,7 @@ export type {
   VerificationConfig,
   VerificationKey,
 } from './types.js'
+export { type SignaturePayload, verifyBundle } from './verify.js'
 
 const encoder = new TextEncoder()
 
@@ -51,7 +58,9 @@ export async function readBundle(
           ignore: options.ignore,
           followSymlinks: options.followSymlinks,
         })
-  return bundleFromEntries(entries)
+  const bundle = bundleFromEntries(entries)
+  if (options.verification) await verifyBundle(bundle, options.verification)
+  return bundle
 }
 
 /** The bundle as a gzipped tarball (OPA's layout: names with a leading `/`, fixed mtime). */
