@@ -1,0 +1,596 @@
+/**
+ * Module-level parsing: `package`, `import`, rules (heads, bodies, `else` chains, `default`), the
+ * Rego v1 keyword checks, error recovery between statements, and the public parse functions.
+ *
+ * Rule heads follow OPA's normalisation exactly, because the compiler and OPA's JSON depend on it:
+ * `p[x] if ...` is a single-value rule with `key` x and value `true`; `p[x] { ... }` (v0) is a
+ * multi-value rule `p` with key x; `p contains x` has a key and no value; functions keep `args`.
+ */
+import { parseError, type RegoError, RegoErrors } from '../errors.js'
+import { attachAnnotations } from './annotations.js'
+import type { Body, Expr, Head, Import, Location, Module, Package, RefTerm, Rule, Term } from './ast.js'
+import { ParseAbort, type ParseOptions, Parser } from './parser.js'
+import { FUTURE_KEYWORDS, isKeywordKind, T, type TokenKind } from './tokens.js'
+
+/** The outcome of parsing one module: the module when it parsed, and the errors found. */
+export interface ModuleParseResult {
+  module: Module | undefined
+  errors: RegoError[]
+}
+
+const IMPORT_ROOTS = new Set(['data', 'input', 'future', 'rego'])
+
+/** Parses whole modules, recovering at statement boundaries to report up to `maxErrors` errors. */
+export class ModuleParser extends Parser {
+  private readonly errors: RegoError[] = []
+  private readonly maxErrors: number
+  /** True once `import rego.v1` is seen in a v0 module: the v1 keyword rules then apply. */
+  private v1Compatible = false
+
+  constructor(text: string, options: ParseOptions = {}) {
+    super(text, options)
+    this.maxErrors = options.maxErrors ?? 10
+  }
+
+  /** module := package { import } { rule } */
+  parseModuleResult(): ModuleParseResult {
+    let pkg: Package | undefined
+    const imports: Import[] = []
+    const rules: Rule[] = []
+    while (this.peek() !== T.EOF && this.errors.length < this.maxErrors) {
+      try {
+        this.depth = 0
+        if (this.peek() === T.Package && !this.keywordStartsRef()) {
+          if (pkg) this.unexpected('package must be the first statement and appear once')
+          if (imports.length + rules.length > 0)
+            this.fail('package expected', rules[0]?.location ?? imports[0]?.location)
+          pkg = this.parsePackage()
+        } else if (!pkg) {
+          this.fail('package expected')
+        } else if (this.peek() === T.Import && !this.keywordStartsRef()) {
+          imports.push(this.parseImport())
+        } else {
+          rules.push(...this.parseRules())
+        }
+      } catch (err) {
+        if (err instanceof RangeError) {
+          this.errors.push(parseError(this.loc(), 'nesting too deep', this.source.excerpt(this.loc())))
+          break
+        }
+        if (!(err instanceof ParseAbort)) throw err
+        this.errors.push(err.error)
+        this.resync()
+      }
+    }
+    if (!pkg) {
+      if (this.errors.length === 0)
+        this.errors.push(parseError({ file: this.file, row: 1, col: 1 }, 'empty module'))
+      return { module: undefined, errors: this.errors }
+    }
+    if (this.regoVersion === 'v1' || this.v1Compatible) this.checkV1Keywords(rules)
+    const module: Module = {
+      type: 'module',
+      package: pkg,
+      imports,
+      rules,
+      annotations: [],
+      comments: this.toks.comments,
+      regoVersion: this.regoVersion,
+      location: pkg.location,
+    }
+    this.errors.push(...attachAnnotations(module, this.source))
+    return {
+      module: this.errors.length === 0 ? module : undefined,
+      errors: this.errors.slice(0, this.maxErrors),
+    }
+  }
+
+  /** Skips to the next token that starts a line at column 1, where a new statement can begin. */
+  private resync(): void {
+    this.advance()
+    const startsStatement = () => {
+      const kind = this.toks.kinds[this.i] as TokenKind
+      return this.newlineBefore() && this.toks.cols[this.i] === 1 && (kind === T.Ident || isKeywordKind(kind))
+    }
+    while (this.peek() !== T.EOF && !startsStatement()) this.advance()
+  }
+
+  /** package := "package" ref, stored as `data.<ref>` */
+  private parsePackage(): Package {
+    const loc = this.loc()
+    this.advance()
+    const path = this.parsePath('expected path')
+    const [head, ...rest] = path.value
+    const data: Term = { type: 'var', value: 'data', location: head?.location }
+    const first: Term = {
+      type: 'string',
+      value: head?.type === 'var' ? head.value : '',
+      location: head?.location,
+    }
+    for (const part of rest) {
+      if (part.type !== 'string') this.fail(`unexpected ${part.type} token: expecting string`, part.location)
+    }
+    return { type: 'package', path: [data, first, ...rest], location: this.span(loc) }
+  }
+
+  /** A dotted/bracketed path whose head is any word (keywords allowed, as in `package foo.as.bar`). */
+  private parsePath(note: string): RefTerm {
+    const kind = this.toks.kinds[this.i] as number
+    if (kind !== T.Ident && !isKeywordKind(kind as never)) this.unexpected(note)
+    const head = this.parseVarWord()
+    const term = this.parseTermSuffix(head, false)
+    if (term.type === 'var') return { type: 'ref', value: [term], location: term.location }
+    if (term.type !== 'ref') this.fail(`unexpected ${term.type} token: expecting ref`, term.location)
+    return term
+  }
+
+  private parseVarWord(): Term {
+    const location = this.loc()
+    const value = this.tokText()
+    this.advance()
+    return { type: 'var', value, location }
+  }
+
+  /** import := "import" ref [ "as" var ] */
+  private parseImport(): Import {
+    const loc = this.loc()
+    this.advance()
+    const path = this.parsePath('expected path')
+    for (const part of path.value.slice(1)) {
+      if (part.type !== 'string') this.fail(`unexpected ${part.type} token: expecting string`, part.location)
+    }
+    const root = path.value[0]
+    const rootName = root?.type === 'var' ? root.value : ''
+    if (!IMPORT_ROOTS.has(rootName)) {
+      this.fail(
+        `unexpected import path, must begin with one of: {data, future, input, rego}, got: ${rootName}`,
+        path.location,
+      )
+    }
+    const imp: Import = { type: 'import', path, location: loc }
+    if (this.peek() === T.As) {
+      this.advance()
+      if (this.peek() !== T.Ident) this.unexpected('expected var')
+      imp.alias = this.tokText()
+      this.advance()
+    } else if (rootName !== 'future' && path.value.length > 1) {
+      const last = path.value[path.value.length - 1]
+      if (last?.type === 'string' && this.isActiveKeyword(last.value)) {
+        this.fail(
+          `unexpected import path, must not end with a keyword, got: ${last.value} (hint: import a different path or use an alias)`,
+          last.location,
+        )
+      }
+    }
+    if (rootName === 'future') this.futureImport(imp)
+    if (rootName === 'rego') this.regoImport(imp)
+    imp.location = this.span(loc)
+    return imp
+  }
+
+  private isActiveKeyword(word: string): boolean {
+    const kind = FUTURE_KEYWORDS.get(word)
+    if (kind !== undefined) return this.activeKeywords.has(kind)
+    return [
+      'package',
+      'import',
+      'as',
+      'default',
+      'else',
+      'not',
+      'some',
+      'with',
+      'null',
+      'true',
+      'false',
+    ].includes(word)
+  }
+
+  /** `import future.keywords[.kw]`: enables keywords in v0; accepted as a no-op in v1. */
+  private futureImport(imp: Import): void {
+    const path = imp.path.value
+    const second = path[1]
+    if (path.length === 1 || second?.type !== 'string' || second.value !== 'keywords') {
+      this.fail('invalid import, must be `future.keywords`', imp.path.location)
+    }
+    if (imp.alias) this.fail('`future` imports cannot be aliased', imp.path.location)
+    if (path.length > 3)
+      this.fail(
+        'invalid import, must be `future.keywords.x`, e.g. `import future.keywords.in`',
+        imp.path.location,
+      )
+    const third = path[2]
+    if (third?.type === 'string') {
+      const kind = FUTURE_KEYWORDS.get(third.value)
+      if (kind === undefined)
+        this.fail('unexpected keyword, must be one of [contains every if in]', imp.path.location)
+      this.activeKeywords.add(kind)
+      return
+    }
+    for (const kind of FUTURE_KEYWORDS.values()) this.activeKeywords.add(kind)
+  }
+
+  /** `import rego.v1`: a no-op in v1; in v0 it enables every v1 keyword and v1's rules. */
+  private regoImport(imp: Import): void {
+    const path = imp.path.value
+    const second = path[1]
+    if (path.length !== 2 || second?.type !== 'string' || second.value !== 'v1') {
+      const shown = path.map((t, i) =>
+        i === 0 && t.type === 'var' ? t.value : t.type === 'string' ? t.value : '?',
+      )
+      this.fail(`invalid import \`${shown.join('.')}\`, must be \`rego.v1\``, imp.path.location)
+    }
+    if (this.regoVersion === 'v1') return
+    if (imp.alias) this.fail('`rego` imports cannot be aliased', imp.path.location)
+    this.v1Compatible = true
+    for (const kind of FUTURE_KEYWORDS.values()) this.activeKeywords.add(kind)
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Rules
+
+  /** rule := ["default"] head [ ["if"] body-or-literal ] { "else" ... } { "{" query "}" } */
+  private parseRules(): Rule[] {
+    const ruleLoc = this.loc()
+    let isDefault = false
+    if (this.peek() === T.Default && !this.keywordStartsRef()) {
+      isDefault = true
+      this.advance()
+    }
+    if (this.peek() !== T.Ident && !this.keywordStartsRef())
+      this.unexpected(isDefault ? 'expected rule head name' : undefined)
+    const { head, usesContains } = this.parseHead(isDefault)
+    const rule: Rule = { type: 'rule', head, body: [], location: ruleLoc }
+    if (usesContains) head.keywords = { ...head.keywords, contains: true }
+
+    if (isDefault) {
+      this.validateDefault(rule)
+      rule.default = true
+      rule.body = [trueExpr(ruleLoc)]
+      rule.generatedBody = true
+      rule.location = this.span(ruleLoc)
+      return [rule]
+    }
+
+    const hasIf = this.peek() === T.If && !this.keywordStartsRef()
+    const ref = head.ref
+    if (hasIf && !usesContains && ref.length === 2) {
+      const v = ref[1] as Term
+      if ((!isGround(v) || v.type === 'ref') && !head.args) head.key = v
+      if (head.value === undefined) {
+        head.generatedValue = true
+        head.value = { type: 'boolean', value: true, location: head.location }
+      } else {
+        const first = ref[0] as Term
+        if (first.type !== 'var') this.fail('rule head ref must start with a var', first.location)
+        head.name = first.value
+      }
+    }
+    if (!hasIf && !usesContains && !head.args && ref.length === 2) {
+      const first = ref[0] as Term
+      if (first.type !== 'var') this.fail('rule head ref must start with a var', first.location)
+      head.name = first.value
+      head.key = ref[1]
+      if (head.value === undefined) head.ref = [first]
+    }
+
+    if (hasIf) {
+      head.keywords = { ...head.keywords, if: true }
+      this.advance()
+      rule.body = this.parseIfBody()
+    } else if (this.peek() === T.LBrace) {
+      this.advance()
+      rule.body = this.parseBody()
+    } else if (usesContains) {
+      rule.body = [trueExpr(ruleLoc)]
+      rule.generatedBody = true
+      rule.location = head.location
+      return [rule]
+    } else {
+      if (head.ref.length === 1 && !head.args && head.generatedValue)
+        this.fail('var cannot be used for rule name', ruleLoc)
+      rule.body = [trueExpr(ruleLoc)]
+      rule.generatedBody = true
+    }
+
+    if (this.peek() === T.Else && !this.keywordStartsRef()) {
+      if (head.ref.length > 1 && !head.ref.slice(1).every(isGround)) {
+        this.fail('else keyword cannot be used on rules with variables in head')
+      }
+      if (head.key) this.fail('else keyword cannot be used on multi-value rules')
+      rule.else = this.parseElse(head)
+    }
+    rule.location = this.span(ruleLoc)
+    const rules = [rule]
+    while (this.peek() === T.LBrace) {
+      if (rule.else) this.fail('expected else keyword')
+      const loc = this.loc()
+      this.advance()
+      const body = this.parseBody()
+      const location = this.span(loc)
+      const nextHead = relocate(copyHead(head), location)
+      if (nextHead.args) nextHead.args = nextHead.args.map((a) => this.renameWildcards(a))
+      rules.push({ type: 'rule', head: nextHead, body, location })
+    }
+    return rules
+  }
+
+  /**
+   * The body after `if`: `{ query }` or a single literal. OPA reads a literal first and falls back
+   * to a braced body when that literal is a set; this reads the braced body first (the common case)
+   * and only re-reads it as a literal when OPA would keep the literal: when more of the expression
+   * follows `}` on the same line, when it is not a body (an object), or for `{ a | b }`, which OPA
+   * reads as a set comprehension.
+   */
+  private parseIfBody(): Body {
+    if (this.peek() !== T.LBrace) {
+      if (this.peek() === T.EOF) this.unexpected('rule body expected')
+      const expr = this.parseLiteral()
+      return [expr]
+    }
+    const saved = this.save()
+    let bodyError: ParseAbort | undefined
+    this.advance()
+    try {
+      const body = this.parseBody()
+      const boundary =
+        this.peek() === T.EOF || this.newlineBefore() || this.peek() === T.Else || this.peek() === T.Semicolon
+      if (boundary && !isAmbiguousUnion(body)) return body
+    } catch (err) {
+      if (!(err instanceof ParseAbort)) throw err
+      bodyError = err
+    }
+    this.restore(saved)
+    try {
+      const expr = this.parseLiteral()
+      const single = expr.terms
+      const isSet = !Array.isArray(single) && single.type === 'set'
+      if (!isSet) return [expr]
+    } catch (err) {
+      if (!(err instanceof ParseAbort)) throw err
+      throw bodyError ?? err
+    }
+    if (bodyError) throw bodyError
+    this.restore(saved)
+    this.advance()
+    return this.parseBody()
+  }
+
+  /** head := ref [ "(" args ")" ] [ "contains" term | (":=" | "=") term ] */
+  private parseHead(isDefault: boolean): { head: Head; usesContains: boolean } {
+    const loc = this.loc()
+    const name = this.parseVarWord()
+    const next = this.peek()
+    if (next >= T.Equal && next <= T.Or && next !== T.Unify && next !== T.Assign && !this.spaced())
+      this.unexpected()
+    const term = this.parseTermSuffix(name, true)
+    const head: Head = { type: 'head', ref: [], location: loc }
+    if (term.type === 'var') {
+      head.name = term.value
+      head.ref = [term]
+    } else if (term.type === 'ref') {
+      head.ref = term.value
+    } else if (term.type === 'call') {
+      const [op, ...args] = term.value
+      if (op?.type !== 'ref' || op.value[0]?.type !== 'var') this.fail('rule head ref invalid', op?.location)
+      head.ref = op.value
+      if (head.ref.length === 1) head.name = (op.value[0] as { value: string }).value
+      head.args = args
+    } else {
+      this.fail('expected rule head name', loc)
+    }
+    const refText = head.ref
+      .map((t, i) => (i === 0 ? termText(t) : t.type === 'string' ? `.${t.value}` : `[${termText(t)}]`))
+      .join('')
+
+    let usesContains = false
+    if (this.peek() === T.Contains && !this.keywordStartsRef()) {
+      if (head.args)
+        this.unexpected(
+          `the contains keyword can only be used with multi-value rule definitions (e.g., ${refText} contains <VALUE> { ... })`,
+        )
+      this.advance()
+      head.key = this.parseInExpr(true)
+      usesContains = true
+    } else if (this.peek() === T.Unify || this.peek() === T.Assign) {
+      if (this.peek() === T.Assign) head.assign = true
+      this.advance()
+      if (this.peek() === T.EOF) {
+        const what = head.args ? 'function value' : isDefault ? 'default rule value' : 'rule value'
+        this.unexpected(`expected ${what} term (e.g., ${refText} := <VALUE> { ... })`)
+      }
+      head.value = this.parseInExpr(true)
+    }
+    if (head.value === undefined && head.key === undefined && (head.ref.length !== 2 || head.args)) {
+      head.generatedValue = true
+      head.value = { type: 'boolean', value: true, location: loc }
+    }
+    head.location = this.span(loc)
+    return { head, usesContains }
+  }
+
+  /** else := "else" [ (":=" | "=") term ] [ ["if"] body-or-literal ] [ else ] */
+  private parseElse(original: Head): Rule {
+    const loc = this.loc()
+    const head = copyHead(original)
+    delete head.generatedValue
+    delete head.keywords
+    if (head.args) head.args = head.args.map((a) => this.renameWildcards(a))
+    head.location = loc
+    const rule: Rule = { type: 'rule', head, body: [], location: loc }
+    this.advance()
+    const k = this.peek()
+    if (k === T.LBrace || k === T.If) {
+      head.generatedValue = true
+      head.value = { type: 'boolean', value: true }
+      delete head.assign
+    } else if (k === T.Assign || k === T.Unify) {
+      if (k === T.Assign) head.assign = true
+      else delete head.assign
+      this.advance()
+      head.value = this.parseInExpr(true)
+      head.location = this.span(loc)
+    } else {
+      this.unexpected('expected else value term or rule body')
+    }
+    if (this.peek() !== T.If && this.peek() !== T.LBrace) {
+      rule.body = [trueExpr(loc)]
+      rule.generatedBody = true
+    } else {
+      if (this.peek() === T.If) {
+        head.keywords = { if: true }
+        this.advance()
+      }
+      if (this.peek() === T.LBrace) {
+        this.advance()
+        rule.body = this.parseBody()
+      } else if (this.peek() !== T.EOF) {
+        rule.body = [this.parseLiteral()]
+      } else {
+        this.unexpected('rule body expected')
+      }
+    }
+    if (this.peek() === T.Else && !this.keywordStartsRef()) rule.else = this.parseElse(original)
+    rule.location = this.span(loc)
+    return rule
+  }
+
+  private renameWildcards(term: Term): Term {
+    if (term.type === 'var' && term.value.startsWith('$')) return this.freshWildcard(term.location)
+    return term
+  }
+
+  /** Default rules need a constant value and plain, distinct var arguments (as OPA checks). */
+  private validateDefault(rule: Rule): void {
+    const value = rule.head.value
+    if (!value || rule.head.generatedValue)
+      this.fail('illegal default rule (must have a value)', rule.location)
+    const bad = findNonConstant(value)
+    if (bad) this.fail(`illegal default rule (value cannot contain ${bad})`, rule.location)
+    const seen = new Set<string>()
+    for (const arg of rule.head.args ?? []) {
+      if (arg.type !== 'var')
+        this.fail(`illegal default rule (arguments cannot contain ${arg.type})`, rule.location)
+      if (seen.has(arg.value))
+        this.fail(`illegal default rule (arguments cannot be repeated ${arg.value})`, rule.location)
+      seen.add(arg.value)
+    }
+  }
+
+  /** Rego v1 requires `if` before every written body and `contains` for multi-value rules. */
+  private checkV1Keywords(rules: Rule[]): void {
+    const check = (rule: Rule) => {
+      const at = rule.location as Location
+      if (!rule.default && !rule.generatedBody && !rule.head.keywords?.if) {
+        this.errors.push(parseError(at, '`if` keyword is required before rule body', this.source.excerpt(at)))
+      }
+      if (rule.head.key && rule.head.value === undefined && !rule.head.keywords?.contains) {
+        this.errors.push(
+          parseError(at, '`contains` keyword is required for partial set rules', this.source.excerpt(at)),
+        )
+      }
+      if (rule.else) check(rule.else)
+    }
+    for (const rule of rules) check(rule)
+  }
+}
+
+function trueExpr(location: Location): Expr {
+  return { type: 'expr', index: 0, terms: { type: 'boolean', value: true, location }, location }
+}
+
+function isAmbiguousUnion(body: Body): boolean {
+  const first = body[0]
+  if (!first || !Array.isArray(first.terms)) return false
+  const op = first.terms[0]
+  return (
+    op?.type === 'ref' &&
+    op.location?.text === '|' &&
+    !(first.location?.text ?? '').trimStart().startsWith('(')
+  )
+}
+
+/** True when the term holds no vars, refs or calls (outside comprehensions). */
+export function isGround(term: Term): boolean {
+  switch (term.type) {
+    case 'var':
+      return false
+    case 'ref':
+      return term.value.slice(1).every(isGround)
+    case 'array':
+    case 'set':
+    case 'call':
+      return term.value.every(isGround)
+    case 'object':
+      return term.value.every(([k, v]) => isGround(k) && isGround(v))
+    case 'templatestring':
+      return false
+    default:
+      return true
+  }
+}
+
+function findNonConstant(term: Term): string | undefined {
+  switch (term.type) {
+    case 'ref':
+    case 'var':
+    case 'call':
+      return term.type
+    case 'array':
+    case 'set':
+      for (const t of term.value) {
+        const bad = findNonConstant(t)
+        if (bad) return bad
+      }
+      return undefined
+    case 'object':
+      for (const [k, v] of term.value) {
+        const bad = findNonConstant(k) ?? findNonConstant(v)
+        if (bad) return bad
+      }
+      return undefined
+    default:
+      return undefined
+  }
+}
+
+function copyHead(head: Head): Head {
+  return structuredClone(head)
+}
+
+/** Gives every location inside `head` the location `loc` (OPA does this for chained bodies). */
+function relocate<N extends object>(node: N, loc: Location): N {
+  const visit = (x: unknown) => {
+    if (Array.isArray(x)) {
+      for (const y of x) visit(y)
+      return
+    }
+    if (x === null || typeof x !== 'object') return
+    const obj = x as Record<string, unknown>
+    if ('location' in obj && obj.location) obj.location = loc
+    for (const [key, value] of Object.entries(obj)) if (key !== 'location') visit(value)
+  }
+  visit(node)
+  return node
+}
+
+function termText(term: Term): string {
+  return term.location?.text ?? (term.type === 'var' || term.type === 'string' ? term.value : term.type)
+}
+
+/**
+ * Parses a module. Throws `RegoErrors` (all `rego_parse_error`) when it does not parse.
+ *
+ * @example
+ * const mod = parseModule('package a\n\nallow if input.user == "alice"\n', { file: 'a.rego' })
+ */
+export function parseModule(text: string, options: ParseOptions = {}): Module {
+  const { module, errors } = parseModuleWithErrors(text, options)
+  if (!module) throw new RegoErrors(errors)
+  return module
+}
+
+/** Parses a module without throwing: the module (when there were no errors) and the errors. */
+export function parseModuleWithErrors(text: string, options: ParseOptions = {}): ModuleParseResult {
+  return new ModuleParser(text, options).parseModuleResult()
+}

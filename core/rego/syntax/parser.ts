@@ -1,0 +1,1017 @@
+/**
+ * The Rego expression parser: bodies, literals and the term precedence ladder. Module-level
+ * statements (package, imports, rules) build on it in module-parser.ts.
+ *
+ * The ladder, loosest first, is the same as OPA's, and so are the trees it builds (infix operators
+ * become calls to OPA's builtin names):
+ *
+ *   literal  := ["not"] ( some-decl | every | expr { "with" term "as" term } )
+ *   expr     := in-expr [ (":=" | "=") in-expr ]
+ *   in-expr  := relation [ "," relation ] "in" relation { "in" relation }
+ *   relation := or { ("==" | "!=" | "<" | "<=" | ">" | ">=") or }
+ *   or       := and { "|" and }
+ *   and      := arith { "&" arith }
+ *   arith    := factor { ("+" | "-") factor }
+ *   factor   := term { ("*" | "/" | "%") term }
+ *   term     := scalar | var | array | object | set | comprehension | "(" in-expr ")" | "-" term
+ *               followed, without whitespace, by { "." ident | "[" in-expr "]" | "(" args ")" }
+ *
+ * Errors abort the current statement with a `ParseAbort`; speculative branches (comprehension or
+ * set, `k, v in`) catch it and restore the saved token index, as OPA's parser restores its state.
+ */
+import { parseError, type RegoError } from '../errors.js'
+import type {
+  Body,
+  CallTerm,
+  Every,
+  Expr,
+  Location,
+  NumberTerm,
+  ObjectTerm,
+  RefTerm,
+  SomeDecl,
+  StringTerm,
+  TemplateStringTerm,
+  Term,
+  VarTerm,
+  With,
+} from './ast.js'
+import { lex, type TokenStream } from './lexer.js'
+import { Source } from './source.js'
+import {
+  FUTURE_KEYWORDS,
+  isKeywordKind,
+  NL_BEFORE,
+  OPERATOR_BUILTINS,
+  T,
+  TOKEN_NAMES,
+  type TokenKind,
+  WS_BEFORE,
+} from './tokens.js'
+
+/** Options shared by every parse entry point. */
+export interface ParseOptions {
+  /** File name used in locations and messages. */
+  file?: string
+  /** Rego syntax version; v1 (OPA 1.x) unless told otherwise. */
+  regoVersion?: 'v0' | 'v1'
+  /** Stop collecting errors after this many (default 10). */
+  maxErrors?: number
+}
+
+/** Thrown inside the parser to abandon the current statement; carries the error already recorded. */
+export class ParseAbort extends Error {
+  constructor(readonly error: RegoError) {
+    super(error.message)
+  }
+}
+
+/** Nesting depth (terms and bodies inside each other) beyond which parsing stops with an error. */
+const MAX_DEPTH = 250
+
+const ROOT_DOCUMENTS = new Set(['data', 'input'])
+
+interface SavedState {
+  i: number
+  wildcard: number
+  depth: number
+}
+
+/** Parses bodies, expressions and terms from one source. */
+export class Parser {
+  readonly source: Source
+  protected readonly toks: TokenStream
+  protected readonly text: string
+  protected readonly file: string
+  protected i = 0
+  protected wildcard = 0
+  protected depth = 0
+  /** Future keywords active in v0 (after `import future.keywords...`); all are active in v1. */
+  protected readonly activeKeywords = new Set<TokenKind>()
+  readonly regoVersion: 'v0' | 'v1'
+
+  constructor(text: string, options: ParseOptions = {}) {
+    this.file = options.file ?? ''
+    this.text = text
+    this.source = new Source(this.file, text)
+    this.toks = lex(text, this.file)
+    this.regoVersion = options.regoVersion ?? 'v1'
+    if (this.regoVersion === 'v1') for (const kind of FUTURE_KEYWORDS.values()) this.activeKeywords.add(kind)
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Token access
+
+  /** The effective kind of token `i`: an inactive future keyword reads as an identifier. */
+  protected kindAt(i: number): TokenKind {
+    const kind = this.toks.kinds[i] as TokenKind
+    if (kind >= T.If && !this.activeKeywords.has(kind)) return T.Ident
+    return kind
+  }
+
+  protected peek(): TokenKind {
+    return this.kindAt(this.i)
+  }
+
+  protected advance(): void {
+    if (this.i < this.toks.count - 1) this.i++
+  }
+
+  protected tokText(i = this.i): string {
+    return this.text.slice(this.toks.starts[i], this.toks.ends[i])
+  }
+
+  protected start(i = this.i): number {
+    return this.toks.starts[i] ?? 0
+  }
+
+  /** End offset of the last consumed token (OPA's `lastEnd`). */
+  protected get lastEnd(): number {
+    return this.i > 0 ? (this.toks.ends[this.i - 1] ?? 0) : 0
+  }
+
+  /** True when whitespace (or a comment) separates token `i` from the one before. */
+  protected spaced(i = this.i): boolean {
+    return ((this.toks.flags[i] ?? 0) & WS_BEFORE) !== 0
+  }
+
+  /** True when a line break separates token `i` from the one before. */
+  protected newlineBefore(i = this.i): boolean {
+    return ((this.toks.flags[i] ?? 0) & NL_BEFORE) !== 0
+  }
+
+  /** The location of token `i`. */
+  protected loc(i = this.i): Location {
+    const start = this.toks.starts[i] ?? 0
+    return {
+      file: this.file,
+      row: this.toks.rows[i] ?? 1,
+      col: this.toks.cols[i] ?? 1,
+      text: this.text.slice(start, this.toks.ends[i]),
+      offset: start,
+    }
+  }
+
+  /** A location that starts where `from` starts and ends at `end` (default: the last consumed token). */
+  protected span(from: Location, end = this.lastEnd): Location {
+    return {
+      file: from.file,
+      row: from.row,
+      col: from.col,
+      text: this.text.slice(from.offset, end),
+      offset: from.offset,
+    }
+  }
+
+  protected save(): SavedState {
+    return { i: this.i, wildcard: this.wildcard, depth: this.depth }
+  }
+
+  protected restore(s: SavedState): void {
+    this.i = s.i
+    this.wildcard = s.wildcard
+    this.depth = s.depth
+  }
+
+  /** A keyword token directly followed by `.` or `[` is the head of a ref (`input.if`, `as.foo := 1`). */
+  protected keywordStartsRef(i = this.i): boolean {
+    const kind = this.kindAt(i)
+    if (!isKeywordKind(kind)) return false
+    const next = this.kindAt(i + 1)
+    return (next === T.Dot || next === T.LBrack) && !this.spaced(i + 1)
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Errors
+
+  /** Records a parse error at `location` and aborts the statement. */
+  protected fail(message: string, location: Location = this.loc()): never {
+    const err = parseError(location, message, this.source.excerpt(location))
+    throw new ParseAbort(err)
+  }
+
+  /** `unexpected X token[: note]`, as OPA words it. */
+  protected unexpected(note?: string): never {
+    const kind = this.peek()
+    if (kind === T.Illegal) {
+      const lexError = this.toks.errors.find((e) => e.offset === this.start())
+      this.fail(lexError?.message ?? 'illegal token')
+    }
+    const what = isKeywordKind(kind) ? 'keyword' : 'token'
+    const name = TOKEN_NAMES[kind] ?? 'token'
+    this.fail(note ? `unexpected ${name} ${what}: ${note}` : `unexpected ${name} ${what}`)
+  }
+
+  protected expect(kind: TokenKind, note: string): void {
+    if (this.peek() !== kind) this.unexpected(note)
+  }
+
+  protected enter(): void {
+    if (++this.depth > MAX_DEPTH) this.fail(`nesting too deep (more than ${MAX_DEPTH} levels)`)
+  }
+
+  protected leave(): void {
+    this.depth--
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Bodies and literals
+
+  /** query := literal { (";" | newline) literal }, ending before `end`. */
+  parseQuery(end: TokenKind): Body {
+    if (this.peek() === end) this.fail('found empty body')
+    const body: Body = []
+    for (;;) {
+      const expr = this.parseLiteral()
+      expr.index = body.length
+      body.push(expr)
+      if (this.peek() === T.Semicolon) {
+        this.advance()
+        continue
+      }
+      if (this.peek() === end) return body
+      if (!this.newlineBefore()) this.unexpected(`expected \\n or ; or ${TOKEN_NAMES[end]}`)
+    }
+  }
+
+  /** body := "{" query "}" (the opening brace already consumed; consumes the closing one). */
+  protected parseBody(end: TokenKind = T.RBrace): Body {
+    this.enter()
+    const body = this.parseQuery(end)
+    this.leave()
+    this.advance()
+    return body
+  }
+
+  /** literal := ["not"] ( some-decl | every | expr with-modifiers ) */
+  protected parseLiteral(): Expr {
+    const startLoc = this.loc()
+    let negated = false
+    if (this.peek() === T.Not && !this.keywordStartsRef()) {
+      negated = true
+      this.advance()
+    }
+    let expr: Expr
+    if (this.peek() === T.Some && !this.keywordStartsRef()) {
+      if (negated) this.unexpected("illegal negation of 'some'")
+      expr = this.parseSome()
+    } else if (this.peek() === T.Every && !this.keywordStartsRef()) {
+      if (negated) this.unexpected("illegal negation of 'every'")
+      expr = this.parseEvery()
+    } else {
+      expr = this.parseExpr()
+      if (negated) expr.negated = true
+    }
+    if (this.peek() === T.With && !this.keywordStartsRef()) expr.with = this.parseWith()
+    expr.location = this.span(startLoc)
+    return expr
+  }
+
+  /** some-decl := "some" var { "," var } | "some" [term ","] term "in" term */
+  protected parseSome(): Expr {
+    const declLoc = this.loc()
+    const saved = this.save()
+    this.advance()
+    try {
+      const term = this.parseInExpr(true)
+      if (term.type === 'call') {
+        const name = operatorText(term.value[0])
+        if (name === 'internal.member_2' || name === 'internal.member_3') {
+          const decl: SomeDecl = { type: 'somedecl', symbols: [term], location: declLoc }
+          return { type: 'expr', index: 0, terms: decl }
+        }
+        this.unexpected('expected `x in xs` or `x, y in xs` expression')
+      }
+    } catch (err) {
+      if (!(err instanceof ParseAbort)) throw err
+    }
+    this.restore(saved)
+    const symbols: Term[] = []
+    for (;;) {
+      this.advance()
+      if (this.peek() !== T.Ident) {
+        const hint =
+          this.regoVersion === 'v0' && this.tokText() === 'in'
+            ? ' (hint: `import future.keywords.in` for `some x in xs` expressions)'
+            : ''
+        this.unexpected(`expected var${hint}`)
+      }
+      symbols.push(this.parseVar())
+      if (this.peek() !== T.Comma) break
+    }
+    return { type: 'expr', index: 0, terms: { type: 'somedecl', symbols, location: declLoc } }
+  }
+
+  /** every := "every" [var ","] var "in" term "{" query "}" */
+  protected parseEvery(): Expr {
+    const loc = this.loc()
+    this.advance()
+    const term = this.parseInExpr(true)
+    if (term.type !== 'call') this.unexpected('expected `x[, y] in xs { ... }` expression')
+    const name = operatorText(term.value[0])
+    let key: Term | null = null
+    let value: Term
+    let domain: Term
+    if (name === 'internal.member_2' && term.value.length === 3) {
+      value = term.value[1] as Term
+      domain = term.value[2] as Term
+    } else if (name === 'internal.member_3' && term.value.length === 4) {
+      key = term.value[1] as Term
+      value = term.value[2] as Term
+      domain = term.value[3] as Term
+      if (key.type !== 'var') this.unexpected('expected key to be a variable')
+    } else {
+      this.unexpected('expected `x[, y] in xs { ... }` expression')
+    }
+    if (value.type !== 'var') this.unexpected('expected value to be a variable')
+    if (this.peek() !== T.LBrace) this.unexpected('missing body')
+    this.advance()
+    const body = this.parseBody()
+    const every: Every = { type: 'every', key, value, domain, body, location: loc }
+    return { type: 'expr', index: 0, terms: every }
+  }
+
+  /** with-modifiers := { "with" term "as" in-expr } */
+  protected parseWith(): With[] {
+    const withs: With[] = []
+    while (this.peek() === T.With && !this.keywordStartsRef()) {
+      const loc = this.loc()
+      this.advance()
+      if (this.peek() !== T.Ident && !this.keywordStartsRef()) this.unexpected('expected ident')
+      const target = this.parseTerm()
+      if (target.type !== 'ref' && target.type !== 'var')
+        this.fail('expected with target path', target.location)
+      if (this.peek() !== T.As) this.unexpected('expected as keyword')
+      this.advance()
+      const value = this.parseInExpr(true)
+      withs.push({ type: 'with', target, value, location: this.span(loc) })
+    }
+    return withs
+  }
+
+  /** expr := in-expr [ (":=" | "=") in-expr ]; a top-level call becomes the expression's terms. */
+  protected parseExpr(): Expr {
+    const lhs = this.parseInExpr(true)
+    if (this.peek() === T.Assign || this.peek() === T.Unify) {
+      const op = this.operatorTerm(OPERATOR_BUILTINS[this.peek()] as string)
+      this.advance()
+      const rhs = this.parseInExpr(true)
+      return { type: 'expr', index: 0, terms: [op, lhs, rhs] }
+    }
+    if (lhs.type === 'call') return { type: 'expr', index: 0, terms: lhs.value }
+    return { type: 'expr', index: 0, terms: lhs }
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // The operator ladder
+
+  /**
+   * in-expr := relation [ "," relation ] "in" relation { "in" relation }
+   * `keyVal` allows the `k, v in xs` form (not inside lists, where the comma separates items).
+   */
+  protected parseInExpr(keyVal: boolean, lhsIn?: Term, from?: Location): Term {
+    this.enter()
+    const lhs = lhsIn ?? this.parseRelationExpr()
+    const start = from ?? (lhs.location as Location)
+    if (keyVal && this.peek() === T.Comma) {
+      const saved = this.save()
+      this.advance()
+      try {
+        const mhs = this.parseRelationExpr()
+        if (this.peek() === T.In) {
+          const op = this.memberOperator('member_3')
+          this.advance()
+          const rhs = this.parseRelationExpr()
+          const call = this.callTerm([op, lhs, mhs, rhs], start)
+          this.leave()
+          return this.peek() === T.In ? this.parseInExpr(keyVal, call, start) : call
+        }
+      } catch (err) {
+        if (!(err instanceof ParseAbort)) throw err
+      }
+      this.restore(saved)
+    }
+    if (this.peek() === T.In && !this.keywordStartsRef()) {
+      const op = this.memberOperator('member_2')
+      this.advance()
+      const rhs = this.parseRelationExpr()
+      const call = this.callTerm([op, lhs, rhs], start)
+      this.leave()
+      return this.peek() === T.In ? this.parseInExpr(keyVal, call, start) : call
+    }
+    this.leave()
+    return lhs
+  }
+
+  /** relation := or { ("==" | "!=" | "<" | "<=" | ">" | ">=") or } */
+  protected parseRelationExpr(): Term {
+    let lhs = this.parseOrExpr()
+    const start = lhs.location as Location
+    while (this.peek() >= T.Equal && this.peek() <= T.Gte) {
+      const op = this.operatorTerm(OPERATOR_BUILTINS[this.peek()] as string)
+      this.advance()
+      lhs = this.callTerm([op, lhs, this.parseOrExpr()], start)
+    }
+    return lhs
+  }
+
+  /** or := and { "|" and } */
+  protected parseOrExpr(): Term {
+    let lhs = this.parseAndExpr()
+    const start = lhs.location as Location
+    while (this.peek() === T.Or) {
+      const op = this.operatorTerm('or')
+      this.advance()
+      lhs = this.callTerm([op, lhs, this.parseAndExpr()], start)
+    }
+    return lhs
+  }
+
+  /** and := arith { "&" arith } */
+  protected parseAndExpr(): Term {
+    let lhs = this.parseArithExpr()
+    const start = lhs.location as Location
+    while (this.peek() === T.And) {
+      const op = this.operatorTerm('and')
+      this.advance()
+      lhs = this.callTerm([op, lhs, this.parseArithExpr()], start)
+    }
+    return lhs
+  }
+
+  /** arith := factor { ("+" | "-") factor } */
+  protected parseArithExpr(): Term {
+    let lhs = this.parseFactorExpr()
+    const start = lhs.location as Location
+    while (this.peek() === T.Add || this.peek() === T.Sub) {
+      const op = this.operatorTerm(OPERATOR_BUILTINS[this.peek()] as string)
+      this.advance()
+      lhs = this.callTerm([op, lhs, this.parseFactorExpr()], start)
+    }
+    return lhs
+  }
+
+  /** factor := term { ("*" | "/" | "%") term } */
+  protected parseFactorExpr(): Term {
+    let lhs = this.parseTerm()
+    const start = lhs.location as Location
+    while (this.peek() === T.Mul || this.peek() === T.Quo || this.peek() === T.Rem) {
+      const op = this.operatorTerm(OPERATOR_BUILTINS[this.peek()] as string)
+      this.advance()
+      lhs = this.callTerm([op, lhs, this.parseTerm()], start)
+    }
+    return lhs
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Terms
+
+  /** term := primary { ref-or-call suffix }, see the grammar at the top of the file. */
+  parseTerm(): Term {
+    this.enter()
+    const first = this.loc()
+    let term: Term
+    let unaryMinus = false
+    const kind = this.keywordStartsRef() ? T.Ident : this.peek()
+    switch (kind) {
+      case T.Null:
+        term = { type: 'null', value: null, location: first }
+        this.advance()
+        break
+      case T.True:
+      case T.False:
+        term = { type: 'boolean', value: kind === T.True, location: first }
+        this.advance()
+        break
+      case T.Sub: {
+        const next = this.kindAt(this.i + 1)
+        if (next === T.Ident || next === T.Contains) {
+          // Unary minus on a ref: `-x` is `minus(0, x)`.
+          unaryMinus = true
+          this.advance()
+          term = this.parseVar()
+        } else {
+          term = this.parseNumber()
+        }
+        break
+      }
+      case T.Dot:
+      case T.Number:
+        term = this.parseNumber()
+        break
+      case T.String:
+      case T.RawString:
+        term = this.parseString()
+        break
+      case T.TemplatePart:
+      case T.TemplateEnd:
+      case T.RawTemplatePart:
+      case T.RawTemplateEnd:
+        term = this.parseTemplateString()
+        break
+      case T.Ident:
+      case T.Contains: // `contains` is also a builtin; only rule heads treat it as a keyword
+        term = this.parseVar()
+        break
+      case T.LBrack:
+        term = this.parseArray()
+        break
+      case T.LBrace:
+        term = this.parseSetOrObject()
+        break
+      case T.LParen: {
+        this.advance()
+        const inner = this.parseInExpr(true)
+        if (this.peek() !== T.RParen) this.fail('non-terminated expression')
+        this.advance()
+        term = {
+          ...inner,
+          location: { ...(inner.location as Location), text: this.text.slice(first.offset, this.lastEnd) },
+        }
+        break
+      }
+      default:
+        if (this.keywordStartsRef()) {
+          term = this.parseVar()
+          break
+        }
+        this.unexpected()
+    }
+    term = this.parseTermSuffix(term, false)
+    if (unaryMinus) {
+      const zero: NumberTerm = { type: 'number', value: '0', location: first }
+      term = this.callTerm([this.operatorTerm('minus', first), zero, term], first)
+    }
+    this.leave()
+    return term
+  }
+
+  /**
+   * ref-or-call suffix := { "." ident | "[" in-expr "]" | "(" [args] ")" }, only when the next token
+   * follows without whitespace (`a [1]` is two terms). `allowSpaceFirst` is for rule heads, where
+   * OPA accepts `f (x)`. A bare `data` or `input` becomes a ref.
+   */
+  protected parseTermSuffix(head: Term, allowSpaceFirst: boolean): Term {
+    const k = this.peek()
+    if ((k === T.Dot || k === T.LBrack || k === T.LParen) && (allowSpaceFirst || !this.spaced())) {
+      return this.parseRef(head)
+    }
+    if (head.type === 'var' && ROOT_DOCUMENTS.has(head.value)) {
+      return { type: 'ref', value: [head], location: head.location }
+    }
+    return head
+  }
+
+  /** ref := head { "." ident | "[" in-expr "]" } [ "(" args ")" { suffix } ] */
+  protected parseRef(head: Term): Term {
+    this.enter()
+    const loc = head.location as Location
+    switch (head.type) {
+      case 'var':
+      case 'array':
+      case 'object':
+      case 'set':
+      case 'arraycomprehension':
+      case 'setcomprehension':
+      case 'objectcomprehension':
+      case 'call':
+        break
+      default:
+        this.fail(`illegal ref (head cannot be ${head.type})`, loc)
+    }
+    const ref: Term[] = [head]
+    for (let first = true; ; first = false) {
+      if (!first && this.spaced()) break
+      const k = this.peek()
+      if (k === T.Dot) {
+        this.advance()
+        const word = this.toks.kinds[this.i] as TokenKind
+        if ((word !== T.Ident && !isKeywordKind(word)) || this.spaced()) this.unexpected('expected ident')
+        ref.push({ type: 'string', value: this.tokText(), location: this.loc() })
+        this.advance()
+      } else if (k === T.LBrack) {
+        this.advance()
+        ref.push(this.parseInExpr(true))
+        if (this.peek() !== T.RBrack) this.unexpected('expected ]')
+        this.advance()
+      } else if (k === T.LParen) {
+        const operator: RefTerm = { type: 'ref', value: ref, location: this.span(loc, this.start()) }
+        let call = this.parseCall(operator, loc)
+        if ((this.peek() === T.Dot || this.peek() === T.LBrack) && !this.spaced()) call = this.parseRef(call)
+        this.leave()
+        return call
+      } else {
+        break
+      }
+    }
+    this.leave()
+    if (ref.length === 1) return head
+    return { type: 'ref', value: ref, location: this.span(loc) }
+  }
+
+  /** call := operator "(" [ in-expr { "," in-expr } [","] ] ")"; `set()` is the empty set. */
+  protected parseCall(operator: RefTerm, loc: Location): Term {
+    this.advance()
+    if (this.peek() === T.RParen) {
+      this.advance()
+      const only = operator.value[0]
+      if (operator.value.length === 1 && only?.type === 'var' && only.value === 'set') {
+        return { type: 'set', value: [], location: this.span(loc) }
+      }
+      return { type: 'call', value: [operator], location: this.span(loc) }
+    }
+    const args = this.parseTermList(T.RParen, [operator])
+    this.advance()
+    return { type: 'call', value: args, location: this.span(loc) }
+  }
+
+  /** var := ident; `_` becomes a fresh wildcard `$N`. */
+  protected parseVar(): VarTerm {
+    const text = this.tokText()
+    const location = this.loc()
+    this.advance()
+    if (text === '_') return { type: 'var', value: `$${this.wildcard++}`, location }
+    return { type: 'var', value: text, location }
+  }
+
+  /** A fresh wildcard var (OPA re-numbers wildcards in copied rule heads). */
+  protected freshWildcard(location?: Location): VarTerm {
+    return { type: 'var', value: `$${this.wildcard++}`, location }
+  }
+
+  /** number := ["-"] ( digits ["." digits] | "." digits ) [exponent], kept as written. */
+  protected parseNumber(): NumberTerm {
+    const loc = this.loc()
+    let prefix = ''
+    if (this.peek() === T.Sub) {
+      prefix = '-'
+      this.advance()
+      if (this.peek() !== T.Number && this.peek() !== T.Dot) this.unexpected('expected number')
+    }
+    if (this.peek() === T.Dot) {
+      prefix += '.'
+      this.advance()
+      if (this.peek() !== T.Number) this.unexpected('expected number')
+    }
+    const lit = this.tokText()
+    if (!prefix.endsWith('.') && lit.length > 1 && lit.charCodeAt(0) === 48) {
+      const c1 = lit[1]
+      if (c1 !== '.' && !(lit.length > 2 && (c1 === 'e' || c1 === 'E'))) {
+        this.unexpected('expected number without leading zero')
+      }
+    }
+    const value = prefix + lit
+    if (numberTooBig(value)) this.fail('number too big', this.loc())
+    this.advance()
+    return { type: 'number', value, location: this.span(loc) }
+  }
+
+  /** string := '"' chars '"' | '`' raw chars '`' */
+  protected parseString(): StringTerm {
+    const lit = this.tokText()
+    const location = this.loc()
+    this.advance()
+    if (lit.charCodeAt(0) === 96) return { type: 'string', value: lit.slice(1, -1), location }
+    const inner = lit.slice(1, -1)
+    if (!inner.includes('\\')) return { type: 'string', value: inner, location }
+    try {
+      return { type: 'string', value: JSON.parse(lit) as string, location }
+    } catch {
+      this.fail(`illegal string literal: ${lit}`, location)
+    }
+  }
+
+  /** template := '$"' { chars | "{" literal "}" } '"' (or the raw form with backticks) */
+  protected parseTemplateString(): TemplateStringTerm {
+    const loc = this.loc()
+    const multiLine = this.peek() === T.RawTemplatePart || this.peek() === T.RawTemplateEnd
+    const parts: Array<Term | Expr> = []
+    for (let first = true; ; first = false) {
+      const k = this.peek()
+      const lit = this.tokText()
+      const inner = lit.slice(first ? 2 : 1, -1)
+      const value = multiLine ? inner.replaceAll('\\{', '{') : unescapeTemplate(inner)
+      if (value === undefined) this.fail(`illegal template-string part: ${lit}`)
+      if (value.length > 0) parts.push({ type: 'string', value, location: this.loc() })
+      if (k === T.TemplateEnd || k === T.RawTemplateEnd) break
+      this.advance()
+      const exprLoc = this.loc()
+      const expr = this.parseLiteral()
+      if (expr.negated) this.fail("unexpected negation ('not') in template-string expression", exprLoc)
+      if (Array.isArray(expr.terms)) {
+        const op = operatorText(expr.terms[0])
+        if (op === 'eq') this.fail("unexpected unification ('=') in template-string expression", exprLoc)
+        if (op === 'assign') this.fail("unexpected assignment (':=') in template-string expression", exprLoc)
+      } else if (expr.terms.type === 'every' || expr.terms.type === 'somedecl') {
+        const word = expr.terms.type === 'every' ? 'every' : 'some'
+        this.fail(`unexpected '${word}' in template-string expression`, exprLoc)
+      }
+      const single = expr.terms
+      if (!Array.isArray(single) && !expr.with && isScalarType(single.type)) parts.push(single as Term)
+      else parts.push(expr)
+      const next = this.peek()
+      const continues =
+        next === T.TemplatePart ||
+        next === T.TemplateEnd ||
+        next === T.RawTemplatePart ||
+        next === T.RawTemplateEnd
+      if (!continues || this.text.charCodeAt(this.start()) !== 125)
+        this.unexpected('expected } to end template string expression')
+    }
+    this.advance()
+    return { type: 'templatestring', value: { parts, multi_line: multiLine }, location: this.span(loc) }
+  }
+
+  /** array := "[" [ term-list ] "]" | "[" term "|" query "]" */
+  protected parseArray(): Term {
+    const loc = this.loc()
+    this.advance()
+    if (this.peek() === T.RBrack) {
+      this.advance()
+      return { type: 'array', value: [], location: this.span(loc) }
+    }
+    let potentialComprehension = true
+    if (this.peek() === T.Comma) {
+      potentialComprehension = false
+      this.advance()
+    }
+    const saved = this.save()
+    // A single term first: `[a | b]` is a comprehension, not an array holding `a | b`.
+    const head = this.parseTerm()
+    if (this.peek() === T.RBrack) {
+      this.advance()
+      return { type: 'array', value: [head], location: this.span(loc) }
+    }
+    if (this.peek() === T.Comma) {
+      this.advance()
+      const items = this.parseTermList(T.RBrack, [head])
+      this.advance()
+      return { type: 'array', value: items, location: this.span(loc) }
+    }
+    if (this.peek() === T.Or && potentialComprehension) {
+      this.advance()
+      const body = this.tryBody(T.RBrack)
+      if (body) return { type: 'arraycomprehension', value: { term: head, body }, location: this.span(loc) }
+    }
+    this.restore(saved)
+    const items = this.parseTermList(T.RBrack, [])
+    this.advance()
+    return { type: 'array', value: items, location: this.span(loc) }
+  }
+
+  /**
+   * Parses a comprehension body, or returns undefined when it fails and a `,` follows (so the
+   * caller can fall back to a list, as in `[a | b, c]`).
+   */
+  private tryBody(end: TokenKind): Body | undefined {
+    try {
+      return this.parseBody(end)
+    } catch (err) {
+      if (err instanceof ParseAbort && this.peek() === T.Comma) return undefined
+      throw err
+    }
+  }
+
+  /** set-or-object := "{" [ term-list | pair-list ] "}" | set/object comprehension */
+  protected parseSetOrObject(): Term {
+    const loc = this.loc()
+    this.advance()
+    if (this.peek() === T.RBrace) {
+      this.advance()
+      return { type: 'object', value: [], location: this.span(loc) }
+    }
+    let potentialComprehension = true
+    if (this.peek() === T.Comma) {
+      potentialComprehension = false
+      this.advance()
+    }
+    const saved = this.save()
+    let head: Term | undefined
+    try {
+      head = this.parseTerm()
+    } catch (err) {
+      if (!(err instanceof ParseAbort)) throw err
+    }
+    if (head) {
+      const k = this.peek()
+      if ((k === T.Or && potentialComprehension) || k === T.RBrace || k === T.Comma) {
+        return this.parseSet(saved, head, potentialComprehension, loc)
+      }
+      if (k === T.Colon) return this.parseObject(head, potentialComprehension, loc)
+    }
+    this.restore(saved)
+    head = this.parseInExpr(false)
+    if (this.peek() === T.RBrace || this.peek() === T.Comma) return this.parseSet(saved, head, false, loc)
+    if (this.peek() === T.Colon) return this.parseObject(head, potentialComprehension, loc)
+    this.unexpected('non-terminated set')
+  }
+
+  private parseSet(saved: SavedState, head: Term, potentialComprehension: boolean, loc: Location): Term {
+    if (this.peek() === T.RBrace) {
+      this.advance()
+      return { type: 'set', value: [head], location: this.span(loc) }
+    }
+    if (this.peek() === T.Comma) {
+      this.advance()
+      const items = this.parseTermList(T.RBrace, [head])
+      this.advance()
+      return { type: 'set', value: items, location: this.span(loc) }
+    }
+    if (potentialComprehension) {
+      this.advance()
+      const body = this.tryBody(T.RBrace)
+      if (body) return { type: 'setcomprehension', value: { term: head, body }, location: this.span(loc) }
+    }
+    this.restore(saved)
+    const items = this.parseTermList(T.RBrace, [])
+    this.advance()
+    return { type: 'set', value: items, location: this.span(loc) }
+  }
+
+  private parseObject(key: Term, potentialComprehension: boolean, loc: Location): Term {
+    this.advance()
+    const saved = this.save()
+    let potentialRelation = true
+    if (potentialComprehension) {
+      try {
+        const value = this.parseTerm()
+        const k = this.peek()
+        if (k === T.RBrace || k === T.Comma || k === T.Or) {
+          if (k !== T.Or) potentialRelation = false
+          return this.parseObjectFinish(key, value, true, loc)
+        }
+      } catch (err) {
+        if (!(err instanceof ParseAbort)) throw err
+      }
+    }
+    this.restore(saved)
+    if (potentialRelation) {
+      const value = this.parseInExpr(false)
+      if (this.peek() === T.RBrace || this.peek() === T.Comma)
+        return this.parseObjectFinish(key, value, false, loc)
+    }
+    this.unexpected('non-terminated object')
+  }
+
+  private parseObjectFinish(key: Term, value: Term, potentialComprehension: boolean, loc: Location): Term {
+    if (this.peek() === T.RBrace) {
+      this.advance()
+      return { type: 'object', value: [[key, value]], location: this.span(loc) }
+    }
+    if (this.peek() === T.Or) {
+      if (!potentialComprehension) this.unexpected('non-terminated object')
+      this.advance()
+      const body = this.parseBody(T.RBrace)
+      return { type: 'objectcomprehension', value: { key, value, body }, location: this.span(loc) }
+    }
+    this.advance() // the comma
+    const pairs = this.parseTermPairList(T.RBrace, [[key, value]])
+    this.advance()
+    const term: ObjectTerm = { type: 'object', value: pairs, location: this.span(loc) }
+    return term
+  }
+
+  /** term-list := in-expr { "," in-expr } [","], stopping at `end` (not consumed). */
+  protected parseTermList(end: TokenKind, items: Term[]): Term[] {
+    if (this.peek() === end) return items
+    for (;;) {
+      items.push(this.parseInExpr(false))
+      if (this.peek() === end) return items
+      if (this.peek() !== T.Comma) this.unexpected(`expected "," or "${TOKEN_NAMES[end]}"`)
+      this.advance()
+      if (this.peek() === end) return items
+    }
+  }
+
+  /** pair-list := in-expr ":" in-expr { "," in-expr ":" in-expr } [","] */
+  protected parseTermPairList(end: TokenKind, pairs: Array<[Term, Term]>): Array<[Term, Term]> {
+    if (this.peek() === end) return pairs
+    for (;;) {
+      const key = this.parseInExpr(false)
+      if (this.peek() !== T.Colon) this.unexpected('expected ":"')
+      this.advance()
+      pairs.push([key, this.parseInExpr(false)])
+      if (this.peek() === end) return pairs
+      if (this.peek() !== T.Comma) this.unexpected(`expected "," or "${TOKEN_NAMES[end]}"`)
+      this.advance()
+      if (this.peek() === end) return pairs
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Small builders
+
+  /** A call term spanning from `start` to the last consumed token. */
+  protected callTerm(value: Term[], start: Location): CallTerm {
+    return { type: 'call', value, location: this.span(start) }
+  }
+
+  /** The operator of an infix call: a ref to the builtin's var name, located at the operator. */
+  protected operatorTerm(name: string, location: Location = this.loc()): RefTerm {
+    return { type: 'ref', value: [{ type: 'var', value: name, location }], location }
+  }
+
+  private memberOperator(name: 'member_2' | 'member_3'): RefTerm {
+    const location = this.loc()
+    return {
+      type: 'ref',
+      value: [
+        { type: 'var', value: 'internal', location },
+        { type: 'string', value: name, location },
+      ],
+      location,
+    }
+  }
+}
+
+/** The dotted name of an operator ref (`internal.member_2`), or undefined. */
+export function operatorText(term: Term | undefined): string | undefined {
+  if (!term || term.type !== 'ref') return undefined
+  let out = ''
+  for (const [i, part] of term.value.entries()) {
+    if (i === 0 && part.type === 'var') out = part.value
+    else if (i > 0 && part.type === 'string') out += `.${part.value}`
+    else return undefined
+  }
+  return out
+}
+
+function isScalarType(type: string): boolean {
+  return type === 'string' || type === 'number' || type === 'boolean' || type === 'null'
+}
+
+/**
+ * OPA rejects numbers whose binary exponent exceeds 1e5 (to bound big-number costs); this checks
+ * the same bound from the decimal exponent and digit count.
+ */
+function numberTooBig(lexeme: string): boolean {
+  const e = lexeme.search(/[eE]/)
+  if (e === -1) return lexeme.length > 30000
+  const exp = Number(lexeme.slice(e + 1))
+  const mantissa = lexeme.slice(0, e).replace(/^[-.]+/, '')
+  const intDigits = mantissa.includes('.') ? mantissa.indexOf('.') : mantissa.length
+  const magnitude = exp + intDigits
+  return !Number.isFinite(exp) || Math.abs(magnitude) * Math.LOG2E * Math.LN10 > 1e5
+}
+
+/** Unescapes a quoted template-string part: JSON escapes plus `\{`. Undefined when malformed. */
+function unescapeTemplate(inner: string): string | undefined {
+  if (!inner.includes('\\')) return inner
+  let out = ''
+  let chunk = 0
+  for (let i = 0; i < inner.length; i++) {
+    if (inner.charCodeAt(i) !== 92) continue
+    out += inner.slice(chunk, i)
+    const next = inner[i + 1]
+    if (next === '{') {
+      out += '{'
+      i++
+    } else if (next === 'u') {
+      const hex = inner.slice(i + 2, i + 6)
+      if (!/^[0-9a-fA-F]{4}$/.test(hex)) return undefined
+      out += String.fromCharCode(Number.parseInt(hex, 16))
+      i += 5
+    } else {
+      const mapped = next === undefined ? undefined : SIMPLE_ESCAPES[next]
+      if (mapped === undefined) return undefined
+      out += mapped
+      i++
+    }
+    chunk = i + 1
+  }
+  return out + inner.slice(chunk)
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+}
+
+/**
+ * Parses a single term (`input.x`, `data.a[b]`, `{"a": 1}`) from `text`. Throws `ParseAbort`-free
+ * `RegoError`s: the first error found, as a `RegoErrors`-compatible single error.
+ */
+export function parseTermText(text: string, options: ParseOptions = {}): Term {
+  const parser = new TermParser(text, options)
+  return parser.parseWholeTerm()
+}
+
+class TermParser extends Parser {
+  parseWholeTerm(): Term {
+    try {
+      const term = this.parseInExpr(true)
+      if (this.peek() !== T.EOF) this.unexpected('expected end of term')
+      return term
+    } catch (err) {
+      if (err instanceof ParseAbort) throw err.error
+      if (err instanceof RangeError) throw parseError(this.loc(), 'nesting too deep')
+      throw err
+    }
+  }
+}
