@@ -1,0 +1,82 @@
+/**
+ * The errors the compile endpoint answers with, in OPA's shapes: the response envelope
+ * `{code, message, errors?}` and, inside `errors`, OPA's AST error `{code, message, location?, details?}`.
+ */
+import type { Location } from '../core/rego/syntax/ast.js'
+
+/** OPA's JSON for one AST-level error (`pe_fragment_error`, `invalid_unknown`, `rego_*`, …). */
+export interface AstErrorJson {
+  code: string
+  message: string
+  location?: { file: string; row: number; col: number }
+  details?: { details: string }
+}
+
+/** The envelope codes this endpoint uses (OPA's server codes). */
+export type CompileErrorCode = 'invalid_parameter' | 'evaluation_error' | 'internal_error'
+
+/** The message OPA puts on every `evaluation_error` envelope. */
+export const EVALUATION_ERROR_MESSAGE = 'error(s) occurred while evaluating query'
+
+/**
+ * A failed compile request: an HTTP status and OPA's envelope. Thrown anywhere in `compile/` and written
+ * by the route; never a crash.
+ */
+export class CompileFailure extends Error {
+  constructor(
+    readonly status: 400 | 500,
+    readonly code: CompileErrorCode,
+    message: string,
+    readonly errors?: AstErrorJson[],
+  ) {
+    super(message)
+    this.name = 'CompileFailure'
+  }
+
+  /** The response body: `{code, message, errors?}`. */
+  toJSON(): { code: string; message: string; errors?: AstErrorJson[] } {
+    return this.errors && this.errors.length > 0
+      ? { code: this.code, message: this.message, errors: this.errors }
+      : { code: this.code, message: this.message }
+  }
+}
+
+/** 400 `invalid_parameter`: the request itself is wrong. */
+export function invalidParameter(message: string, errors?: AstErrorJson[]): CompileFailure {
+  return new CompileFailure(400, 'invalid_parameter', message, errors)
+}
+
+/** 400 `evaluation_error` with AST errors (fragment errors, bad annotations). */
+export function evaluationError(errors: AstErrorJson[]): CompileFailure {
+  return new CompileFailure(400, 'evaluation_error', EVALUATION_ERROR_MESSAGE, errors)
+}
+
+/** 500 `internal_error`: evaluation or rendering failed; the message says where (`partial eval: …`). */
+export function internalFailure(message: string): CompileFailure {
+  return new CompileFailure(500, 'internal_error', message)
+}
+
+/** An AST error; `location` keeps only file, row and column, as OPA prints them. */
+export function astError(
+  code: string,
+  location: Pick<Location, 'file' | 'row' | 'col'> | undefined,
+  message: string,
+  details?: string,
+): AstErrorJson {
+  const err: AstErrorJson = { code, message }
+  if (location) err.location = { file: location.file, row: location.row, col: location.col }
+  if (details !== undefined) err.details = { details }
+  return err
+}
+
+/** The code of every fragment (post-partial-evaluation) error. */
+export const FRAGMENT_ERROR_CODE = 'pe_fragment_error'
+
+/** A `pe_fragment_error` at `location`. */
+export function fragmentError(
+  location: Pick<Location, 'file' | 'row' | 'col'> | undefined,
+  message: string,
+  details?: string,
+): AstErrorJson {
+  return astError(FRAGMENT_ERROR_CODE, location, message, details)
+}

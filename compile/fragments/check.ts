@@ -1,0 +1,168 @@
+/**
+ * The fragment checks run on partial evaluation's residual queries: every expression must be something
+ * the requested targets can express. Each expression is checked twice, once as a statement (`not`,
+ * `every`, `with`, naked terms) and once as a built-in call (which call, which operands); each check
+ * yields at most one `pe_fragment_error`, with the reference implementation's messages and locations.
+ */
+import type { Body, Expr, Location, Module, Term } from '../../core/rego/syntax/ast.js'
+import { isTerm, MEMBER, MEMBER_WITH_KEY, operatorName } from '../../core/rego/syntax/ast.js'
+import { type AstErrorJson, fragmentError } from '../errors.js'
+import { callToString, exprToString, refToString, termToString } from '../print.js'
+import type { ConstraintSet } from './constraints.js'
+import { supportRuleMessage } from './support.js'
+
+/** What the checks need besides the residual. */
+export interface FragmentCheckContext {
+  constraints: ConstraintSet
+  /** Short names (`input.name`) that table mappings map to a table with `$table`. */
+  shortNames: ReadonlySet<string>
+  /** The support modules partial evaluation produced. */
+  support: readonly Module[]
+}
+
+const COMPARISONS: ReadonlySet<string> = new Set(['eq', 'neq', 'lt', 'lte', 'gt', 'gte'])
+const UNKNOWN_FIRST: ReadonlySet<string> = new Set(['startswith', 'endswith', 'contains', MEMBER])
+// Built-ins whose name reads better differently in messages.
+const DISPLAY_NAMES: Readonly<Record<string, string>> = { [MEMBER]: 'in' }
+
+/**
+ * Every fragment error of `queries`, in order (query by query, expression by expression, statement
+ * check before built-in check). An empty list means the residual is within the targets' fragment.
+ */
+export function checkFragments(queries: readonly Body[], ctx: FragmentCheckContext): AstErrorJson[] {
+  const errors: AstErrorJson[] = []
+  for (const body of queries) {
+    for (const expr of body) {
+      const statement = checkStatement(expr, ctx)
+      if (statement) errors.push(statement)
+      const call = checkCall(expr, ctx)
+      if (call) errors.push(call)
+    }
+  }
+  return errors
+}
+
+/** `not`, `every`, `with` and naked terms. */
+function checkStatement(expr: Expr, ctx: FragmentCheckContext): AstErrorJson | undefined {
+  const terms = expr.terms
+  const isCall = Array.isArray(terms)
+  if (expr.negated) {
+    if (!isCall) return fragmentError(expr.location, '"not" not permitted')
+    const refused = ctx.constraints.refuseFeature('not')
+    return refused ? fragmentError(expr.location, `"not" not permitted: ${refused}`) : undefined
+  }
+  if (isCall) return undefined
+  if (!isTerm(terms) && terms.type === 'every') return fragmentError(expr.location, '"every" not permitted')
+  if (expr.with && expr.with.length > 0) return fragmentError(expr.location, '"with" not permitted')
+  if (isTerm(terms) && terms.type === 'ref') {
+    const parts = terms.value
+    if (isVarHead(parts, 'data') && parts[1]?.type === 'string' && parts[1].value === 'partial') {
+      const last = parts[parts.length - 1]
+      return fragmentError(last?.location ?? expr.location, supportRuleMessage(parts, ctx.support))
+    }
+    if (isVarHead(parts, 'data')) {
+      const text = exprToString(expr)
+      return fragmentError(
+        expr.location,
+        `invalid data reference "${text}"`,
+        `has rule "${refToString(parts)}" an \`else\`?`,
+      )
+    }
+  }
+  const text = exprToString(expr)
+  return fragmentError(expr.location, `invalid statement "${text}"`, `try \`${text} != false\``)
+}
+
+/** Which built-in, whether the targets allow it, and whether its operands can be translated. */
+function checkCall(expr: Expr, ctx: FragmentCheckContext): AstErrorJson | undefined {
+  if (expr.with && expr.with.length > 0) return undefined // already reported by the statement check
+  const terms = expr.terms
+  if (!Array.isArray(terms)) return undefined
+  const operator = terms[0]
+  if (!operator) return undefined
+  const loc = operator.location ?? expr.location
+  const name = operatorName(operator) ?? termToString(operator)
+  const opText = termToString(operator)
+  if (name === MEMBER_WITH_KEY) return fragmentError(loc, 'invalid use of "... in ..."')
+  const comparison = COMPARISONS.has(name)
+  const unknownFirst = UNKNOWN_FIRST.has(name)
+  if (!comparison && !unknownFirst) {
+    if (operator.type === 'ref' && isVarHead(operator.value, 'data')) {
+      return fragmentError(
+        expr.location,
+        `invalid data reference "${exprToString(expr)}"`,
+        `has function "${opText}(...)" an \`else\`?`,
+      )
+    }
+    return fragmentError(loc, `invalid builtin \`${opText}\``)
+  }
+  const refused = ctx.constraints.refuseBuiltin(name)
+  if (refused) return fragmentError(loc, `invalid builtin \`${DISPLAY_NAMES[name] ?? name}\`: ${refused}`)
+
+  const operands = [terms[1], terms[2]]
+  for (const operand of operands) {
+    const err = checkOperand(operand, opText, operator.location, ctx.shortNames)
+    if (err) return err
+  }
+  const a = operands[0]!
+  const b = operands[1]!
+  const refs = (a.type === 'ref' ? 1 : 0) + (b.type === 'ref' ? 1 : 0)
+  if (refs === 2) {
+    const noFieldRef = ctx.constraints.refuseFeature('field-ref')
+    if (noFieldRef) return fragmentError(loc, `reference to field: ${noFieldRef}`)
+  }
+  if (unknownFirst) {
+    return a.type === 'ref' ? undefined : fragmentError(loc, `rhs of ${opText} must be known`)
+  }
+  if (isScalar(a) || isScalar(b)) return undefined
+  if (name === 'eq' && refs === 1) {
+    // `input.x = _`: the only way to say "the field exists".
+    for (const operand of operands) {
+      if (operand!.type === 'var' || operand!.type === 'ref') {
+        const noExistence = ctx.constraints.refuseFeature('existence-ref')
+        if (noExistence) return fragmentError(loc, `existence of field: ${noExistence}`)
+      } else {
+        return fragmentError(loc, 'both rhs and lhs non-scalar/non-ground')
+      }
+    }
+    return undefined
+  }
+  if (!comparison || refs !== 2) return fragmentError(loc, 'both rhs and lhs non-scalar/non-ground')
+  return undefined
+}
+
+/** Nested calls and refs other than `input.<table>.<column>` (or a mapped short `input.<name>`). */
+function checkOperand(
+  operand: Term | undefined,
+  opText: string,
+  operatorLocation: Location | undefined,
+  shortNames: ReadonlySet<string>,
+): AstErrorJson | undefined {
+  if (!operand) return fragmentError(operatorLocation, `${opText}: missing operand`)
+  if (operand.type === 'call') {
+    const loc = operatorLocation ?? operand.value[0]?.location ?? operand.location
+    return fragmentError(loc, `${opText}: nested call operand: ${callToString(operand.value)}`)
+  }
+  if (operand.type === 'ref') {
+    const parts = operand.value
+    if (isVarHead(parts, 'input')) {
+      if (parts.length === 3) return undefined
+      const short = parts[1]
+      if (parts.length === 2 && short?.type === 'string' && shortNames.has(short.value)) return undefined
+    }
+    return fragmentError(
+      operatorLocation ?? operand.location,
+      `${opText}: invalid ref operand: ${refToString(parts)}`,
+    )
+  }
+  return undefined
+}
+
+function isScalar(term: Term): boolean {
+  return term.type === 'string' || term.type === 'number' || term.type === 'boolean' || term.type === 'null'
+}
+
+function isVarHead(parts: readonly Term[], name: string): boolean {
+  const head = parts[0]
+  return head?.type === 'var' && head.value === name
+}
