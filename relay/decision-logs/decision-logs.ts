@@ -69,6 +69,7 @@ export class DecisionLogs {
   private readonly committer: GroupCommitter
   private readonly forwarder: Forwarder | undefined
   private stopping = false
+  private activeRequests = 0
   private stopped: Promise<void> | undefined
 
   private constructor(private readonly options: DecisionLogsOptions) {
@@ -140,7 +141,14 @@ export class DecisionLogs {
       committer: this.committer,
       metrics: this.metrics,
       logger: this.options.logger,
-      isStopping: () => this.stopping,
+      enter: () => {
+        if (this.stopping) return false
+        this.activeRequests++
+        return true
+      },
+      leave: () => {
+        this.activeRequests--
+      },
     }
   }
 
@@ -198,6 +206,10 @@ export class DecisionLogs {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.stopping = true
+      // Uploads that arrived before the stop still get their commit (bounded: a stuck client
+      // cannot hold the shutdown past the drain time).
+      const deadline = Date.now() + Math.max(1000, this.options.config.upload.drain_timeout_ms)
+      while (this.activeRequests > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
       await this.committer.idle()
       await this.forwarder?.stop()
       const left = this.buffer.stats()

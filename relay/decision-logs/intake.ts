@@ -32,8 +32,10 @@ export interface IntakeDeps {
   committer: GroupCommitter
   metrics: DecisionLogMetrics
   logger: Logger
-  /** True once shutdown began: new uploads get 503. */
-  isStopping: () => boolean
+  /** Registers a request; false once shutdown began (the upload gets 503). */
+  enter: () => boolean
+  /** Ends a request registered with `enter` (shutdown waits for these to commit). */
+  leave: () => void
 }
 
 // SQLite result codes that mean "cannot write now" rather than "bug": the agent should retry.
@@ -58,8 +60,11 @@ export function createIntakeHandler(deps: IntakeDeps) {
   return async (c: Context<AppEnv>): Promise<Response> => {
     let events = 0
     let malformed = 0
+    if (!deps.enter()) {
+      deps.metrics.intake(503)
+      throw serviceUnavailable('the relay is shutting down; retry later', retryAfter)
+    }
     try {
-      if (deps.isStopping()) throw serviceUnavailable('the relay is shutting down; retry later', retryAfter)
       const text = await readEventsText(c, deps.config.intake)
       const split = parseEvents(text)
       const outcome = await commit(deps, split.events)
@@ -71,6 +76,8 @@ export function createIntakeHandler(deps: IntakeDeps) {
     } catch (err) {
       deps.metrics.intake(err instanceof HttpError ? err.status : 500)
       throw err
+    } finally {
+      deps.leave()
     }
   }
 }

@@ -1,0 +1,144 @@
+/**
+ * A decision-log upstream for tests: a real HTTP server on 127.0.0.1 that records every upload
+ * (gunzipped, split into raw event texts) and answers as told: 2xx, any status with headers,
+ * 413 above a size, or never (a hang).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { gunzipSync } from 'node:zlib'
+import { splitEvents } from '../../relay/decision-logs/split-events.js'
+
+/** One scripted answer: a status (with headers), or `hang` (never answer). */
+export type UpstreamAnswer = { status: number; headers?: Record<string, string>; body?: string } | 'hang'
+
+/** One request the upstream received. */
+export interface ReceivedUpload {
+  at: number
+  path: string
+  status: number | 'hang'
+  headers: IncomingMessage['headers']
+  gzipBytes: number
+  /** Raw event texts in the order they were in the array. */
+  events: string[]
+}
+
+export interface LogsUpstreamOptions {
+  /** Answer 413 to bodies larger than this (compressed), like a server with a body limit. */
+  maxGzipBytes?: number
+  port?: number
+}
+
+/** The running test upstream; see the module comment. */
+export class LogsUpstream {
+  readonly requests: ReceivedUpload[] = []
+  private readonly script: UpstreamAnswer[] = []
+  private fallback: UpstreamAnswer = { status: 204 }
+  private readonly sockets = new Set<Socket>()
+  private readonly hanging = new Set<ServerResponse>()
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+    readonly port: number,
+    private readonly options: LogsUpstreamOptions,
+  ) {}
+
+  /** Starts a server on 127.0.0.1 (port 0 unless given). */
+  static async start(options: LogsUpstreamOptions = {}): Promise<LogsUpstream> {
+    let upstream: LogsUpstream | undefined
+    const server = createServer((req, res) => upstream!.handle(req, res))
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(options.port ?? 0, '127.0.0.1', resolve)
+    })
+    const { port } = server.address() as AddressInfo
+    upstream = new LogsUpstream(server, `http://127.0.0.1:${port}`, port, options)
+    server.on('connection', (socket) => {
+      upstream!.sockets.add(socket)
+      socket.on('close', () => upstream!.sockets.delete(socket))
+    })
+    return upstream
+  }
+
+  /** The URL agents' uploads go to. */
+  get logsUrl(): string {
+    return `${this.url}/logs`
+  }
+
+  /** Queues one-shot answers, used before the default. */
+  answer(...answers: UpstreamAnswer[]): this {
+    this.script.push(...answers)
+    return this
+  }
+
+  /** The answer once the script is used up (204 at first). */
+  answerByDefault(answer: UpstreamAnswer): this {
+    this.fallback = answer
+    return this
+  }
+
+  /** Event texts of every accepted (2xx) upload, in arrival order, duplicates included. */
+  accepted(): string[] {
+    return this.requests
+      .filter((r) => typeof r.status === 'number' && r.status < 300)
+      .flatMap((r) => r.events)
+  }
+
+  /** Resolves once `predicate` holds, polling; rejects after `timeoutMs`. */
+  async waitFor(
+    predicate: () => boolean,
+    timeoutMs = 10_000,
+    what = 'the upstream condition',
+  ): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    while (!predicate()) {
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  }
+
+  /** Stops the server, cutting hanging requests and open connections. */
+  async close(): Promise<void> {
+    for (const res of this.hanging) res.destroy()
+    for (const socket of this.sockets) socket.destroy()
+    await new Promise<void>((resolve) => this.server.close(() => resolve()))
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks)
+      const answer = this.script.shift() ?? this.fallback
+      let events: string[] = []
+      let parseError: string | undefined
+      try {
+        const text =
+          req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw).toString('utf8') : raw.toString('utf8')
+        events = splitEvents(text).events.map((e) => e.text)
+      } catch (err) {
+        parseError = (err as Error).message
+      }
+      const tooLarge = this.options.maxGzipBytes !== undefined && raw.length > this.options.maxGzipBytes
+      const status = parseError ? 400 : tooLarge ? 413 : answer === 'hang' ? 'hang' : answer.status
+      this.requests.push({
+        at: Date.now(),
+        path: req.url ?? '',
+        status,
+        headers: req.headers,
+        gzipBytes: raw.length,
+        events,
+      })
+      if (status === 'hang') {
+        this.hanging.add(res)
+        res.on('close', () => this.hanging.delete(res))
+        return
+      }
+      const headers = answer !== 'hang' && !parseError && !tooLarge ? (answer.headers ?? {}) : {}
+      res.writeHead(status, { 'content-type': 'application/json', ...headers })
+      res.end(
+        parseError ? JSON.stringify({ message: parseError }) : answer !== 'hang' ? (answer.body ?? '') : '',
+      )
+    })
+  }
+}
