@@ -28,12 +28,16 @@ function setup(yaml = '', registry = new Registry()) {
   logs = DecisionLogs.start({ config, storageDir: join(dir, 'storage'), registry, logger })
   const app = createApp({ errorStyle: 'opa', logger })
   logs.installRoutes(app)
-  const post = (
+  const post = async (
     path: string,
-    body: BodyInit,
+    body: Buffer | string,
     headers: Record<string, string> = { 'content-encoding': 'gzip' },
-  ) =>
-    app.request(path, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } })
+  ): Promise<Response> =>
+    await app.request(path, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', ...headers },
+    })
   return { app, logs, post, registry }
 }
 
