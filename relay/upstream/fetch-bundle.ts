@@ -45,9 +45,11 @@ export async function fetchBundle(
     Prefer: options.waitSeconds ? `modes=snapshot;wait=${options.waitSeconds}` : 'modes=snapshot',
   }
   if (options.etag) headers['If-None-Match'] = options.etag
-  // A long poll may legitimately take `wait` seconds before headers arrive; past that plus a
-  // margin the upstream is hanging, not holding.
-  const headersTimeoutMs = options.waitSeconds ? (options.waitSeconds + 10) * 1000 : undefined
+  // A long poll may legitimately take `wait` seconds before headers arrive; past that plus the
+  // usual header timeout the upstream is hanging, not holding.
+  const headersTimeoutMs = options.waitSeconds
+    ? options.waitSeconds * 1000 + client.defaultHeadersTimeoutMs
+    : undefined
   let response: Awaited<ReturnType<ServiceClient['send']>>
   try {
     response = await client.send({

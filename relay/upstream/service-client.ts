@@ -35,7 +35,8 @@ type S3Credentials = { accessKeyId: string; secretAccessKey: string; sessionToke
 export class ServiceClient {
   readonly url: string
   private readonly dispatcher: Dispatcher
-  private readonly defaultHeadersTimeoutMs: number
+  /** `response_header_timeout_seconds` in ms (also the longest silence while a body streams). */
+  readonly defaultHeadersTimeoutMs: number
 
   private readonly env: NodeJS.ProcessEnv
   private readonly userAgent: string
@@ -85,7 +86,9 @@ export class ServiceClient {
       body: req.body,
       dispatcher: this.dispatcher,
       headersTimeout: req.headersTimeoutMs ?? this.defaultHeadersTimeoutMs,
-      bodyTimeout: req.bodyTimeoutMs ?? 60_000,
+      // NOTE(relay): OPA has no body timeout; the relay treats silence mid-body as long as the
+      // header timeout as a hung upstream, so a stalled download cannot hold a puller forever.
+      bodyTimeout: req.bodyTimeoutMs ?? this.defaultHeadersTimeoutMs,
       signal: req.signal,
     })
   }

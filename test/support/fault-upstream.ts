@@ -93,6 +93,11 @@ export class FaultUpstream {
       res.writeHead(200).end()
       return
     }
+    const wait = /wait=(\d+)/.exec(req.headers.prefer ?? '')
+    const held = this.bundles.get(path)
+    // Hold first, then apply the fault: a long poll woken by a change meets the fault of now.
+    if (held && wait && req.headers['if-none-match'] === held.etag)
+      await this.hold(path, Number(wait[1]) * 1000)
     if (this.fault === 'hang') return // never answers
     if (this.fault === 'status-500') {
       res.writeHead(500, { 'Content-Type': 'application/json' }).end('{"code":"internal_error"}')
@@ -107,15 +112,10 @@ export class FaultUpstream {
       res.end(Buffer.alloc(this.oversizedBytes, 7))
       return
     }
-    let served = this.bundles.get(path)
+    const served = this.bundles.get(path)
     if (!served) {
       res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"code":"resource_not_found"}')
       return
-    }
-    const wait = /wait=(\d+)/.exec(req.headers.prefer ?? '')
-    if (req.headers['if-none-match'] === served.etag && wait) {
-      await this.hold(path, Number(wait[1]) * 1000)
-      served = this.bundles.get(path)!
     }
     if (req.headers['if-none-match'] === served.etag) {
       res.writeHead(304, { ETag: served.etag }).end()
