@@ -14,7 +14,7 @@ export const DATA_FILE_NAMES = new Set(['data.json', 'data.yaml', 'data.yml'])
 
 /**
  * The normalised slash path of a tar or directory entry: leading `./` and one leading `/` removed,
- * `.` and inner `..` segments resolved.
+ * `.` segments and doubled slashes removed. Any `..` segment is refused.
  * @throws BundleError `bundle_entry_unsafe` when the name escapes the bundle root.
  * @example normaliseEntryPath('/a/./b/data.json') // 'a/b/data.json'
  */
@@ -26,7 +26,8 @@ export function normaliseEntryPath(name: string): string {
   while (rest.startsWith('./')) rest = rest.slice(2)
   if (rest.startsWith('/')) rest = rest.slice(1)
   if (rest.startsWith('/')) throw unsafe(name, 'is an absolute path')
-  if (rest.split('/').includes('..')) throw unsafe(name, 'escapes the bundle root with ..')
+  if (rest.split('/').includes('..'))
+    throw unsafe(name, 'has a .. segment (entries may not point outside the bundle root)')
   const clean = posix.normalize(rest).replace(/\/+$/, '')
   if (clean === '' || clean === '.') throw unsafe(name, 'has no file name')
   return clean

@@ -39,7 +39,8 @@ export async function readTarball(bytes: Uint8Array, limits: ArchiveLimits): Pro
   }
   const totalLimit = limits.totalSizeLimitBytes ?? limits.sizeLimitBytes + 1024 * limits.maxEntries
   const extractor = extract()
-  const done = pipeline(Readable.from([bytes]), createGunzip(), new InflatedSizeGuard(totalLimit), extractor)
+  const guard = new InflatedSizeGuard(totalLimit)
+  const done = pipeline(Readable.from([bytes]), createGunzip(), guard, extractor)
   // The loop below may stop early; `done` must not reject unobserved meanwhile.
   done.catch(() => {})
   const entries: BundleEntry[] = []
@@ -50,6 +51,7 @@ export async function readTarball(bytes: Uint8Array, limits: ArchiveLimits): Pro
     for await (const entry of extractor) {
       const header = entry.header
       count++
+      guard.account(header.size)
       if (count > limits.maxEntries) {
         throw bundleError('bundle_entry_limit', `bundle has more than ${limits.maxEntries} entries`)
       }
@@ -101,18 +103,45 @@ function archiveError(err: unknown): BundleError {
   return bundleError('bundle_archive_invalid', `bundle ${what}: ${reason(err)}`, err)
 }
 
-/** Fails the stream once more than `limit` inflated bytes went through (the gzip-bomb guard). */
+/** Inflated bytes allowed beyond the entries seen: pipeline buffering plus headers not reported. */
+const SLACK_BYTES = 4 * 1024 * 1024
+const SLACK_PER_ENTRY = 8 * 1024
+
+/**
+ * The gzip-bomb guard between gunzip and tar. It fails the stream past the total inflated limit,
+ * and also once the inflated bytes run far ahead of what the entries seen so far account for:
+ * backpressure keeps a genuine archive within a few buffers of the parser, so a large surplus
+ * means data the parser skips (megabytes of zero blocks after the archive's end, for instance).
+ */
 class InflatedSizeGuard extends Transform {
   private seen = 0
+  private accounted = 0
+  private entries = 0
 
   constructor(private readonly limit: number) {
     super()
+  }
+
+  /** Records an entry header and its declared body (padded to 512-byte blocks). */
+  account(size: number): void {
+    this.entries++
+    this.accounted += 512 + Math.ceil(size / 512) * 512
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.seen += chunk.byteLength
     if (this.seen > this.limit) {
       callback(bundleError('bundle_size_limit', `bundle inflates to more than ${this.limit} bytes`))
+      return
+    }
+    if (this.seen > this.accounted + SLACK_BYTES + SLACK_PER_ENTRY * this.entries) {
+      const extra = this.seen - this.accounted
+      callback(
+        bundleError(
+          'bundle_archive_invalid',
+          `bundle tarball has over ${extra} bytes of data that belong to no entry`,
+        ),
+      )
       return
     }
     callback(null, chunk)

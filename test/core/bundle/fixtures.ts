@@ -71,3 +71,22 @@ function pem(keys: { privateKey: KeyObject; publicKey: KeyObject }): KeyPair {
     privateKey: keys.privateKey,
   }
 }
+
+/** A ustar header block declaring `size` bytes for `name`; the body need not follow. */
+export function headerBlock(name: string, size: number): Buffer {
+  const block = Buffer.alloc(512)
+  const field = (offset: number, length: number, value: string) => block.write(value, offset, length, 'ascii')
+  field(0, 100, name)
+  field(100, 8, '0000644\0')
+  field(108, 8, '0000000\0')
+  field(116, 8, '0000000\0')
+  field(124, 12, `${size.toString(8).padStart(11, '0')}\0`)
+  field(136, 12, '00000000000\0')
+  field(148, 8, '        ')
+  field(156, 1, '0')
+  field(257, 6, 'ustar\0')
+  field(263, 2, '00')
+  const sum = block.reduce((total, byte) => total + byte, 0)
+  field(148, 8, `${sum.toString(8).padStart(6, '0')}\0 `)
+  return block
+}
