@@ -1,0 +1,43 @@
+/**
+ * The service's Hono app: regent's base app (request ids, one log line per request, the
+ * management error envelope), request metrics, the open operations endpoints, bearer-token
+ * authentication on everything under `/v1`, and one route file per resource.
+ */
+import type { Hono } from 'hono'
+import { type BodyLimits, createApp } from '../core/http/index.js'
+import { authenticate } from './auth.js'
+import { countRequests } from './metrics.js'
+import { assetRoutes } from './routes/assets.js'
+import { bundleRoutes } from './routes/bundles.js'
+import { dataRoutes } from './routes/data.js'
+import { decisionRoutes } from './routes/decisions.js'
+import { healthRoutes } from './routes/health.js'
+import { logRoutes } from './routes/logs.js'
+import { policyRoutes } from './routes/policies.js'
+import { statusRoutes } from './routes/status.js'
+import { systemRoutes } from './routes/systems.js'
+import { tokenRoutes } from './routes/tokens.js'
+import type { ServiceDeps, ServiceEnv } from './types.js'
+
+/** Builds the app; `fetch` of the result is what the HTTP server runs. */
+export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
+  const limits: BodyLimits = {
+    maxBytes: deps.config.limits.max_body_bytes,
+    maxDecompressedBytes: deps.config.limits.max_decompressed_bytes,
+  }
+  // NOTE(service): the base app is typed with the shared variables; ours adds `principal`, set by authenticate.
+  const app = createApp({ errorStyle: 'management', logger: deps.logger }) as unknown as Hono<ServiceEnv>
+  app.use(countRequests(deps.metrics))
+  app.route('/', healthRoutes(deps))
+  app.use('/v1/*', authenticate(deps.store))
+  app.route('/', tokenRoutes(deps))
+  app.route('/', systemRoutes(deps))
+  app.route('/', policyRoutes(deps))
+  app.route('/', dataRoutes(deps, limits))
+  app.route('/', bundleRoutes(deps))
+  app.route('/', assetRoutes(deps))
+  app.route('/', logRoutes(deps, limits))
+  app.route('/', statusRoutes(deps, limits))
+  app.route('/', decisionRoutes(deps))
+  return app
+}

@@ -1,0 +1,110 @@
+/**
+ * Bearer-token authentication and the role checks of this version: a missing, unknown or
+ * expired token gets 401; a valid token without the right (or outside its
+ * `allow_path_patterns`) gets 403. Secrets are compared by hash in constant time and never
+ * logged (the request log line carries no headers).
+ */
+import type { Context, MiddlewareHandler } from 'hono'
+import { RE2JS } from 're2js'
+import { forbidden, unauthorized } from '../core/http/index.js'
+import type { ServiceStore, TokenRow } from '../store/service/index.js'
+import { hashesEqual, hashSecret, WORKSPACE_ADMINISTRATOR } from './token-secrets.js'
+import type { Principal, ServiceEnv } from './types.js'
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+/** Middleware that resolves the bearer token to `c.var.principal`. */
+export function authenticate(store: ServiceStore): MiddlewareHandler<ServiceEnv> {
+  return async (c, next) => {
+    const header = c.req.header('Authorization')
+    if (!header) throw unauthorized('missing Authorization: Bearer <token> header')
+    const secret = BEARER.exec(header)?.[1]
+    if (!secret) throw unauthorized('malformed Authorization header: expected "Bearer <token>"')
+    const hash = hashSecret(secret)
+    const row = await store.tokens.findByHash(hash)
+    // The lookup is by hash; compare again in constant time so equality is never decided byte by byte on the secret.
+    if (!row || !hashesEqual(row.secret_hash, hash)) throw unauthorized('invalid bearer token')
+    if (Date.parse(row.expires_at) <= Date.now()) throw unauthorized(`token ${row.id} has expired`)
+    if (!pathAllowed(row, c.req.path)) throw forbidden(`token ${row.id} is not allowed on path ${c.req.path}`)
+    c.set('principal', principalOf(row))
+    await next()
+  }
+}
+
+/** Middleware that lets only WorkspaceAdministrator tokens through. */
+export function requireAdmin(): MiddlewareHandler<ServiceEnv> {
+  return async (c, next) => {
+    assertAdmin(c)
+    await next()
+  }
+}
+
+/** True when the caller holds WorkspaceAdministrator. */
+export function isAdmin(principal: Principal): boolean {
+  return principal.roles.has(WORKSPACE_ADMINISTRATOR)
+}
+
+/** @throws HttpError 403 unless the caller holds WorkspaceAdministrator. */
+export function assertAdmin(c: Context<ServiceEnv>): void {
+  const principal = c.var.principal
+  if (!isAdmin(principal))
+    throw forbidden(`token ${principal.tokenId} lacks the ${WORKSPACE_ADMINISTRATOR} role`)
+}
+
+/** @throws HttpError 403 unless the caller is an administrator or the system's agent token. */
+export function assertSystemAccess(c: Context<ServiceEnv>, systemId: string): void {
+  const principal = c.var.principal
+  if (isAdmin(principal) || principal.systemId === systemId) return
+  throw forbidden(`token ${principal.tokenId} may not act for system ${systemId}`)
+}
+
+/** @throws HttpError 403 unless the caller is an administrator or some system's agent token. */
+export function assertAgentOrAdmin(c: Context<ServiceEnv>): void {
+  const principal = c.var.principal
+  if (isAdmin(principal) || principal.systemId !== null) return
+  throw forbidden(`token ${principal.tokenId} is neither an agent token nor an administrator`)
+}
+
+function principalOf(row: TokenRow): Principal {
+  return { tokenId: row.id, roles: new Set(parseStringArray(row.roles)), systemId: row.system_id }
+}
+
+// Compiled allow_path_patterns per token row text; RE2 keeps user regexes linear-time.
+const compiled = new Map<string, RE2JS[]>()
+const MAX_CACHED = 1000
+
+// An empty list allows every path (as upstream); otherwise one pattern must match the whole path.
+function pathAllowed(row: TokenRow, path: string): boolean {
+  let patterns = compiled.get(row.allow_path_patterns)
+  if (!patterns) {
+    patterns = parseStringArray(row.allow_path_patterns).map((p) => {
+      try {
+        return RE2JS.compile(p)
+      } catch {
+        return RE2JS.compile('[^\\s\\S]') // validated on write; an unreadable pattern matches nothing
+      }
+    })
+    if (compiled.size >= MAX_CACHED) compiled.clear()
+    compiled.set(row.allow_path_patterns, patterns)
+  }
+  return patterns.length === 0 || patterns.some((re) => re.matches(path))
+}
+
+/** Validates an allow_path_patterns entry; returns the reason it is unusable, else undefined. */
+export function checkPathPattern(pattern: string): string | undefined {
+  try {
+    RE2JS.compile(pattern)
+    return undefined
+  } catch (err) {
+    return (err as Error).message
+  }
+}
+
+function parseStringArray(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text)
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+  } catch {
+    return []
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The `service:` section of regent's config file: where the database is, how bundles are
+ * signed, and the limits applied to requests. Every key has a default, so an empty section
+ * (or none) runs the service on SQLite in the data folder.
+ */
+import { z } from 'zod'
+import { field } from '../core/config.js'
+
+/** Algorithms bundles may be signed with (as OPA's `keys[].algorithm`). */
+export const SIGNING_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'HS256',
+  'HS384',
+  'HS512',
+] as const
+
+const signingSchema = z
+  .strictObject({
+    /** File holding the PEM private key (or the HMAC secret for HS*). */
+    key_file: z.string().min(1).optional(),
+    /** The key itself, e.g. `${REGENT_SIGNING_KEY}`; use either this or key_file. */
+    key: z.string().min(1).optional(),
+    algorithm: z.enum(SIGNING_ALGORITHMS).default('RS256'),
+    /** The `keyid` agents are configured with to verify (`bundles[].signing.keyid`). */
+    key_id: z.string().min(1).default('regent'),
+    scope: z.string().min(1).optional(),
+  })
+  .refine((s) => (s.key_file === undefined) !== (s.key === undefined), {
+    error: 'set exactly one of key_file and key',
+  })
+
+/** Schema of the `service:` config section. */
+export const serviceSectionSchema = z
+  .strictObject({
+    /**
+     * The base URL agents and relays reach this service at (used in generated configs);
+     * by default the scheme and host of the request that asks for them.
+     */
+    public_url: z.url({ error: 'expected an http(s) URL' }).optional(),
+    database: z
+      .strictObject({
+        /** `postgres://…` for PostgreSQL; a file path or `sqlite:PATH` for SQLite. Default: DATA_DIR/service.db. */
+        url: z.string().min(1).optional(),
+        pool_size: field.positiveInt().default(10),
+      })
+      .prefault({}),
+    bundles: z
+      .strictObject({
+        signing: signingSchema.optional(),
+      })
+      .prefault({}),
+    limits: z
+      .strictObject({
+        /** Bytes accepted on the wire per request body. */
+        max_body_bytes: field.positiveInt().default(8 * 1024 * 1024),
+        /** Bytes a gzip body may inflate to. */
+        max_decompressed_bytes: field.positiveInt().default(64 * 1024 * 1024),
+        /** Events accepted in one decision-log batch. */
+        max_decisions_per_batch: field.positiveInt().default(100_000),
+        /** Upper bound of `limit` on decision searches. */
+        max_decisions_per_page: field.positiveInt().default(1000),
+        /** Upper bound of `Prefer: wait=N` on bundle long polls. */
+        max_long_poll_seconds: field.positiveInt().default(300),
+      })
+      .prefault({}),
+  })
+  .prefault({})
+
+/** The validated `service:` section. */
+export type ServiceSection = z.output<typeof serviceSectionSchema>

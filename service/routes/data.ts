@@ -1,0 +1,166 @@
+/**
+ * `/v1/data/{path}`: plain JSON documents. GET reads a stored document, a value inside one,
+ * or the tree assembled from the documents below the path; PUT replaces, PATCH applies a JSON
+ * Patch, DELETE removes. `ETag`/`If-None-Match` on reads, `If-Match` on writes. Documents under
+ * `systems/{id}/…` feed that system's bundle. (Evaluating Rego here comes in a later version.)
+ */
+import { createHash } from 'node:crypto'
+import type { Context } from 'hono'
+import { Hono } from 'hono'
+import {
+  type BodyLimits,
+  badRequest,
+  conflict,
+  HttpError,
+  mediaType,
+  notFound,
+  parseJsonText,
+  parseYamlText,
+  readBody,
+} from '../../core/http/index.js'
+import { type Actor, createdBy, type DataDocumentRow } from '../../store/service/index.js'
+import { requireAdmin } from '../auth.js'
+import { DataConflictError, placeAt, valueAt } from '../data-tree.js'
+import { applyJsonPatch, JsonPatchError, jsonPatchSchema } from '../json-patch.js'
+import type { ServiceDeps, ServiceEnv } from '../types.js'
+import { checkSlashPath, envelope, pathAfter, systemOfPath, validateBody } from '../validation.js'
+
+const PREFIX = '/v1/data/'
+const YAML_TYPES = new Set(['application/x-yaml', 'application/yaml', 'text/yaml'])
+
+/** The strong ETag of a document's JSON text. */
+export function documentEtag(text: string): string {
+  return `"${createHash('sha256').update(text).digest('hex').slice(0, 32)}"`
+}
+
+const preconditionFailed = (message: string) => new HttpError(412, 'precondition_failed', message)
+
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false
+  return header.split(',').some((t) => {
+    const tag = t.trim().replace(/^W\//, '')
+    return tag === '*' || tag === etag
+  })
+}
+
+async function readDocument(c: Context, limits: BodyLimits): Promise<unknown> {
+  const text = (await readBody(c, limits)).toString('utf8')
+  if (text.trim() === '') throw badRequest('request body is required: the JSON document to store')
+  return YAML_TYPES.has(mediaType(c)) ? parseYamlText(text) : parseJsonText(text)
+}
+
+/** Routes of `/v1/data`. */
+export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceEnv> {
+  const { store, builder } = deps
+  const app = new Hono<ServiceEnv>()
+  app.use('/v1/data', requireAdmin())
+  app.use('/v1/data/*', requireAdmin())
+
+  async function write(
+    c: Context<ServiceEnv>,
+    path: string,
+    next: (existing: DataDocumentRow | undefined) => unknown,
+  ): Promise<unknown> {
+    const systemId = systemOfPath(path)
+    const actor: Actor = { by: c.var.principal.tokenId, through: 'api' }
+    const value = await store.transaction(async (tx) => {
+      if (systemId !== null && !(await tx.systems.exists(systemId)))
+        throw notFound(`system ${systemId} not found`)
+      const existing = await tx.dataDocuments.get(path)
+      const ifMatch = c.req.header('If-Match')
+      if (ifMatch !== undefined && !(existing && matchesEtag(ifMatch, existing.etag))) {
+        throw preconditionFailed(`document ${path} does not match If-Match ${ifMatch}`)
+      }
+      if (existing && c.req.header('If-None-Match')?.trim() === '*')
+        throw conflict(`document ${path} already exists`)
+      const updated = next(existing)
+      const text = JSON.stringify(updated)
+      const audit = createdBy(actor)
+      await tx.dataDocuments.upsert({
+        path,
+        system_id: systemId,
+        value: text,
+        etag: documentEtag(text),
+        ...audit,
+        ...(existing
+          ? {
+              created_at: existing.created_at,
+              created_by: existing.created_by,
+              created_through: existing.created_through,
+            }
+          : {}),
+      })
+      if (systemId !== null) await tx.systems.bumpContentVersion(systemId)
+      return updated
+    })
+    if (systemId !== null) await builder.rebuild(systemId)
+    return value
+  }
+
+  app.get('/v1/data/*', async (c) => {
+    const path = checkSlashPath(pathAfter(c, PREFIX), 'data path')
+    const exact = await store.dataDocuments.get(path)
+    if (exact) {
+      c.header('ETag', exact.etag)
+      if (matchesEtag(c.req.header('If-None-Match'), exact.etag)) return c.body(null, 304)
+      return envelope(c, JSON.parse(exact.value))
+    }
+    // A value inside a stored document?
+    const segments = path.split('/')
+    const ancestors = segments.slice(0, -1).map((_, i) => segments.slice(0, i + 1).join('/'))
+    const [closest] = (await store.dataDocuments.getMany(ancestors)).sort(
+      (a, b) => b.path.length - a.path.length,
+    )
+    if (closest) {
+      const inner = valueAt(JSON.parse(closest.value), segments.slice(closest.path.split('/').length))
+      if (inner !== undefined) return envelope(c, inner)
+    }
+    // The documents below the path, assembled into one tree.
+    const below = await store.dataDocuments.listBelow(path)
+    if (below.length === 0) throw notFound(`no data document at ${path}`)
+    const tree: Record<string, unknown> = {}
+    try {
+      for (const doc of below)
+        placeAt(tree, doc.path.slice(path.length + 1).split('/'), JSON.parse(doc.value), doc.path)
+    } catch (err) {
+      if (err instanceof DataConflictError) throw conflict(err.message)
+      throw err
+    }
+    return envelope(c, tree)
+  })
+
+  app.put('/v1/data/*', async (c) => {
+    const path = checkSlashPath(pathAfter(c, PREFIX), 'data path')
+    const document = await readDocument(c, limits)
+    await write(c, path, () => document)
+    return envelope(c)
+  })
+
+  app.patch('/v1/data/*', async (c) => {
+    const path = checkSlashPath(pathAfter(c, PREFIX), 'data path')
+    const patch = validateBody(jsonPatchSchema, await readDocument(c, limits), 'JSON Patch')
+    const result = await write(c, path, (existing) => {
+      if (!existing) throw notFound(`no data document at ${path}`)
+      try {
+        return applyJsonPatch(JSON.parse(existing.value), patch)
+      } catch (err) {
+        if (err instanceof JsonPatchError)
+          throw badRequest(`cannot apply the patch to ${path}: ${err.message}`)
+        throw err
+      }
+    })
+    return envelope(c, result)
+  })
+
+  app.delete('/v1/data/*', async (c) => {
+    const path = checkSlashPath(pathAfter(c, PREFIX), 'data path')
+    const systemId = systemOfPath(path)
+    await store.transaction(async (tx) => {
+      if (!(await tx.dataDocuments.delete(path))) throw notFound(`no data document at ${path}`)
+      if (systemId !== null) await tx.systems.bumpContentVersion(systemId)
+    })
+    if (systemId !== null) await builder.rebuild(systemId)
+    return envelope(c)
+  })
+  return app
+}

@@ -1,0 +1,122 @@
+/**
+ * `/v1/decisions`: searching stored decisions (GET with query parameters or POST with a JSON
+ * `DecisionsGetRequest`), paged by `cursor`, and `GET /v1/decisions/{id}` for one decision (by
+ * decision id, or by the `cursor` of a search item). Items are the stored events with
+ * `cursor`, `system_id`, `result_kind` and `received` added; numbers come back exactly as sent.
+ */
+import type { Context } from 'hono'
+import { Hono } from 'hono'
+import { parse, stringify } from 'lossless-json'
+import { notFound, readStructuredBody } from '../../core/http/index.js'
+import type { StoredDecision } from '../../store/service/index.js'
+import { requireAdmin } from '../auth.js'
+import {
+  type DecisionSearch,
+  decisionsRequestSchema,
+  decodeCursor,
+  encodeCursor,
+  parseDecisionSearch,
+  requestFromQuery,
+} from '../decision-search.js'
+import type { ServiceDeps, ServiceEnv } from '../types.js'
+import { validateBody } from '../validation.js'
+
+// What `compact: true` keeps of an event (plus the fields the service adds).
+const COMPACT_FIELDS = [
+  'decision_id',
+  'timestamp',
+  'path',
+  'query',
+  'labels',
+  'bundles',
+  'revision',
+  'requested_by',
+]
+
+interface Shape {
+  compact: boolean
+  inputMaxBytes?: number
+  resultMaxBytes?: number
+}
+
+/** The API item for a stored decision. */
+export function decisionItem(decision: StoredDecision, shape: Shape): Record<string, unknown> {
+  const event = parse(decision.raw) as Record<string, unknown>
+  let item: Record<string, unknown> = event
+  if (shape.compact)
+    item = Object.fromEntries(COMPACT_FIELDS.filter((k) => k in event).map((k) => [k, event[k]]))
+  const filtered: string[] = []
+  for (const [field, max] of [
+    ['input', shape.inputMaxBytes],
+    ['result', shape.resultMaxBytes],
+  ] as const) {
+    if (max !== undefined && field in item && (stringify(item[field])?.length ?? 0) > max) {
+      delete item[field]
+      filtered.push(field)
+    }
+  }
+  return {
+    ...item,
+    ...(filtered.length > 0 ? { filtered_fields: filtered } : {}),
+    cursor: encodeCursor(decision),
+    system_id: decision.systemId ?? undefined,
+    result_kind: decision.resultKind,
+    received: new Date(Math.floor(decision.receivedUs / 1000)).toISOString(),
+  }
+}
+
+function losslessJson(c: Context<ServiceEnv>, body: unknown): Response {
+  return c.body(stringify(body) as string, 200, { 'Content-Type': 'application/json' })
+}
+
+/** Routes of `/v1/decisions`. */
+export function decisionRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
+  const { store } = deps
+  const maxLimit = deps.config.limits.max_decisions_per_page
+  const app = new Hono<ServiceEnv>()
+  app.use('/v1/decisions', requireAdmin())
+  app.use('/v1/decisions/*', requireAdmin())
+
+  async function answer(c: Context<ServiceEnv>, search: DecisionSearch): Promise<Response> {
+    const { query } = search
+    // One extra row says whether another page exists.
+    const rows = search.empty ? [] : await store.decisions.search({ ...query, limit: query.limit + 1 })
+    const page = rows.slice(0, query.limit)
+    const items = page.map((d) => decisionItem(d, search))
+    const result: Record<string, unknown> = { items }
+    if (rows.length > query.limit) result.cursor = encodeCursor(page.at(-1)!)
+    return losslessJson(c, { request_id: c.var.requestId, result })
+  }
+
+  app.get('/v1/decisions', (c) => answer(c, parseDecisionSearch(requestFromQuery(c.req.query()), maxLimit)))
+
+  app.post('/v1/decisions', async (c) => {
+    const body = (await readStructuredBody(c)) ?? {}
+    const request = validateBody(decisionsRequestSchema, body, 'decision search')
+    const params = c.req.query()
+    for (const key of ['input_max_size', 'result_max_size'] as const) {
+      if (params[key] !== undefined) request[key] = params[key]
+    }
+    return answer(c, parseDecisionSearch(request, maxLimit))
+  })
+
+  app.get('/v1/decisions/:id', async (c) => {
+    const id = c.req.param('id')
+    let decision = await store.decisions.get(id)
+    if (!decision) {
+      const position = decodeCursor(id)
+      if (position) decision = await store.decisions.getAt(position)
+    }
+    if (!decision) throw notFound(`decision ${JSON.stringify(id).slice(1, -1)} not found`)
+    const params = c.req.query()
+    const search = parseDecisionSearch(
+      requestFromQuery({
+        ...(params.input_max_size ? { input_max_size: params.input_max_size } : {}),
+        ...(params.result_max_size ? { result_max_size: params.result_max_size } : {}),
+      }),
+      maxLimit,
+    )
+    return losslessJson(c, { request_id: c.var.requestId, result: decisionItem(decision, search) })
+  })
+  return app
+}

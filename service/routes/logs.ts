@@ -1,0 +1,44 @@
+/**
+ * `POST /v1/logs[/{partition}]`: decision-log uploads from agents and relays, as OPA sends
+ * them (a JSON array, usually gzip). Events are stored before the 2xx, deduplicated by
+ * `decision_id`, attributed to the uploading agent token's system (an administrator's uploads
+ * go by the `system-id` label). The partition is accepted and not used, as upstream.
+ */
+import type { Context } from 'hono'
+import { Hono } from 'hono'
+import { type BodyLimits, inflateBody, readBody } from '../../core/http/index.js'
+import { assertAgentOrAdmin } from '../auth.js'
+import { decisionsFromBatch } from '../decision-events.js'
+import type { ServiceDeps, ServiceEnv } from '../types.js'
+
+/** True when bytes start with the gzip magic number. */
+function looksGzipped(bytes: Buffer): boolean {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b
+}
+
+/** Routes of `/v1/logs`. */
+export function logRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceEnv> {
+  const { store, metrics } = deps
+  const app = new Hono<ServiceEnv>()
+
+  async function receive(c: Context<ServiceEnv>): Promise<Response> {
+    assertAgentOrAdmin(c)
+    let body = await readBody(c, limits)
+    // Some senders gzip without saying so; the magic number is unambiguous for JSON text.
+    if (looksGzipped(body)) body = await inflateBody(body, 'gzip', limits.maxDecompressedBytes)
+    const decisions = decisionsFromBatch(body.toString('utf8'), {
+      tokenSystemId: c.var.principal.systemId,
+      receivedUs: Date.now() * 1000,
+      maxEvents: deps.config.limits.max_decisions_per_batch,
+    })
+    const stored = await store.decisions.append(decisions)
+    metrics.decisionsReceived.inc({ outcome: 'stored' }, stored)
+    metrics.decisionsReceived.inc({ outcome: 'duplicate' }, decisions.length - stored)
+    c.var.log.debug({ events: decisions.length, stored }, 'decision batch stored')
+    return c.json({ request_id: c.var.requestId })
+  }
+
+  app.post('/v1/logs', receive)
+  app.post('/v1/logs/:partition{.+}', receive)
+  return app
+}
