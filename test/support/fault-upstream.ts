@@ -93,7 +93,7 @@ export class FaultUpstream {
       res.writeHead(200).end()
       return
     }
-    const wait = /wait=(\d+)/.exec(req.headers.prefer ?? '')
+    const wait = /wait=(\d+)/.exec(String(req.headers.prefer ?? ''))
     const held = this.bundles.get(path)
     // Hold first, then apply the fault: a long poll woken by a change meets the fault of now.
     if (held && wait && req.headers['if-none-match'] === held.etag)
