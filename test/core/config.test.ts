@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -134,6 +134,7 @@ describe('loadConfig', () => {
     expect(loadConfig(file, schema).log.level).toBe('warn')
     writeFileSync(file, 'log:\n  level: 3\n')
     expect(() => loadConfig(file, schema)).toThrow(`${file}: invalid configuration`)
+    rmSync(dir, { recursive: true, force: true })
   })
 
   it('explains a missing file', () => {
