@@ -2,6 +2,7 @@
  * Logging: pino JSON lines (one `msg` per event, details in fields), pretty-printed only when
  * stdout is a terminal. The level comes from `REGENT_LOG_LEVEL`, else the config, else `info`.
  */
+import { createRequire } from 'node:module'
 import pino, { type Logger } from 'pino'
 
 export type { Logger } from 'pino'
@@ -31,8 +32,18 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
   }
   if (options.destination) return pino(base, options.destination)
-  if (options.pretty ?? process.stdout.isTTY) {
+  if ((options.pretty ?? process.stdout.isTTY) && prettyAvailable()) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true } } })
   }
   return pino(base)
+}
+
+// pino-pretty is a development dependency: the production image logs JSON even on a terminal.
+function prettyAvailable(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty')
+    return true
+  } catch {
+    return false
+  }
 }
