@@ -3,13 +3,14 @@
  * listed once here.
  */
 import { Command, CommanderError } from 'commander'
+import { relayCommand } from './commands/relay.js'
 import { versionCommand } from './commands/version.js'
 import { REGENT_VERSION } from './version-info.js'
 
 /** Exit code for usage errors (unknown command or flag, bad argument), as OPA's CLI uses. */
 export const USAGE_EXIT_CODE = 2
 
-const COMMANDS: Array<() => Command> = [versionCommand]
+const COMMANDS: Array<() => Command> = [versionCommand, relayCommand]
 
 /** Builds the program; `exitOverride` turns commander's exits into `CommanderError`s. */
 export function buildProgram(): Command {
