@@ -11,6 +11,7 @@ import { Command } from 'commander'
 import { ConfigError, loadConfig } from '../../core/config.js'
 import { stopOnSignals } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
+import { decisionLogsExtension } from '../../relay/decision-logs/index.js'
 import {
   type RelayConfig,
   type RelayExtensionFactory,
@@ -18,12 +19,13 @@ import {
   startRelay,
 } from '../../relay/index.js'
 import { REGENT_VERSION } from '../version-info.js'
+import { relayLogsCommand } from './relay-logs.js'
 
 /** Parts mounted into every relay this CLI starts (the decision-log intake registers here). */
-export const RELAY_EXTENSIONS: RelayExtensionFactory[] = []
+export const RELAY_EXTENSIONS: RelayExtensionFactory[] = [decisionLogsExtension]
 
 /** Subcommands of `regent relay` (one line each). */
-export const RELAY_SUBCOMMANDS: Array<() => Command> = []
+export const RELAY_SUBCOMMANDS: Array<() => Command> = [relayLogsCommand]
 
 /** Options of `regent relay`. */
 export interface RelayCommandOptions {

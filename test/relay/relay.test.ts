@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto'
 import { request } from 'undici'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { RunningRelay } from '../../relay/relay.js'
@@ -213,5 +214,84 @@ bundles: { authz: { size_limit_bytes: 100000, polling: { min_delay_seconds: 1, m
     }
     expect(status.bundles.authz.source).toBe('disk')
     upstream = await startFaultUpstream() // for afterEach
+  })
+
+  it('promotes only bundles signed by the upstream key; agents keep the last good one otherwise', async () => {
+    const keyPair = () => generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const good = keyPair()
+    const evil = keyPair()
+    const priv = (k: ReturnType<typeof keyPair>) =>
+      k.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+    const pub = good.publicKey.export({ type: 'spki', format: 'pem' }).toString()
+    upstream.setBundle(
+      PATH,
+      await makeBundle({ revision: 'signed-1', signingKey: priv(good), keyId: 'k' }),
+      '"s1"',
+    )
+    relay = await startTestRelay(
+      relayConfig(`
+services: { up: { url: "${upstream.url}/v1" } }
+keys: { k: { key: ${JSON.stringify(pub)} } }
+bundles: { authz: { signing: { keyid: k }, polling: { min_delay_seconds: 1, max_delay_seconds: 1 } } }
+`),
+      dir.dir,
+    )
+    const agent = new AgentSimulator({ url: `${relay.url}${PATH}`, pollIntervalMs: 50 })
+    agent.start()
+    try {
+      await agent.waitForRevision('signed-1')
+      const rejections = async (why: string) =>
+        metricValue(
+          await (await request(`${relay!.url}/metrics`)).body.text(),
+          'regent_relay_bundle_rejections_total',
+          `reason="${why}"`,
+        )
+      upstream.setBundle(
+        PATH,
+        await makeBundle({ revision: 'evil', signingKey: priv(evil), keyId: 'k' }),
+        '"x1"',
+      )
+      await eventually(
+        async () => (await rejections('bundle_signature_invalid')) > 0,
+        5000,
+        'wrong-key refusal',
+      )
+      upstream.setBundle(PATH, await makeBundle({ revision: 'unsigned' }), '"x2"')
+      await eventually(
+        async () => (await rejections('bundle_signature_missing')) > 0,
+        5000,
+        'unsigned refusal',
+      )
+      expect(agent.revision).toBe('signed-1')
+      expect(agent.activations.map((a) => a.revision)).toEqual(['signed-1'])
+      upstream.setBundle(
+        PATH,
+        await makeBundle({ revision: 'signed-2', signingKey: priv(good), keyId: 'k' }),
+        '"s2"',
+      )
+      await agent.waitForRevision('signed-2', 5000)
+    } finally {
+      await agent.stop()
+    }
+  })
+
+  it('does not serve a stored bundle that fails verification under a changed config', async () => {
+    upstream.setBundle(PATH, await makeBundle({ revision: 'plain' }), '"p"')
+    relay = await startTestRelay(config(), dir.dir)
+    await eventually(async () => (await request(`${relay!.url}/health/ready`)).statusCode === 200)
+    await relay.stop()
+    await upstream.stop()
+    // Signing is now required: the unsigned copy on disk must not be served.
+    relay = await startTestRelay(
+      relayConfig(`
+services: { up: { url: "${upstream.url}/v1" } }
+bundles: { authz: { signing: {} } }
+`),
+      dir.dir,
+    )
+    const res = await request(`${relay.url}${PATH}`)
+    expect(res.statusCode).toBe(503)
+    await res.body.dump()
+    upstream = await startFaultUpstream()
   })
 })

@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Agent, request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningRelay } from '../../../relay/relay.js'
 import { type FaultUpstream, makeBundle, startFaultUpstream } from '../../support/fault-upstream.js'
 import { eventually, relayConfig, startTestRelay, tempDir } from '../helpers.js'
 
@@ -131,7 +130,6 @@ relay: { agent_auth: { type: mtls, cert: ${pki}/server.pem, private_key: ${pki}/
 `),
       join(dir.dir, 'mtls'),
     )
-    const { readFileSync } = await import('node:fs')
     const ca = readFileSync(join(pki, 'ca.pem'), 'utf8')
     const withCert = new Agent({
       connect: {
