@@ -1,0 +1,25 @@
+/**
+ * The public API of regent's Rego engine. This file only re-exports; each part lives in its own
+ * folder (syntax/, format/, and later compiler/ and eval/).
+ */
+
+export { RegoError, type RegoErrorCode, type RegoErrorJson, RegoErrors } from './errors.js'
+export { type FormatOptions, formatModule, formatSource } from './format/formatter.js'
+export type {
+  Annotations,
+  Body,
+  Comment,
+  Expr,
+  Head,
+  Import,
+  Location,
+  Module,
+  Package,
+  RegoVersion,
+  Rule,
+  Term,
+} from './syntax/ast.js'
+export { type OpaJsonOptions, stringifyOpaJson, toOpaJson } from './syntax/json.js'
+export { type ModuleParseResult, parseModule, parseModuleWithErrors } from './syntax/module-parser.js'
+export { type ParseOptions, parseTermText as parseTerm } from './syntax/parser.js'
+export { parseBody, parseQuery } from './syntax/query.js'
