@@ -4,13 +4,14 @@
  */
 import { Command, CommanderError } from 'commander'
 import { relayCommand } from './commands/relay.js'
+import { serviceCommand } from './commands/service.js'
 import { versionCommand } from './commands/version.js'
 import { REGENT_VERSION } from './version-info.js'
 
 /** Exit code for usage errors (unknown command or flag, bad argument), as OPA's CLI uses. */
 export const USAGE_EXIT_CODE = 2
 
-const COMMANDS: Array<() => Command> = [versionCommand, relayCommand]
+const COMMANDS: Array<() => Command> = [versionCommand, serviceCommand, relayCommand]
 
 /** Builds the program; `exitOverride` turns commander's exits into `CommanderError`s. */
 export function buildProgram(): Command {

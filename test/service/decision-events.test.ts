@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest'
+import { HttpError } from '../../core/http/index.js'
+import { decisionsFromBatch, resultKindOf, timestampMicros } from '../../service/decision-events.js'
+
+const context = { tokenSystemId: null, receivedUs: 42, maxEvents: 10 }
+
+function status(fn: () => unknown): number | undefined {
+  try {
+    fn()
+  } catch (err) {
+    return err instanceof HttpError ? err.status : -1
+  }
+  return undefined
+}
+
+describe('decision events', () => {
+  it('derives result kinds as documented', () => {
+    expect(resultKindOf({ result: true })).toBe('ALLOWED')
+    expect(resultKindOf({ result: false })).toBe('DENIED')
+    expect(resultKindOf({ result: { allowed: true, reason: 'x' } })).toBe('ALLOWED')
+    expect(resultKindOf({ result: { allowed: false } })).toBe('DENIED')
+    expect(resultKindOf({ result: true, error: { code: 'eval_error' } })).toBe('ERROR')
+    expect(resultKindOf({ result: { allowed: 'yes' } })).toBe('UNKNOWN')
+    expect(resultKindOf({ result: [1] })).toBe('UNKNOWN')
+    expect(resultKindOf({})).toBe('UNKNOWN')
+    expect(resultKindOf({ result: false, error: null })).toBe('DENIED')
+  })
+
+  it('reads RFC 3339 timestamps to the microsecond', () => {
+    expect(timestampMicros('2024-05-01T12:00:00Z')).toBe(Date.parse('2024-05-01T12:00:00Z') * 1000)
+    expect(timestampMicros('2024-05-01T12:00:00.123456789Z')).toBe(
+      Date.parse('2024-05-01T12:00:00Z') * 1000 + 123456,
+    )
+    expect(timestampMicros('2024-05-01T14:00:00.5+02:00')).toBe(
+      Date.parse('2024-05-01T12:00:00Z') * 1000 + 500000,
+    )
+    expect(timestampMicros('yesterday')).toBeUndefined()
+    expect(timestampMicros(17)).toBeUndefined()
+  })
+
+  it('keeps numbers beyond 2^53 and unknown fields exactly', () => {
+    const text =
+      '[{"decision_id":"a","req_id":18446744073709551615,"x_new":{"f":1.10},"path":"/app/allow","result":true}]'
+    const [row] = decisionsFromBatch(text, context)
+    expect(row!.raw).toBe(
+      '{"decision_id":"a","req_id":18446744073709551615,"x_new":{"f":1.10},"path":"/app/allow","result":true}',
+    )
+    expect(row!.path).toBe('app/allow')
+    expect(row!.tsUs).toBe(42)
+  })
+
+  it('gives events without a decision id a digest id, equal for equal events', () => {
+    const rows = decisionsFromBatch('[{"result":1},{"result":1},{"result":2}]', context)
+    expect(rows[0]!.decisionId).toMatch(/^sha256:[0-9a-f]{64}$/)
+    expect(rows[0]!.decisionId).toBe(rows[1]!.decisionId)
+    expect(rows[2]!.decisionId).not.toBe(rows[0]!.decisionId)
+  })
+
+  it('attributes to the token system before the label', () => {
+    const text = '[{"decision_id":"a","labels":{"system-id":"from-label"}}]'
+    expect(decisionsFromBatch(text, context)[0]!.systemId).toBe('from-label')
+    expect(decisionsFromBatch(text, { ...context, tokenSystemId: 'tok' })[0]!.systemId).toBe('tok')
+  })
+
+  it('refuses whole batches that are not arrays of objects', () => {
+    expect(status(() => decisionsFromBatch('{"decision_id":"a"}', context))).toBe(400)
+    expect(status(() => decisionsFromBatch('[{"decision_id":"a"}, 3]', context))).toBe(400)
+    expect(status(() => decisionsFromBatch('[{"decision_id":"a"}', context))).toBe(400)
+    expect(status(() => decisionsFromBatch('[{"decision_id":7}]', context))).toBe(400)
+    expect(status(() => decisionsFromBatch(JSON.stringify(Array(11).fill({})), context))).toBe(413)
+    expect(() => decisionsFromBatch('[{"decision_id":"a"}, 3]', context)).toThrow(/event 1/)
+  })
+})
