@@ -2,6 +2,7 @@
  * The errors the compile endpoint answers with, in OPA's shapes: the response envelope
  * `{code, message, errors?}` and, inside `errors`, OPA's AST error `{code, message, location?, details?}`.
  */
+import { RegoError, RegoErrors } from '../core/rego/errors.js'
 import type { Location } from '../core/rego/syntax/ast.js'
 
 /** OPA's JSON for one AST-level error (`pe_fragment_error`, `invalid_unknown`, `rego_*`, …). */
@@ -9,7 +10,8 @@ export interface AstErrorJson {
   code: string
   message: string
   location?: { file: string; row: number; col: number }
-  details?: { details: string }
+  /** `{details: "…"}` for fragment errors; code-specific data for errors of the Rego engine. */
+  details?: unknown
 }
 
 /** The envelope codes this endpoint uses (OPA's server codes). */
@@ -80,3 +82,17 @@ export function fragmentError(
 ): AstErrorJson {
   return astError(FRAGMENT_ERROR_CODE, location, message, details)
 }
+
+/**
+ * An error thrown by the Rego engine (the backend), as the answer to give: static errors (`rego_*`)
+ * 400 `invalid_parameter` "error(s) occurred while compiling module(s)" with the errors; anything else
+ * 500 `internal_error` "<stage>: <message>" (`partial eval: …`, `evaluate masks: …`).
+ */
+export function backendFailure(err: unknown, stage: string): CompileFailure {
+  if (err instanceof CompileFailure) return err
+  if (err instanceof RegoErrors) return invalidParameter(COMPILE_MODULES_MESSAGE, err.toJSON())
+  if (err instanceof RegoError) return invalidParameter(COMPILE_MODULES_MESSAGE, [err.toJSON()])
+  return internalFailure(`${stage}: ${err instanceof Error ? err.message : String(err)}`)
+}
+
+const COMPILE_MODULES_MESSAGE = 'error(s) occurred while compiling module(s)'
