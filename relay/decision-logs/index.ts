@@ -6,9 +6,16 @@ export {
   type DecisionLogsStatus,
   upstreamLogsUrl,
 } from './decision-logs.js'
+export { bufferFolder, decisionLogsExtension, readDecisionLogsConfig, resolveUpstream } from './extension.js'
 export { Forwarder, type ForwarderState } from './forwarder.js'
 export { GroupCommitter } from './group-commit.js'
 export { createIntakeHandler, type IntakeDeps, installDecisionLogRoutes } from './intake.js'
 export { DecisionLogMetrics, type DecisionLogTotals } from './metrics.js'
 export { EventsFormatError, splitEvents } from './split-events.js'
-export { parseRetryAfter, postBatch, type UploadOutcome, type UpstreamTarget } from './upload.js'
+export {
+  parseRetryAfter,
+  postBatch,
+  type UploadOutcome,
+  type UpstreamSend,
+  type UpstreamTarget,
+} from './upload.js'

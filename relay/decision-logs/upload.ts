@@ -5,14 +5,20 @@
  */
 import { type Dispatcher, request } from 'undici'
 
-/** Where batches go: the URL of the upstream logs resource and how to authenticate. */
+/** Sends one upload request; the relay passes its service client (credentials, TLS) here. */
+export type UpstreamSend = (request: {
+  body: Buffer
+  headers: Record<string, string>
+  signal: AbortSignal
+  timeoutMs: number
+}) => Promise<Dispatcher.ResponseData>
+
+/** Where batches go: the URL of the upstream logs resource and how to reach it. */
 export interface UpstreamTarget {
-  /** Full URL, e.g. `https://service.example/v1/logs`. */
+  /** Full URL, e.g. `https://service.example/v1/logs` (also shown in status). */
   url: string
-  /** Headers for each request (re-evaluated per request, so a rotated token file is picked up). */
-  headers?: () => Record<string, string> | Promise<Record<string, string>>
-  /** undici dispatcher (TLS options, keep-alive pool); the global one when absent. */
-  dispatcher?: Dispatcher
+  /** How to send; a plain undici POST to `url` when absent. */
+  send?: UpstreamSend
 }
 
 /** How an attempt ended, and what the forwarder does about it. */
@@ -40,21 +46,13 @@ export async function postBatch(
   const timeout = AbortSignal.timeout(timeoutMs)
   const signal = AbortSignal.any([stop, timeout])
   try {
-    const extra = (await target.headers?.()) ?? {}
-    const res = await request(target.url, {
-      method: 'POST',
-      headers: {
-        ...extra,
-        'content-type': 'application/json',
-        'content-encoding': 'gzip',
-        'user-agent': USER_AGENT,
-      },
-      body: gzipBody,
-      signal,
-      dispatcher: target.dispatcher,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    })
+    const headers = {
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+      'user-agent': USER_AGENT,
+    }
+    const send = target.send ?? plainPost(target.url)
+    const res = await send({ body: gzipBody, headers, signal, timeoutMs })
     const status = res.statusCode
     if (status >= 200 && status < 300) {
       await res.body.dump()
@@ -82,6 +80,11 @@ export async function postBatch(
     }
     return { kind: 'retry', status: 'network', message: `${e.code ? `${e.code}: ` : ''}${e.message}` }
   }
+}
+
+function plainPost(url: string): UpstreamSend {
+  return ({ body, headers, signal, timeoutMs }) =>
+    request(url, { method: 'POST', headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
 }
 
 /**

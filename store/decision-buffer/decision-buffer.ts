@@ -18,6 +18,7 @@ import type {
   DeadBatch,
   DecisionBufferOptions,
   DropNotice,
+  InFlightBatch,
   RawEvent,
 } from './types.js'
 
@@ -61,6 +62,7 @@ export class DecisionBuffer {
       sync: options.sync,
       busyTimeoutMs: options.busyTimeoutMs,
       integrityCheck: options.integrityCheck ?? 'quick',
+      recoverInFlight: options.recoverInFlight ?? true,
     })
     this.db = opened.db
     this.quarantinedTo = opened.quarantinedTo
@@ -273,11 +275,25 @@ export class DecisionBuffer {
     return moved.events
   }
 
-  /** Returns every batch in flight to pending (on shutdown, after the forwarder stopped). */
+  /** Returns this process's batches in flight to pending (on shutdown, after the forwarder stopped). */
   releaseAll(): void {
     if (this.closed) return
-    this.sql.releaseAll.run()
+    for (const id of this.inFlight.keys()) this.sql.endClaim.run(id)
     this.inFlight.clear()
+  }
+
+  /** Batches in flight (of any process using the file), with their failed attempts so far. */
+  listInFlight(): InFlightBatch[] {
+    this.assertOpen()
+    return (this.sql.listInFlight.all() as InFlightRow[]).map((r) => ({
+      id: r.id,
+      events: r.events,
+      bytes: r.bytes,
+      attempts: r.attempts,
+      lastStatus: r.last_status,
+      lastError: r.last_error,
+      claimedAt: r.claimed_at,
+    }))
   }
 
   /** Dead batches, newest first. */
@@ -435,6 +451,16 @@ export class DecisionBuffer {
   }
 }
 
+interface InFlightRow {
+  id: number
+  events: number
+  bytes: number
+  attempts: number
+  last_status: number | null
+  last_error: string | null
+  claimed_at: number
+}
+
 interface DeadRow {
   id: number
   events: number
@@ -479,7 +505,7 @@ function prepare(db: Database.Database) {
     ),
     updateClaimStart: db.prepare('UPDATE batches SET first_seq = ? WHERE id = ?'),
     endClaim: db.prepare('DELETE FROM batches WHERE id = ?'),
-    releaseAll: db.prepare('DELETE FROM batches'),
+    listInFlight: db.prepare('SELECT * FROM batches ORDER BY first_seq'),
     recordFailure: db.prepare(
       'UPDATE batches SET attempts = attempts + 1, last_status = ?, last_error = ? WHERE id = ?',
     ),

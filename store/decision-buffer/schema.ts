@@ -90,46 +90,42 @@ export interface OpenedDatabase {
  */
 export function openBufferDatabase(
   path: string,
-  options: { sync: SyncMode; busyTimeoutMs: number; integrityCheck: IntegrityCheck; readonly?: boolean },
+  options: {
+    sync: SyncMode
+    busyTimeoutMs: number
+    integrityCheck: IntegrityCheck
+    recoverInFlight: boolean
+  },
 ): OpenedDatabase {
   let quarantinedTo: string | undefined
   let db = connect(path, options)
   const problem = options.integrityCheck === 'off' ? undefined : integrityProblem(db, options.integrityCheck)
   if (problem !== undefined) {
     db.close()
-    if (options.readonly) throw new BufferOpenError(`${path} failed the integrity check: ${problem}`)
     quarantinedTo = `${path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`
     for (const suffix of ['', '-wal', '-shm']) {
       if (existsSync(path + suffix)) renameSync(path + suffix, quarantinedTo + suffix)
     }
     db = connect(path, options)
   }
-  if (options.readonly) return { db, recoveredBatches: 0 }
   migrate(db)
   // Batches in flight when the last process died go back to pending: their rows never left
   // `events`, so dropping the claim is the whole recovery.
-  const recoveredBatches = db.prepare('DELETE FROM batches').run().changes
+  const recoveredBatches = options.recoverInFlight ? db.prepare('DELETE FROM batches').run().changes : 0
   return { db, quarantinedTo, recoveredBatches }
 }
 
-function connect(
-  path: string,
-  options: { sync: SyncMode; busyTimeoutMs: number; readonly?: boolean },
-): Database.Database {
+function connect(path: string, options: { sync: SyncMode; busyTimeoutMs: number }): Database.Database {
   let db: Database.Database
   try {
-    db = new Database(path, {
-      timeout: options.busyTimeoutMs,
-      readonly: options.readonly ?? false,
-      fileMustExist: options.readonly ?? false,
-    })
+    db = new Database(path, { timeout: options.busyTimeoutMs })
   } catch (err) {
     throw new BufferOpenError(`cannot open the decision-log buffer ${path}: ${(err as Error).message}`, {
       cause: err,
     })
   }
   try {
-    if (!options.readonly) db.pragma('journal_mode = WAL')
+    db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`)
     // Big batches of 1 KB rows: a larger page cache keeps the indexes' hot pages in memory.
     db.pragma('cache_size = -16384')

@@ -34,6 +34,11 @@ export interface DecisionBufferOptions {
   deadLetterMaxEvents: number
   deadLetterMaxBytes: number
   integrityCheck?: IntegrityCheck
+  /**
+   * Return batches left in flight to pending at open (default true). Only the process that
+   * forwards may do this; a CLI opening the file beside a running relay passes false.
+   */
+  recoverInFlight?: boolean
   /** Called with each batch of events removed by `drop_oldest` or the dead-letter bounds. */
   onDrop?: (drop: DropNotice) => void
 }
@@ -63,6 +68,17 @@ export interface Batch {
   /** Event JSON texts in ingest order, parallel to `seqs`. */
   texts: string[]
   bytes: number
+}
+
+/** A batch being uploaded now, as recorded in the file. */
+export interface InFlightBatch {
+  id: number
+  events: number
+  bytes: number
+  attempts: number
+  lastStatus: number | null
+  lastError: string | null
+  claimedAt: number
 }
 
 /** A batch the upstream refused for good, kept on disk until re-driven or dropped. */
