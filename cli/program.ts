@@ -3,6 +3,10 @@
  * listed once here.
  */
 import { Command, CommanderError } from 'commander'
+import { checkCommand } from './commands/check.js'
+import { demoCommand } from './commands/demo.js'
+import { fmtCommand } from './commands/fmt.js'
+import { parseCommand } from './commands/parse.js'
 import { relayCommand } from './commands/relay.js'
 import { serviceCommand } from './commands/service.js'
 import { versionCommand } from './commands/version.js'
@@ -11,7 +15,15 @@ import { REGENT_VERSION } from './version-info.js'
 /** Exit code for usage errors (unknown command or flag, bad argument), as OPA's CLI uses. */
 export const USAGE_EXIT_CODE = 2
 
-const COMMANDS: Array<() => Command> = [versionCommand, serviceCommand, relayCommand]
+const COMMANDS: Array<() => Command> = [
+  versionCommand,
+  serviceCommand,
+  relayCommand,
+  demoCommand,
+  parseCommand,
+  fmtCommand,
+  checkCommand,
+]
 
 /** Builds the program; `exitOverride` turns commander's exits into `CommanderError`s. */
 export function buildProgram(): Command {

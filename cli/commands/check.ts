@@ -1,0 +1,88 @@
+/**
+ * `regent check <path>...`: parses every `.rego` file under the paths and reports the errors.
+ * Silent with exit 0 when everything parses; errors (pretty or OPA's JSON) and exit 1 otherwise.
+ * Compile-level checks (safety, types, strict mode) come with the compiler.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Command, Option } from 'commander'
+import { RegoError, RegoErrors } from '../../core/rego/errors.js'
+import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
+
+/** Every `.rego` file under `paths` (files are taken as given), sorted within each directory. */
+export async function collectRegoFiles(paths: string[]): Promise<string[]> {
+  const out: string[] = []
+  const visit = async (path: string, explicit: boolean): Promise<void> => {
+    const info = await stat(path)
+    if (info.isDirectory()) {
+      const entries = (await readdir(path)).sort()
+      for (const entry of entries) await visit(join(path, entry), false)
+    } else if (explicit || path.endsWith('.rego')) {
+      out.push(path)
+    }
+  }
+  for (const p of paths) await visit(p, true)
+  return out
+}
+
+/** Prints errors as `regent check` and `regent parse` do: OPA's `{"errors": [...]}` or pretty text. */
+export function writeErrors(errors: RegoError[], format: string): void {
+  if (format === 'json') {
+    process.stdout.write(`${JSON.stringify({ errors: errors.map((e) => e.toJSON()) }, null, 2)}\n`)
+  } else {
+    process.stdout.write(`${new RegoErrors(errors).toString()}\n`)
+  }
+}
+
+interface CheckOptions {
+  format: string
+  maxErrors: string
+  v0Compatible?: boolean
+}
+
+/** Builds the `check` command. */
+export function checkCommand(): Command {
+  return new Command('check')
+    .description('check Rego source files for errors (silent when everything parses)')
+    .argument('<path...>', 'files or directories holding .rego files')
+    .addOption(
+      new Option('-f, --format <format>', 'output format').choices(['pretty', 'json']).default('pretty'),
+    )
+    .option('-m, --max-errors <n>', 'stop after this many errors', '10')
+    .option('--v0-compatible', 'parse with Rego v0 syntax (pre-1.0 OPA)')
+    .action(async (paths: string[], options: CheckOptions) => {
+      const max = Number(options.maxErrors)
+      if (!Number.isInteger(max) || max < 0) {
+        process.stderr.write(`regent: invalid --max-errors ${options.maxErrors} (expected a whole number)\n`)
+        process.exitCode = 2
+        return
+      }
+      const limit = max === 0 ? Number.POSITIVE_INFINITY : max
+      const errors: RegoError[] = []
+      let files: string[]
+      try {
+        files = await collectRegoFiles(paths)
+      } catch (err) {
+        process.stderr.write(`regent: ${err instanceof Error ? err.message : String(err)}\n`)
+        process.exitCode = 1
+        return
+      }
+      for (const file of files) {
+        const text = await readFile(file, 'utf8')
+        const result = parseModuleWithErrors(text, {
+          file,
+          regoVersion: options.v0Compatible ? 'v0' : 'v1',
+          maxErrors: Math.min(limit - errors.length, 1000),
+        })
+        errors.push(...result.errors)
+        if (errors.length >= limit) break
+      }
+      if (errors.length === 0) return
+      const shown = errors.slice(0, limit)
+      if (errors.length > limit || (errors.length === limit && files.length > 1)) {
+        shown.push(new RegoError('rego_compile_error', 'error limit reached'))
+      }
+      writeErrors(shown, options.format)
+      process.exitCode = 1
+    })
+}

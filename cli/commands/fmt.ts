@@ -1,0 +1,93 @@
+/**
+ * `regent fmt [path...]`: formats Rego like `opa fmt`. Without paths it reads stdin and writes the
+ * result to stdout. `-w` rewrites files in place, `-l` lists files whose formatting differs, `-d`
+ * prints a unified diff; `--fail` exits 1 when anything would change. Parse errors exit 1.
+ */
+import { readFile, writeFile } from 'node:fs/promises'
+import { Command } from 'commander'
+import { RegoErrors } from '../../core/rego/errors.js'
+import { unifiedDiff } from '../../core/rego/format/diff.js'
+import { formatModule } from '../../core/rego/format/formatter.js'
+import { parseModule } from '../../core/rego/syntax/module-parser.js'
+import { collectRegoFiles } from './check.js'
+
+interface FmtOptions {
+  diff?: boolean
+  list?: boolean
+  write?: boolean
+  fail?: boolean
+  v0Compatible?: boolean
+  v0V1?: boolean
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** Builds the `fmt` command. */
+export function fmtCommand(): Command {
+  return new Command('fmt')
+    .description('format Rego source files (stdin to stdout without paths)')
+    .argument('[path...]', 'files or directories holding .rego files')
+    .option('-d, --diff', 'print a diff of the changes formatting would make')
+    .option('-l, --list', 'list files whose formatting differs')
+    .option('-w, --write', 'write the formatted result back to the files')
+    .option('--fail', 'exit 1 when formatting would change anything')
+    .option('--v0-compatible', 'read and write Rego v0 syntax (pre-1.0 OPA)')
+    .option('--v0-v1', 'read Rego v0 syntax and write Rego v1 syntax')
+    .action(async (paths: string[], options: FmtOptions) => {
+      const parseVersion = options.v0Compatible || options.v0V1 ? 'v0' : 'v1'
+      const outVersion = options.v0Compatible && !options.v0V1 ? 'v0' : 'v1'
+      const format = (text: string, file: string): string | undefined => {
+        try {
+          const module = parseModule(text, { file, regoVersion: parseVersion })
+          return formatModule(module, { regoVersion: outVersion })
+        } catch (err) {
+          const msg =
+            err instanceof RegoErrors ? err.toString() : err instanceof Error ? err.message : String(err)
+          process.stderr.write(`${msg}\n`)
+          process.exitCode = 1
+          return undefined
+        }
+      }
+
+      if (paths.length === 0) {
+        if (options.write) {
+          process.stderr.write('regent: --write needs file paths (stdin is formatted to stdout)\n')
+          process.exitCode = 2
+          return
+        }
+        const text = await readStdin()
+        const out = format(text, 'stdin')
+        if (out === undefined) return
+        if (options.diff) process.stdout.write(unifiedDiff('stdin', text, out))
+        else if (!options.list) process.stdout.write(out)
+        if (options.fail && out !== text) process.exitCode = 1
+        return
+      }
+
+      let files: string[]
+      try {
+        files = await collectRegoFiles(paths)
+      } catch (err) {
+        process.stderr.write(`regent: ${err instanceof Error ? err.message : String(err)}\n`)
+        process.exitCode = 1
+        return
+      }
+      let changed = false
+      for (const file of files) {
+        const text = await readFile(file, 'utf8')
+        const out = format(text, file)
+        if (out === undefined) continue
+        const differs = out !== text
+        changed ||= differs
+        if (options.list && differs) process.stdout.write(`${file}\n`)
+        if (options.diff && differs) process.stdout.write(unifiedDiff(file, text, out))
+        if (options.write && differs) await writeFile(file, out)
+        if (!options.list && !options.diff && !options.write) process.stdout.write(out)
+      }
+      if (options.fail && changed) process.exitCode = 1
+    })
+}

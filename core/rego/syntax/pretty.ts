@@ -1,0 +1,154 @@
+/**
+ * A human-readable tree of the AST, one node per line with one space of indentation per level, in
+ * the spirit of OPA's `ast.Pretty` (what `regent parse` prints by default).
+ *
+ * @example
+ * prettyAst(parseModule('package a\np := 1'))
+ * // module
+ * //  package
+ * //   ref
+ * //    data
+ * //    "a"
+ * //  rule
+ * //   head ...
+ */
+import type { Body, Node, Term } from './ast.js'
+
+/** Renders `node` as an indented tree. */
+export function prettyAst(node: Node | Body): string {
+  const lines: string[] = []
+  const emit = (depth: number, text: string) => lines.push(`${' '.repeat(depth)}${text}`)
+  const visit = (n: Node | Body, depth: number): void => {
+    if (Array.isArray(n)) {
+      emit(depth, 'body')
+      for (const e of n) visit(e, depth + 1)
+      return
+    }
+    switch (n.type) {
+      case 'module':
+        emit(depth, 'module')
+        visit(n.package, depth + 1)
+        for (const i of n.imports) visit(i, depth + 1)
+        for (const r of n.rules) visit(r, depth + 1)
+        return
+      case 'package':
+        emit(depth, 'package')
+        visit({ type: 'ref', value: n.path }, depth + 1)
+        return
+      case 'import':
+        emit(depth, n.alias ? `import as ${n.alias}` : 'import')
+        visit(n.path, depth + 1)
+        return
+      case 'rule':
+        emit(depth, n.default ? 'rule default' : 'rule')
+        visit(n.head, depth + 1)
+        visit(n.body, depth + 1)
+        if (n.else) {
+          emit(depth + 1, 'else')
+          visit(n.else, depth + 2)
+        }
+        return
+      case 'head':
+        emit(depth, n.name ? `head ${n.name}` : 'head')
+        visit({ type: 'ref', value: n.ref }, depth + 1)
+        if (n.args) {
+          emit(depth + 1, 'args')
+          for (const a of n.args) visit(a, depth + 2)
+        }
+        if (n.key) {
+          emit(depth + 1, 'key')
+          visit(n.key, depth + 2)
+        }
+        if (n.value) {
+          emit(depth + 1, n.assign ? 'value :=' : 'value')
+          visit(n.value, depth + 2)
+        }
+        return
+      case 'expr': {
+        const flags = [`index=${n.index}`, n.negated ? 'negated' : '', n.generated ? 'generated' : ''].filter(
+          Boolean,
+        )
+        emit(depth, `expr ${flags.join(' ')}`)
+        const t = n.terms
+        if (Array.isArray(t)) for (const x of t) visit(x, depth + 1)
+        else visit(t, depth + 1)
+        for (const w of n.with ?? []) visit(w, depth + 1)
+        return
+      }
+      case 'somedecl':
+        emit(depth, 'some')
+        for (const s of n.symbols) visit(s, depth + 1)
+        return
+      case 'every':
+        emit(depth, 'every')
+        if (n.key) visit(n.key, depth + 1)
+        visit(n.value, depth + 1)
+        visit(n.domain, depth + 1)
+        visit(n.body, depth + 1)
+        return
+      case 'with':
+        emit(depth, 'with')
+        visit(n.target, depth + 1)
+        visit(n.value, depth + 1)
+        return
+      case 'comment':
+        emit(depth, `comment #${n.text}`)
+        return
+      case 'annotations':
+        emit(depth, `annotations scope=${n.scope}`)
+        return
+      default:
+        visitTerm(n, depth)
+    }
+  }
+  const visitTerm = (t: Term, depth: number): void => {
+    switch (t.type) {
+      case 'null':
+        emit(depth, 'null')
+        return
+      case 'boolean':
+      case 'number':
+        emit(depth, String(t.value))
+        return
+      case 'string':
+        emit(depth, JSON.stringify(t.value))
+        return
+      case 'var':
+        emit(depth, t.value)
+        return
+      case 'ref':
+      case 'array':
+      case 'set':
+      case 'call':
+        emit(depth, t.type)
+        for (const x of t.value) visit(x, depth + 1)
+        return
+      case 'object':
+        emit(depth, 'object')
+        for (const [k, v] of t.value) {
+          emit(depth + 1, 'item')
+          visit(k, depth + 2)
+          visit(v, depth + 2)
+        }
+        return
+      case 'arraycomprehension':
+      case 'setcomprehension':
+        emit(depth, t.type)
+        visit(t.value.term, depth + 1)
+        visit(t.value.body, depth + 1)
+        return
+      case 'objectcomprehension':
+        emit(depth, t.type)
+        visit(t.value.key, depth + 1)
+        visit(t.value.value, depth + 1)
+        visit(t.value.body, depth + 1)
+        return
+      case 'templatestring':
+        emit(depth, t.value.multi_line ? 'templatestring multi_line' : 'templatestring')
+        for (const p of t.value.parts) visit(p, depth + 1)
+        return
+    }
+  }
+  visit(node, 0)
+  return `${lines.join('\n')}\n`
+}
