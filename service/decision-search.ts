@@ -76,7 +76,7 @@ export function decodeCursor(cursor: string): DecisionPosition | undefined {
  * @throws HttpError 400 naming the bad parameter.
  */
 export function parseDecisionSearch(request: DecisionsRequest, maxLimit: number): DecisionSearch {
-  const limit = request.limit ?? 100
+  const limit = request.limit ?? Math.min(100, maxLimit)
   if (limit < 1 || limit > maxLimit) throw badRequest(`limit: expected 1 to ${maxLimit}, got ${limit}`)
   const order = (request.order ?? 'DESC').toUpperCase()
   if (order !== 'ASC' && order !== 'DESC')

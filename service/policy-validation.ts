@@ -1,21 +1,21 @@
 /**
- * The hook that decides whether a Rego module may be stored. The service refuses a policy
- * whose modules fail it with 400 and the reason.
- *
- * NOTE(service): until `core/rego` exports `parseModule`, the default only checks that the
- * module declares a package (the least OPA requires); swap in the parser by passing
- * `validateModule` to `startService`, or by changing `defaultModuleValidator` here.
+ * The check a Rego module must pass to be stored: it must parse (Rego v1, as OPA 1.x reads
+ * bundles by default). The service refuses a policy whose modules fail with 400 and the
+ * parser's error (`file:row:col: rego_parse_error: message`). Injectable through
+ * `startService({validateModule})` for callers that need another rule.
  */
+import { parseModuleWithErrors } from '../core/rego/index.js'
 
 /** Returns an error message when `source` is not an acceptable module, else undefined. */
 export type ModuleValidator = (file: string, source: string) => string | undefined
 
-// A package clause at the start of a line, after any comments and blank lines.
-const PACKAGE_CLAUSE = /^\s*package\s+[^\s#]+/m
-
-/** The stand-in check used until the Rego parser is wired in (see the note above). */
+/** Parses the module with regent's Rego parser; the first error (and how many more) on failure. */
 export const defaultModuleValidator: ModuleValidator = (file, source) => {
-  const withoutComments = source.replace(/#[^\n]*/g, '')
-  if (!PACKAGE_CLAUSE.test(withoutComments)) return `${file}:1: rego_parse_error: package expected`
-  return undefined
+  const { errors } = parseModuleWithErrors(source, { file })
+  const [first] = errors
+  if (!first) return undefined
+  const loc = first.location
+  const where = loc ? `${file}:${loc.row}:${loc.col}` : file
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''
+  return `${where}: ${first.code}: ${first.message}${more}`
 }

@@ -13,3 +13,14 @@ export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
 }
+
+/**
+ * The column a unique violation is about, when the driver says: PostgreSQL's detail
+ * `Key (name)=(x) already exists.`, SQLite's `UNIQUE constraint failed: systems.name`.
+ */
+export function violatedColumn(err: unknown): string | undefined {
+  const e = err as { detail?: unknown; message?: unknown } | null
+  if (typeof e?.detail === 'string') return /^Key \(([^)]+)\)/.exec(e.detail)?.[1]
+  if (typeof e?.message === 'string') return /constraint failed: \w+\.(\w+)/.exec(e.message)?.[1]
+  return undefined
+}

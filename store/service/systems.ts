@@ -1,6 +1,6 @@
 /** Systems: one row per protected deployment, with its configuration as JSON text. */
 import type { Kysely, Selectable, Updateable } from 'kysely'
-import { AlreadyExistsError, isUniqueViolation } from './errors.js'
+import { AlreadyExistsError, isUniqueViolation, violatedColumn } from './errors.js'
 import type { ServiceTables, SystemsTable } from './tables.js'
 
 export type SystemRow = Selectable<SystemsTable>
@@ -31,9 +31,11 @@ export class SystemRepository {
       await this.db.insertInto('systems').values(row).execute()
     } catch (err) {
       if (!isUniqueViolation(err)) throw err
-      const byId = await this.exists(row.id)
+      // No query here: on PostgreSQL the failed statement has aborted the surrounding transaction.
       throw new AlreadyExistsError(
-        byId ? `system ${row.id} already exists` : `a system named "${row.name}" already exists`,
+        violatedColumn(err) === 'name'
+          ? `a system named "${row.name}" already exists`
+          : `system ${row.id} already exists`,
       )
     }
   }

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Writable } from 'node:stream'
 import { parseConfig } from '../../core/config.js'
 import { createLogger } from '../../core/log.js'
 import { type RunningService, serviceSectionSchema, startService } from '../../service/index.js'
@@ -17,6 +18,8 @@ export interface TestService {
   service: RunningService
   url: string
   dataDir: string
+  /** Every log line the service wrote (JSON text), at debug level and up. */
+  logs: string[]
   /** A request with the admin token unless `token` says otherwise (null: none). */
   call(method: string, path: string, options?: CallOptions): Promise<Response>
   /** `call` expecting JSON back. */
@@ -45,10 +48,17 @@ export async function startTestService(
   const database = await backend.create()
   const dataDir = mkdtempSync(join(tmpdir(), 'regent-service-'))
   const config = parseConfig(serviceYaml, serviceSectionSchema)
+  const logs: string[] = []
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean))
+      done()
+    },
+  })
   if (backend.name === 'postgres') config.database.url = database.url
   const service = await startService({
     config,
-    logger: createLogger({ level: 'silent' }),
+    logger: createLogger({ level: 'debug', destination, pretty: false }),
     addr: '127.0.0.1:0',
     dataDir,
     adminToken: ADMIN_TOKEN,
@@ -71,6 +81,7 @@ export async function startTestService(
     service,
     url: service.url,
     dataDir,
+    logs,
     call,
     async json(method, path, options) {
       const res = await call(method, path, options)
