@@ -109,7 +109,6 @@ export class LogsUpstream {
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const raw = Buffer.concat(chunks)
-      const answer = this.script.shift() ?? this.fallback
       let events: string[] = []
       let parseError: string | undefined
       try {
@@ -120,6 +119,8 @@ export class LogsUpstream {
         parseError = (err as Error).message
       }
       const tooLarge = this.options.maxGzipBytes !== undefined && raw.length > this.options.maxGzipBytes
+      // A scripted answer is used up only by a request it applies to (not one refused as too large).
+      const answer = parseError || tooLarge ? this.fallback : (this.script.shift() ?? this.fallback)
       const status = parseError ? 400 : tooLarge ? 413 : answer === 'hang' ? 'hang' : answer.status
       this.requests.push({
         at: Date.now(),
