@@ -1,0 +1,266 @@
+/**
+ * Go's `fmt.Sprintf` for the argument kinds OPA's `sprintf` passes: integers (int64 or big.Int),
+ * float64s and strings (every other value arrives as its Rego text). Verbs, flags, width and
+ * precision follow Go, including its `%!d(string=x)` / `%!d(MISSING)` / `%!(EXTRA ...)` markers.
+ */
+
+/** One formatted argument. */
+export type GoArg =
+  | { kind: 'int'; value: bigint; big: boolean }
+  | { kind: 'float'; value: number }
+  | { kind: 'string'; value: string }
+
+interface Spec {
+  minus: boolean
+  plus: boolean
+  sharp: boolean
+  space: boolean
+  zero: boolean
+  width?: number
+  prec?: number
+}
+
+function pad(s: string, spec: Spec, numeric: boolean): string {
+  const width = spec.width ?? 0
+  const len = [...s].length
+  if (len >= width) return s
+  const fill = width - len
+  if (spec.minus) return s + ' '.repeat(fill)
+  if (spec.zero && numeric) {
+    const sign = /^[+\- ]/.test(s) ? (s[0] as string) : ''
+    const rest = sign ? s.slice(1) : s
+    const prefix = /^0[xXbo]/.test(rest) && spec.sharp ? rest.slice(0, 2) : ''
+    return sign + prefix + '0'.repeat(fill) + rest.slice(prefix.length)
+  }
+  return ' '.repeat(fill) + s
+}
+
+function signed(neg: boolean, body: string, spec: Spec): string {
+  if (neg) return `-${body}`
+  if (spec.plus) return `+${body}`
+  if (spec.space) return ` ${body}`
+  return body
+}
+
+function typeLabel(arg: GoArg): string {
+  if (arg.kind === 'int') return arg.big ? '*big.Int' : 'int'
+  return arg.kind === 'float' ? 'float64' : 'string'
+}
+
+function plainValue(arg: GoArg): string {
+  if (arg.kind === 'int') return arg.value.toString()
+  if (arg.kind === 'float') return formatFloat(arg.value, 'g', undefined)
+  return arg.value
+}
+
+function badVerb(verb: string, arg: GoArg): string {
+  return `%!${verb}(${typeLabel(arg)}=${plainValue(arg)})`
+}
+
+/** Go-style exponent: at least two digits (`e+06`). */
+function goExponent(s: string): string {
+  return s.replace(/e([+-])(\d)$/, 'e$10$2')
+}
+
+/**
+ * Formats a float as Go does for %e, %f and %g (%v is %g); `prec` undefined means Go's default
+ * (shortest digits for %g, 6 decimals for %e and %f).
+ */
+export function formatFloat(x: number, verb: 'e' | 'f' | 'g', prec: number | undefined): string {
+  if (Number.isNaN(x)) return 'NaN'
+  if (!Number.isFinite(x)) return x > 0 ? '+Inf' : '-Inf'
+  switch (verb) {
+    case 'e':
+      return goExponent(x.toExponential(prec ?? 6))
+    case 'f':
+      return prec === undefined ? x.toFixed(6) : x.toFixed(Math.min(prec, 100))
+    default:
+      return formatG(x, prec)
+  }
+}
+
+/** Go's %g: shortest digits (or `prec` significant ones), %e form for exponents < -4 or >= precision. */
+function formatG(x: number, prec: number | undefined): string {
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0'
+  const neg = x < 0
+  const exp10 =
+    prec === undefined ? Math.abs(x).toExponential() : Math.abs(x).toExponential(Math.max(prec, 1) - 1)
+  const [mant = '', e = '0'] = exp10.split('e')
+  const digits = mant.replace('.', '').replace(/0+$/, '') || '0'
+  const dp = Number(e) + 1
+  let eprec = prec === undefined ? 6 : Math.max(prec, 1)
+  if (prec !== undefined && eprec > digits.length && digits.length >= dp) eprec = digits.length
+  const exp = dp - 1
+  let body: string
+  if (exp < -4 || exp >= eprec) {
+    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits
+    body = `${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`
+  } else if (dp <= 0) body = `0.${'0'.repeat(-dp)}${digits}`
+  else if (dp >= digits.length) body = digits + '0'.repeat(dp - digits.length)
+  else body = `${digits.slice(0, dp)}.${digits.slice(dp)}`
+  return neg ? `-${body}` : body
+}
+
+function quoteGo(s: string): string {
+  return JSON.stringify(s).replace(/\\u00([0-7][0-9a-f])/g, '\\x$1')
+}
+
+function formatInt(n: bigint, verb: string, spec: Spec): string | undefined {
+  const neg = n < 0n
+  const mag = neg ? -n : n
+  let body: string
+  switch (verb) {
+    case 'd':
+    case 'v':
+      body = mag.toString()
+      break
+    case 'b':
+      body = mag.toString(2)
+      break
+    case 'o':
+      body = (spec.sharp ? '0' : '') + mag.toString(8)
+      break
+    case 'O':
+      body = `0o${mag.toString(8)}`
+      break
+    case 'x':
+      body = (spec.sharp ? '0x' : '') + mag.toString(16)
+      break
+    case 'X':
+      body = (spec.sharp ? '0X' : '') + mag.toString(16).toUpperCase()
+      break
+    case 'c':
+      return pad(String.fromCodePoint(Number(n)), spec, false)
+    case 'q':
+      return pad(`'${String.fromCodePoint(Number(n))}'`, spec, false)
+    case 'U':
+      return pad(`U+${mag.toString(16).toUpperCase().padStart(4, '0')}`, spec, false)
+    default:
+      return undefined
+  }
+  if (spec.prec !== undefined) body = body.padStart(spec.prec, '0')
+  return pad(signed(neg, body, spec), spec, spec.prec === undefined)
+}
+
+function formatFloatVerb(x: number, verb: string, spec: Spec): string | undefined {
+  let body: string
+  switch (verb) {
+    case 'v':
+    case 'g':
+      body = formatFloat(Math.abs(x), 'g', spec.prec)
+      break
+    case 'G':
+      body = formatFloat(Math.abs(x), 'g', spec.prec).toUpperCase()
+      break
+    case 'e':
+      body = formatFloat(Math.abs(x), 'e', spec.prec)
+      break
+    case 'E':
+      body = formatFloat(Math.abs(x), 'e', spec.prec).toUpperCase()
+      break
+    case 'f':
+    case 'F':
+      body = formatFloat(Math.abs(x), 'f', spec.prec)
+      break
+    default:
+      return undefined
+  }
+  return pad(signed(x < 0 || Object.is(x, -0), body, spec), spec, true)
+}
+
+function formatString(s: string, verb: string, spec: Spec): string | undefined {
+  const cut = spec.prec === undefined ? s : [...s].slice(0, spec.prec).join('')
+  switch (verb) {
+    case 'v':
+    case 's':
+      return pad(cut, spec, false)
+    case 'q':
+      return pad(quoteGo(cut), spec, false)
+    case 'x':
+    case 'X': {
+      const hex = Buffer.from(cut, 'utf8').toString('hex')
+      return pad(verb === 'X' ? hex.toUpperCase() : hex, spec, false)
+    }
+    default:
+      return undefined
+  }
+}
+
+function formatArg(arg: GoArg, verb: string, spec: Spec): string {
+  let out: string | undefined
+  if (arg.kind === 'int') out = formatInt(arg.value, verb, spec)
+  else if (arg.kind === 'float') out = formatFloatVerb(arg.value, verb, spec)
+  else out = formatString(arg.value, verb, spec)
+  return out ?? badVerb(verb, arg)
+}
+
+/**
+ * `fmt.Sprintf(format, args...)`.
+ *
+ * @example
+ * goSprintf('hi %02X', [{ kind: 'int', value: 127n, big: false }]) // 'hi 7F'
+ */
+export function goSprintf(format: string, args: readonly GoArg[]): string {
+  let out = ''
+  let argIndex = 0
+  let i = 0
+  while (i < format.length) {
+    const c = format[i] as string
+    if (c !== '%') {
+      out += c
+      i++
+      continue
+    }
+    i++
+    const spec: Spec = { minus: false, plus: false, sharp: false, space: false, zero: false }
+    for (; i < format.length; i++) {
+      const f = format[i]
+      if (f === '-') spec.minus = true
+      else if (f === '+') spec.plus = true
+      else if (f === '#') spec.sharp = true
+      else if (f === ' ') spec.space = true
+      else if (f === '0') spec.zero = !spec.minus
+      else break
+    }
+    const explicit = /^\[(\d+)\]/.exec(format.slice(i))
+    if (explicit) {
+      argIndex = Number(explicit[1]) - 1
+      i += explicit[0].length
+    }
+    const width = /^\d+/.exec(format.slice(i))
+    if (width) {
+      spec.width = Number(width[0])
+      i += width[0].length
+    }
+    if (format[i] === '.') {
+      i++
+      const prec = /^\d+/.exec(format.slice(i))
+      spec.prec = prec ? Number(prec[0]) : 0
+      if (prec) i += prec[0].length
+    }
+    if (i >= format.length) {
+      out += '%!(NOVERB)'
+      break
+    }
+    const verb = String.fromCodePoint(format.codePointAt(i) as number)
+    i += verb.length
+    if (verb === '%') {
+      out += '%'
+      continue
+    }
+    const arg = args[argIndex]
+    if (arg === undefined) {
+      out += `%!${verb}(MISSING)`
+      continue
+    }
+    argIndex++
+    out += verb === 'T' ? pad(typeLabel(arg), spec, false) : formatArg(arg, verb, spec)
+  }
+  if (argIndex < args.length) {
+    out += `%!(EXTRA ${args
+      .slice(argIndex)
+      .map((a) => `${typeLabel(a)}=${plainValue(a)}`)
+      .join(', ')})`
+  }
+  return out
+}

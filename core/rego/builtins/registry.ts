@@ -1,0 +1,157 @@
+/**
+ * The built-in registry: the explicit list of every built-in regent knows (no registration by
+ * import side effect), lookup by name, OPA's capabilities JSON, and the one wrapper through which
+ * the evaluator calls a built-in.
+ */
+import type { Location } from '../syntax/ast.js'
+import { typeToJSON } from '../types/index.js'
+import type { Value } from '../values/index.js'
+import { AGGREGATES } from './aggregates.js'
+import { ARRAYS } from './arrays.js'
+import { BITS } from './bits.js'
+import { CASTS } from './casts.js'
+import { COMPARISON } from './comparison.js'
+import type { BuiltinContext } from './context.js'
+import type {
+  AsyncBuiltin,
+  Builtin,
+  BuiltinArgs,
+  BuiltinResult,
+  FunctionBuiltin,
+  RelationBuiltin,
+} from './define.js'
+import { BuiltinCallError, BuiltinError, OperandError } from './errors.js'
+import { NUMBERS } from './numbers.js'
+import { OBJECTS } from './objects.js'
+import { SETS } from './sets.js'
+import { STRINGS } from './strings.js'
+import { TYPES } from './types.js'
+
+export { defineBuiltin } from './define.js'
+
+/** Every built-in, in one list. The type checker, capabilities and the evaluator read it. */
+export const DEFAULT_BUILTINS: readonly Builtin[] = [
+  ...AGGREGATES,
+  ...ARRAYS,
+  ...BITS,
+  ...CASTS,
+  ...COMPARISON,
+  ...NUMBERS,
+  ...OBJECTS,
+  ...SETS,
+  ...STRINGS,
+  ...TYPES,
+]
+
+/** A name → built-in index; throws when two built-ins share a name. */
+export function indexBuiltins(builtins: readonly Builtin[] = DEFAULT_BUILTINS): ReadonlyMap<string, Builtin> {
+  const index = new Map<string, Builtin>()
+  for (const b of builtins) {
+    if (index.has(b.name)) throw new Error(`built-in ${b.name} is declared twice`)
+    index.set(b.name, b)
+  }
+  return index
+}
+
+/** Maps whatever a built-in threw to the error the evaluator reports (OPA's `handleBuiltinErr`). */
+export function toBuiltinCallError(builtin: Builtin, err: unknown, location?: Location): BuiltinCallError {
+  if (err instanceof BuiltinCallError) return err
+  const reason = err instanceof Error ? err.message : String(err)
+  const code =
+    err instanceof OperandError
+      ? 'eval_type_error'
+      : err instanceof BuiltinError
+        ? err.code
+        : 'eval_builtin_error'
+  return new BuiltinCallError(code, builtin.name, `${builtin.name}: ${reason}`, location, err)
+}
+
+/**
+ * Calls a synchronous built-in with the evaluator's arguments. Errors come out as
+ * {@link BuiltinCallError} (operand errors as `eval_type_error`, the rest `eval_builtin_error`).
+ * Returns undefined when the built-in has no result.
+ */
+export function callBuiltin(
+  builtin: FunctionBuiltin,
+  ctx: BuiltinContext,
+  args: readonly Value[],
+  location?: Location,
+): BuiltinResult {
+  try {
+    return builtin.impl(ctx, args as BuiltinArgs, location)
+  } catch (err) {
+    throw toBuiltinCallError(builtin, err, location)
+  }
+}
+
+/** Calls an asynchronous built-in (http.send); the promise rejects with a {@link BuiltinCallError}. */
+export async function callAsyncBuiltin(
+  builtin: AsyncBuiltin,
+  ctx: BuiltinContext,
+  args: readonly Value[],
+  location?: Location,
+): Promise<BuiltinResult> {
+  try {
+    return await builtin.impl(ctx, args as BuiltinArgs, location)
+  } catch (err) {
+    throw toBuiltinCallError(builtin, err, location)
+  }
+}
+
+/** Calls a relation (walk) and collects its results. */
+export function callRelation(
+  builtin: RelationBuiltin,
+  ctx: BuiltinContext,
+  args: readonly Value[],
+  location?: Location,
+): Value[] {
+  try {
+    return [...builtin.impl(ctx, args as BuiltinArgs, location)]
+  } catch (err) {
+    throw toBuiltinCallError(builtin, err, location)
+  }
+}
+
+/** One entry of OPA's capabilities `builtins` list. */
+export interface CapabilityBuiltinJSON {
+  name: string
+  description?: string
+  categories?: string[]
+  decl: Record<string, unknown>
+  infix?: string
+  relation?: boolean
+  deprecated?: boolean
+  nondeterministic?: boolean
+}
+
+/**
+ * The capabilities entry for a built-in, field order as OPA's Go struct. `minimal` (the
+ * capabilities file form) leaves out descriptions, categories and argument names.
+ */
+export function builtinCapability(
+  builtin: Builtin,
+  options: { minimal?: boolean } = {},
+): CapabilityBuiltinJSON {
+  const minimal = options.minimal ?? true
+  const out: CapabilityBuiltinJSON = { name: builtin.name, decl: {} }
+  if (!minimal) {
+    out.description = builtin.description
+    out.categories = [builtin.category]
+  }
+  out.decl = typeToJSON(builtin.decl, { minimal })
+  if (builtin.infix) out.infix = builtin.infix
+  if (builtin.kind === 'relation') out.relation = true
+  if (builtin.deprecated) out.deprecated = true
+  if (builtin.nondeterministic) out.nondeterministic = true
+  return out
+}
+
+/** Capabilities `builtins` for a list, sorted by name as OPA writes them. */
+export function builtinCapabilities(
+  builtins: readonly Builtin[] = DEFAULT_BUILTINS,
+  options: { minimal?: boolean } = {},
+): CapabilityBuiltinJSON[] {
+  return [...builtins]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((b) => builtinCapability(b, options))
+}
