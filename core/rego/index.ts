@@ -21,5 +21,5 @@ export type {
 } from './syntax/ast.js'
 export { type OpaJsonOptions, stringifyOpaJson, toOpaJson } from './syntax/json.js'
 export { type ModuleParseResult, parseModule, parseModuleWithErrors } from './syntax/module-parser.js'
-export { type ParseOptions, parseTermText as parseTerm } from './syntax/parser.js'
-export { parseBody, parseQuery } from './syntax/query.js'
+export type { ParseOptions } from './syntax/parser.js'
+export { parseBody, parseQuery, parseTermText as parseTerm } from './syntax/query.js'

@@ -23,7 +23,7 @@ import type {
   SchemaAnnotation,
   Term,
 } from './ast.js'
-import { parseTermText } from './parser.js'
+import { parseTermText } from './query.js'
 import type { Source } from './source.js'
 
 const SCOPES = new Set(['package', 'rule', 'document', 'subpackages'])

@@ -19,7 +19,6 @@
  * Errors abort the current statement with a `ParseAbort`; speculative branches (comprehension or
  * set, `k, v in`) catch it and restore the saved token index, as OPA's parser restores its state.
  */
-import { parseError, type RegoError } from '../errors.js'
 import type {
   Body,
   CallTerm,
@@ -36,184 +35,19 @@ import type {
   VarTerm,
   With,
 } from './ast.js'
-import { lex, type TokenStream } from './lexer.js'
-import { Source } from './source.js'
-import {
-  FUTURE_KEYWORDS,
-  isKeywordKind,
-  NL_BEFORE,
-  OPERATOR_BUILTINS,
-  T,
-  TOKEN_NAMES,
-  type TokenKind,
-  WS_BEFORE,
-} from './tokens.js'
+import { ParseAbort, type SavedState, TokenCursor } from './cursor.js'
+import { isScalarType, numberTooBig, operatorText, unescapeTemplate } from './literals.js'
+import { isKeywordKind, OPERATOR_BUILTINS, T, TOKEN_NAMES, type TokenKind } from './tokens.js'
 
 /** Options shared by every parse entry point. */
-export interface ParseOptions {
-  /** File name used in locations and messages. */
-  file?: string
-  /** Rego syntax version; v1 (OPA 1.x) unless told otherwise. */
-  regoVersion?: 'v0' | 'v1'
-  /** Stop collecting errors after this many (default 10). */
-  maxErrors?: number
-}
-
-/** Thrown inside the parser to abandon the current statement; carries the error already recorded. */
-export class ParseAbort extends Error {
-  constructor(readonly error: RegoError) {
-    super(error.message)
-  }
-}
-
-/** Nesting depth (terms and bodies inside each other) beyond which parsing stops with an error. */
-const MAX_DEPTH = 250
+export type { ParseOptions } from './cursor.js'
+export { ParseAbort } from './cursor.js'
+export { operatorText } from './literals.js'
 
 const ROOT_DOCUMENTS = new Set(['data', 'input'])
 
-interface SavedState {
-  i: number
-  wildcard: number
-  depth: number
-}
-
 /** Parses bodies, expressions and terms from one source. */
-export class Parser {
-  readonly source: Source
-  protected readonly toks: TokenStream
-  protected readonly text: string
-  protected readonly file: string
-  protected i = 0
-  protected wildcard = 0
-  protected depth = 0
-  /** Future keywords active in v0 (after `import future.keywords...`); all are active in v1. */
-  protected readonly activeKeywords = new Set<TokenKind>()
-  readonly regoVersion: 'v0' | 'v1'
-
-  constructor(text: string, options: ParseOptions = {}) {
-    this.file = options.file ?? ''
-    this.text = text
-    this.source = new Source(this.file, text)
-    this.toks = lex(text, this.file)
-    this.regoVersion = options.regoVersion ?? 'v1'
-    if (this.regoVersion === 'v1') for (const kind of FUTURE_KEYWORDS.values()) this.activeKeywords.add(kind)
-  }
-
-  // -------------------------------------------------------------------------------------------------
-  // Token access
-
-  /** The effective kind of token `i`: an inactive future keyword reads as an identifier. */
-  protected kindAt(i: number): TokenKind {
-    const kind = this.toks.kinds[i] as TokenKind
-    if (kind >= T.If && !this.activeKeywords.has(kind)) return T.Ident
-    return kind
-  }
-
-  protected peek(): TokenKind {
-    return this.kindAt(this.i)
-  }
-
-  protected advance(): void {
-    if (this.i < this.toks.count - 1) this.i++
-  }
-
-  protected tokText(i = this.i): string {
-    return this.text.slice(this.toks.starts[i], this.toks.ends[i])
-  }
-
-  protected start(i = this.i): number {
-    return this.toks.starts[i] ?? 0
-  }
-
-  /** End offset of the last consumed token (OPA's `lastEnd`). */
-  protected get lastEnd(): number {
-    return this.i > 0 ? (this.toks.ends[this.i - 1] ?? 0) : 0
-  }
-
-  /** True when whitespace (or a comment) separates token `i` from the one before. */
-  protected spaced(i = this.i): boolean {
-    return ((this.toks.flags[i] ?? 0) & WS_BEFORE) !== 0
-  }
-
-  /** True when a line break separates token `i` from the one before. */
-  protected newlineBefore(i = this.i): boolean {
-    return ((this.toks.flags[i] ?? 0) & NL_BEFORE) !== 0
-  }
-
-  /** The location of token `i`. */
-  protected loc(i = this.i): Location {
-    const start = this.toks.starts[i] ?? 0
-    return {
-      file: this.file,
-      row: this.toks.rows[i] ?? 1,
-      col: this.toks.cols[i] ?? 1,
-      text: this.text.slice(start, this.toks.ends[i]),
-      offset: start,
-    }
-  }
-
-  /** A location that starts where `from` starts and ends at `end` (default: the last consumed token). */
-  protected span(from: Location, end = this.lastEnd): Location {
-    return {
-      file: from.file,
-      row: from.row,
-      col: from.col,
-      text: this.text.slice(from.offset, end),
-      offset: from.offset,
-    }
-  }
-
-  protected save(): SavedState {
-    return { i: this.i, wildcard: this.wildcard, depth: this.depth }
-  }
-
-  protected restore(s: SavedState): void {
-    this.i = s.i
-    this.wildcard = s.wildcard
-    this.depth = s.depth
-  }
-
-  /** A keyword token directly followed by `.` or `[` is the head of a ref (`input.if`, `as.foo := 1`). */
-  protected keywordStartsRef(i = this.i): boolean {
-    const kind = this.kindAt(i)
-    if (!isKeywordKind(kind)) return false
-    const next = this.kindAt(i + 1)
-    return (next === T.Dot || next === T.LBrack) && !this.spaced(i + 1)
-  }
-
-  // -------------------------------------------------------------------------------------------------
-  // Errors
-
-  /** Records a parse error at `location` and aborts the statement. */
-  protected fail(message: string, location: Location = this.loc()): never {
-    const err = parseError(location, message, this.source.excerpt(location))
-    throw new ParseAbort(err)
-  }
-
-  /** `unexpected X token[: note]`, as OPA words it. */
-  protected unexpected(note?: string): never {
-    const kind = this.peek()
-    if (kind === T.Illegal) {
-      const lexError = this.toks.errors.find((e) => e.offset === this.start())
-      this.fail(lexError?.message ?? 'illegal token')
-    }
-    const what = isKeywordKind(kind) ? 'keyword' : 'token'
-    const name = TOKEN_NAMES[kind] ?? 'token'
-    this.fail(note ? `unexpected ${name} ${what}: ${note}` : `unexpected ${name} ${what}`)
-  }
-
-  protected expect(kind: TokenKind, note: string): void {
-    if (this.peek() !== kind) this.unexpected(note)
-  }
-
-  protected enter(): void {
-    if (++this.depth > MAX_DEPTH) this.fail(`nesting too deep (more than ${MAX_DEPTH} levels)`)
-  }
-
-  protected leave(): void {
-    this.depth--
-  }
-
+export class Parser extends TokenCursor {
   // -------------------------------------------------------------------------------------------------
   // Bodies and literals
 
@@ -920,98 +754,6 @@ export class Parser {
         { type: 'string', value: name, location },
       ],
       location,
-    }
-  }
-}
-
-/** The dotted name of an operator ref (`internal.member_2`), or undefined. */
-export function operatorText(term: Term | undefined): string | undefined {
-  if (!term || term.type !== 'ref') return undefined
-  let out = ''
-  for (const [i, part] of term.value.entries()) {
-    if (i === 0 && part.type === 'var') out = part.value
-    else if (i > 0 && part.type === 'string') out += `.${part.value}`
-    else return undefined
-  }
-  return out
-}
-
-function isScalarType(type: string): boolean {
-  return type === 'string' || type === 'number' || type === 'boolean' || type === 'null'
-}
-
-/**
- * OPA rejects numbers whose binary exponent exceeds 1e5 (to bound big-number costs); this checks
- * the same bound from the decimal exponent and digit count.
- */
-function numberTooBig(lexeme: string): boolean {
-  const e = lexeme.search(/[eE]/)
-  if (e === -1) return lexeme.length > 30000
-  const exp = Number(lexeme.slice(e + 1))
-  const mantissa = lexeme.slice(0, e).replace(/^[-.]+/, '')
-  const intDigits = mantissa.includes('.') ? mantissa.indexOf('.') : mantissa.length
-  const magnitude = exp + intDigits
-  return !Number.isFinite(exp) || Math.abs(magnitude) * Math.LOG2E * Math.LN10 > 1e5
-}
-
-/** Unescapes a quoted template-string part: JSON escapes plus `\{`. Undefined when malformed. */
-function unescapeTemplate(inner: string): string | undefined {
-  if (!inner.includes('\\')) return inner
-  let out = ''
-  let chunk = 0
-  for (let i = 0; i < inner.length; i++) {
-    if (inner.charCodeAt(i) !== 92) continue
-    out += inner.slice(chunk, i)
-    const next = inner[i + 1]
-    if (next === '{') {
-      out += '{'
-      i++
-    } else if (next === 'u') {
-      const hex = inner.slice(i + 2, i + 6)
-      if (!/^[0-9a-fA-F]{4}$/.test(hex)) return undefined
-      out += String.fromCharCode(Number.parseInt(hex, 16))
-      i += 5
-    } else {
-      const mapped = next === undefined ? undefined : SIMPLE_ESCAPES[next]
-      if (mapped === undefined) return undefined
-      out += mapped
-      i++
-    }
-    chunk = i + 1
-  }
-  return out + inner.slice(chunk)
-}
-
-const SIMPLE_ESCAPES: Record<string, string> = {
-  '"': '"',
-  '\\': '\\',
-  '/': '/',
-  b: '\b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  t: '\t',
-}
-
-/**
- * Parses a single term (`input.x`, `data.a[b]`, `{"a": 1}`) from `text`. Throws `ParseAbort`-free
- * `RegoError`s: the first error found, as a `RegoErrors`-compatible single error.
- */
-export function parseTermText(text: string, options: ParseOptions = {}): Term {
-  const parser = new TermParser(text, options)
-  return parser.parseWholeTerm()
-}
-
-class TermParser extends Parser {
-  parseWholeTerm(): Term {
-    try {
-      const term = this.parseInExpr(true)
-      if (this.peek() !== T.EOF) this.unexpected('expected end of term')
-      return term
-    } catch (err) {
-      if (err instanceof ParseAbort) throw err.error
-      if (err instanceof RangeError) throw parseError(this.loc(), 'nesting too deep')
-      throw err
     }
   }
 }

@@ -3,7 +3,7 @@
  * and the compile API receive them. A query is a body without braces.
  */
 import { parseError, RegoErrors } from '../errors.js'
-import type { Body } from './ast.js'
+import type { Body, Term } from './ast.js'
 import { ParseAbort, type ParseOptions, Parser } from './parser.js'
 import { T } from './tokens.js'
 
@@ -33,3 +33,26 @@ export function parseQuery(text: string, options: ParseOptions = {}): Body {
 
 /** Alias of `parseQuery` under OPA's other name for it. */
 export const parseBody = parseQuery
+
+/**
+ * Parses a single term (`input.x`, `data.a[b]`, `{"a": 1}`) from `text`. Throws the first
+ * `RegoError` found.
+ */
+export function parseTermText(text: string, options: ParseOptions = {}): Term {
+  const parser = new TermParser(text, options)
+  return parser.parseWholeTerm()
+}
+
+class TermParser extends Parser {
+  parseWholeTerm(): Term {
+    try {
+      const term = this.parseInExpr(true)
+      if (this.peek() !== T.EOF) this.unexpected('expected end of term')
+      return term
+    } catch (err) {
+      if (err instanceof ParseAbort) throw err.error
+      if (err instanceof RangeError) throw parseError(this.loc(), 'nesting too deep')
+      throw err
+    }
+  }
+}

@@ -64,10 +64,7 @@ export function children(node: Node): Node[] {
  * const vars = new Set<string>()
  * walk(rule, (n) => { if (n.type === 'var') vars.add(n.value) })
  */
-export function walk(
-  node: Node | Body,
-  visit: (node: Node, parent: Node | undefined) => boolean | undefined | void,
-): void {
+export function walk(node: Node | Body, visit: (node: Node, parent: Node | undefined) => unknown): void {
   const stack: Array<[Node, Node | undefined]> = []
   const roots = Array.isArray(node) ? node : [node]
   for (let i = roots.length - 1; i >= 0; i--) stack.push([roots[i] as Node, undefined])
