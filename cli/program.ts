@@ -3,12 +3,15 @@
  * listed once here.
  */
 import { Command, CommanderError } from 'commander'
+import { buildCommand } from './commands/build.js'
 import { checkCommand } from './commands/check.js'
 import { demoCommand } from './commands/demo.js'
 import { fmtCommand } from './commands/fmt.js'
+import { inspectCommand } from './commands/inspect.js'
 import { parseCommand } from './commands/parse.js'
 import { relayCommand } from './commands/relay.js'
 import { serviceCommand } from './commands/service.js'
+import { signCommand } from './commands/sign.js'
 import { versionCommand } from './commands/version.js'
 import { REGENT_VERSION } from './version-info.js'
 
@@ -23,6 +26,9 @@ const COMMANDS: Array<() => Command> = [
   parseCommand,
   fmtCommand,
   checkCommand,
+  buildCommand,
+  signCommand,
+  inspectCommand,
 ]
 
 /** Builds the program; `exitOverride` turns commander's exits into `CommanderError`s. */

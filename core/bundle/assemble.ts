@@ -26,7 +26,12 @@ export const MANIFEST_PATH = '.manifest'
 export function bundleFromEntries(entries: readonly BundleEntry[]): Bundle {
   const bundle: Bundle = { manifest: normaliseManifest({}), modules: [], dataFiles: [], data: {}, files: [] }
   let manifestPath: string | undefined
+  const seen = new Set<string>()
   for (const entry of entries) {
+    if (seen.has(entry.path)) {
+      throw bundleError('bundle_entry_duplicate', `bundle has two files at ${JSON.stringify(entry.path)}`)
+    }
+    seen.add(entry.path)
     switch (fileRole(entry.path)) {
       case 'module':
         bundle.modules.push({ path: entry.path, source: decoder.decode(entry.raw), raw: entry.raw })

@@ -20,7 +20,11 @@ const ORDER = {
 
 /** Every file of `bundle` except its signatures, in signing order. */
 export function signedFiles(bundle: Bundle): BundleEntry[] {
-  const entries = entriesOfBundle(bundle).filter((entry) => entry.path !== SIGNATURES_PATH)
+  return signedEntryOrder(entriesOfBundle(bundle).filter((entry) => entry.path !== SIGNATURES_PATH))
+}
+
+/** `entries` in signing order (stable within a kind). */
+export function signedEntryOrder(entries: readonly BundleEntry[]): BundleEntry[] {
   return entries
     .map((entry, index) => ({ entry, index, rank: ORDER[fileRole(entry.path)] }))
     .sort((a, b) => a.rank - b.rank || a.index - b.index)

@@ -5,19 +5,23 @@
  */
 import { bundleFromEntries, entriesOfBundle, manifestWithDefaults } from './assemble.js'
 import { loadDirectory } from './directory.js'
-import { normaliseEntryPath } from './paths.js'
+import { signedEntryOrder } from './file-list.js'
+import { fileRole, normaliseEntryPath } from './paths.js'
 import { checkBundleRoots } from './roots.js'
+import { fileInfos, signFiles } from './sign.js'
 import { DEFAULT_MAX_ENTRIES, DEFAULT_SIZE_LIMIT_BYTES, readTarball } from './tar-read.js'
 import { writeTarball } from './tar-write.js'
-import type { Bundle, BundleManifest, ReadOptions } from './types.js'
+import type { Bundle, BundleEntry, BundleManifest, ReadOptions, SigningOptions } from './types.js'
 import { verifyBundle } from './verify.js'
 
 export { isDelta } from './assemble.js'
 export { canonicalJson } from './canonical-json.js'
+export { combineData, type DataSource } from './data-combine.js'
 export { BundleError, type BundleErrorCode } from './errors.js'
 export { fileDigest, HASH_ALGORITHMS } from './hashing.js'
 export { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS } from './keys.js'
-export { mergeBundles } from './merge.js'
+export { mergeBundles, type NamedBundle } from './merge.js'
+export { packagePath } from './package-path.js'
 export { signBundle } from './sign.js'
 export { DEFAULT_MAX_ENTRIES, DEFAULT_SIZE_LIMIT_BYTES } from './tar-read.js'
 export type {
@@ -47,25 +51,50 @@ export async function readBundle(
   input: Uint8Array | { dir: string },
   options: ReadOptions = {},
 ): Promise<Bundle> {
-  const sizeLimitBytes = options.sizeLimitBytes ?? DEFAULT_SIZE_LIMIT_BYTES
-  const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES
-  const entries =
-    input instanceof Uint8Array
-      ? await readTarball(input, { sizeLimitBytes, maxEntries })
-      : await loadDirectory(input.dir, {
-          sizeLimitBytes,
-          maxEntries,
-          ignore: options.ignore,
-          followSymlinks: options.followSymlinks,
-        })
-  const bundle = bundleFromEntries(entries)
+  const bundle = bundleFromEntries(await readBundleFiles(input, options))
   if (options.verification) await verifyBundle(bundle, options.verification)
   return bundle
+}
+
+/**
+ * The regular files of a tarball or directory, with the same limits and hostile-input checks as
+ * `readBundle`, without interpreting them (for `regent sign`, which signs files as they are).
+ */
+export async function readBundleFiles(
+  input: Uint8Array | { dir: string },
+  options: ReadOptions = {},
+): Promise<BundleEntry[]> {
+  const sizeLimitBytes = options.sizeLimitBytes ?? DEFAULT_SIZE_LIMIT_BYTES
+  const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES
+  if (input instanceof Uint8Array) return readTarball(input, { sizeLimitBytes, maxEntries })
+  return loadDirectory(input.dir, {
+    sizeLimitBytes,
+    maxEntries,
+    ignore: options.ignore,
+    followSymlinks: options.followSymlinks,
+  })
+}
+
+/**
+ * The compact JWS over `entries` (signatures files skipped), files listed in OPA's order.
+ * @example const token = await signEntries(await readBundleFiles({ dir }), { key: pem })
+ */
+export async function signEntries(entries: readonly BundleEntry[], options: SigningOptions): Promise<string> {
+  const files = entries.filter((entry) => fileRole(entry.path) !== 'signatures')
+  return signFiles(fileInfos(signedEntryOrder(files)), options)
 }
 
 /** The bundle as a gzipped tarball (OPA's layout: names with a leading `/`, fixed mtime). */
 export async function writeBundle(bundle: Bundle): Promise<Uint8Array> {
   return writeTarball(entriesOfBundle(bundle))
+}
+
+/**
+ * A bundle from a list of files (paths normalised, roles by name), as a tarball of them reads:
+ * for builders that gather files themselves, such as `regent build` without `-b`.
+ */
+export function bundleFromFiles(files: readonly BundleEntry[]): Bundle {
+  return bundleFromEntries(files.map((file) => ({ path: normaliseEntryPath(file.path), raw: file.raw })))
 }
 
 /**

@@ -1,12 +1,15 @@
 /**
  * Merging several bundles into one, as `opa build -b a -b b` does: roots must not overlap across
  * bundles (the error names both bundles and both roots), modules and data are combined, a module
- * path may appear once. The result's revision is empty unless all inputs agree; metadata and
- * other manifest fields are not merged (OPA drops them too).
+ * path may appear once, data files at the same path are combined without losing number lexemes.
+ * The result's revision and rego_version are kept only when all inputs agree; wasm resolvers are
+ * concatenated; metadata and other fields are not merged.
  */
-
-import { insertValue } from './data.js'
-import { bundleError } from './errors.js'
+import { dataEntries } from './assemble.js'
+import { mergeDataFiles } from './data.js'
+import { combineData, type DataSource } from './data-combine.js'
+import { BundleError, bundleError } from './errors.js'
+import { dataPathOf } from './paths.js'
 import { rootsOverlap } from './roots.js'
 import type { Bundle, BundleManifest } from './types.js'
 
@@ -37,8 +40,9 @@ export function mergeBundles(inputs: readonly NamedBundle[]): Bundle {
   }
   const merged: Bundle = { manifest: mergedManifest(inputs), modules: [], dataFiles: [], data: {}, files: [] }
   const paths = new Map<string, string>()
+  const dataSources: DataSource[] = []
   for (const { name, bundle } of inputs) {
-    for (const item of [...bundle.modules, ...bundle.dataFiles, ...bundle.files]) {
+    for (const item of [...bundle.modules, ...bundle.files]) {
       const other = paths.get(item.path)
       if (other !== undefined) {
         throw bundleError('bundle_merge_conflict', `bundles ${other} and ${name} both contain ${item.path}`)
@@ -46,15 +50,24 @@ export function mergeBundles(inputs: readonly NamedBundle[]): Bundle {
       paths.set(item.path, name)
     }
     merged.modules.push(...bundle.modules)
-    merged.dataFiles.push(...bundle.dataFiles)
     merged.files.push(...bundle.files)
-    const conflict = insertValue(merged.data, [], structuredClone(bundle.data))
-    if (conflict) {
-      throw bundleError(
-        'bundle_merge_conflict',
-        `bundle ${name} conflicts with another bundle at data.${conflict.join('.')}`,
-      )
+    for (const file of dataEntries(bundle)) {
+      dataSources.push({
+        dataPath: dataPathOf(file.path),
+        raw: file.raw,
+        name: `bundle ${name}: ${file.path}`,
+        format: file.path.endsWith('.json') ? 'json' : 'yaml',
+      })
     }
+  }
+  try {
+    merged.dataFiles = combineData(dataSources)
+    merged.data = mergeDataFiles(merged.dataFiles)
+  } catch (err) {
+    if (err instanceof BundleError && err.code === 'bundle_data_conflict') {
+      throw bundleError('bundle_merge_conflict', err.message, err)
+    }
+    throw err
   }
   return merged
 }
@@ -65,5 +78,10 @@ function mergedManifest(inputs: readonly NamedBundle[]): BundleManifest {
   const manifest: BundleManifest = { roots }
   const [only] = revisions
   if (revisions.size === 1 && only) manifest.revision = only
+  const wasm = inputs.flatMap(({ bundle }) => bundle.manifest.wasm ?? [])
+  if (wasm.length > 0) manifest.wasm = wasm
+  const versions = new Set(inputs.map(({ bundle }) => bundle.manifest.rego_version))
+  const [version] = versions
+  if (versions.size === 1 && version !== undefined) manifest.rego_version = version
   return manifest
 }

@@ -42,4 +42,47 @@ describe('mergeBundles', () => {
       ]),
     ).toThrow(/x and y/)
   })
+
+  it('combines data files at the same path without losing number lexemes', () => {
+    const encoder = new TextEncoder()
+    const one = {
+      ...a,
+      dataFiles: [
+        {
+          path: 'data.json',
+          raw: encoder.encode('{"a": {"price": 2.50, "id": 123456789012345678901234567890}}'),
+        },
+      ],
+    }
+    const two = { ...b, dataFiles: [{ path: 'data.json', raw: encoder.encode('{"b": {"y": 1e3}}') }] }
+    const merged = mergeBundles([
+      { name: 'one', bundle: one },
+      { name: 'two', bundle: two },
+    ])
+    expect(merged.dataFiles.map((f) => [f.path, new TextDecoder().decode(f.raw)])).toEqual([
+      ['data.json', '{"a":{"price":2.50,"id":123456789012345678901234567890},"b":{"y":1e3}}'],
+    ])
+    expect(merged.data).toEqual({ a: { price: 2.5, id: 1.2345678901234568e29 }, b: { y: 1000 } })
+  })
+
+  it('names both sources when merged data clashes', () => {
+    const encoder = new TextEncoder()
+    const one = {
+      ...a,
+      manifest: { roots: ['a/x'] },
+      dataFiles: [{ path: 'data.json', raw: encoder.encode('{"a": {"v": 1}}') }],
+    }
+    const two = {
+      ...a,
+      manifest: { roots: ['a/v'] },
+      modules: [],
+      dataFiles: [{ path: 'data.json', raw: encoder.encode('{"a": {"v": 2}}') }],
+    }
+    expect(() =>
+      mergeBundles([
+        { name: 'one', bundle: one },
+        { name: 'two', bundle: two },
+      ]),
+    ).toThrow(/bundle two: data\.json conflicts with bundle one: data\.json at data\.a\.v/)
+  })
 })
