@@ -287,8 +287,17 @@ export class ModuleParser extends Parser {
       rule.location = head.location
       return [rule]
     } else {
-      if (head.ref.length === 1 && !head.args && head.generatedValue)
+      if (this.peek() !== T.EOF && !this.newlineBefore() && this.peek() !== T.Semicolon) {
+        const word = this.tokText()
+        const hint =
+          this.peek() === T.Ident && FUTURE_KEYWORDS.has(word)
+            ? ` (hint: \`import future.keywords.${word}\` for '${word}' keyword)`
+            : ''
+        this.unexpected(hint ? `expected rule body${hint}` : undefined)
+      }
+      if (head.ref.length === 1 && !head.args && head.generatedValue) {
         this.fail('var cannot be used for rule name', ruleLoc)
+      }
       rule.body = [trueExpr(ruleLoc)]
       rule.generatedBody = true
     }
@@ -328,6 +337,7 @@ export class ModuleParser extends Parser {
       const expr = this.parseLiteral()
       return [expr]
     }
+    if (this.kindAt(this.i + 1) === T.RBrace) this.fail('found empty body', this.loc(this.i + 1))
     const saved = this.save()
     let bodyError: ParseAbort | undefined
     this.advance()

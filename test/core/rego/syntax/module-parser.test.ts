@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest'
+import { RegoErrors } from '../../../../core/rego/errors.js'
+import { parseModule, parseModuleWithErrors } from '../../../../core/rego/syntax/module-parser.js'
+import { json, mod, n, op, ref, rule, s, v } from './helpers.js'
+
+const TRUE_BODY = [{ index: 0, terms: { type: 'boolean', value: true } }]
+
+function parseErrors(text: string, options = {}) {
+  return parseModuleWithErrors(text, { file: 'x.rego', ...options }).errors.map((e) => e.toJSON())
+}
+
+describe('package and imports', () => {
+  it('stores the package path under data, with dotted and bracketed parts', () => {
+    const m = parseModule('package a.b["c d"]\n')
+    expect(json(m.package)).toEqual({ path: [v('data'), s('a'), s('b'), s('c d')] })
+    expect(json(parseModule('package foo.as.bar\n').package)).toEqual({
+      path: [v('data'), s('foo'), s('as'), s('bar')],
+    })
+  })
+
+  it('parses imports with aliases, rego.v1 and future keywords', () => {
+    const m = mod('import data.x.y as z\nimport input.a\nimport rego.v1\nimport future.keywords.in')
+    expect(m.imports.map((i) => json(i))).toEqual([
+      { alias: 'z', path: ref(v('data'), s('x'), s('y')) },
+      { path: ref(v('input'), s('a')) },
+      { path: ref(v('rego'), s('v1')) },
+      { path: ref(v('future'), s('keywords'), s('in')) },
+    ])
+  })
+
+  it('rejects bad import roots and future imports', () => {
+    expect(parseErrors('package a\nimport foo.bar\n')[0]?.message).toMatch(
+      /unexpected import path, must begin with one of: \{data, future, input, rego\}, got: foo/,
+    )
+    expect(parseErrors('package a\nimport future.keywords.nope\n')[0]?.message).toMatch(
+      /unexpected keyword, must be one of/,
+    )
+    expect(parseErrors('package a\nimport future.keywords as k\n')[0]?.message).toMatch(/cannot be aliased/)
+    expect(parseErrors('package a\nimport rego.v2\n')[0]?.message).toMatch(/must be `rego.v1`/)
+  })
+})
+
+describe('rules', () => {
+  it('parses complete rules with :=, = and if bodies', () => {
+    expect(rule('p := 1')).toEqual({
+      body: TRUE_BODY,
+      head: { name: 'p', ref: [v('p')], value: n(1), assign: true },
+    })
+    expect(rule('p if { input.x }')).toMatchObject({
+      head: { name: 'p', ref: [v('p')], value: { type: 'boolean', value: true } },
+    })
+    const oneLine = rule('p if input.x == 1') as { body: Array<{ terms: unknown[] }> }
+    expect(oneLine.body[0]?.terms[0]).toEqual(op('equal'))
+  })
+
+  it('parses default rules and functions, and validates them', () => {
+    expect(rule('default allow := false')).toEqual({
+      body: TRUE_BODY,
+      default: true,
+      head: { name: 'allow', ref: [v('allow')], value: { type: 'boolean', value: false }, assign: true },
+    })
+    expect(rule('default f(_) := 1')).toMatchObject({ default: true, head: { name: 'f', args: [v('$0')] } })
+    expect(parseErrors('package a\ndefault p := input.x\n')[0]?.message).toBe(
+      'illegal default rule (value cannot contain ref)',
+    )
+    expect(parseErrors('package a\ndefault p\n')[0]?.message).toBe('illegal default rule (must have a value)')
+  })
+
+  it('parses partial sets, partial objects and ref heads as OPA normalises them', () => {
+    expect(rule('p contains x if { some x in input }')).toMatchObject({
+      head: { name: 'p', ref: [v('p')], key: v('x') },
+    })
+    expect(rule('p contains x if { some x in input }').head).not.toHaveProperty('value')
+    expect(rule('p[k] := v if { some k, v in input }')).toMatchObject({
+      head: { name: 'p', ref: [v('p'), v('k')], key: v('k'), value: v('v'), assign: true },
+    })
+    expect(rule('a.b[c].d := 1 if { c := "x" }')).toMatchObject({
+      head: { ref: [v('a'), s('b'), v('c'), s('d')], value: n(1) },
+    })
+    expect(rule('a.b[c].d := 1 if { c := "x" }').head).not.toHaveProperty('name')
+    expect(rule('p[x] if { x := 1 }')).toMatchObject({
+      head: { ref: [v('p'), v('x')], key: v('x'), value: { value: true } },
+    })
+  })
+
+  it('parses functions with several definitions and composite arguments', () => {
+    const m = mod('f(x, {"a": y}) := z if { z := x + y }\nf(1, _) := 0')
+    expect(m.rules).toHaveLength(2)
+    expect(json(m.rules[0]?.head as never)).toMatchObject({
+      name: 'f',
+      ref: [v('f')],
+      args: [v('x'), { type: 'object' }],
+    })
+    expect(rule('a.b.f(x) := x').head).toMatchObject({ ref: [v('a'), s('b'), s('f')], args: [v('x')] })
+  })
+
+  it('parses else chains with and without values', () => {
+    const r = rule('p := 1 if {\n\tinput.a\n} else := 2 if {\n\tinput.b\n} else if input.c else := 4')
+    expect(r).toMatchObject({
+      head: { value: n(1), assign: true },
+      else: {
+        head: { value: n(2), assign: true },
+        else: {
+          head: { value: { type: 'boolean', value: true } },
+          else: { head: { value: n(4) }, body: TRUE_BODY },
+        },
+      },
+    })
+    expect(parseErrors('package a\np contains 1 if { true } else := 2\n')[0]?.message).toMatch(/multi-value/)
+  })
+
+  it('splits several bodies of one head into rules sharing the head', () => {
+    const m = parseModule('package a\np { a } { b }\n', { regoVersion: 'v0' })
+    expect(m.rules).toHaveLength(2)
+    expect(json(m.rules[1]?.head as never)).toEqual(json(m.rules[0]?.head as never))
+  })
+
+  it('accepts keywords as ref heads and parts', () => {
+    const m = mod('as.foo := 1\nfoo.contains contains "a"\nif.x := 2 if input.if')
+    expect(m.rules.map((r) => json(r.head.ref[0] as never))).toEqual([v('as'), v('foo'), v('if')])
+  })
+})
+
+describe('Rego v0 and v1', () => {
+  it('requires if and contains in v1', () => {
+    expect(parseErrors('package a\np { true }\n').map((e) => e.message)).toEqual([
+      '`if` keyword is required before rule body',
+    ])
+    expect(parseErrors('package a\np[x] if { x := 1 }\nq[x] { x := 1 }\n').map((e) => e.message)).toEqual([
+      '`if` keyword is required before rule body',
+      '`contains` keyword is required for partial set rules',
+    ])
+  })
+
+  it('parses v0 rules, where p[x] { } is a partial set and if needs an import', () => {
+    const m = parseModule('package a\np[x] { x := 1 }\nq = 1 { true }\n', { regoVersion: 'v0' })
+    expect(json(m.rules[0]?.head as never)).toEqual({ name: 'p', ref: [v('p')], key: v('x') })
+    expect(m.regoVersion).toBe('v0')
+    expect(
+      parseModuleWithErrors('package a\np if { true }\n', { regoVersion: 'v0' }).errors[0]?.message,
+    ).toBe("unexpected ident token: expected rule body (hint: `import future.keywords.if` for 'if' keyword)")
+    expect(
+      parseModule('package a\nimport future.keywords.if\np if { true }\n', { regoVersion: 'v0' }).rules,
+    ).toHaveLength(1)
+    expect(
+      parseModule('package a\nimport rego.v1\np contains 1 if { 1 in [1] }\n', { regoVersion: 'v0' }).rules,
+    ).toHaveLength(1)
+  })
+})
+
+describe('errors', () => {
+  it('reports file:row:col, what was expected and a caret under the offending token', () => {
+    const errors = parseErrors('package a\n\np if {\n\tx := [1,\n}\n')
+    expect(errors).toEqual([
+      {
+        code: 'rego_parse_error',
+        message: 'unexpected } token',
+        location: { file: 'x.rego', row: 5, col: 1 },
+        details: { line: '}', idx: 0 },
+      },
+    ])
+    try {
+      parseModule('package a\np if {\n\tx := 1 +\n}\n', { file: 'y.rego' })
+      expect.fail('should throw')
+    } catch (err) {
+      expect(err).toBeInstanceOf(RegoErrors)
+      expect(String(err)).toBe('1 error occurred: y.rego:4:1: rego_parse_error: unexpected } token\n\t}\n\t^')
+    }
+  })
+
+  it('names lexical errors', () => {
+    expect(parseErrors('package a\np := "abc\n')[0]).toMatchObject({
+      message: 'non-terminated string',
+      location: { row: 2, col: 6 },
+    })
+    expect(parseErrors('package a\np := 1 ^ 2\n')[0]?.message).toBe('illegal token: "^"')
+    expect(parseErrors('package a\np := `abc\n')[0]?.message).toBe('non-terminated raw string')
+  })
+
+  it('needs a package first, and something in the file', () => {
+    expect(parseErrors('p := 1\n')[0]?.message).toBe('package expected')
+    expect(parseErrors('# only a comment\n')[0]?.message).toBe('empty module')
+    expect(parseErrors('package a\np if {}\n')[0]?.message).toBe('found empty body')
+  })
+
+  it('recovers at the next statement and stops after maxErrors', () => {
+    const text = `package a\n${Array.from({ length: 20 }, (_, i) => `p${i} := [\n`).join('')}`
+    expect(parseErrors(text)).toHaveLength(10)
+    expect(parseErrors(text, { maxErrors: 3 })).toHaveLength(3)
+    const two = parseErrors('package a\np := ]\nq := 1\nr := )\n')
+    expect(two.map((e) => e.location?.row)).toEqual([2, 4])
+  })
+
+  it('never overflows the stack on deep nesting', () => {
+    const deep = `package a\np := ${'['.repeat(5000)}${']'.repeat(5000)}\n`
+    expect(parseErrors(deep)[0]?.message).toMatch(/nesting too deep/)
+  })
+})
