@@ -51,6 +51,11 @@ function checkStatement(expr: Expr, ctx: FragmentCheckContext): AstErrorJson | u
     const refused = ctx.constraints.refuseFeature('not')
     return refused ? fragmentError(expr.location, `"not" not permitted: ${refused}`) : undefined
   }
+  // NOTE(regent): the reference lets a call with `with` through both checks and then translates it
+  // without its `with`; regent refuses every `with`.
+  if (expr.with && expr.with.length > 0 && (isCall || isTerm(terms))) {
+    return fragmentError(expr.location, '"with" not permitted')
+  }
   if (isCall) return undefined
   if (!isTerm(terms) && terms.type === 'every') return fragmentError(expr.location, '"every" not permitted')
   if (expr.with && expr.with.length > 0) return fragmentError(expr.location, '"with" not permitted')
