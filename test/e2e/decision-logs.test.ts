@@ -68,7 +68,7 @@ describe('decision logs end to end', () => {
     expect(held.upload.failures).toBeGreaterThan(0)
 
     upstream = await LogsUpstream.start({ port })
-    await upstream.waitFor(() => upstream!.accepted().length >= 100_000, 60_000, '100,000 events upstream')
+    await upstream.waitFor(() => upstream!.acceptedCount >= 100_000, 60_000, '100,000 events upstream')
     const received = upstream.accepted()
     expect(received).toHaveLength(100_000)
     // Per agent: every event, once, in the order the agent sent them, byte for byte.
@@ -103,7 +103,7 @@ describe('decision logs end to end', () => {
     expect(status.buffer.events).toBe(accepted.length)
     expect(status.intake).toMatchObject({ rejected_requests: refused, dropped_events: 0 })
     upstream = await LogsUpstream.start({ port })
-    await upstream.waitFor(() => upstream!.accepted().length >= accepted.length, 15_000)
+    await upstream.waitFor(() => upstream!.acceptedCount >= accepted.length, 15_000)
     expect(upstream.accepted()).toEqual(accepted)
   })
 
@@ -123,7 +123,7 @@ describe('decision logs end to end', () => {
     expect(status.intake.dropped_events).toBe(30)
     expect(status.buffer.events).toBe(50)
     upstream = await LogsUpstream.start({ port })
-    await upstream.waitFor(() => upstream!.accepted().length >= 50, 15_000)
+    await upstream.waitFor(() => upstream!.acceptedCount >= 50, 15_000)
     // The batch in flight when the drops happened (the oldest events, retried against the down
     // upstream) is never dropped; what is dropped is the 30 oldest events after it, contiguous.
     const delivered = upstream.accepted()

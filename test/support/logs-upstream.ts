@@ -26,6 +26,8 @@ export interface LogsUpstreamOptions {
   /** Answer 413 to bodies larger than this (compressed), like a server with a body limit. */
   maxGzipBytes?: number
   port?: number
+  /** Delay before each answer, to keep uploads in flight longer. */
+  delayMs?: number
 }
 
 /** The running test upstream; see the module comment. */
@@ -35,6 +37,8 @@ export class LogsUpstream {
   private fallback: UpstreamAnswer = { status: 204 }
   private readonly sockets = new Set<Socket>()
   private readonly hanging = new Set<ServerResponse>()
+  /** Called with each upload as it is recorded, before it is answered. */
+  onUpload: ((upload: ReceivedUpload) => void) | undefined
 
   private constructor(
     private readonly server: Server,
@@ -77,6 +81,9 @@ export class LogsUpstream {
     return this
   }
 
+  /** How many events were in accepted (2xx) uploads, duplicates included (cheap to poll). */
+  acceptedCount = 0
+
   /** Event texts of every accepted (2xx) upload, in arrival order, duplicates included. */
   accepted(): string[] {
     return this.requests
@@ -93,7 +100,7 @@ export class LogsUpstream {
     const deadline = Date.now() + timeoutMs
     while (!predicate()) {
       if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-      await new Promise((r) => setTimeout(r, 10))
+      await new Promise((r) => setTimeout(r, 25))
     }
   }
 
@@ -122,24 +129,31 @@ export class LogsUpstream {
       // A scripted answer is used up only by a request it applies to (not one refused as too large).
       const answer = parseError || tooLarge ? this.fallback : (this.script.shift() ?? this.fallback)
       const status = parseError ? 400 : tooLarge ? 413 : answer === 'hang' ? 'hang' : answer.status
-      this.requests.push({
+      const upload: ReceivedUpload = {
         at: Date.now(),
         path: req.url ?? '',
         status,
         headers: req.headers,
         gzipBytes: raw.length,
         events,
-      })
+      }
+      this.requests.push(upload)
+      if (typeof status === 'number' && status < 300) this.acceptedCount += events.length
+      this.onUpload?.(upload)
       if (status === 'hang') {
         this.hanging.add(res)
         res.on('close', () => this.hanging.delete(res))
         return
       }
       const headers = answer !== 'hang' && !parseError && !tooLarge ? (answer.headers ?? {}) : {}
-      res.writeHead(status, { 'content-type': 'application/json', ...headers })
-      res.end(
-        parseError ? JSON.stringify({ message: parseError }) : answer !== 'hang' ? (answer.body ?? '') : '',
-      )
+      const send = () => {
+        res.writeHead(status, { 'content-type': 'application/json', ...headers })
+        res.end(
+          parseError ? JSON.stringify({ message: parseError }) : answer !== 'hang' ? (answer.body ?? '') : '',
+        )
+      }
+      if (this.options.delayMs) setTimeout(send, this.options.delayMs)
+      else send()
     })
   }
 }

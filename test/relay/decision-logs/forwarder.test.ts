@@ -59,7 +59,7 @@ describe('decision-log forwarder', () => {
     const events = [...makeEvents('a', 0, 150), ...makeEvents('b', 0, 150)]
     await post(events.slice(0, 150))
     await post(events.slice(150))
-    await upstream.waitFor(() => upstream.accepted().length >= 300)
+    await upstream.waitFor(() => upstream.acceptedCount >= 300)
     expect(upstream.accepted()).toEqual(events)
     for (const r of upstream.requests) {
       expect(r.gzipBytes).toBeLessThanOrEqual(8192)
@@ -79,7 +79,7 @@ describe('decision-log forwarder', () => {
     const { logs, post } = setup(`upload: {max_batch_bytes: 32768}\n${FAST_RETRY}`)
     const events = makeEvents('a', 0, 120)
     await post(events)
-    await upstream.waitFor(() => upstream.accepted().length >= 120)
+    await upstream.waitFor(() => upstream.acceptedCount >= 120)
     expect(upstream.accepted()).toEqual(events)
     expect(upstream.requests.some((r) => r.status === 413)).toBe(true)
     expect(logs.status().upload.dead_lettered_events).toBe(0)
@@ -92,7 +92,7 @@ describe('decision-log forwarder', () => {
     const huge = makeEvents('big', 0, 1, 200_000)
     const small = makeEvents('a', 0, 20)
     await post([...small.slice(0, 10), ...huge, ...small.slice(10)])
-    await upstream.waitFor(() => upstream.accepted().length >= 20)
+    await upstream.waitFor(() => upstream.acceptedCount >= 20)
     expect(upstream.accepted()).toEqual(small)
     await expect.poll(() => logs.buffer.stats().deadEvents).toBe(1)
     const [dead] = logs.buffer.listDeadBatches()
@@ -107,7 +107,7 @@ describe('decision-log forwarder', () => {
       { status: 503, headers: { 'retry-after': '1' } },
     )
     await post(makeEvents('a', 0, 3))
-    await upstream.waitFor(() => upstream.accepted().length >= 3, 10_000)
+    await upstream.waitFor(() => upstream.acceptedCount >= 3, 10_000)
     const [first, second, third] = upstream.requests
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(950)
     expect(third!.at - second!.at).toBeGreaterThanOrEqual(950)
@@ -118,7 +118,7 @@ describe('decision-log forwarder', () => {
     const { logs, post, registry } = setup(`${FAST_RETRY}`)
     upstream.answer({ status: 500 }, { status: 500 }, { status: 502 })
     await post(makeEvents('a', 0, 3))
-    await upstream.waitFor(() => upstream.accepted().length >= 3)
+    await upstream.waitFor(() => upstream.acceptedCount >= 3)
     expect(upstream.requests.map((r) => r.status)).toEqual([500, 500, 502, 204])
     // The upstream records the request before the forwarder reads its answer.
     await expect
@@ -137,13 +137,13 @@ describe('decision-log forwarder', () => {
     await expect.poll(() => logs.buffer.stats().deadEvents).toBe(3)
     const next = makeEvents('a', 3, 2)
     await post(next)
-    await upstream.waitFor(() => upstream.accepted().length >= 2)
+    await upstream.waitFor(() => upstream.acceptedCount >= 2)
     expect(upstream.accepted()).toEqual(next)
     expect(logs.buffer.listDeadBatches()[0]).toMatchObject({ status: 400, attempts: 3 })
     expect(logs.status().upload.dead_lettered_events).toBe(3)
     // Re-driven, the batch goes through once the upstream accepts it.
     logs.buffer.redrive()
-    await upstream.waitFor(() => upstream.accepted().length >= 5)
+    await upstream.waitFor(() => upstream.acceptedCount >= 5)
     expect(upstream.accepted()).toEqual([...next, ...first])
   })
 
@@ -152,7 +152,7 @@ describe('decision-log forwarder', () => {
     upstream.answer('hang')
     const started = Date.now()
     await post(makeEvents('a', 0, 2))
-    await upstream.waitFor(() => upstream.accepted().length >= 2)
+    await upstream.waitFor(() => upstream.acceptedCount >= 2)
     expect(Date.now() - started).toBeGreaterThanOrEqual(280)
     expect(upstream.requests[0]!.status).toBe('hang')
     expect(logs.status().upload.last_error).toMatchObject({ status: 'timeout' })
