@@ -67,7 +67,11 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     const adminToken = await bootstrapAdminToken(store, options.adminToken ?? process.env.REGENT_ADMIN_TOKEN)
     if (adminToken) logger.warn({ token_id: 'admin' }, 'generated the first administrator token')
     const metrics = createServiceMetrics()
-    const watch = new BundleWatch()
+    const watch = new BundleWatch({
+      readRevision: (systemId, kind) => store.bundles.revision(systemId, kind),
+      // Only PostgreSQL is shared by several replicas; a SQLite file belongs to one process.
+      recheckMs: store.dialect === 'postgres' ? 2000 : null,
+    })
     const validateModule = options.validateModule ?? defaultModuleValidator
     const builder = new BundleBuilder({ store, watch, metrics, logger, validateModule, signer })
     // Configuration (signing key, discovery defaults) may have changed since the last run.

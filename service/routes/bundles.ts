@@ -47,7 +47,6 @@ export function bundleRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       const changed = await watch.waitForChange(systemId, kind, {
         known: revision,
         timeoutMs: Math.min(wait, maxWaitSeconds) * 1000,
-        recheck: () => store.bundles.revision(systemId, kind),
         signal: c.req.raw.signal,
       })
       if (changed === undefined) return notModified(c, revision)
