@@ -147,6 +147,9 @@ function exprToNode(
     // `input.x = _` is the only way to say "the field has a value".
     if (operator !== 'eq') return fail(`cannot compare to the variable ${other.value}`)
     if (countVar(body, other.value) > 1) return fail(`the variable ${other.value} is used elsewhere`)
+    // `not x = _` holds for a row only when x is undefined, which a column never is; `NOT x IS NOT NULL`
+    // would let NULL rows through.
+    if (expr.negated) return fail('"not" over a field existence test has no SQL or UCAST form')
     operator = 'ne'
     value = null
   } else {

@@ -87,6 +87,14 @@ function partial(modules: readonly Module[], request: PartialEvaluationRequest):
 function residualBody(body: Body, request: PartialEvaluationRequest): Body | undefined {
   const out: Expr[] = []
   for (const expr of body) {
+    if (!Array.isArray(expr.terms) && expr.terms.type !== 'somedecl' && expr.terms.type !== 'every') {
+      const constant = expr.with?.length ? undefined : termToJson(expr.terms as Term)
+      if (constant !== undefined) {
+        // A constant statement (`include if true`): false and undefined fail, anything else holds.
+        if ((constant === false) !== Boolean(expr.negated)) return undefined
+        continue
+      }
+    }
     if (!Array.isArray(expr.terms) || (expr.with?.length ?? 0) > 0) {
       if (!expr.negated && !Array.isArray(expr.terms) && expr.terms.type === 'ref') {
         const v = known(expr.terms, request)

@@ -152,6 +152,7 @@ describe('queriesToUcast', () => {
     expect(translationErrors('startswith(input.fruits.x, 1)')[0]).toMatch(/startswith needs a string/)
     expect(translationErrors('x > 1')[0]).toMatch(/neither operand is a field/)
     expect(translationErrors('input.fruits.x == [y]')[0]).toMatch(/not a constant/)
+    expect(translationErrors('not input.fruits.x = _')[0]).toMatch(/existence test has no SQL or UCAST form/)
     const errors = translationErrors('input.fruits[0] == 1; input.fruits.ok == 1; x > 1')
     expect(errors).toHaveLength(2)
   })
