@@ -1,0 +1,291 @@
+/**
+ * Service figures: decision intake (events/s over HTTP in gzip batches of 500, on SQLite and on
+ * PostgreSQL when REGENT_TEST_PG_URL is set), decision search p50/p99 over a large stored set
+ * (1M rows by default, REGENT_BENCH_DECISIONS to change; fewer if generation hits its time
+ * budget, and the count is printed), and bundle GET / 304 requests per second.
+ * Baselines in the same run: the store's append without HTTP, and a bare Hono route serving
+ * the same bundle bytes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { Hono } from 'hono'
+import { parse as parseYaml } from 'yaml'
+import { parseConfig } from '../../core/config.js'
+import { startServer } from '../../core/http/index.js'
+import { createLogger } from '../../core/log.js'
+import { type RunningService, serviceSectionSchema, startService } from '../../service/index.js'
+import type { NewDecision } from '../../store/service/index.js'
+import { BACKENDS, type Backend } from '../store/backends.js'
+
+const ADMIN = 'bench-admin-token-0123456789'
+const BATCH = 500
+const INTAKE_BATCHES = 40
+const SEARCH_ROWS = Number(process.env.REGENT_BENCH_DECISIONS ?? 1_000_000)
+const GENERATE_BUDGET_MS = 90_000
+const logger = createLogger({ level: 'silent' })
+
+function event(i: number, systemId: string, baseMs: number): string {
+  const result = i % 5 === 0 ? 'true' : i % 5 === 1 ? 'false' : '{"allowed":true}'
+  return `{"decision_id":"bench-${i}","labels":{"id":"agent-${i % 7}","version":"1.0.0"},"path":"app/authz/allow","input":{"user":"u${i % 1000}","action":"read","resource":"doc-${i % 5000}"},"result":${result},"req_id":${18446744073709551615n - BigInt(i)},"timestamp":"${new Date(baseMs + i).toISOString()}","system-id":"${systemId}"}`
+}
+
+interface Started {
+  service: RunningService
+  systemId: string
+  agentToken: string
+  cleanup(): Promise<void>
+}
+
+async function start(backend: Backend, extra = '{}'): Promise<Started> {
+  const database = await backend.create()
+  const dataDir = mkdtempSync(join(tmpdir(), 'regent-service-bench-'))
+  const config = parseConfig(extra, serviceSectionSchema)
+  if (backend.name === 'postgres') config.database.url = database.url
+  const service = await startService({
+    config,
+    logger,
+    addr: '127.0.0.1:0',
+    dataDir,
+    adminToken: ADMIN,
+    databaseSchema: database.schema,
+    graceMs: 500,
+  })
+  const headers = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' }
+  const created = await fetch(`${service.url}/v1/systems`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'bench', type: 'custom' }),
+  })
+  const systemId = ((await created.json()) as { result: { id: string } }).result.id
+  const opa = parseYaml(
+    await (await fetch(`${service.url}/v1/systems/${systemId}/assets/opa-config`, { headers })).text(),
+  )
+  return {
+    service,
+    systemId,
+    agentToken: opa.services[0].credentials.bearer.token,
+    async cleanup() {
+      await service.stop()
+      await database.cleanup()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
+}
+
+async function intake(backend: Backend): Promise<void> {
+  const s = await start(backend)
+  try {
+    const base = Date.now()
+    const bodies = Array.from({ length: INTAKE_BATCHES }, (_, b) =>
+      gzipSync(
+        `[${Array.from({ length: BATCH }, (_, i) => event(b * BATCH + i, s.systemId, base)).join(',')}]`,
+      ),
+    )
+    const started = performance.now()
+    for (const body of bodies) {
+      const res = await fetch(`${s.service.url}/v1/logs`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${s.agentToken}`,
+          'Content-Encoding': 'gzip',
+          'Content-Type': 'application/json',
+        },
+        body,
+      })
+      if (res.status !== 200) throw new Error(`intake answered ${res.status}: ${await res.text()}`)
+    }
+    const seconds = (performance.now() - started) / 1000
+    const events = INTAKE_BATCHES * BATCH
+    // Baseline: the same number of rows appended through the store, no HTTP, no parsing.
+    const rows: NewDecision[] = Array.from({ length: events }, (_, i) => ({
+      decisionId: `baseline-${i}`,
+      systemId: s.systemId,
+      path: 'app/authz/allow',
+      resultKind: 'ALLOWED',
+      tsUs: (base + i) * 1000,
+      receivedUs: base * 1000,
+      raw: event(i, s.systemId, base),
+    }))
+    const baseStarted = performance.now()
+    for (let i = 0; i < rows.length; i += BATCH)
+      await s.service.store.decisions.append(rows.slice(i, i + BATCH))
+    const baseSeconds = (performance.now() - baseStarted) / 1000
+    console.log(
+      `   intake ${backend.name}: ${Math.round(events / seconds)} events/s over HTTP (gzip batches of ${BATCH}, ${events} events); ` +
+        `store append alone ${Math.round(events / baseSeconds)} rows/s`,
+    )
+  } finally {
+    await s.cleanup()
+  }
+}
+
+async function search(backend: Backend): Promise<void> {
+  const s = await start(backend, 'limits: { max_decisions_per_page: 1000 }')
+  try {
+    const base = Date.now() - SEARCH_ROWS
+    const kinds = ['ALLOWED', 'DENIED', 'ALLOWED', 'ERROR', 'UNKNOWN']
+    const generated = performance.now()
+    let stored = 0
+    const chunk = 20_000
+    while (stored < SEARCH_ROWS && performance.now() - generated < GENERATE_BUDGET_MS) {
+      const rows: NewDecision[] = []
+      for (let i = stored; i < Math.min(stored + chunk, SEARCH_ROWS); i++) {
+        rows.push({
+          decisionId: `bench-${i}`,
+          systemId: i % 10 === 0 ? 'other' : s.systemId,
+          path: i % 2 === 0 ? 'app/authz/allow' : 'app/authz/deny',
+          resultKind: kinds[i % 5]!,
+          tsUs: (base + i) * 1000,
+          receivedUs: (base + i) * 1000,
+          raw: event(i, s.systemId, base),
+        })
+      }
+      stored += await s.service.store.decisions.append(rows)
+    }
+    const genSeconds = (performance.now() - generated) / 1000
+    console.log(
+      `   search ${backend.name}: ${stored} decisions stored in ${genSeconds.toFixed(1)} s` +
+        (stored < SEARCH_ROWS ? ` (time budget hit before ${SEARCH_ROWS})` : ''),
+    )
+    const mid = new Date(base + Math.floor(stored / 2)).toISOString()
+    const late = new Date(base + Math.floor(stored / 2) + 60_000).toISOString()
+    const queries: Array<[string, string]> = [
+      ['newest 100', ''],
+      ['system', `system=${s.systemId}`],
+      ['result_kind=ERROR', 'result_kind=ERROR'],
+      ['time window', `start_time=${mid}&end_time=${late}`],
+      ['field input.user', 'search=input.user:u42'],
+      ['text (frequent)', 'search=agent-3'],
+      ['text (rare, full scan)', 'search=doc-4999x'],
+      ['path, ASC', 'search=path:app/authz/deny&order=ASC'],
+    ]
+    for (const [name, query] of queries) {
+      const times: number[] = []
+      const until = performance.now() + 5000
+      for (let i = 0; i < 30 && performance.now() < until; i++) {
+        const t0 = performance.now()
+        const res = await fetch(`${s.service.url}/v1/decisions?limit=100&${query}`, {
+          headers: { Authorization: `Bearer ${ADMIN}` },
+        })
+        await res.arrayBuffer()
+        if (res.status !== 200) throw new Error(`${name}: ${res.status}`)
+        times.push(performance.now() - t0)
+      }
+      times.sort((a, b) => a - b)
+      console.log(
+        `     ${name.padEnd(24)} p50 ${quantile(times, 0.5).toFixed(1)} ms, p99 ${quantile(times, 0.99).toFixed(1)} ms (${times.length} runs)`,
+      )
+    }
+  } finally {
+    await s.cleanup()
+  }
+}
+
+/** Requests per second from `concurrency` loops over `durationMs`. */
+async function rate(
+  request: () => Promise<number>,
+  expected: number,
+  concurrency = 16,
+  durationMs = 3000,
+): Promise<number> {
+  let done = 0
+  const until = performance.now() + durationMs
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const status = await request()
+        if (status !== expected) throw new Error(`expected ${expected}, got ${status}`)
+        done++
+      }
+    }),
+  )
+  return done / ((performance.now() - started) / 1000)
+}
+
+async function bundles(): Promise<void> {
+  const backend = BACKENDS[0]!
+  const s = await start(backend)
+  try {
+    const admin = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' }
+    const modules = Object.fromEntries(
+      Array.from({ length: 20 }, (_, m) => [
+        `m${m}.rego`,
+        `package app.m${m}\n\nallow if input.user == "u${m}"\n`,
+      ]),
+    )
+    await fetch(`${s.service.url}/v1/policies/systems/${s.systemId}/app`, {
+      method: 'PUT',
+      headers: admin,
+      body: JSON.stringify({ modules }),
+    })
+    const users = Object.fromEntries(Array.from({ length: 2000 }, (_, u) => [`u${u}`, { roles: ['reader'] }]))
+    await fetch(`${s.service.url}/v1/data/systems/${s.systemId}/users`, {
+      method: 'PUT',
+      headers: admin,
+      body: JSON.stringify(users),
+    })
+    const url = `${s.service.url}/v1/bundles/systems/${s.systemId}`
+    const agent = { Authorization: `Bearer ${s.agentToken}` }
+    const first = await fetch(url, { headers: agent })
+    const bytes = new Uint8Array(await first.arrayBuffer())
+    const etag = first.headers.get('etag')!
+    const get = await rate(async () => {
+      const res = await fetch(url, { headers: agent })
+      await res.arrayBuffer()
+      return res.status
+    }, 200)
+    const notModified = await rate(async () => {
+      const res = await fetch(url, { headers: { ...agent, 'If-None-Match': etag } })
+      await res.arrayBuffer()
+      return res.status
+    }, 304)
+    // Baseline: a bare Hono route answering the same bytes, no auth, no database.
+    const bare = new Hono()
+    bare.get('/b', (c) =>
+      c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+        'Content-Type': 'application/vnd.openpolicyagent.bundles',
+      }),
+    )
+    const server = await startServer({
+      fetch: bare.fetch,
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      name: 'baseline',
+    })
+    const baseline = await rate(async () => {
+      const res = await fetch(`${server.url}/b`)
+      await res.arrayBuffer()
+      return res.status
+    }, 200)
+    await server.stop()
+    console.log(
+      `   bundle (${bytes.byteLength} bytes) GET ${Math.round(get)} req/s, 304 ${Math.round(notModified)} req/s; ` +
+        `bare Hono route with the same bytes ${Math.round(baseline)} req/s (16 concurrent, 3 s each)`,
+    )
+  } finally {
+    await s.cleanup()
+  }
+}
+
+/** Runs the service benchmarks. */
+export async function run(): Promise<void> {
+  for (const backend of BACKENDS) {
+    if (!backend.available) {
+      console.log(`   ${backend.name}: skipped (REGENT_TEST_PG_URL is not set)`)
+      continue
+    }
+    await intake(backend)
+  }
+  for (const backend of BACKENDS) {
+    if (backend.available) await search(backend)
+  }
+  await bundles()
+}
