@@ -2,12 +2,12 @@
  * The canonical JSON OPA hashes for structured bundle files (`data.json`, `data.yaml`,
  * `.manifest`): no whitespace, object keys sorted by their UTF-8 bytes, numbers exactly as written
  * (`2.50` stays `2.50`), strings escaped as Go's `encoding/json` does with HTML escaping off.
- * The parser works on the raw bytes, as Go's decoder does, so invalid UTF-8 and lone surrogate
+ * The writer works on the raw bytes, as Go's decoder does, so invalid UTF-8 and lone surrogate
  * escapes become U+FFFD exactly where Go puts them. Duplicate keys: the last one wins (Go's map).
  * @example canonicalJson(bytes('{ "b": [1, 2.50], "a": "x" }')) // '{"a":"x","b":[1,2.50]}'
  */
 
-import { Leaf, MAX_DEPTH, type Node, Parser } from './canonical-parser.js'
+import { CanonicalWriter, MAX_DEPTH } from './canonical-writer.js'
 import { bundleError } from './errors.js'
 import { goQuote } from './go-string.js'
 
@@ -23,21 +23,12 @@ export type ByteSink = (chunk: Uint8Array) => void
  * @throws BundleError `bundle_data_invalid` naming `what` and the byte offset of bad JSON.
  */
 export function writeCanonicalJson(raw: Uint8Array, sink: ByteSink, what = 'JSON file'): void {
-  const parser = new Parser(raw, what)
-  parser.skipSpace()
-  const root = parser.parseValue(0)
-  parser.skipSpace()
-  if (parser.pos < raw.length) parser.fail('unexpected data after the top-level value')
-  const out = new ChunkWriter(sink)
-  printNode(root, out)
-  out.flush()
+  sink(new CanonicalWriter(raw, what).writeDocument())
 }
 
 /** The canonical form of `raw` as one byte array (tests and small files). */
 export function canonicalJson(raw: Uint8Array, what?: string): Uint8Array {
-  const chunks: Uint8Array[] = []
-  writeCanonicalJson(raw, (c) => chunks.push(c.slice()), what)
-  return Buffer.concat(chunks)
+  return new CanonicalWriter(raw, what ?? 'JSON file').writeDocument().slice()
 }
 
 /**
@@ -48,28 +39,6 @@ export function writeCanonicalValue(value: unknown, sink: ByteSink, what = 'valu
   const out = new ChunkWriter(sink)
   printValue(value, out, what, 0)
   out.flush()
-}
-
-function printNode(node: Node, out: ChunkWriter): void {
-  if (node instanceof Leaf) out.write(node.bytes)
-  else if (Array.isArray(node)) {
-    out.byte(0x5b)
-    node.forEach((item, i) => {
-      if (i > 0) out.byte(COMMA)
-      printNode(item, out)
-    })
-    out.byte(0x5d)
-  } else {
-    const members = [...node.members.values()].sort((a, b) => Buffer.compare(a.sortKey, b.sortKey))
-    out.byte(0x7b)
-    members.forEach((member, i) => {
-      if (i > 0) out.byte(COMMA)
-      out.write(member.encoded)
-      out.byte(COLON)
-      printNode(member.value, out)
-    })
-    out.byte(0x7d)
-  }
 }
 
 function printValue(value: unknown, out: ChunkWriter, what: string, depth: number): void {

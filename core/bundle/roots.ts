@@ -69,7 +69,7 @@ export function checkBundleRoots(bundle: Bundle): void {
 // OPA's walk: a value under a root is fine; an object on the way to a deeper root is descended.
 function checkDataRoots(node: unknown, path: string, roots: readonly string[]): void {
   if (rootsContain(roots, path)) return
-  if (isObject(node) && roots.some((root) => isUnder(root, path) || path === '')) {
+  if (isObject(node) && roots.some((root) => isUnder(root, path))) {
     for (const [key, child] of Object.entries(node))
       checkDataRoots(child, path === '' ? key : `${path}/${key}`, roots)
     return
