@@ -96,6 +96,11 @@ const TERM_PRINTERS: { [K in Term['type']]: TermPrinter<Extract<Term, { type: K 
 class Printer {
   readonly w: Writer
   private readonly flags: Flags
+  /**
+   * Set when a body line starts: a leading negative number there would continue the previous
+   * line's arithmetic (`a := 1` then `-1` reads as `a := 1 - 1`), so it is printed as `(-1)`.
+   */
+  private lineStart = false
 
   constructor(
     private readonly module: Module,
@@ -225,7 +230,7 @@ class Printer {
     if (useIf) {
       w.write(' if')
       const only = rule.body[0]
-      if (rule.body.length === 1 && only && !isSetTerm(only)) {
+      if (rule.body.length === 1 && only && !isSetTerm(only) && !isEmptyObject(only)) {
         const headLoc = rule.head.location
         const headEndRow = (headLoc?.row ?? 0) + newlines(headLoc?.text ?? '')
         if (only.location?.row === headEndRow) {
@@ -325,7 +330,14 @@ class Printer {
         if (expr.location.row > lastRow + 1) w.blankLine()
       }
       w.startLine()
-      this.expr(expr)
+      this.lineStart = i > 0
+      // A body starting with `a | b` would read back as a set comprehension `{a | b; ...}`.
+      if (i === 0 && isUnionExpr(expr)) {
+        w.write('(')
+        this.expr(expr)
+        w.write(')')
+      } else this.expr(expr)
+      this.lineStart = false
       w.endLine()
     }
   }
@@ -473,11 +485,14 @@ class Printer {
       comments: w.comments,
       beforeEnd: w.beforeEnd,
     }
+    const lineStart = this.lineStart
+    this.lineStart = false
     try {
       w.insertComments(term.location)
       if (!w.inline) w.startLine()
       const print = TERM_PRINTERS[term.type] as TermPrinter<Term>
-      print(this, term)
+      if (lineStart && term.type === 'number' && term.value.startsWith('-')) w.write(`(${term.value})`)
+      else print(this, term)
     } catch (err) {
       if (!(err instanceof UnexpectedComment) || !term.location?.text) throw err
       w.out = saved.out
@@ -713,6 +728,22 @@ function groundPrefix(ref: Term[]): Term[] {
 function hasDynamicRef(ref: Term[]): boolean {
   const pos = ref.findIndex((t, i) => i > 0 && !isGroundTerm(t))
   return pos > 0 && pos < ref.length - 1
+}
+
+function isUnionExpr(expr: Expr): boolean {
+  const t = expr.terms
+  return (
+    !expr.negated &&
+    !expr.with?.length &&
+    Array.isArray(t) &&
+    t.length === 3 &&
+    !!t[0] &&
+    opName(t[0]) === 'or'
+  )
+}
+
+function isEmptyObject(expr: Expr): boolean {
+  return !Array.isArray(expr.terms) && expr.terms.type === 'object' && expr.terms.value.length === 0
 }
 
 function isSetTerm(expr: Expr): boolean {

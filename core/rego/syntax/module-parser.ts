@@ -337,7 +337,13 @@ export class ModuleParser extends Parser {
       const expr = this.parseLiteral()
       return [expr]
     }
-    if (this.kindAt(this.i + 1) === T.RBrace) this.fail('found empty body', this.loc(this.i + 1))
+    if (this.kindAt(this.i + 1) === T.RBrace) {
+      // `if {}` is an empty body; `if {} == x` is a literal comparing an empty object.
+      const after = this.i + 2
+      if (this.kindAt(after) === T.EOF || this.newlineBefore(after) || this.kindAt(after) === T.Else) {
+        this.fail('found empty body', this.loc(this.i + 1))
+      }
+    }
     const saved = this.save()
     let bodyError: ParseAbort | undefined
     this.advance()

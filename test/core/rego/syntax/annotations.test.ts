@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest'
+import { parseModule, parseModuleWithErrors } from '../../../../core/rego/syntax/module-parser.js'
+import { json, ref, s, v } from './helpers.js'
+
+const SRC = `# METADATA
+# title: Package
+# description: The package
+# organizations: [acme]
+# related_resources:
+# - https://example.com
+# - ref: https://example.org
+#   description: docs
+package a
+
+# METADATA
+# title: Allow
+# authors:
+# - Jane Doe <jane@example.com>
+# - name: Bob
+# schemas:
+# - input: schema.input
+# - data.x: {type: string}
+# compile:
+#   unknowns: [input.fruits, "input.colors"]
+#   mask_rule: data.masks.mask
+# custom:
+#   unknowns: [input.old]
+#   severity: 3
+allow if input.x
+
+allow if input.y
+
+# METADATA
+# scope: document
+# entrypoint: true
+deny contains 1 if input.z
+
+deny contains 2 if input.w
+`
+
+describe('METADATA annotations', () => {
+  const m = parseModule(SRC, { file: 'a.rego' })
+
+  it('parses every documented field, including compile unknowns and mask_rule', () => {
+    expect(m.annotations).toHaveLength(3)
+    const [pkg, allow] = m.annotations
+    expect(pkg).toMatchObject({
+      scope: 'package',
+      title: 'Package',
+      organizations: ['acme'],
+      relatedResources: [{ ref: 'https://example.com' }, { ref: 'https://example.org', description: 'docs' }],
+    })
+    expect(allow).toMatchObject({
+      scope: 'rule',
+      title: 'Allow',
+      authors: [{ name: 'Jane Doe', email: 'jane@example.com' }, { name: 'Bob' }],
+      custom: { unknowns: ['input.old'], severity: 3 },
+    })
+    expect(json(allow as never)).toMatchObject({
+      compile: {
+        unknowns: [ref(v('input'), s('fruits')).value, ref(v('input'), s('colors')).value],
+        mask_rule: [v('data'), s('masks'), s('mask')],
+      },
+      schemas: [
+        { path: [v('input')], schema: [v('schema'), s('input')] },
+        { path: [v('data'), s('x')], definition: { type: 'string' } },
+      ],
+    })
+  })
+
+  it('attaches rule scope to the next rule only and document scope to every rule of the path', () => {
+    expect(m.rules[0]?.annotations?.map((a) => a.title)).toEqual(['Allow'])
+    expect(m.rules[1]?.annotations).toBeUndefined()
+    expect(m.rules[2]?.annotations?.map((a) => a.scope)).toEqual(['document'])
+    expect(m.rules[3]?.annotations?.map((a) => a.scope)).toEqual(['document'])
+  })
+
+  it('enforces where a block may stand', () => {
+    const errs = (text: string) =>
+      parseModuleWithErrors(text, { file: 'x.rego' }).errors.map((e) => e.message)
+    expect(errs('# METADATA\n# scope: rule\npackage a\n')).toEqual([
+      "annotation scope 'rule' must be applied to rule (found package)",
+    ])
+    expect(errs('package a\n# METADATA\n# scope: package\np := 1\n')).toEqual([
+      "annotation scope 'package' must be applied to package (found rule)",
+    ])
+    expect(errs('package a\n# METADATA\n# scope: nope\np := 1\n')[0]).toMatch(
+      /invalid annotation scope 'nope'/,
+    )
+    expect(errs('package a\n# METADATA\n# entrypoint: true\n# scope: rule\np := 1\n')).toEqual([
+      "annotation entrypoint applied to non-document or package scope 'rule'",
+    ])
+    expect(errs('package a\n# METADATA\n# title: [unclosed\np := 1\n')[0]).toMatch(/invalid METADATA block/)
+    expect(errs('package a\n# METADATA\n# compile:\n#   unknowns: ["input["]\np := 1\n')[0]).toMatch(
+      /invalid unknowns element/,
+    )
+  })
+})
