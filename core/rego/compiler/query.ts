@@ -1,0 +1,178 @@
+/**
+ * Compilation of ad-hoc queries (`regent eval 'data.x.p = y'`) against a compiled module set: the
+ * query stages of OPA's `queryCompiler`, in its order. Generated vars use the `__localq<N>__`
+ * prefix so they never clash with the modules' own.
+ */
+import { compileError, type RegoError, RegoErrors } from '../errors.js'
+import type { Body, Expr, Term } from '../syntax/ast.js'
+import type { CompiledQuery, Compiler, QueryContext, QueryExprInfo } from './compiler.js'
+import { LocalVarGenerator } from './local-vars.js'
+import { RESERVED_VARS } from './safety.js'
+import { deprecatedBuiltinErrors } from './stages/check-deprecated-builtins.js'
+import { rootDocumentOverrides } from './stages/check-keyword-overrides.js'
+import { checkQuerySafety } from './stages/check-safety.js'
+import { typeErrors } from './stages/check-types.js'
+import { undefinedFuncErrors } from './stages/check-undefined-funcs.js'
+import { voidCallErrors } from './stages/check-void-calls.js'
+import {
+  DeclaredVarStack,
+  declaredVars,
+  exportsOf,
+  getGlobals,
+  resolveRefsInBody,
+} from './stages/resolve-refs.js'
+import { rewriteComprehensionsIn } from './stages/rewrite-comprehension-terms.js'
+import { rewriteDynamics } from './stages/rewrite-dynamic-terms.js'
+import { rewriteExprTermsInBody } from './stages/rewrite-expr-terms.js'
+import { rewriteQueryLocalVars } from './stages/rewrite-local-vars.js'
+import { erasePrintCalls, rewritePrintCallsInBody } from './stages/rewrite-print-calls.js'
+import { rewriteTemplateStringsInBody } from './stages/rewrite-template-strings.js'
+import { rewriteWithModifiersInBody } from './stages/rewrite-with-modifiers.js'
+import { copy, isAssignment, isEquality, operatorTerm, refName, varTerm, walkTerms } from './terms.js'
+
+type QueryStage = (state: { body: Body; rewritten: Map<string, string> }) => RegoError[]
+
+/** Compiles `query` in the context of `c`; throws `RegoErrors` on failure. */
+export function compileQuery(c: Compiler, query: Body, ctx: QueryContext = {}): CompiledQuery {
+  if (query.length === 0) throw new RegoErrors([compileError(undefined, 'empty query cannot be compiled')])
+  const state = { body: copy(query), rewritten: new Map<string, string>() }
+  let exprs: QueryExprInfo[] = query.map((e) => ({
+    text: e.location?.text ?? '',
+    location: e.location,
+    capture: undefined,
+  }))
+  const gen = () => LocalVarGenerator.forQuery(state.body)
+  const arity = (ref: Parameters<Compiler['getArity']>[0]) => c.getArity(ref)
+  const stages: QueryStage[] = [
+    (s) => (c.options.strict ? rootDocumentOverrides(s.body) : []),
+    (s) => {
+      const pkg = ctx.package
+      const globals = getGlobals(pkg, pkg ? exportsOf(c.sortedModules(), pkg) : [], ctx.imports ?? [])
+      const ignore = new DeclaredVarStack()
+      ignore.push(declaredVars(s.body))
+      s.body = resolveRefsInBody(globals, ignore, s.body)
+      if (ctx.captureValues) exprs = captureValues(c, s.body)
+      return []
+    },
+    (s) => {
+      const r = rewriteQueryLocalVars(gen(), s.body, c.options.strict)
+      s.body = r.body
+      s.rewritten = r.rewritten
+      return r.errors
+    },
+    (s) => {
+      const errs: RegoError[] = []
+      rewriteTemplateStringsInBody(c, gen(), arity, new Set(RESERVED_VARS), s.body, errs)
+      return errs
+    },
+    (s) => voidCallErrors(c, s.body),
+    (s) => {
+      if (!c.options.enablePrintStatements) {
+        s.body = erasePrintCalls(s.body)
+        return []
+      }
+      return rewritePrintCallsInBody(gen(), arity, new Set(RESERVED_VARS), s.body)
+    },
+    (s) => {
+      s.body = rewriteExprTermsInBody(gen(), s.body)
+      return []
+    },
+    (s) => {
+      rewriteComprehensionsIn(gen(), s.body)
+      return []
+    },
+    (s) => {
+      const r = rewriteWithModifiersInBody(c, gen(), s.body)
+      s.body = r.body
+      return r.error ? [r.error] : []
+    },
+    (s) => undefinedFuncErrors(c, s.body, s.rewritten),
+    (s) => {
+      const r = checkQuerySafety(c, s.body, s.rewritten)
+      s.body = r.body
+      return r.errors
+    },
+    (s) => {
+      s.body = rewriteDynamics(gen(), s.body)
+      return []
+    },
+    (s) => typeErrors(c, s.body),
+    (s) => (c.options.strict ? deprecatedBuiltinErrors(c, s.body) : []),
+  ]
+  for (const stage of stages) {
+    const errs = stage(state)
+    if (errs.length > 0) {
+      const max = c.options.maxErrors
+      const limited =
+        max > 0 && errs.length > max
+          ? [...errs.slice(0, max), compileError(undefined, 'error limit reached')]
+          : errs
+      throw new RegoErrors(limited).sorted()
+    }
+  }
+  state.body.forEach((e, i) => {
+    e.index = i
+  })
+  return { body: state.body, rewrittenVars: state.rewritten, exprs }
+}
+
+/**
+ * OPA's `rewriteQueryToCaptureValue`: each term expression becomes `term = $termN` and each call
+ * that returns a value gets `$termN` as output, so results can report every expression's value
+ * (`1 > 2` is `false`, not undefined). With iteration or several expressions, a `$termN` check is
+ * appended so false values still fail the query.
+ */
+function captureValues(c: Compiler, body: Body): QueryExprInfo[] {
+  const check = body.length > 1 || iterates(body)
+  const infos: QueryExprInfo[] = []
+  const extra: Body = []
+  let n = 0
+  for (const expr of body) {
+    const info: QueryExprInfo = {
+      text: expr.location?.text ?? '',
+      location: expr.location,
+      capture: undefined,
+    }
+    infos.push(info)
+    if (expr.negated || isAssignment(expr) || isEquality(expr)) continue
+    const ts = expr.terms
+    let capture: string | undefined
+    if (!Array.isArray(ts)) {
+      if (ts.type === 'somedecl' || ts.type === 'every') continue
+      capture = `$term${n++}`
+      expr.terms = [operatorTerm('eq', expr.location), ts, varTerm(capture, expr.location)]
+    } else {
+      const op = ts[0]
+      const ref = op?.type === 'ref' ? op.value : op ? [op] : []
+      const name = refName(op as Term)
+      const bi = name !== undefined ? c.builtin(name) : undefined
+      if (bi && !bi.hasResult) continue
+      if (c.getArity(ref) === ts.length - 1) {
+        capture = `$term${n++}`
+        ts.push(varTerm(capture, expr.location))
+      }
+    }
+    info.capture = capture
+    if (capture && check) {
+      const e: Expr = { type: 'expr', index: 0, terms: varTerm(capture, expr.location), generated: true }
+      if (expr.location) e.location = expr.location
+      extra.push(e)
+    }
+  }
+  body.push(...extra)
+  return infos
+}
+
+function iterates(body: Body): boolean {
+  let found = false
+  walkTerms(body, (t) => {
+    if (found) return true
+    if (t.type === 'arraycomprehension' || t.type === 'setcomprehension' || t.type === 'objectcomprehension')
+      return true
+    if (t.type === 'ref') {
+      if (t.value.slice(1).some((x) => x.type === 'var')) found = true
+    }
+    return found
+  })
+  return found
+}

@@ -1,0 +1,56 @@
+/**
+ * The per-query cache of rule values: complete rules, partial sets and objects by rule set, and
+ * function results by arguments. `with` pushes a fresh layer (a replaced input or function can
+ * change any value) and pops it afterwards, as OPA's virtual cache does.
+ */
+import { type Value, ValueMap } from '../values/index.js'
+
+/** Marks a cached "undefined". */
+export const UNDEFINED: unique symbol = Symbol('undefined')
+
+/** A cached result. */
+export type Cached = Value | typeof UNDEFINED
+
+class Layer {
+  readonly rules = new Map<number, Cached>()
+  readonly functions = new Map<number, ValueMap<Cached>>()
+}
+
+/** Rule and function results of one query. */
+export class VirtualCache {
+  readonly #layers: Layer[] = [new Layer()]
+  #top: Layer = this.#layers[0] as Layer
+
+  /** The cached value of rule set `id`, if any. */
+  getRule(id: number): Cached | undefined {
+    return this.#top.rules.get(id)
+  }
+
+  putRule(id: number, value: Cached): void {
+    this.#top.rules.set(id, value)
+  }
+
+  /** The cached result of function `id` for `args`, if any. */
+  getFunction(id: number, args: readonly Value[]): Cached | undefined {
+    return this.#top.functions.get(id)?.get(args)
+  }
+
+  putFunction(id: number, args: readonly Value[], value: Cached): void {
+    let m = this.#top.functions.get(id)
+    if (!m) {
+      m = new ValueMap()
+      this.#top.functions.set(id, m)
+    }
+    m.set(args, value)
+  }
+
+  push(): void {
+    this.#top = new Layer()
+    this.#layers.push(this.#top)
+  }
+
+  pop(): void {
+    this.#layers.pop()
+    this.#top = this.#layers[this.#layers.length - 1] as Layer
+  }
+}

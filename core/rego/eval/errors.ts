@@ -1,0 +1,114 @@
+/**
+ * Evaluation errors with OPA's codes and JSON shape (`eval_conflict_error`, `eval_type_error`,
+ * `eval_builtin_error`, ...). Create them through the named constructors so the messages match
+ * OPA's word for word; `HaltError` stops evaluation at once.
+ */
+import type { Location } from '../syntax/ast.js'
+
+/** The `eval_*` codes. */
+export type EvalErrorCode =
+  | 'eval_conflict_error'
+  | 'eval_type_error'
+  | 'eval_builtin_error'
+  | 'eval_internal_error'
+  | 'eval_cancel_error'
+  | 'eval_instruction_limit_error'
+
+/** OPA's JSON for an evaluation error. */
+export interface EvalErrorJson {
+  code: EvalErrorCode
+  message: string
+  location?: { file: string; row: number; col: number }
+}
+
+/** An error raised while evaluating a query. */
+// biome-ignore lint/suspicious/noShadowRestrictedNames: OPA's name for it (STYLE.md); import the constructors below instead.
+export class EvalError extends Error {
+  readonly code: EvalErrorCode
+  readonly location: Location | undefined
+
+  constructor(code: EvalErrorCode, message: string, location?: Location, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause })
+    this.name = 'EvalError'
+    this.code = code
+    this.location = location
+  }
+
+  /** `file:row: code: message`, as OPA prints evaluation errors. */
+  override toString(): string {
+    const loc = this.location
+    return `${loc ? `${loc.file ? `${loc.file}:` : ''}${loc.row}: ` : ''}${this.code}: ${this.message}`
+  }
+
+  /** OPA's JSON shape. */
+  toJSON(): EvalErrorJson {
+    const json: EvalErrorJson = { code: this.code, message: this.message }
+    if (this.location)
+      json.location = { file: this.location.file, row: this.location.row, col: this.location.col }
+    return json
+  }
+}
+
+/** Raised by `halt`-style conditions that must abort the whole query (never swallowed). */
+export class HaltError extends Error {
+  readonly error: EvalError
+  constructor(error: EvalError) {
+    super(error.message)
+    this.name = 'HaltError'
+    this.error = error
+  }
+}
+
+/** Two bodies of a complete rule produced different values. */
+export function completeConflictError(location?: Location): EvalError {
+  return new EvalError('eval_conflict_error', 'complete rules must not produce multiple outputs', location)
+}
+
+/** Two definitions of a function produced different values for the same inputs. */
+export function functionConflictError(location?: Location): EvalError {
+  return new EvalError(
+    'eval_conflict_error',
+    'functions must not produce multiple outputs for same inputs',
+    location,
+  )
+}
+
+/** Two rules or comprehension iterations produced different values for one object key. */
+export function objectKeyConflictError(location?: Location): EvalError {
+  return new EvalError('eval_conflict_error', 'object keys must be unique', location)
+}
+
+/** A base document and a virtual document could not be merged. */
+export function mergeConflictError(location?: Location): EvalError {
+  return new EvalError('eval_conflict_error', 'base and virtual document keys must be disjoint', location)
+}
+
+/** Something the compiler should have prevented. */
+export function internalError(message: string, location?: Location): EvalError {
+  return new EvalError('eval_internal_error', message, location)
+}
+
+/** The query ran past its deadline or was cancelled. */
+export function cancelError(message = 'caller cancelled query execution'): EvalError {
+  return new EvalError('eval_cancel_error', message)
+}
+
+/** Any evaluation error with an explicit code (built-in errors carry their own). */
+export function evalError(
+  code: EvalErrorCode,
+  message: string,
+  location?: Location,
+  cause?: unknown,
+): EvalError {
+  return new EvalError(code, message, location, cause)
+}
+
+/** True for evaluation errors. */
+export function isEvalError(x: unknown): x is EvalError {
+  return x instanceof EvalError
+}
+
+/** The query evaluated more expressions than allowed. */
+export function instructionLimitError(): EvalError {
+  return new EvalError('eval_instruction_limit_error', 'instructions limit exceeded')
+}

@@ -1,0 +1,420 @@
+/**
+ * The top-down evaluator: walks a prepared body expression by expression with backtracking, in
+ * continuation-passing style as OPA's topdown does. Every `eval*` method takes a continuation
+ * `iter` and returns true when evaluation must stop (a caller asked for one answer only); bindings
+ * made before calling `iter` are undone after it returns. Refs, unification, rule evaluation and
+ * calls live in refs.ts, unify.ts, virtual.ts and calls.ts; partial evaluation plugs in through
+ * `partial()`, `unknown()` and the `save*` methods (save.ts).
+ */
+
+import type { BuiltinContext } from '../builtins/context.js'
+import type { Builtin } from '../builtins/define.js'
+import type { BuiltinCallError } from '../builtins/errors.js'
+import { isArray, isObject, isSet, ObjectValue, SetValue, type Value } from '../values/index.js'
+import { Frame, plug, same } from './bindings.js'
+import { UNDEFINED, VirtualCache } from './cache.js'
+import { evalCall } from './calls.js'
+import { cancelError, instructionLimitError, internalError, objectKeyConflictError } from './errors.js'
+import { K, type PCompr, type PExpr, type PObjectCompr, type PTerm, type VNode, WithKind, X } from './ir.js'
+import { evalRef } from './refs.js'
+import { SaveSet, SaveStack, SaveSupport, termUnknown } from './save.js'
+import type { Tracer } from './trace.js'
+import { unify, unifyValue } from './unify.js'
+import { MockStack, upsertPath } from './with.js'
+
+/** A continuation: returns true to stop the enumeration that called it. */
+export type Iter = () => boolean
+/** A continuation that receives one value. */
+export type ValueIter = (v: Value) => boolean
+
+/** What the evaluator reads from a compiled policy. */
+export interface EvalPolicy {
+  root: VNode
+  data: Value
+  builtins: ReadonlyMap<string, Builtin>
+}
+
+/** Per-query options. */
+export interface EvaluatorOptions {
+  input?: Value
+  ctx: BuiltinContext
+  strictBuiltinErrors?: boolean
+  /** Stop rule sets at their first answer when all answers agree (default true). */
+  earlyExit?: boolean
+  /** Skip rules whose indexed constraints fail (default true). */
+  indexing?: boolean
+  /** Milliseconds since the epoch after which the query is cancelled. */
+  deadline?: number
+  signal?: AbortSignal
+  /** Maximum number of expression evaluations (0: unlimited). */
+  instructionLimit?: number
+  tracer?: Tracer
+  /** Results of asynchronous built-ins from earlier attempts (see calls.ts). */
+  asyncResults?: Map<string, Value | typeof UNDEFINED>
+}
+
+/** The evaluator of one query. */
+export class Evaluator {
+  readonly policy: EvalPolicy
+  input: Value | undefined
+  data: Value
+  /** `with data.x as ...` targets in force: virtual documents under them are replaced. */
+  readonly targets: Value[][] = []
+  readonly cache = new VirtualCache()
+  readonly mocks = new MockStack()
+  readonly ctx: BuiltinContext
+  readonly strictBuiltinErrors: boolean
+  readonly earlyExit: boolean
+  readonly indexing: boolean
+  readonly tracer: Tracer | undefined
+  readonly asyncResults: Map<string, Value | typeof UNDEFINED>
+  /** Errors of built-ins that were swallowed (non-strict mode), for `--show-builtin-errors`. */
+  readonly builtinErrors: BuiltinCallError[] = []
+  /** Partial evaluation state; unset for normal evaluation. */
+  saveSet: SaveSet | undefined
+  saveStack: SaveStack | undefined
+  saveSupport: SaveSupport | undefined
+  /** Number of expressions evaluated so far (metrics, instruction limit). */
+  instructions = 0
+  readonly #deadline: number
+  readonly #signal: AbortSignal | undefined
+  readonly #limit: number
+
+  constructor(policy: EvalPolicy, options: EvaluatorOptions) {
+    this.policy = policy
+    this.input = options.input
+    this.data = policy.data
+    this.ctx = options.ctx
+    this.strictBuiltinErrors = options.strictBuiltinErrors ?? false
+    this.earlyExit = options.earlyExit ?? true
+    this.indexing = options.indexing ?? true
+    this.tracer = options.tracer
+    this.asyncResults = options.asyncResults ?? new Map()
+    this.#deadline = options.deadline ?? 0
+    this.#signal = options.signal
+    this.#limit = options.instructionLimit ?? 0
+  }
+
+  /** Evaluates a query body in `frame`; `iter` sees each solution. */
+  evalQuery(body: PExpr[], frame: Frame, iter: Iter): boolean {
+    return this.evalBody(body, 0, frame, iter)
+  }
+
+  /** Evaluates `body[i:]`. */
+  evalBody(body: PExpr[], i: number, frame: Frame, iter: Iter): boolean {
+    if (i === body.length) return iter()
+    const expr = body[i] as PExpr
+    return this.evalExpr(expr, frame, () => this.evalBody(body, i + 1, frame, iter))
+  }
+
+  /** Evaluates one expression (with its `with` modifiers, if any). */
+  evalExpr(expr: PExpr, frame: Frame, iter: Iter): boolean {
+    if ((++this.instructions & 1023) === 0) this.checkLimits()
+    if (this.tracer)
+      return this.tracer.expr(this, expr, frame, iter, (it) => this.evalExprInner(expr, frame, it))
+    return this.evalExprInner(expr, frame, iter)
+  }
+
+  private evalExprInner(expr: PExpr, frame: Frame, iter: Iter): boolean {
+    if (expr.with) return this.evalWith(expr, frame, iter)
+    return this.evalStep(expr, frame, iter)
+  }
+
+  /** Evaluates one expression without its `with` modifiers. */
+  evalStep(expr: PExpr, frame: Frame, iter: Iter): boolean {
+    if (expr.negated) return this.evalNot(expr, frame, iter)
+    switch (expr.kind) {
+      case X.Unify:
+        return unify(this, expr.a as PTerm, frame, expr.b as PTerm, frame, iter)
+      case X.Call:
+        return evalCall(this, expr, frame, iter)
+      case X.Term:
+        return this.evalTermExpr(expr, frame, iter)
+      case X.Every:
+        return this.evalEvery(expr, frame, iter)
+    }
+  }
+
+  /** A term as an expression: true for every value that is not `false`. */
+  private evalTermExpr(expr: PExpr, frame: Frame, iter: Iter): boolean {
+    const t = expr.term as PTerm
+    if (this.partial() && this.unknown(t, frame)) return this.saveExpr(expr, frame, iter)
+    return this.evalTermValues(t, frame, (v) => (v === false ? false : iter()))
+  }
+
+  /** `not expr`: succeeds when `expr` has no solution; its bindings never escape. */
+  evalNot(expr: PExpr, frame: Frame, iter: Iter): boolean {
+    if (this.partial() && this.unknownExpr(expr, frame)) return this.saveExpr(expr, frame, iter)
+    const positive: PExpr = { ...expr, negated: false, with: undefined }
+    let found = false
+    this.evalStep(positive, frame, () => {
+      found = true
+      return true
+    })
+    return found ? false : iter()
+  }
+
+  /** `every k, v in domain { body }`. */
+  evalEvery(expr: PExpr, frame: Frame, iter: Iter): boolean {
+    const ev = expr.every
+    if (!ev) throw internalError('every without body', expr.src.location)
+    if (this.partial() && this.unknownExpr(expr, frame)) return this.saveExpr(expr, frame, iter)
+    let all = true
+    this.evalTermValues(ev.domain, frame, (domain) => {
+      if (!isArray(domain) && !isObject(domain) && !isSet(domain)) {
+        all = false
+        return true
+      }
+      const check = (k: Value, v: Value): boolean =>
+        unifyValue(this, ev.key, frame, k, () =>
+          unifyValue(this, ev.value, frame, v, () => {
+            let ok = false
+            this.evalBody(ev.body, 0, frame, () => {
+              ok = true
+              return true
+            })
+            if (!ok) all = false
+            return !ok
+          }),
+        )
+      if (isArray(domain)) {
+        for (let i = 0; i < domain.length && all; i++) check(i, domain[i] as Value)
+      } else if (isObject(domain)) {
+        for (const [k, v] of domain.entries()) if (!all || check(k, v)) break
+      } else {
+        for (const x of domain.values()) if (!all || check(x, x)) break
+      }
+      return true
+    })
+    return all ? iter() : false
+  }
+
+  /** `expr with target as value, ...`: replaces input, data or functions for this expression only. */
+  evalWith(expr: PExpr, frame: Frame, iter: Iter): boolean {
+    if (this.partial() && this.unknownExpr(expr, frame)) return this.saveExpr(expr, frame, iter)
+    let input = this.input
+    let data = this.data
+    const targets: Value[][] = []
+    const mocks = new Map<string, import('./with.js').Mock>()
+    for (const w of expr.with ?? []) {
+      if (w.kind === WithKind.Function) {
+        if (w.fnValue) mocks.set(w.fnKey, { fn: w.fnValue })
+        else mocks.set(w.fnKey, { value: this.valueOf(w.value, frame) })
+        continue
+      }
+      const value = this.valueOf(w.value, frame)
+      if (w.kind === WithKind.Input) {
+        input = w.path.length === 0 ? value : upsertPath(input, w.path, value, expr.src.location)
+      } else {
+        data = upsertPath(data, w.path, value, expr.src.location)
+        targets.push(w.path)
+      }
+    }
+    const outer = { input: this.input, data: this.data }
+    const push = () => {
+      this.input = input
+      this.data = data
+      this.targets.push(...targets)
+      this.mocks.putPairs(mocks)
+      this.cache.push()
+    }
+    const pop = () => {
+      this.cache.pop()
+      this.mocks.popPairs()
+      this.targets.length -= targets.length
+      this.input = outer.input
+      this.data = outer.data
+    }
+    push()
+    try {
+      return this.evalStep(expr, frame, () => {
+        pop()
+        try {
+          return iter()
+        } finally {
+          push()
+        }
+      })
+    } finally {
+      pop()
+    }
+  }
+
+  /** The single value of a term that must be ground (with values, call operands). */
+  valueOf(t: PTerm, frame: Frame): Value {
+    const v = plug(t, frame)
+    if (v !== undefined) return v
+    let out: Value | undefined
+    this.evalTermValues(t, frame, (x) => {
+      out = x
+      return true
+    })
+    if (out === undefined) throw internalError(`term is not ground: ${t.src.type}`, t.src.location)
+    return out
+  }
+
+  /** Every value `t` takes in `frame` (refs and unbound vars inside composites enumerate). */
+  evalTermValues(t: PTerm, frame: Frame, iter: ValueIter): boolean {
+    switch (t.k) {
+      case K.Value:
+        return iter(t.v)
+      case K.Var: {
+        const b = frame.s[t.slot]
+        if (b === undefined) throw internalError(`var ${t.name} is unbound`, t.src.location)
+        if (b instanceof Object && 'term' in b && 'frame' in b)
+          return this.evalTermValues(b.term, b.frame, iter)
+        return iter(b as Value)
+      }
+      case K.Ref:
+        return evalRef(this, t, frame, iter)
+      case K.Array:
+      case K.Set:
+      case K.Object: {
+        const v = plug(t, frame)
+        if (v !== undefined) return iter(v)
+        return this.evalComposite(t, frame, iter)
+      }
+      case K.ArrayCompr:
+      case K.SetCompr:
+      case K.ObjectCompr:
+        return iter(this.evalComprehension(t, frame))
+    }
+  }
+
+  private evalComposite(t: PTerm, frame: Frame, iter: ValueIter): boolean {
+    const parts: PTerm[] =
+      t.k === K.Object ? t.entries.flat() : t.k === K.Array || t.k === K.Set ? t.items : []
+    const vals: Value[] = new Array(parts.length)
+    const rec = (i: number): boolean => {
+      if (i === parts.length) {
+        if (t.k === K.Array) return iter(vals.slice())
+        if (t.k === K.Set) return iter(SetValue.from(vals))
+        const o = new ObjectValue()
+        for (let j = 0; j < vals.length; j += 2) o.set(vals[j] as Value, vals[j + 1] as Value)
+        return iter(o)
+      }
+      return this.evalTermValues(parts[i] as PTerm, frame, (v) => {
+        vals[i] = v
+        return rec(i + 1)
+      })
+    }
+    return rec(0)
+  }
+
+  /** The value of a comprehension: its body runs in the enclosing frame. */
+  evalComprehension(t: PCompr | PObjectCompr, frame: Frame): Value {
+    if (t.k === K.ObjectCompr) {
+      const out = new ObjectValue()
+      this.evalBody(t.body, 0, frame, () => {
+        const k = this.valueOf(t.key, frame)
+        const v = this.valueOf(t.value, frame)
+        const prev = out.get(k)
+        if (prev !== undefined && !same(prev, v)) throw objectKeyConflictError(t.key.src.location)
+        out.set(k, v)
+        return false
+      })
+      return out
+    }
+    if (t.k === K.SetCompr) {
+      const out = new SetValue()
+      this.evalBody(t.body, 0, frame, () => {
+        out.add(this.valueOf(t.term, frame))
+        return false
+      })
+      return out
+    }
+    const out: Value[] = []
+    this.evalBody(t.body, 0, frame, () => {
+      out.push(this.valueOf(t.term, frame))
+      return false
+    })
+    return out
+  }
+
+  /** Throws when the query ran past its deadline, was cancelled, or hit the instruction limit. */
+  checkLimits(): void {
+    if (this.#signal?.aborted) throw cancelError()
+    if (this.#deadline > 0 && Date.now() > this.#deadline) throw cancelError('timed out')
+    if (this.#limit > 0 && this.instructions > this.#limit) {
+      throw instructionLimitError()
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Partial evaluation hooks (OPA: partial(), unknown(), saveExpr/saveUnify/saveCall).
+
+  /** True during partial evaluation. */
+  partial(): boolean {
+    return this.saveSet !== undefined
+  }
+
+  /** True when `t` (as bound in `frame`) refers to something unknown. */
+  unknown(t: PTerm, frame: Frame): boolean {
+    return this.saveSet !== undefined && termUnknown(this.saveSet, t, frame)
+  }
+
+  /** True when any operand of `expr` is unknown. */
+  unknownExpr(expr: PExpr, frame: Frame): boolean {
+    if (!this.saveSet) return false
+    const terms: PTerm[] = []
+    if (expr.a) terms.push(expr.a)
+    if (expr.b) terms.push(expr.b)
+    if (expr.term) terms.push(expr.term)
+    if (expr.call) terms.push(...expr.call.args)
+    if (expr.every) terms.push(expr.every.domain)
+    for (const w of expr.with ?? []) terms.push(w.value)
+    return terms.some((t) => this.unknown(t, frame))
+  }
+
+  /** Saves `expr` (as bound in `frame`) into the residual query and continues. */
+  saveExpr(expr: PExpr, frame: Frame, iter: Iter): boolean {
+    const stack = this.saveStack
+    if (!stack) throw internalError('saveExpr outside partial evaluation', expr.src.location)
+    stack.pushExpr(expr, frame)
+    try {
+      return iter()
+    } finally {
+      stack.pop()
+    }
+  }
+
+  /** Saves `a = b` and continues, marking the vars of both sides unknown meanwhile. */
+  saveUnify(a: PTerm, fa: Frame, b: PTerm, fb: Frame, iter: Iter): boolean {
+    const stack = this.saveStack
+    const set = this.saveSet
+    if (!stack || !set) throw internalError('saveUnify outside partial evaluation', a.src.location)
+    stack.pushUnify(a, fa, b, fb)
+    const pops = set.pushVars(a, fa) + set.pushVars(b, fb)
+    try {
+      return iter()
+    } finally {
+      set.pop(pops)
+      stack.pop()
+    }
+  }
+
+  /** Saves a call whose operands are unknown; its output var becomes unknown. */
+  saveCall(expr: PExpr, frame: Frame, iter: Iter): boolean {
+    const stack = this.saveStack
+    const set = this.saveSet
+    if (!stack || !set) throw internalError('saveCall outside partial evaluation', expr.src.location)
+    stack.pushExpr(expr, frame)
+    const out = expr.call?.output
+    const pops = out ? set.pushVars(out, frame) : 0
+    try {
+      return iter()
+    } finally {
+      set.pop(pops)
+      stack.pop()
+    }
+  }
+
+  /** Starts partial evaluation: refs under `unknowns` are saved instead of evaluated. */
+  beginPartial(unknowns: Value[][]): void {
+    this.saveSet = new SaveSet(unknowns)
+    this.saveStack = new SaveStack()
+    this.saveSupport = new SaveSupport()
+  }
+}
+
+export { Frame, UNDEFINED }

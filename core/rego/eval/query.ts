@@ -1,0 +1,123 @@
+/**
+ * A query prepared against a policy, evaluated as many times as needed: its body is compiled and
+ * prepared once; each evaluation creates an Evaluator and a frame and collects OPA's result set
+ * (`expressions` with their values, `bindings` of the user's variables).
+ */
+import { type BuiltinContext, createBuiltinContext } from '../builtins/context.js'
+import type { BuiltinCallError } from '../builtins/errors.js'
+import type { CompiledQuery } from '../compiler/compiler.js'
+import { isGeneratedVar } from '../compiler/terms.js'
+import type { Location } from '../syntax/ast.js'
+import type { Value } from '../values/index.js'
+import { Frame, plug } from './bindings.js'
+import { UNDEFINED } from './cache.js'
+import { AsyncCallNeeded } from './calls.js'
+import { type EvalPolicy, Evaluator, type EvaluatorOptions } from './evaluator.js'
+import type { PExpr } from './ir.js'
+
+/** The value of one expression of the query in one result. */
+export interface ExpressionValue {
+  value: Value
+  text: string
+  location: { row: number; col: number } | undefined
+}
+
+/** One solution of a query. */
+export interface QueryResult {
+  expressions: ExpressionValue[]
+  bindings: Map<string, Value>
+}
+
+/** Options of one evaluation. */
+export interface QueryOptions extends Omit<EvaluatorOptions, 'ctx' | 'asyncResults'> {
+  ctx?: BuiltinContext
+}
+
+/** Everything one evaluation produced besides its results. */
+export interface QueryRun {
+  results: QueryResult[]
+  builtinErrors: BuiltinCallError[]
+  instructions: number
+}
+
+/** One top-level expression as the user wrote it, and the var that captures its value. */
+export interface QueryExpr {
+  text: string
+  location: Location | undefined
+  capture: string | undefined
+}
+
+/** A compiled, prepared query. */
+export class PreparedQuery {
+  constructor(
+    readonly policy: EvalPolicy,
+    readonly compiled: CompiledQuery,
+    readonly body: PExpr[],
+    readonly names: readonly string[],
+    readonly exprs: readonly QueryExpr[],
+  ) {}
+
+  /** Evaluates synchronously; throws `AsyncCallNeeded` if an asynchronous built-in is called. */
+  evalSync(options: QueryOptions = {}, asyncResults?: Map<string, Value | typeof UNDEFINED>): QueryRun {
+    const ctx = options.ctx ?? createBuiltinContext()
+    const e = new Evaluator(this.policy, { ...options, ctx, ...(asyncResults ? { asyncResults } : {}) })
+    const frame = new Frame(this.names.length, this.names)
+    const results: QueryResult[] = []
+    const slots = new Map(this.names.map((n, i) => [n, i]))
+    e.evalQuery(this.body, frame, () => {
+      results.push(this.#result(frame, slots))
+      return false
+    })
+    return { results, builtinErrors: e.builtinErrors, instructions: e.instructions }
+  }
+
+  /**
+   * Evaluates, awaiting asynchronous built-ins: each one suspends the attempt, and the query is
+   * evaluated again with every result known so far. Output of `print` is only written for the
+   * attempt that completes.
+   */
+  async eval(options: QueryOptions = {}): Promise<QueryRun> {
+    const base = options.ctx ?? createBuiltinContext()
+    const known = new Map<string, Value | typeof UNDEFINED>()
+    for (;;) {
+      const printed: Array<[string, Location | undefined]> = []
+      const ctx: BuiltinContext = { ...base, print: (m, l) => printed.push([m, l]) }
+      try {
+        const run = this.evalSync({ ...options, ctx }, known)
+        for (const [m, l] of printed) base.print(m, l)
+        return run
+      } catch (err) {
+        if (!(err instanceof AsyncCallNeeded)) throw err
+        known.set(err.key, (await err.promise) ?? UNDEFINED)
+      }
+    }
+  }
+
+  #result(frame: Frame, slots: Map<string, number>): QueryResult {
+    const bindings = new Map<string, Value>()
+    const rewritten = this.compiled.rewrittenVars
+    for (const [i, name] of this.names.entries()) {
+      const user = rewritten.get(name) ?? name
+      if (isGeneratedVar(user) || user.startsWith('$')) continue
+      const v = plug({ k: 1, slot: i, name, src: { type: 'var', value: name } }, frame)
+      if (v !== undefined) bindings.set(user, v)
+    }
+    const expressions: ExpressionValue[] = this.exprs.map((x) => {
+      let value: Value = true
+      if (x.capture !== undefined) {
+        const slot = slots.get(x.capture)
+        const v =
+          slot === undefined
+            ? undefined
+            : plug({ k: 1, slot, name: x.capture, src: { type: 'var', value: '' } }, frame)
+        if (v !== undefined) value = v
+      }
+      return {
+        value,
+        text: x.text,
+        location: x.location ? { row: x.location.row, col: x.location.col } : undefined,
+      }
+    })
+    return { expressions, bindings }
+  }
+}
