@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { compileRoutes } from '../../compile/route.js'
-import type { CompileBackend, JsonValue } from '../../compile/types.js'
+import type { CompileBackend } from '../../compile/types.js'
 import { RegoError } from '../../core/rego/errors.js'
 import { substitutingBackend } from './substituting-backend.js'
 
@@ -270,5 +270,3 @@ describe('compile routes', () => {
     expect(service.unknownsCache.stats.misses + service.unknownsCache.stats.hits).toBe(4)
   })
 })
-
-export type { JsonValue }
