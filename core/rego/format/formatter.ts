@@ -43,6 +43,27 @@ const INFIX: Record<string, [string, number]> = {
   'internal.member_3': ['in', 3],
 }
 
+/** Binding strength of infix operators (higher binds tighter), as the parser's ladder orders them. */
+const PRECEDENCE: Record<string, number> = {
+  eq: 0,
+  assign: 0,
+  'internal.member_2': 1,
+  'internal.member_3': 1,
+  equal: 2,
+  neq: 2,
+  lt: 2,
+  lte: 2,
+  gt: 2,
+  gte: 2,
+  or: 3,
+  and: 4,
+  plus: 5,
+  minus: 5,
+  mul: 6,
+  div: 6,
+  rem: 6,
+}
+
 const V1_KEYWORDS = new Set([
   'as',
   'contains',
@@ -326,8 +347,13 @@ class Printer {
     for (const [i, expr] of body.entries()) {
       const prev = body[i - 1]
       if (prev?.location && expr.location) {
+        // Keep one blank line where the source had one; comments just above count as the start.
         const lastRow = prev.location.row + newlines(prev.location.text)
-        if (expr.location.row > lastRow + 1) w.blankLine()
+        const start = Math.min(
+          expr.location.row,
+          ...w.comments.map((c) => c.location?.row ?? Infinity).filter((r) => r > lastRow),
+        )
+        if (start > lastRow + 1) w.blankLine()
       }
       w.startLine()
       this.lineStart = i > 0
@@ -441,22 +467,32 @@ class Printer {
       this.operand(args[2] as Term)
       w.write(' = ')
     }
-    // `x := y in z` needs no parentheses: `:=` and `=` bind loosest.
-    const loose = topLevel && (name === 'assign' || name === 'eq')
     if (nested) w.write('(')
-    this.operand(args[0] as Term, loose)
+    this.operand(args[0] as Term, topLevel ? name : undefined, false)
     w.write(` ${infix[0]} `)
-    this.operand(args[1] as Term, loose)
+    this.operand(args[1] as Term, topLevel ? name : undefined, true)
     if (nested) w.write(')')
   }
 
-  private operand(t: Term, loose = false): void {
-    if (t.type === 'call') {
-      this.w.insertComments(t.location)
-      const name = t.value[0] ? opName(t.value[0]) : undefined
-      const isIn = name === 'internal.member_2' || name === 'internal.member_3'
-      this.call(t.value, !(loose && isIn))
-    } else this.term(t)
+  /**
+   * An operand of an infix call. Nested infix calls get parentheses, as `opa fmt` writes them,
+   * except directly under an expression's top-level operator when precedence makes them
+   * unnecessary (`x := a + b`, `a + (b * c) == d`).
+   */
+  private operand(t: Term, parent?: string, right = false): void {
+    if (t.type !== 'call') {
+      this.term(t)
+      return
+    }
+    this.w.insertComments(t.location)
+    const child = t.value[0] ? opName(t.value[0]) : undefined
+    let parens = true
+    if (parent !== undefined && child !== undefined && INFIX[child]) {
+      const p = PRECEDENCE[parent] ?? 0
+      const c = PRECEDENCE[child] ?? 0
+      parens = c < p || (c === p && (right || p === 0))
+    }
+    this.call(t.value, parens)
   }
 
   private inOperator(operands: Term[], parens: boolean): void {

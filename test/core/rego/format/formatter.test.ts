@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { RegoErrors } from '../../../../core/rego/errors.js'
+import { formatModule, formatSource } from '../../../../core/rego/format/formatter.js'
+import type { Module } from '../../../../core/rego/syntax/ast.js'
+import { stringifyOpaJson } from '../../../../core/rego/syntax/json.js'
+import { parseModule, parseModuleWithErrors } from '../../../../core/rego/syntax/module-parser.js'
+import { conformanceModules } from '../syntax/conformance-modules.js'
+
+const KITCHEN_SINK = readFileSync(new URL('./fixtures/kitchen-sink.rego', import.meta.url), 'utf8')
+
+/** The AST in OPA JSON without locations; `:=` vs `=` in rule heads is v1's one intended rewrite. */
+function astOf(m: Module): string {
+  // opa fmt sorts imports within a group: compare them as a set.
+  const sorted = {
+    ...m,
+    imports: [...m.imports].sort((a, b) => stringifyOpaJson(a).localeCompare(stringifyOpaJson(b))),
+  }
+  return stringifyOpaJson(sorted, { comments: false })
+    .replaceAll(',"assign":true', '')
+    .replaceAll('"assign":true,', '')
+}
+
+function roundTrip(text: string, options: { regoVersion?: 'v0' | 'v1' } = {}): string {
+  const m = parseModule(text, { file: 'x.rego', ...options })
+  const out = formatModule(m, { regoVersion: 'v1' })
+  const again = parseModule(out, { file: 'x.rego' })
+  expect(astOf(again)).toBe(astOf(m))
+  expect(formatModule(again)).toBe(out)
+  return out
+}
+
+describe('formatter', () => {
+  it('leaves the (already canonical) kitchen-sink fixture unchanged', () => {
+    expect(formatSource(KITCHEN_SINK, { file: 'kitchen-sink.rego' })).toBe(KITCHEN_SINK)
+    roundTrip(KITCHEN_SINK)
+  })
+
+  it('applies opa fmt conventions: tabs, blank lines, if/contains, := and spacing', () => {
+    const out = roundTrip('package a\nimport data.b\nimport data.a\np[x]{x:=input[_]}\nq=1\nr{true}\n', {
+      regoVersion: 'v0',
+    })
+    expect(out).toBe(
+      'package a\n\nimport data.a\nimport data.b\n\np contains x if x := input[_]\nq := 1\nr if true\n',
+    )
+  })
+
+  it('keeps adjacent one-line rules grouped and separates the rest', () => {
+    expect(roundTrip('package a\n\nx := 1\ny := 2\n\nz := 3\n')).toBe(
+      'package a\n\nx := 1\ny := 2\n\nz := 3\n',
+    )
+  })
+
+  it('puts a single same-line condition after if, and braces otherwise', () => {
+    expect(roundTrip('package a\np if { input.x }\n\nq if {\n  input.y\n}\n')).toBe(
+      'package a\n\np if input.x\n\nq if {\n\tinput.y\n}\n',
+    )
+  })
+
+  it('parenthesises nested infix calls and keeps `in` readable', () => {
+    expect(
+      roundTrip(
+        'package a\np if { x := 1 + 2 * 3; y := (1 + 2) * 3; z := a in b; c == (d in e); some k, v in f }\n',
+      ),
+    ).toBe(
+      'package a\n\np if {\n\tx := 1 + (2 * 3)\n\ty := (1 + 2) * 3\n\tz := a in b\n\tc == (d in e)\n\tsome k, v in f\n}\n',
+    )
+    expect(roundTrip('package a\np if { a - (b - c); x := a - (b - c); y + z * w == v }\n')).toBe(
+      'package a\n\np if {\n\ta - (b - c)\n\tx := a - (b - c)\n\ty + (z * w) == v\n}\n',
+    )
+  })
+
+  it('breaks composites that were written over several lines, one source line per line', () => {
+    const out = roundTrip('package a\nx := [1, 2,\n  3]\ny := {"a": 1,\n"b": 2}\nz := [1, 2, 3]\n')
+    expect(out).toBe(
+      'package a\n\nx := [\n\t1, 2,\n\t3,\n]\n\ny := {\n\t"a": 1,\n\t"b": 2,\n}\n\nz := [1, 2, 3]\n',
+    )
+  })
+
+  it('keeps comments above their node and at the end of their line', () => {
+    const src =
+      '# top\npackage a\n\n# about p\np if {\n\tinput.x # why\n\t# before y\n\tinput.y\n}\n\n# end\n'
+    expect(roundTrip(src)).toBe(src)
+  })
+
+  it('keeps else chains inline or on their own line as written', () => {
+    const inline = 'package a\n\np := 1 if {\n\tinput.a\n} else := 2 if {\n\tinput.b\n} else := 3\n'
+    expect(roundTrip(inline)).toBe(inline)
+  })
+
+  it('formats with modifiers on the same line or indented on the next', () => {
+    const src = 'package a\n\np if {\n\tq with input as 1\n\t\twith data.x as 2\n}\n'
+    expect(roundTrip(src)).toBe(src)
+  })
+
+  it('prints v0 syntax when asked, keeping v0 rules without if', () => {
+    const m = parseModule('package a\np[x] { x := 1 }\nq = 1\n', { regoVersion: 'v0' })
+    expect(formatModule(m)).toBe('package a\n\np[x] {\n\tx := 1\n}\n\nq = 1\n')
+  })
+
+  it('throws RegoErrors for text that does not parse', () => {
+    expect(() => formatSource('package a\np := \n')).toThrow(RegoErrors)
+  })
+})
+
+const modules = conformanceModules().filter((m) => !m.wantParseError)
+
+describe.skipIf(modules.length === 0)('formatter over every conformance module', () => {
+  it('parse -> format -> parse gives the same AST, and formatting is idempotent', () => {
+    const failures: string[] = []
+    for (const m of modules) {
+      const { module } = parseModuleWithErrors(m.text, { file: m.file })
+      if (!module) continue
+      const out = formatModule(module)
+      const again = parseModuleWithErrors(out, { file: m.file }).module
+      if (!again) failures.push(`${m.file}: formatted text does not parse`)
+      else if (astOf(again) !== astOf(module)) failures.push(`${m.file}: AST changed`)
+      else if (formatModule(again) !== out) failures.push(`${m.file}: not idempotent`)
+    }
+    console.log(
+      `formatter: ${modules.length - failures.length}/${modules.length} conformance modules round-trip`,
+    )
+    expect(failures).toEqual([])
+  })
+})
