@@ -183,8 +183,13 @@ export const relaySectionSchema = z.strictObject({
     .strictObject({
       /** Where last-good bundles (and the decision-log buffer) live; `--data-dir` overrides. */
       dir: z.string().default('./.regent/relay'),
-      /** false keeps bundles in memory only (no volume); true writes them and loads them at start. */
-      persistent: z.boolean().default(true),
+      /**
+       * Whether `dir` is a persistent volume (a PersistentVolumeClaim) rather than an ephemeral
+       * one (emptyDir, the default). Either way the relay writes last-good bundles there and
+       * loads them at start; with true an unwritable folder stops the start, with false the
+       * relay falls back to memory and says so.
+       */
+      persistent: z.boolean().default(false),
     })
     .prefault({}),
   agent_auth: agentAuthSchema.prefault({ type: 'none' }),

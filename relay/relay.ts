@@ -5,6 +5,7 @@
  * agents (304), stops accepting, stops pullers and forwarders and lets extensions flush.
  */
 import { randomUUID } from 'node:crypto'
+import { accessSync, constants, mkdirSync } from 'node:fs'
 import type { Hono } from 'hono'
 import type { Logger } from 'pino'
 import { type AppEnv, parseAddress, type RunningServer, startServer } from '../core/http/index.js'
@@ -49,6 +50,28 @@ export interface RunningRelay {
   stop(): Promise<void>
 }
 
+/**
+ * Whether bundles can be kept under `dir`. A persistent volume that cannot be written is a
+ * deployment error (the relay would silently lose what it promises to keep); an ephemeral one
+ * degrades to memory with a warning.
+ */
+function storageWritable(dir: string, persistent: boolean, logger: Logger): boolean {
+  try {
+    mkdirSync(dir, { recursive: true })
+    accessSync(dir, constants.W_OK)
+    return true
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message
+    if (persistent) {
+      throw new TargetError(
+        `relay.storage.dir: ${dir} is not writable (${reason}) and relay.storage.persistent is true`,
+      )
+    }
+    logger.warn({ dir, reason }, 'storage folder not writable; bundles are kept in memory only')
+    return false
+  }
+}
+
 /** Starts a relay; throws (before listening) when the config cannot work. */
 export async function startRelay(options: StartRelayOptions): Promise<RunningRelay> {
   const { config, logger } = options
@@ -68,7 +91,9 @@ export async function startRelay(options: StartRelayOptions): Promise<RunningRel
     ]),
   )
   const dataDir = options.dataDir ?? section.storage.dir
-  const disk = section.storage.persistent ? new BundleDiskStore(dataDir, logger) : undefined
+  const disk = storageWritable(dataDir, section.storage.persistent, logger)
+    ? new BundleDiskStore(dataDir, logger)
+    : undefined
   const waiters = new LongPollWaiters(section.long_poll.max_waiters)
   const cache = new BundleCache(waiters, disk, logger)
   const metrics = createRelayMetrics(cache)

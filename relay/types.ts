@@ -24,7 +24,7 @@ export interface RelayContext {
   services: ReadonlyMap<string, ServiceClient>
   /** The storage folder (`relay.storage.dir` or `--data-dir`). */
   dataDir: string
-  /** Whether `dataDir` is written at all (`relay.storage.persistent`). */
+  /** Whether `dataDir` is a persistent volume (`relay.storage.persistent`), not an ephemeral one. */
   persistent: boolean
   identity: RelayIdentity
 }

@@ -43,7 +43,7 @@ default_decision: main/main
     expect(config.bundles.authz?.signing?.exclude_files).toEqual([])
     expect(config.keys.global?.algorithm).toBe('RS256')
     expect(config.relay.addr).toBe('127.0.0.1:8282')
-    expect(config.relay.storage).toEqual({ dir: './.regent/relay', persistent: true })
+    expect(config.relay.storage).toEqual({ dir: './.regent/relay', persistent: false })
     expect(config.relay.agent_auth).toEqual({ type: 'none' })
   })
 

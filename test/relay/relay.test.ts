@@ -294,4 +294,25 @@ bundles: { authz: { signing: {} } }
     await res.body.dump()
     upstream = await startFaultUpstream()
   })
+
+  it('requires a writable folder only when storage is persistent; an ephemeral one falls back to memory', async () => {
+    upstream.setBundle(PATH, await makeBundle({ revision: 'mem' }), '"m"')
+    const { writeFileSync } = await import('node:fs')
+    const file = `${dir.dir}/not-a-folder`
+    writeFileSync(file, 'x')
+    const yaml = (persistent: boolean) => `
+services: { up: { url: "${upstream.url}/v1" } }
+bundles: { authz: {} }
+relay: { storage: { persistent: ${persistent} } }
+`
+    await expect(startTestRelay(relayConfig(yaml(true)), `${file}/relay`)).rejects.toThrow(
+      /relay\.storage\.dir: .* is not writable \(ENOTDIR\) and relay\.storage\.persistent is true/,
+    )
+    relay = await startTestRelay(relayConfig(yaml(false)), `${file}/relay`)
+    await eventually(
+      async () => (await request(`${relay!.url}${PATH}`)).statusCode === 200,
+      5000,
+      'served from memory',
+    )
+  })
 })
