@@ -44,6 +44,14 @@ export function collectVars(node: Node, params: VarVisitorParams, out: Set<strin
       collectExpr(node, params, out)
       return
     case 'with':
+      if (params.skipRefCallHead) {
+        // OPA: target and value refs are walked without their heads (`with count as f`).
+        if (!params.skipWithTarget && node.target.type === 'ref')
+          collectVars(node.target.value.slice(1), params, out)
+        if (node.value.type === 'ref') collectVars(node.value.value.slice(1), params, out)
+        else collectVars(node.value, params, out)
+        return
+      }
       if (!params.skipWithTarget) collectVars(node.target, params, out)
       collectVars(node.value, params, out)
       return
@@ -63,8 +71,13 @@ export function collectVars(node: Node, params: VarVisitorParams, out: Set<strin
 function collectExpr(expr: Expr, params: VarVisitorParams, out: Set<string>): void {
   const terms = expr.terms
   if (Array.isArray(terms)) {
-    const start = params.skipRefCallHead ? 1 : 0
-    for (let i = start; i < terms.length; i++) collectVars(terms[i] as Term, params, out)
+    if (params.skipRefCallHead) {
+      const op = terms[0]
+      if (op?.type === 'ref') collectVars(op.value.slice(1), params, out)
+      for (let i = 1; i < terms.length; i++) collectVars(terms[i] as Term, params, out)
+    } else {
+      for (const t of terms) collectVars(t, params, out)
+    }
   } else if (terms.type === 'every') {
     if (params.skipClosures) {
       collectVars(terms.domain, params, out)
@@ -88,8 +101,13 @@ function collectTerm(t: Term, params: VarVisitorParams, out: Set<string>): void 
       return
     }
     case 'call': {
-      const start = params.skipRefCallHead ? 1 : 0
-      for (let i = start; i < t.value.length; i++) collectTerm(t.value[i] as Term, params, out)
+      const op = t.value[0]
+      if (params.skipRefCallHead && op?.type === 'ref') {
+        for (const x of op.value.slice(1)) collectTerm(x, params, out)
+      } else if (op) {
+        collectTerm(op, params, out)
+      }
+      for (let i = 1; i < t.value.length; i++) collectTerm(t.value[i] as Term, params, out)
       return
     }
     case 'array':

@@ -204,9 +204,9 @@ export class Evaluator {
       }
       const value = this.valueOf(w.value, frame)
       if (w.kind === WithKind.Input) {
-        input = w.path.length === 0 ? value : upsertPath(input, w.path, value, expr.src.location)
+        input = w.path.length === 0 ? value : upsertPath(input, w.path, value)
       } else {
-        data = upsertPath(data, w.path, value, expr.src.location)
+        data = upsertPath(data, w.path, value)
         targets.push(w.path)
       }
     }

@@ -40,6 +40,16 @@ export function getChild(v: Value, key: Value): Value | undefined {
   return undefined
 }
 
+/**
+ * A child of a base document. NOTE(regent): OPA reads base documents through its store, whose
+ * paths are strings, so `data[2]` finds the key "2" of an object (dataderef compliance cases).
+ */
+function baseChild(base: Value, key: Value): Value | undefined {
+  const v = getChild(base, key)
+  if (v !== undefined || !isObject(base) || typeof key !== 'number') return v
+  return base.get(String(key))
+}
+
 /** The ground value of a path element, or undefined when it must be enumerated. */
 function groundKey(p: PTerm, frame: Frame): Value | undefined {
   if (p.k === K.Value) return p.v
@@ -60,6 +70,7 @@ export function walkValue(
   i: number,
   frame: Frame,
   iter: ValueIter,
+  store = false,
 ): boolean {
   let cur = v
   for (; i < path.length; i++) {
@@ -67,9 +78,9 @@ export function walkValue(
     const k = groundKey(p, frame)
     if (k === undefined) {
       const next = i + 1
-      return enumerate(e, cur, p, frame, (child) => walkValue(e, child, path, next, frame, iter))
+      return enumerate(e, cur, p, frame, (child) => walkValue(e, child, path, next, frame, iter, store))
     }
-    const child = getChild(cur, k)
+    const child = store ? baseChild(cur, k) : getChild(cur, k)
     if (child === undefined) return false
     cur = child
   }
@@ -124,7 +135,7 @@ function walkData(
 ): boolean {
   if (!node) {
     if (base === undefined) return false
-    return walkValue(e, base, path, i, frame, iter)
+    return walkValue(e, base, path, i, frame, iter, true)
   }
   if (i === path.length) {
     const v = extent(e, node, base)
@@ -169,7 +180,7 @@ function stepData(
     if (v === undefined) return false
     return walkValue(e, v, path, i + 1, frame, iter)
   }
-  const nextBase = base === undefined ? undefined : getChild(base, key)
+  const nextBase = base === undefined ? undefined : baseChild(base, key)
   if (!child && nextBase === undefined) return false
   return walkData(e, path, i + 1, child, nextBase, frame, iter)
 }

@@ -2,9 +2,7 @@
  * State for `with`: the stack of function replacements (`with count as my_count`, `with f as 1`)
  * and the upsert of a value at a path of `input` or `data` (OPA's `mergeTermWithValues`).
  */
-import type { Location } from '../syntax/ast.js'
 import { isObject, ObjectValue, type Value } from '../values/index.js'
-import { evalError } from './errors.js'
 import type { FunctionRef } from './ir.js'
 
 /** A replacement: another function, or a constant value. */
@@ -51,25 +49,24 @@ export class MockStack {
 }
 
 /**
- * A copy of `doc` with `value` at `path`, creating objects on the way. A non-object on the way is
- * a conflict, as in OPA.
+ * A copy of `doc` with `value` at `path`, creating objects on the way and replacing non-objects
+ * found on the way (OPA's `mergeTermWithValues`).
  */
-export function upsertPath(
-  doc: Value | undefined,
-  path: readonly Value[],
-  value: Value,
-  location?: Location,
-): Value {
+export function upsertPath(doc: Value | undefined, path: readonly Value[], value: Value): Value {
   if (path.length === 0) return value
+  if (doc === undefined || !isObject(doc)) return makeTree(path, value)
   const [head, ...rest] = path as [Value, ...Value[]]
-  let obj: ObjectValue
-  if (doc === undefined) obj = new ObjectValue()
-  else if (isObject(doc)) obj = doc.copy()
-  else throw evalError('eval_conflict_error', `${pathText(path)}: cannot replace non-object`, location)
-  obj.set(head, upsertPath(obj.get(head), rest, value, location))
+  const obj = doc.copy()
+  const child = obj.get(head)
+  obj.set(
+    head,
+    child !== undefined && isObject(child) ? upsertPath(child, rest, value) : makeTree(rest, value),
+  )
   return obj
 }
 
-function pathText(path: readonly Value[]): string {
-  return path.map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join('.')
+function makeTree(path: readonly Value[], value: Value): Value {
+  let out = value
+  for (let i = path.length - 1; i >= 0; i--) out = new ObjectValue().set(path[i] as Value, out)
+  return out
 }

@@ -22,6 +22,7 @@ export function rewriteTemplateStrings(c: Compiler): void {
         const errs: RegoError[] = []
         const safe = rewriteTemplateStringsInBody(c, c.localVarGen, arity, globals, r.body, errs)
         const h = r.head
+        if (h.args) h.args = h.args.map((a) => rewriteTerm(c, c.localVarGen, arity, safe, a, errs))
         if (h.key) h.key = rewriteTerm(c, c.localVarGen, arity, safe, h.key, errs)
         if (h.value) h.value = rewriteTerm(c, c.localVarGen, arity, safe, h.value, errs)
         if (!c.err(...errs)) return
