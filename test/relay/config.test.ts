@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { parse as parseYaml } from 'yaml'
 import { ConfigError, parseConfig } from '../../core/config.js'
 import { relayConfigSchema } from '../../relay/config.js'
+import { resolveTargets } from '../../relay/targets.js'
 
 const parse = (text: string, env: NodeJS.ProcessEnv = {}) => parseConfig(text, relayConfigSchema, { env })
 
@@ -90,5 +93,16 @@ default_decision: main/main
     expect(problems('relay: { agent_auth: { type: mtls, cert: c.pem } }')[0]).toMatch(
       /^relay\.agent_auth\.private_key/,
     )
+  })
+
+  it('accepts the example Kubernetes relay config', () => {
+    const configMap = parseYaml(
+      readFileSync(new URL('../../deploy/kubernetes/relay-config.yaml', import.meta.url), 'utf8'),
+    ) as {
+      data: Record<string, string>
+    }
+    const config = parse(configMap.data['relay.yaml']!)
+    expect(config.relay.storage).toEqual({ dir: '/var/lib/regent/relay', persistent: false })
+    expect(resolveTargets(config).map((t) => t.resource)).toEqual(['bundles/systems/REPLACE-WITH-SYSTEM-ID'])
   })
 })
