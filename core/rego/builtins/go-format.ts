@@ -54,7 +54,8 @@ function plainValue(arg: GoArg): string {
 }
 
 function badVerb(verb: string, arg: GoArg): string {
-  return `%!${verb}(${typeLabel(arg)}=${plainValue(arg)})`
+  const label = arg.kind === 'int' && arg.big ? 'big.Int' : typeLabel(arg)
+  return `%!${verb}(${label}=${plainValue(arg)})`
 }
 
 /** Go-style exponent: at least two digits (`e+06`). */
@@ -105,7 +106,9 @@ function quoteGo(s: string): string {
   return JSON.stringify(s).replace(/\\u00([0-7][0-9a-f])/g, '\\x$1')
 }
 
-function formatInt(n: bigint, verb: string, spec: Spec): string | undefined {
+function formatInt(n: bigint, big: boolean, verb: string, spec: Spec): string | undefined {
+  // *big.Int formats %s like %d.
+  if (big && verb === 's') verb = 'd'
   const neg = n < 0n
   const mag = neg ? -n : n
   let body: string
@@ -188,7 +191,7 @@ function formatString(s: string, verb: string, spec: Spec): string | undefined {
 
 function formatArg(arg: GoArg, verb: string, spec: Spec): string {
   let out: string | undefined
-  if (arg.kind === 'int') out = formatInt(arg.value, verb, spec)
+  if (arg.kind === 'int') out = formatInt(arg.value, arg.big, verb, spec)
   else if (arg.kind === 'float') out = formatFloatVerb(arg.value, verb, spec)
   else out = formatString(arg.value, verb, spec)
   return out ?? badVerb(verb, arg)

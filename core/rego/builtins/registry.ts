@@ -20,11 +20,15 @@ import type {
   FunctionBuiltin,
   RelationBuiltin,
 } from './define.js'
+import { ENCODING } from './encoding.js'
 import { BuiltinCallError, BuiltinError, OperandError } from './errors.js'
+import { GLOB } from './glob.js'
 import { NUMBERS } from './numbers.js'
 import { OBJECTS } from './objects.js'
+import { REGEX } from './regex.js'
 import { SETS } from './sets.js'
 import { STRINGS } from './strings.js'
+import { TIME } from './time.js'
 import { TYPES } from './types.js'
 
 export { defineBuiltin } from './define.js'
@@ -36,10 +40,14 @@ export const DEFAULT_BUILTINS: readonly Builtin[] = [
   ...BITS,
   ...CASTS,
   ...COMPARISON,
+  ...ENCODING,
+  ...GLOB,
   ...NUMBERS,
   ...OBJECTS,
+  ...REGEX,
   ...SETS,
   ...STRINGS,
+  ...TIME,
   ...TYPES,
 ]
 

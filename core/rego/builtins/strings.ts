@@ -223,7 +223,14 @@ function goArg(v: Value): GoArg {
     if (b !== undefined) {
       const big = b < -(2n ** 63n) || b >= 2n ** 63n
       if (!big || Number.isFinite(Number(b))) return { kind: 'int', value: b, big }
-      return { kind: 'string', value: numberText(v) }
+      // NOTE(builtins): beyond float64, OPA prints the source lexeme (`2e308`); the closest we
+      // can do after canonicalization is the shortest exponent form.
+      const digits = b.toString()
+      const zeros = /0*$/.exec(digits)?.[0].length ?? 0
+      return {
+        kind: 'string',
+        value: zeros > 0 ? `${digits.slice(0, digits.length - zeros)}e${zeros}` : digits,
+      }
     }
     const d = toDouble(v)
     return Number.isFinite(d) && d !== 0

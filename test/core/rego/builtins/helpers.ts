@@ -30,9 +30,13 @@ export function builtin(name: string): Builtin {
   return b
 }
 
-/** Converts test arguments: strings starting with `json:` are parsed losslessly, the rest via fromJS. */
+/**
+ * Converts test arguments: strings starting with `json:` are parsed losslessly (also inside
+ * arrays), the rest via fromJS.
+ */
 export function val(x: unknown): Value {
   if (typeof x === 'string' && x.startsWith('json:')) return parseJSON(x.slice(5))
+  if (Array.isArray(x)) return x.map(val)
   return fromJS(x)
 }
 
