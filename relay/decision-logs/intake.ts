@@ -103,7 +103,10 @@ async function readEventsText(c: Context<AppEnv>, limits: DecisionLogsConfig['in
 
 function parseEvents(text: string) {
   try {
-    return splitEvents(text)
+    const split = splitEvents(text)
+    // An all-ASCII body (the usual case): each event's byte length is its string length.
+    if (Buffer.byteLength(text) === text.length) for (const e of split.events) e.bytes = e.text.length
+    return split
   } catch (err) {
     if (err instanceof EventsFormatError)
       throw badRequest(`the body is not a JSON array of decision events: ${err.message}`)

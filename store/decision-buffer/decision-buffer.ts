@@ -28,6 +28,9 @@ interface InFlight {
   lastSeq: number
   events: number
   bytes: number
+  claimedAt: number
+  /** Whether the claim has a row in `batches` (written at its first failure, not before). */
+  recorded: boolean
 }
 
 /** Why a batch (or part of one) is moved to the dead-letter table. */
@@ -104,7 +107,8 @@ export class DecisionBuffer {
           let groupBytes = 0
           const sizes = new Array<number>(group.length)
           for (let i = 0; i < group.length; i++) {
-            sizes[i] = Buffer.byteLength(group[i]!.text)
+            const e = group[i]!
+            sizes[i] = e.bytes ?? Buffer.byteLength(e.text)
             groupBytes += sizes[i]!
           }
           if (groupBytes > maxBytes) {
@@ -165,6 +169,7 @@ export class DecisionBuffer {
     const after = this.claimedThrough()
     const seqs: number[] = []
     const texts: string[] = []
+    const sizes: number[] = []
     let bytes = 0
     for (const row of this.sql.head.iterate(after, maxEvents) as Iterable<{
       seq: number
@@ -174,14 +179,25 @@ export class DecisionBuffer {
       if (seqs.length > 0 && bytes + row.bytes > maxBytes) break
       seqs.push(row.seq)
       texts.push(row.body)
+      sizes.push(row.bytes)
       bytes += row.bytes
     }
     if (seqs.length === 0) return undefined
     const firstSeq = seqs[0]!
     const lastSeq = seqs[seqs.length - 1]!
-    const id = Number(this.sql.claim.run(firstSeq, lastSeq, seqs.length, bytes, now).lastInsertRowid)
-    this.inFlight.set(id, { id, firstSeq, lastSeq, events: seqs.length, bytes })
-    return { id, firstSeq, lastSeq, seqs, texts, bytes }
+    // NOTE(decision-logs): a claim is kept in memory only; it gets a `batches` row at its first
+    // failure (for `relay logs status`). The happy path is then one read and one delete.
+    const id = firstSeq
+    this.inFlight.set(id, {
+      id,
+      firstSeq,
+      lastSeq,
+      events: seqs.length,
+      bytes,
+      claimedAt: now,
+      recorded: false,
+    })
+    return { id, firstSeq, lastSeq, seqs, texts, sizes, bytes }
   }
 
   /**
@@ -193,31 +209,52 @@ export class DecisionBuffer {
     if (keep <= 0 || keep >= batch.seqs.length) return batch
     const seqs = batch.seqs.slice(0, keep)
     const texts = batch.texts.slice(0, keep)
-    const bytes = texts.reduce((sum, t) => sum + Buffer.byteLength(t), 0)
+    const sizes = batch.sizes.slice(0, keep)
+    const bytes = sizes.reduce((sum, n) => sum + n, 0)
     const lastSeq = seqs[keep - 1]!
-    this.sql.updateClaim.run(flight.firstSeq, lastSeq, keep, bytes, batch.id)
+    if (flight.recorded) this.sql.updateClaim.run(flight.firstSeq, lastSeq, keep, bytes, batch.id)
     Object.assign(flight, { lastSeq, events: keep, bytes })
-    return { id: batch.id, firstSeq: batch.firstSeq, lastSeq, seqs, texts, bytes }
+    return { id: batch.id, firstSeq: batch.firstSeq, lastSeq, seqs, texts, sizes, bytes }
   }
 
   /** Deletes the delivered events `fromSeq..toSeq` of a batch; ends the batch once all are done. */
   acknowledge(batch: Batch, fromSeq = batch.firstSeq, toSeq = batch.lastSeq): void {
     const flight = this.flight(batch.id)
-    const removed = this.db
+    // The claim's rows are exactly the batch's (nothing else deletes rows in flight), so the
+    // totals come from the batch instead of a second query.
+    let events = 0
+    let bytes = 0
+    for (let i = 0; i < batch.seqs.length; i++) {
+      const seq = batch.seqs[i]!
+      if (seq >= fromSeq && seq <= toSeq) {
+        events++
+        bytes += batch.sizes[i]!
+      }
+    }
+    this.db
       .transaction(() => {
-        const r = this.sql.rangeTotals.get(fromSeq, toSeq) as { events: number; bytes: number }
         this.sql.deleteRange.run(fromSeq, toSeq)
         this.settleRange(flight, toSeq)
-        return r
       })
       .immediate()
-    this.events -= removed.events
-    this.bytes -= removed.bytes
+    this.events -= events
+    this.bytes -= bytes
   }
 
   /** Records a failed attempt on a batch (visible to `regent relay logs status`). */
   recordFailure(batch: Batch, status: number, error: string): void {
-    this.flight(batch.id)
+    const flight = this.flight(batch.id)
+    if (!flight.recorded) {
+      this.sql.claim.run(
+        flight.id,
+        flight.firstSeq,
+        flight.lastSeq,
+        flight.events,
+        flight.bytes,
+        flight.claimedAt,
+      )
+      flight.recorded = true
+    }
     this.sql.recordFailure.run(status, error.slice(0, 500), batch.id)
   }
 
@@ -278,7 +315,7 @@ export class DecisionBuffer {
   /** Returns this process's batches in flight to pending (on shutdown, after the forwarder stopped). */
   releaseAll(): void {
     if (this.closed) return
-    for (const id of this.inFlight.keys()) this.sql.endClaim.run(id)
+    for (const flight of this.inFlight.values()) if (flight.recorded) this.sql.endClaim.run(flight.id)
     this.inFlight.clear()
   }
 
@@ -389,12 +426,12 @@ export class DecisionBuffer {
   /** After `..toSeq` of a batch is resolved: shrink its claim from the front, or end it. */
   private settleRange(flight: InFlight, toSeq: number): void {
     if (toSeq >= flight.lastSeq) {
-      this.sql.endClaim.run(flight.id)
+      if (flight.recorded) this.sql.endClaim.run(flight.id)
       this.inFlight.delete(flight.id)
       return
     }
     flight.firstSeq = toSeq + 1
-    this.sql.updateClaimStart.run(flight.firstSeq, flight.id)
+    if (flight.recorded) this.sql.updateClaimStart.run(flight.firstSeq, flight.id)
   }
 
   private dropOldestPending(needBytes: number): { events: number; bytes: number } {
@@ -498,7 +535,7 @@ function prepare(db: Database.Database) {
     ),
     deleteRange: db.prepare('DELETE FROM events WHERE seq BETWEEN ? AND ?'),
     claim: db.prepare(
-      "INSERT INTO batches (state, first_seq, last_seq, events, bytes, claimed_at) VALUES ('in_flight', ?, ?, ?, ?, ?)",
+      "INSERT INTO batches (id, state, first_seq, last_seq, events, bytes, claimed_at) VALUES (?, 'in_flight', ?, ?, ?, ?, ?)",
     ),
     updateClaim: db.prepare(
       'UPDATE batches SET first_seq = ?, last_seq = ?, events = ?, bytes = ? WHERE id = ?',

@@ -10,6 +10,8 @@ export interface RawEvent {
   timestamp: string | null
   /** `labels.id`: the agent process that made the decision. */
   agentId: string | null
+  /** UTF-8 length of `text` when the caller knows it (saves measuring it again). */
+  bytes?: number
 }
 
 /** What the buffer does when an append would pass `maxBytes`. */
@@ -67,6 +69,8 @@ export interface Batch {
   seqs: number[]
   /** Event JSON texts in ingest order, parallel to `seqs`. */
   texts: string[]
+  /** UTF-8 length of each text, parallel to `seqs`. */
+  sizes: number[]
   bytes: number
 }
 

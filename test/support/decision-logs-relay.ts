@@ -3,7 +3,7 @@
  * 127.0.0.1, nothing else of the relay (it starts in a fraction of the full relay's time, which
  * matters when a test kills and restarts it ten times).
  *
- * Usage: node --import tsx test/support/decision-logs-relay.ts STORAGE_DIR UPSTREAM_URL [PORT]
+ * Usage: node --import tsx test/support/decision-logs-relay.ts STORAGE_DIR UPSTREAM_URL|- [PORT]
  * with `relay.decision_logs` as YAML in REGENT_DECISION_LOGS (optional). Prints one JSON line
  * `{"url": …}` on stdout once it listens; SIGTERM stops it gracefully.
  */
@@ -26,7 +26,7 @@ const config = parseConfig(process.env.REGENT_DECISION_LOGS || '{}', decisionLog
 const logs = DecisionLogs.start({
   config,
   storageDir,
-  upstream: { url: upstreamUrl },
+  upstream: upstreamUrl === '-' ? undefined : { url: upstreamUrl },
   registry: new Registry(),
   logger,
 })
@@ -40,7 +40,7 @@ const server = await startServer({
   logger,
   name: 'relay',
 })
-process.stdout.write(`${JSON.stringify({ url: server.url })}\n`)
+process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`)
 stopOnSignals(logger, async () => {
   await server.stop()
   await logs.stop()

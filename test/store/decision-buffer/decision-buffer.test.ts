@@ -71,10 +71,24 @@ describe('DecisionBuffer', () => {
   it('returns batches in flight to pending when reopened after a crash', () => {
     const first = DecisionBuffer.open(options())
     first.append(events(0, 3))
-    first.claim(2, 1e9)
-    // No close(): simulate the process dying with a batch in flight.
+    const failing = first.claim(2, 1e9)!
+    // A claim is written down at its first failure, for `relay logs status` to show.
+    first.recordFailure(failing, 503, 'upstream busy')
+    first.recordFailure(failing, 500, 'upstream broken')
+    expect(first.listInFlight()).toEqual([
+      expect.objectContaining({
+        id: failing.id,
+        events: 2,
+        attempts: 2,
+        lastStatus: 500,
+        lastError: 'upstream broken',
+      }),
+    ])
+    first.claim(1, 1e9)
+    // No close(): simulate the process dying with batches in flight.
     const again = DecisionBuffer.open(options())
     expect(again.recoveredBatches).toBe(1)
+    expect(again.listInFlight()).toEqual([])
     expect(again.claim(10, 1e9)!.texts).toHaveLength(3)
     again.close()
     first.close()

@@ -1,0 +1,296 @@
+/**
+ * Decision-log figures, each with `sync: full` and `sync: normal`, side by side:
+ *  - intake events/s: a relay process (intake + buffer) takes gzip requests of 100 events of
+ *    ~1 KB from several concurrent agents; the baseline is raw better-sqlite3 inserts of the same
+ *    rows into the same table and indexes, in this run (goal ≥ 100k events/s and ≥ 50% of raw);
+ *  - forwarding events/s: the relay drains what intake stored to an upstream that answers 204
+ *    (32 KiB batches like OPA, and 1 MiB batches as for the regent service);
+ *  - RSS of a relay process with 1M events buffered (goal ≤ 150 MB), and how long filling and
+ *    opening that buffer took.
+ * Every loop is bounded in count and time.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import Database from 'better-sqlite3'
+import { Pool, request } from 'undici'
+import type { DecisionLogsStatus } from '../../relay/decision-logs/index.js'
+import { splitEvents } from '../../relay/decision-logs/split-events.js'
+import { DecisionBuffer, type RawEvent } from '../../store/decision-buffer/index.js'
+import { makeEvent } from '../support/logs-agent.js'
+import { type StartedChild, startTsChild } from '../support/logs-child.js'
+
+const RELAY = 'test/support/decision-logs-relay.ts'
+const EVENTS_PER_REQUEST = 100
+const AGENTS = 8
+const INTAKE_EVENTS = 300_000
+const INTAKE_TIME_LIMIT_MS = 15_000
+const BIG_BUFFER_EVENTS = 1_000_000
+const BIG_FILL_TIME_LIMIT_MS = 90_000
+const SYNCS = ['full', 'normal'] as const
+type Sync = (typeof SYNCS)[number]
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
+
+/** 1,000 distinct request bodies (100 events each), cycled by the agents. */
+function requestBodies(): { bodies: Buffer[]; rows: RawEvent[][] } {
+  const bodies: Buffer[] = []
+  const rows: RawEvent[][] = []
+  for (let r = 0; r < 1000; r++) {
+    const texts = Array.from({ length: EVENTS_PER_REQUEST }, (_, k) =>
+      makeEvent(`agent-${r % AGENTS}`, r * 100 + k, 1000),
+    )
+    const text = `[${texts.join(',')}]`
+    bodies.push(gzipSync(text))
+    rows.push(splitEvents(text).events)
+  }
+  return { bodies, rows }
+}
+
+function bufferAt(dir: string, sync: Sync, maxBytes = 8 * 1024 ** 3): DecisionBuffer {
+  return DecisionBuffer.open({
+    path: join(dir, 'decision-logs.db'),
+    sync,
+    maxBytes,
+    overflow: 'backpressure',
+    busyTimeoutMs: 1000,
+    deadLetterMaxEvents: 1000,
+    deadLetterMaxBytes: 1024 ** 2,
+    integrityCheck: 'off',
+  })
+}
+
+/** Raw inserts of the same rows through a prepared statement, `perTransaction` rows per commit. */
+function rawInserts(rows: RawEvent[][], sync: Sync, perTransaction: number): number {
+  const dir = mkdtempSync(join(tmpdir(), 'regent-bench-raw-'))
+  try {
+    // The buffer creates the same tables and indexes; the inserts below bypass it.
+    bufferAt(dir, sync).close()
+    const db = new Database(join(dir, 'decision-logs.db'))
+    db.pragma('journal_mode = WAL')
+    db.pragma(`synchronous = ${sync}`)
+    const insert = db.prepare(
+      'INSERT INTO events (received_at, bytes, decision_id, timestamp, agent_id, body) VALUES (?, ?, ?, ?, ?, ?)',
+    )
+    const flat = rows.flat()
+    const now = Date.now()
+    const tx = db.transaction((from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const e = flat[i % flat.length]!
+        insert.run(now, e.text.length, e.decisionId, e.timestamp, e.agentId, e.text)
+      }
+    })
+    const total = INTAKE_EVENTS
+    const started = performance.now()
+    for (let i = 0; i < total && performance.now() - started < INTAKE_TIME_LIMIT_MS; i += perTransaction) {
+      tx(i, Math.min(total, i + perTransaction))
+    }
+    const seconds = (performance.now() - started) / 1000
+    const count = (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n
+    db.close()
+    return count / seconds
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function startRelay(
+  dir: string,
+  sync: Sync,
+  upstream = '-',
+  extra = '',
+  bufferExtra = '',
+): Promise<StartedChild<{ url: string; pid: number }>> {
+  return startTsChild<{ url: string; pid: number }>(RELAY, [dir, upstream], {
+    env: {
+      REGENT_DECISION_LOGS: `buffer: {sync: ${sync}, max_bytes: ${8 * 1024 ** 3}${bufferExtra}}\n${extra}`,
+      REGENT_LOG_LEVEL: 'error',
+    },
+    timeoutMs: 120_000,
+  })
+}
+
+async function stopRelay(relay: StartedChild<unknown>): Promise<void> {
+  relay.child.kill('SIGTERM')
+  await relay.exited
+}
+
+async function relayStatus(url: string): Promise<DecisionLogsStatus> {
+  const res = await request(`${url}/v1/relay/status`)
+  return (await res.body.json()) as DecisionLogsStatus
+}
+
+function rssOf(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
+  return line ? Number(line[1]) * 1024 : Number.NaN
+}
+
+/** Posts bodies from AGENTS concurrent agents until INTAKE_EVENTS are stored; events/s. */
+async function measureIntake(url: string, bodies: Buffer[]): Promise<number> {
+  const pool = new Pool(url, { connections: AGENTS, pipelining: 1 })
+  let next = 0
+  let stored = 0
+  const requests = INTAKE_EVENTS / EVENTS_PER_REQUEST
+  const started = performance.now()
+  const agent = async () => {
+    while (next < requests && performance.now() - started < INTAKE_TIME_LIMIT_MS) {
+      const body = bodies[next++ % bodies.length]!
+      const res = await pool.request({
+        path: '/v1/logs',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body,
+      })
+      await res.body.dump()
+      if (res.statusCode !== 204) throw new Error(`intake answered ${res.statusCode}`)
+      stored += EVENTS_PER_REQUEST
+    }
+  }
+  await Promise.all(Array.from({ length: AGENTS }, agent))
+  const seconds = (performance.now() - started) / 1000
+  await pool.close()
+  return stored / seconds
+}
+
+/** An upstream that drains bodies and answers 204. */
+async function startSink(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      res.writeHead(204)
+      res.end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return { url: `http://127.0.0.1:${port}/logs`, close: () => new Promise((r) => server.close(() => r())) }
+}
+
+/** Starts a relay on a filled buffer and times how long it takes to empty it; events/s. */
+async function measureForwarding(
+  dir: string,
+  sync: Sync,
+  sinkUrl: string,
+  batchBytes: number,
+): Promise<number> {
+  const relay = await startRelay(dir, sync, sinkUrl, `upload: {max_batch_bytes: ${batchBytes}}`)
+  try {
+    const first = await relayStatus(relay.ready.url)
+    const total = first.buffer.events + first.upload.uploaded_events
+    const started = performance.now()
+    let status = first
+    while (status.buffer.events > 0 && performance.now() - started < 60_000) {
+      await new Promise((r) => setTimeout(r, 50))
+      status = await relayStatus(relay.ready.url)
+    }
+    return (total - status.buffer.events) / ((performance.now() - started) / 1000)
+  } finally {
+    await stopRelay(relay)
+  }
+}
+
+/** Fills a buffer with up to 1M events (bounded in time), then measures a relay's RSS on it. */
+async function measureBigBuffer(rows: RawEvent[][]): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'regent-bench-big-'))
+  try {
+    const fillStarted = performance.now()
+    const buffer = bufferAt(dir, 'normal')
+    let filled = 0
+    const groupsPerCommit = 50
+    while (filled < BIG_BUFFER_EVENTS && performance.now() - fillStarted < BIG_FILL_TIME_LIMIT_MS) {
+      const groups = Array.from(
+        { length: groupsPerCommit },
+        (_, k) => rows[(filled / 100 + k) % rows.length]!,
+      )
+      buffer.appendGroups(groups)
+      filled += groupsPerCommit * EVENTS_PER_REQUEST
+    }
+    buffer.close()
+    const fillSeconds = (performance.now() - fillStarted) / 1000
+    const fileBytes = statSync(join(dir, 'decision-logs.db')).size
+    console.log(
+      `   1M buffer: filled ${fmt(filled)} events (${mb(fileBytes)} file) in ${fillSeconds.toFixed(1)} s${filled < BIG_BUFFER_EVENTS ? ' (stopped at the time limit)' : ''}`,
+    )
+    const bodies = rows.slice(0, 50).map((r) => gzipSync(`[${r.map((e) => e.text).join(',')}]`))
+    for (const sync of SYNCS) {
+      const openStarted = performance.now()
+      const relay = await startRelay(dir, sync, '-', '', ', integrity_check: quick')
+      const openSeconds = (performance.now() - openStarted) / 1000
+      try {
+        // Some intake on top, so the figure includes a working relay, not an idle one.
+        for (const body of bodies) {
+          const res = await request(`${relay.ready.url}/v1/logs`, {
+            method: 'POST',
+            headers: { 'content-encoding': 'gzip' },
+            body,
+          })
+          await res.body.dump()
+        }
+        const status = await relayStatus(relay.ready.url)
+        console.log(
+          `   1M buffer, sync ${sync.padEnd(6)}: relay RSS ${mb(rssOf(relay.ready.pid))} with ${fmt(status.buffer.events)} events buffered (goal <= 150 MB); start with quick_check took ${openSeconds.toFixed(1)} s`,
+        )
+      } finally {
+        await stopRelay(relay)
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Prints the figures (see the module comment). */
+export async function run(): Promise<void> {
+  const { bodies, rows } = requestBodies()
+  const eventBytes = rows[0]![0]!.text.length
+  console.log(
+    `   ${AGENTS} agents, ${EVENTS_PER_REQUEST} events of ~${eventBytes} bytes per gzip request (~${fmt(bodies[0]!.length)} bytes), up to ${fmt(INTAKE_EVENTS)} events per run`,
+  )
+  const sink = await startSink()
+  try {
+    for (const sync of SYNCS) {
+      const raw100 = rawInserts(rows, sync, EVENTS_PER_REQUEST)
+      const raw1000 = rawInserts(rows, sync, 1000)
+      const raw = Math.max(raw100, raw1000)
+      const dir = mkdtempSync(join(tmpdir(), 'regent-bench-intake-'))
+      try {
+        const relay = await startRelay(dir, sync)
+        let intake: number
+        try {
+          intake = await measureIntake(relay.ready.url, bodies)
+        } finally {
+          await stopRelay(relay)
+        }
+        console.log(
+          `   sync ${sync.padEnd(6)}: intake ${fmt(intake)} events/s; raw inserts ${fmt(raw100)}/s (100 per commit), ${fmt(raw1000)}/s (1000 per commit); intake = ${((intake / raw) * 100).toFixed(0)}% of the faster raw (goals >= 100,000/s and >= 50%)`,
+        )
+        const forward32k = await measureForwarding(dir, sync, sink.url, 32 * 1024)
+        console.log(
+          `   sync ${sync.padEnd(6)}: forwarding ${fmt(forward32k)} events/s in 32 KiB gzip batches`,
+        )
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }
+    // Larger batches, as for the regent service: refill once and drain with 1 MiB batches.
+    for (const sync of SYNCS) {
+      const dir = mkdtempSync(join(tmpdir(), 'regent-bench-forward-'))
+      try {
+        const buffer = bufferAt(dir, sync)
+        for (let i = 0; i < 2000; i += 50) buffer.appendGroups(rows.slice(i % 1000, (i % 1000) + 50))
+        buffer.close()
+        const forward1m = await measureForwarding(dir, sync, sink.url, 1024 * 1024)
+        console.log(`   sync ${sync.padEnd(6)}: forwarding ${fmt(forward1m)} events/s in 1 MiB gzip batches`)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  } finally {
+    await sink.close()
+  }
+  await measureBigBuffer(rows)
+}
