@@ -26,7 +26,7 @@ export type JsonObject = { [key: string]: JsonValue }
 /** The SQL dialects regent renders. `sqlite-internal` is only used by the `rego.compile` test builtin. */
 export type SqlDialect = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite' | 'sqlite-internal'
 
-/** The UCAST flavors of the Accept header; `other` stands for any unknown variant named in multitarget. */
+/** The UCAST flavors the Accept header names (multitarget may name others; they get the minimal constraints). */
 export type UcastFlavor = 'all' | 'minimal' | 'prisma' | 'linq'
 
 /**
