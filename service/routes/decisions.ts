@@ -7,8 +7,8 @@
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { parse, stringify } from 'lossless-json'
-import { notFound, readStructuredBody } from '../../core/http/index.js'
-import type { StoredDecision } from '../../store/service/index.js'
+import { notFound, readStructuredBody, serviceUnavailable } from '../../core/http/index.js'
+import { SearchTimeoutError, type StoredDecision } from '../../store/service/index.js'
 import { requireAdmin } from '../auth.js'
 import {
   type DecisionSearch,
@@ -102,7 +102,13 @@ export function decisionRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   async function answer(c: Context<ServiceEnv>, search: DecisionSearch): Promise<Response> {
     const { query } = search
     // One extra row says whether another page exists.
-    const rows = search.empty ? [] : await store.decisions.search({ ...query, limit: query.limit + 1 })
+    let rows: StoredDecision[] = []
+    try {
+      if (!search.empty) rows = await store.decisions.search({ ...query, limit: query.limit + 1 })
+    } catch (err) {
+      if (!(err instanceof SearchTimeoutError)) throw err
+      throw serviceUnavailable(`${err.message}; narrow it with system, start_time/end_time or result_kind`, 1)
+    }
     const page = rows.slice(0, query.limit)
     const items = page.map((d) => decisionItemText(d, search)).join(',')
     const cursor = rows.length > query.limit ? `,"cursor":${JSON.stringify(encodeCursor(page.at(-1)!))}` : ''

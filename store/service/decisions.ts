@@ -55,6 +55,17 @@ export interface DecisionQuery {
   after?: DecisionPosition
 }
 
+/** How long a PostgreSQL search with text or field terms may run. */
+export const SEARCH_TIMEOUT_MS = 30_000
+
+/** A search that scanned for too long; narrowing filters (system, time, result kind) help. */
+export class SearchTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`the search ran longer than ${timeoutMs / 1000} s`)
+    this.name = 'SearchTimeoutError'
+  }
+}
+
 // Keeps one INSERT's bound parameters well below SQLite's and PostgreSQL's limits.
 const INSERT_CHUNK_ROWS = 500
 
@@ -115,10 +126,31 @@ export class DecisionRepository {
     return row && toStored(row)
   }
 
-  /** Decisions matching `query`, at most `query.limit`, in its order. */
+  /**
+   * Decisions matching `query`, at most `query.limit`, in its order.
+   * @throws SearchTimeoutError when PostgreSQL gives up after `SEARCH_TIMEOUT_MS`.
+   */
   async search(query: DecisionQuery): Promise<StoredDecision[]> {
+    if (this.dialect !== 'postgres' || (query.terms ?? []).length === 0)
+      return this.searchWith(this.db, query)
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        // NOTE(store): PostgreSQL cannot estimate how many rows a LIKE or JSON term keeps, and on a
+        // guess of "few" it scans and sorts the whole table. Reading the time index newest first
+        // and stopping at the limit (what SQLite does) is the better plan for a paged search.
+        await sql`set local enable_sort = off`.execute(trx)
+        await sql.raw(`set local statement_timeout = ${SEARCH_TIMEOUT_MS}`).execute(trx)
+        return await this.searchWith(trx, query)
+      })
+    } catch (err) {
+      if ((err as { code?: unknown }).code === '57014') throw new SearchTimeoutError(SEARCH_TIMEOUT_MS)
+      throw err
+    }
+  }
+
+  private async searchWith(db: Kysely<ServiceTables>, query: DecisionQuery): Promise<StoredDecision[]> {
     const desc = query.order === 'DESC'
-    let q = this.db.selectFrom('decisions').selectAll()
+    let q = db.selectFrom('decisions').selectAll()
     if (query.systemIds !== undefined) {
       if (query.systemIds.length === 0) return []
       q =

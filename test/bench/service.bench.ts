@@ -74,6 +74,15 @@ async function start(backend: Backend, extra = '{}'): Promise<Started> {
   }
 }
 
+/** fetch, retried once when a pooled keep-alive connection turns out to be closed already. */
+async function fetchRetry(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init)
+  } catch {
+    return fetch(url, init)
+  }
+}
+
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
 }
@@ -170,7 +179,7 @@ async function search(backend: Backend): Promise<void> {
       const until = performance.now() + 5000
       for (let i = 0; i < 30 && performance.now() < until; i++) {
         const t0 = performance.now()
-        const res = await fetch(`${s.service.url}/v1/decisions?limit=100&${query}`, {
+        const res = await fetchRetry(`${s.service.url}/v1/decisions?limit=100&${query}`, {
           headers: { Authorization: `Bearer ${ADMIN}` },
         })
         await res.arrayBuffer()
