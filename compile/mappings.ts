@@ -5,6 +5,7 @@
  * A mapping object maps table names: `{"fruits": {"$self": "FRUIT", "name": "NAME"}}` renames the table
  * and a column; `{"name": {"$table": "fruits"}}` makes the short ref `input.name` mean `fruits.name`.
  */
+import { isLosslessNumber } from 'lossless-json'
 import { internalFailure } from './errors.js'
 import type { Target } from './types.js'
 
@@ -81,6 +82,7 @@ export function shortNames(all: unknown): Set<string> {
   return names
 }
 
+// JSON objects only: numbers from the body are `LosslessNumber` objects and must not count.
 function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value)
 }

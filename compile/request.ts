@@ -63,7 +63,8 @@ export function decodeCompileBody(text: string, contentType: string): CompileBod
   const body = parsed.data
   const options = body.options ?? {}
   return {
-    input: body.input as JsonValue | undefined,
+    // As Go decodes it, `"input": null` is no input at all.
+    input: body.input === null ? undefined : (body.input as JsonValue | undefined),
     query: body.query ?? undefined,
     unknowns: body.unknowns && body.unknowns.length > 0 ? body.unknowns : undefined,
     disableInlining: options.disableInlining ?? [],

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
+import { LosslessNumber } from 'lossless-json'
 import { describe, expect, it } from 'vitest'
 import { CompileFailure } from '../../compile/errors.js'
 import { lookupMappings, shortNames, translateField } from '../../compile/mappings.js'
@@ -63,6 +64,10 @@ describe('lookupMappings', () => {
     }
     expect(fail({ postgresql: 'x' }, pg)).toEqual([500, 'mappings: invalid mappings for dialect postgresql'])
     expect(fail({ sql: [1] }, pg)).toEqual([500, 'mappings: invalid mappings for target sql'])
+    expect(fail({ postgresql: new LosslessNumber('1') }, pg)).toEqual([
+      500,
+      'mappings: invalid mappings for dialect postgresql',
+    ])
   })
 })
 
