@@ -84,7 +84,9 @@ async function serveBundle(c: Context<AppEnv>, options: BundleRouteOptions): Pro
   }
   if (!served || matchesEtag(ifNoneMatch, served.etag)) {
     metrics.agentBundleResponses.inc({ bundle: label, code: '304' })
-    return c.body(null, 304, served ? { ETag: served.etag } : {})
+    // NOTE(relay): an empty string, not null, keeps @hono/node-server on its fast path (a null
+    // body builds a full WHATWG Response per request, ~3x the cost of the whole 304).
+    return c.body('', 304, served ? { ETag: served.etag } : {})
   }
   metrics.agentBundleResponses.inc({ bundle: label, code: '200' })
   return c.body(served.bytes as Uint8Array<ArrayBuffer>, 200, {

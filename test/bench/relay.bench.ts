@@ -1,0 +1,297 @@
+/**
+ * Relay benchmark: requests per second for full GETs and for 304s of a 1 MB bundle, beside
+ * nginx (Debian package, when installed) and a bare node:http server serving the same bytes;
+ * 1,000 long-polling agents woken by one promotion; the relay's RSS.
+ *
+ * Every server runs in its own process on 127.0.0.1 and is driven by the same undici client
+ * (this process), so the client's own cost is in every figure alike. All loops are bounded by
+ * a request count and a time limit.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Agent, Pool, request } from 'undici'
+import { makeBundle, startFaultUpstream } from '../support/fault-upstream.js'
+
+const BIN = fileURLToPath(new URL('../../bin/regent.js', import.meta.url))
+const LOAD_MS = 3000
+const LOAD_MAX_REQUESTS = 200_000
+const CONNECTIONS = 16
+const AGENTS = 1000
+
+interface Target {
+  name: string
+  url: string
+  /** The ETag the server gives the file (for the 304 run). */
+  etag: string
+  stop(): Promise<void>
+  pid?: number
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+async function headEtag(url: string): Promise<string> {
+  const res = await request(url)
+  await res.body.dump({ limit: Number.POSITIVE_INFINITY })
+  return String(res.headers.etag ?? '')
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve()
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}
+
+/** Drives `url` with CONNECTIONS concurrent loops for LOAD_MS (or LOAD_MAX_REQUESTS). */
+async function load(url: string, headers: Record<string, string>, expectStatus: number) {
+  const origin = new URL(url)
+  const pool = new Pool(origin.origin, { connections: CONNECTIONS, pipelining: 1 })
+  const deadline = performance.now() + LOAD_MS
+  let done = 0
+  let wrong = 0
+  const latencies: number[] = []
+  const worker = async () => {
+    while (performance.now() < deadline && done < LOAD_MAX_REQUESTS) {
+      const started = performance.now()
+      const res = await pool.request({ path: origin.pathname, method: 'GET', headers })
+      for await (const _chunk of res.body) {
+        // drain
+      }
+      if (res.statusCode !== expectStatus) wrong++
+      latencies.push(performance.now() - started)
+      done++
+    }
+  }
+  const started = performance.now()
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker))
+  const seconds = (performance.now() - started) / 1000
+  await pool.close()
+  latencies.sort((a, b) => a - b)
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0
+  return { rps: done / seconds, p50: pct(0.5), p99: pct(0.99), wrong }
+}
+
+function rssMb(pid: number | undefined): string {
+  if (!pid) return 'n/a'
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  return `${(kb / 1024).toFixed(0)} MB`
+}
+
+async function startNginx(dir: string, file: string): Promise<Target | undefined> {
+  let nginx: string
+  try {
+    nginx = execFileSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' }).trim()
+  } catch {
+    return undefined
+  }
+  if (!nginx) return undefined
+  const port = await freePort()
+  const conf = join(dir, 'nginx.conf')
+  writeFileSync(
+    conf,
+    `daemon off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log;
+events { worker_connections 4096; }
+http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000;
+  client_body_temp_path ${dir}/nginx-tmp; proxy_temp_path ${dir}/nginx-tmp; fastcgi_temp_path ${dir}/nginx-tmp;
+  uwsgi_temp_path ${dir}/nginx-tmp; scgi_temp_path ${dir}/nginx-tmp;
+  server { listen 127.0.0.1:${port}; root ${dir}; location / { } } }
+`,
+  )
+  const child = spawn(nginx, ['-c', conf, '-p', dir], { stdio: 'ignore' })
+  const url = `http://127.0.0.1:${port}/${file}`
+  await waitUntil(
+    async () =>
+      (await request(url).then(
+        async (r) => (await r.body.dump({ limit: Number.POSITIVE_INFINITY }), r.statusCode),
+      )) === 200,
+    5000,
+    'nginx',
+  )
+  return {
+    name: 'nginx (1 worker)',
+    url,
+    etag: await headEtag(url),
+    stop: () => stopChild(child),
+    pid: child.pid,
+  }
+}
+
+async function startBareNode(file: string): Promise<Target> {
+  const port = await freePort()
+  const script = `
+const http = require('node:http')
+const body = require('node:fs').readFileSync(process.argv[1])
+const etag = '"bare"'
+http.createServer((req, res) => {
+  if (req.headers['if-none-match'] === etag) { res.writeHead(304, { ETag: etag }); res.end(); return }
+  res.writeHead(200, { ETag: etag, 'Content-Type': 'application/gzip', 'Content-Length': body.length }); res.end(body)
+}).listen(${port}, '127.0.0.1')`
+  const child = spawn(process.execPath, ['-e', script, file], { stdio: 'ignore' })
+  const url = `http://127.0.0.1:${port}/bundle.tar.gz`
+  await waitUntil(
+    async () =>
+      (await request(url).then(
+        async (r) => (await r.body.dump({ limit: Number.POSITIVE_INFINITY }), r.statusCode),
+      )) === 200,
+    5000,
+    'node:http',
+  )
+  return { name: 'bare node:http', url, etag: '"bare"', stop: () => stopChild(child), pid: child.pid }
+}
+
+async function startRelayProcess(dir: string, upstreamUrl: string): Promise<Target> {
+  const port = await freePort()
+  const config = join(dir, 'relay.yaml')
+  writeFileSync(
+    config,
+    `services: { up: { url: "${upstreamUrl}/v1" } }
+bundles: { bench: { polling: { min_delay_seconds: 60, max_delay_seconds: 120, long_polling_timeout_seconds: 60 } } }
+relay: { long_poll: { max_waiters: ${AGENTS * 2} } }
+`,
+  )
+  const child = spawn(
+    process.execPath,
+    [BIN, 'relay', '-c', config, '--addr', `127.0.0.1:${port}`, '--data-dir', join(dir, 'relay-data')],
+    // Per-request log lines are info; the figures are for the relay, not for its logging.
+    { stdio: 'ignore', env: { ...process.env, REGENT_LOG_LEVEL: 'warn' } },
+  )
+  const base = `http://127.0.0.1:${port}`
+  await waitUntil(
+    async () => (await request(`${base}/health/ready`)).statusCode === 200,
+    20_000,
+    'relay ready',
+  )
+  const url = `${base}/v1/bundles/bench`
+  return {
+    name: 'regent relay',
+    url,
+    etag: await headEtag(url),
+    stop: () => stopChild(child),
+    pid: child.pid,
+  }
+}
+
+/** 1,000 agents long-poll the relay; one promotion must wake them all. */
+async function longPollWake(relay: Target, promote: () => void) {
+  const agent = new Agent({ connections: null, keepAliveTimeout: 60_000 })
+  const woken: number[] = []
+  const base = new URL(relay.url).origin
+  const waiters = async () => {
+    const text = await (await request(`${base}/metrics`)).body.text()
+    return Number(/^regent_relay_long_poll_waiters (\d+)/m.exec(text)?.[1] ?? 0)
+  }
+  const polls = Array.from({ length: AGENTS }, () =>
+    request(relay.url, {
+      dispatcher: agent,
+      headers: { 'If-None-Match': relay.etag, Prefer: 'modes=snapshot,delta;wait=60' },
+      headersTimeout: 0,
+    }).then(async (res) => {
+      woken.push(performance.now())
+      for await (const _chunk of res.body) {
+        // drain
+      }
+      return res.statusCode
+    }),
+  )
+  await waitUntil(async () => (await waiters()) >= AGENTS, 30_000, `${AGENTS} waiters`)
+  const promotedAt = performance.now()
+  promote()
+  const codes = await Promise.all(polls)
+  const bodiesDone = performance.now()
+  await agent.close()
+  woken.sort((a, b) => a - b)
+  return {
+    ok: codes.filter((c) => c === 200).length,
+    firstMs: woken[0]! - promotedAt,
+    lastMs: woken.at(-1)! - promotedAt,
+    spreadMs: woken.at(-1)! - woken[0]!,
+    bodiesMs: bodiesDone - promotedAt,
+  }
+}
+
+/** Prints the relay's figures beside nginx and a bare node:http server. */
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'regent-relay-bench-'))
+  // nginx workers run as an unprivileged user when started by root: they must read the file.
+  chmodSync(dir, 0o755)
+  const upstream = await startFaultUpstream()
+  const targets: Target[] = []
+  try {
+    // ~1 MB compressed: random hex does not compress below half, so make enough of it.
+    const bytes = await makeBundle({
+      revision: 'bench-1',
+      data: { blob: randomBytes(1000 * 1024).toString('hex') },
+    })
+    writeFileSync(join(dir, 'bundle.tar.gz'), bytes)
+    upstream.setBundle('/v1/bundles/bench', bytes, '"bench-1"')
+    console.log(
+      `   bundle: ${(bytes.byteLength / 1024 / 1024).toFixed(2)} MB; ${CONNECTIONS} connections, ${LOAD_MS / 1000} s per run`,
+    )
+
+    const relay = await startRelayProcess(dir, upstream.url)
+    targets.push(relay)
+    const nginx = await startNginx(dir, 'bundle.tar.gz')
+    if (nginx) targets.push(nginx)
+    else console.log('   nginx is not installed (apt-get install -y nginx): its baseline is skipped')
+    targets.push(await startBareNode(join(dir, 'bundle.tar.gz')))
+
+    const results = new Map<string, { full: number; notModified: number }>()
+    for (const target of targets) {
+      const full = await load(target.url, {}, 200)
+      const nm = await load(target.url, { 'If-None-Match': target.etag }, 304)
+      results.set(target.name, { full: full.rps, notModified: nm.rps })
+      console.log(
+        `   ${target.name.padEnd(18)} full GET ${full.rps.toFixed(0).padStart(6)} req/s (p50 ${full.p50.toFixed(1)} ms, p99 ${full.p99.toFixed(1)} ms${full.wrong ? `, ${full.wrong} wrong` : ''})   304 ${nm.rps.toFixed(0).padStart(6)} req/s (p50 ${nm.p50.toFixed(2)} ms, p99 ${nm.p99.toFixed(2)} ms${nm.wrong ? `, ${nm.wrong} wrong` : ''})`,
+      )
+    }
+    const mine = results.get('regent relay')!
+    for (const base of ['nginx (1 worker)', 'bare node:http']) {
+      const other = results.get(base)
+      if (!other) continue
+      console.log(
+        `   relay / ${base}: full GET ${((mine.full / other.full) * 100).toFixed(0)}%, 304 ${((mine.notModified / other.notModified) * 100).toFixed(0)}%`,
+      )
+    }
+    console.log(`   relay RSS after load: ${rssMb(relay.pid)}`)
+
+    const next = await makeBundle({
+      revision: 'bench-2',
+      data: { blob: randomBytes(1000 * 1024).toString('hex') },
+    })
+    const wake = await longPollWake(relay, () => upstream.setBundle('/v1/bundles/bench', next, '"bench-2"'))
+    console.log(
+      `   ${AGENTS} long-polling agents: ${wake.ok} got the new bundle; first woken ${wake.firstMs.toFixed(0)} ms after the upstream change (download + verify + promote), last ${wake.lastMs.toFixed(0)} ms: all woken within ${wake.spreadMs.toFixed(0)} ms of the first; all ${AGENTS} MB delivered after ${wake.bodiesMs.toFixed(0)} ms`,
+    )
+    console.log(`   relay RSS after the wake-up: ${rssMb(relay.pid)}`)
+  } finally {
+    for (const target of targets) await target.stop()
+    await upstream.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
