@@ -9,6 +9,7 @@ import { Hono } from 'hono'
 import { notFound } from '../../core/http/index.js'
 import type { BundleKind } from '../../store/service/index.js'
 import { assertSystemAccess } from '../auth.js'
+import { BundleCache } from '../bundle-cache.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId } from '../validation.js'
 
@@ -35,6 +36,7 @@ export function bundleRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const { store, watch } = deps
   const maxWaitSeconds = deps.config.limits.max_long_poll_seconds
   const app = new Hono<ServiceEnv>()
+  const cache = new BundleCache()
 
   async function serve(c: Context<ServiceEnv>, systemId: string, kind: BundleKind): Promise<Response> {
     assertSystemAccess(c, systemId)
@@ -52,11 +54,17 @@ export function bundleRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       if (changed === undefined) return notModified(c, revision)
       revision = changed
     }
-    const row = await store.bundles.get(systemId, kind)
-    if (!row) throw notFound(`no ${kind} bundle for system ${systemId}`)
-    return c.body(row.bytes as Uint8Array<ArrayBuffer>, 200, {
+    let bytes = cache.get(systemId, kind, revision)
+    if (!bytes) {
+      const row = await store.bundles.get(systemId, kind)
+      if (!row) throw notFound(`no ${kind} bundle for system ${systemId}`)
+      revision = row.revision
+      bytes = row.bytes
+      cache.set(systemId, kind, revision, bytes)
+    }
+    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
       'Content-Type': BUNDLE_CONTENT_TYPE,
-      ETag: etagOf(row.revision),
+      ETag: etagOf(revision),
     })
   }
 
