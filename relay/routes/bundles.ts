@@ -86,7 +86,7 @@ async function serveBundle(c: Context<AppEnv>, options: BundleRouteOptions): Pro
     metrics.agentBundleResponses.inc({ bundle: label, code: '304' })
     // NOTE(relay): an empty string, not null, keeps @hono/node-server on its fast path (a null
     // body builds a full WHATWG Response per request, ~3x the cost of the whole 304).
-    return c.body('', 304, served ? { ETag: served.etag } : {})
+    return c.newResponse('', { status: 304, headers: served ? { ETag: served.etag } : {} })
   }
   metrics.agentBundleResponses.inc({ bundle: label, code: '200' })
   return c.body(served.bytes as Uint8Array<ArrayBuffer>, 200, {

@@ -49,6 +49,12 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what:
   throw new Error(`timed out waiting for ${what}`)
 }
 
+async function statusOf(url: string): Promise<number> {
+  const res = await request(url)
+  await res.body.dump({ limit: Number.POSITIVE_INFINITY })
+  return res.statusCode
+}
+
 async function headEtag(url: string): Promise<string> {
   const res = await request(url)
   await res.body.dump({ limit: Number.POSITIVE_INFINITY })
@@ -125,14 +131,7 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000;
   )
   const child = spawn(nginx, ['-c', conf, '-p', dir], { stdio: 'ignore' })
   const url = `http://127.0.0.1:${port}/${file}`
-  await waitUntil(
-    async () =>
-      (await request(url).then(
-        async (r) => (await r.body.dump({ limit: Number.POSITIVE_INFINITY }), r.statusCode),
-      )) === 200,
-    5000,
-    'nginx',
-  )
+  await waitUntil(async () => (await statusOf(url)) === 200, 5000, 'nginx')
   return {
     name: 'nginx (1 worker)',
     url,
@@ -154,14 +153,7 @@ http.createServer((req, res) => {
 }).listen(${port}, '127.0.0.1')`
   const child = spawn(process.execPath, ['-e', script, file], { stdio: 'ignore' })
   const url = `http://127.0.0.1:${port}/bundle.tar.gz`
-  await waitUntil(
-    async () =>
-      (await request(url).then(
-        async (r) => (await r.body.dump({ limit: Number.POSITIVE_INFINITY }), r.statusCode),
-      )) === 200,
-    5000,
-    'node:http',
-  )
+  await waitUntil(async () => (await statusOf(url)) === 200, 5000, 'node:http')
   return { name: 'bare node:http', url, etag: '"bare"', stop: () => stopChild(child), pid: child.pid }
 }
 
