@@ -6,12 +6,14 @@ import { Command, CommanderError } from 'commander'
 import { buildCommand } from './commands/build.js'
 import { checkCommand } from './commands/check.js'
 import { demoCommand } from './commands/demo.js'
+import { evalCommand } from './commands/eval.js'
 import { fmtCommand } from './commands/fmt.js'
 import { inspectCommand } from './commands/inspect.js'
 import { parseCommand } from './commands/parse.js'
 import { relayCommand } from './commands/relay.js'
 import { serviceCommand } from './commands/service.js'
 import { signCommand } from './commands/sign.js'
+import { testCommand } from './commands/test.js'
 import { versionCommand } from './commands/version.js'
 import { REGENT_VERSION } from './version-info.js'
 
@@ -29,6 +31,8 @@ const COMMANDS: Array<() => Command> = [
   buildCommand,
   signCommand,
   inspectCommand,
+  evalCommand,
+  testCommand,
 ]
 
 /** Builds the program; `exitOverride` turns commander's exits into `CommanderError`s. */

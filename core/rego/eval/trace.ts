@@ -7,7 +7,7 @@ import { bodyString, exprString } from '../compiler/text.js'
 import type { Location } from '../syntax/ast.js'
 import type { Frame } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
-import type { PExpr } from './ir.js'
+import type { PExpr, PRule } from './ir.js'
 
 /** OPA's trace operations. */
 export type TraceOp = 'Enter' | 'Exit' | 'Eval' | 'Fail' | 'Redo' | 'Note'
@@ -26,6 +26,8 @@ export interface Tracer {
   expr(e: Evaluator, expr: PExpr, frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean
   /** A `trace(note)` call or a custom note. */
   note(message: string, location?: Location): void
+  /** A rule body succeeded (OPA's Exit event for rules). */
+  ruleExit?(rule: PRule): void
 }
 
 /** A tracer that keeps every event in memory (the `--explain full` trace). */
@@ -69,3 +71,78 @@ export function prettyTrace(events: readonly TraceEvent[], ops?: ReadonlySet<Tra
 }
 
 export { bodyString }
+
+/** Per-expression statistics (`--profile`). */
+export interface ExprStats {
+  location: Location
+  totalTimeNs: number
+  numEval: number
+  numRedo: number
+}
+
+/** Counts evaluations and redos and measures time per expression location. */
+export class ProfileTracer implements Tracer {
+  readonly #stats = new Map<string, ExprStats>()
+  #childNs = 0
+
+  expr(_e: Evaluator, expr: PExpr, _frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean {
+    const loc = expr.src.location
+    if (!loc) return run(iter)
+    const key = `${loc.file}:${loc.row}:${loc.col}`
+    let s = this.#stats.get(key)
+    if (!s) {
+      s = { location: loc, totalTimeNs: 0, numEval: 0, numRedo: 0 }
+      this.#stats.set(key, s)
+    }
+    const stats = s
+    stats.numEval++
+    const outerChild = this.#childNs
+    this.#childNs = 0
+    let start = process.hrtime.bigint()
+    const stop = run(() => {
+      stats.numRedo++
+      const now = process.hrtime.bigint()
+      stats.totalTimeNs += Number(now - start) - this.#childNs
+      const saved = this.#childNs
+      const before = process.hrtime.bigint()
+      const r = iter()
+      start = process.hrtime.bigint()
+      this.#childNs = saved + Number(start - before)
+      return r
+    })
+    stats.totalTimeNs += Math.max(0, Number(process.hrtime.bigint() - start) - this.#childNs)
+    this.#childNs = outerChild
+    return stop
+  }
+
+  note(): void {}
+
+  /** Stats sorted by the given keys (OPA's `--profile-sort`), most expensive first. */
+  results(sort: readonly string[] = ['total_time_ns', 'num_eval', 'num_redo', 'file', 'line']): ExprStats[] {
+    const key = (s: ExprStats, k: string): number | string => {
+      switch (k) {
+        case 'total_time_ns':
+          return -s.totalTimeNs
+        case 'num_eval':
+          return -s.numEval
+        case 'num_redo':
+          return -s.numRedo
+        case 'file':
+          return s.location.file
+        case 'line':
+          return s.location.row
+        default:
+          return 0
+      }
+    }
+    return [...this.#stats.values()].sort((a, b) => {
+      for (const k of sort) {
+        const x = key(a, k)
+        const y = key(b, k)
+        if (x < y) return -1
+        if (x > y) return 1
+      }
+      return 0
+    })
+  }
+}

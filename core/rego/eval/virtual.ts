@@ -57,6 +57,7 @@ function ruleValue(e: Evaluator, r: PRule, prev: Value | undefined, findOne: boo
   let result: Value | undefined
   const frame = new Frame(r.slots, r.names)
   e.evalBody(r.body, 0, frame, () => {
+    e.tracer?.ruleExit?.(r)
     const v = e.valueOf(r.value as PTerm, frame)
     if ((prev !== undefined && !same(prev, v)) || (result !== undefined && !same(result, v))) {
       throw completeConflictError(ruleLocation(r))
@@ -97,6 +98,7 @@ function evalPartialSet(e: Evaluator, set: RuleSet): Value {
     const r = set.rules[i] as PRule
     const frame = new Frame(r.slots, r.names)
     e.evalBody(r.body, 0, frame, () => {
+      e.tracer?.ruleExit?.(r)
       out.add(e.valueOf(r.key as PTerm, frame))
       return false
     })
@@ -114,6 +116,7 @@ function evalObject(e: Evaluator, set: RuleSet): Value {
     const r = set.rules[i] as PRule
     const frame = new Frame(r.slots, r.names)
     e.evalBody(r.body, 0, frame, () => {
+      e.tracer?.ruleExit?.(r)
       const keys = r.refTail.map((t) => e.valueOf(t, frame))
       insertRuleValue(e, r, frame, out, keys, visited)
       return false
@@ -186,6 +189,7 @@ function funcRuleValue(
   const bind = (i: number): boolean => {
     if (i === params.length) {
       return e.evalBody(r.body, 0, frame, () => {
+        e.tracer?.ruleExit?.(r)
         const v = e.valueOf(r.value as PTerm, frame)
         if ((prev !== undefined && !same(prev, v)) || (result !== undefined && !same(result, v))) {
           throw functionConflictError(ruleLocation(r))

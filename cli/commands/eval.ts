@@ -1,0 +1,346 @@
+/**
+ * `regent eval <query>`: evaluates a Rego query against policies and data, printing OPA's output
+ * shapes (json, values, bindings, pretty, raw). Exit 1 on errors; `--fail` also on an undefined
+ * result, `--fail-defined` on a defined one.
+ */
+import { readFile } from 'node:fs/promises'
+import { Command, Option } from 'commander'
+import { createBuiltinContext } from '../../core/rego/builtins/context.js'
+import { RegoError, RegoErrors } from '../../core/rego/errors.js'
+import { compilePolicy } from '../../core/rego/eval/policy.js'
+import type { QueryRun } from '../../core/rego/eval/query.js'
+import {
+  BufferTracer,
+  ProfileTracer,
+  prettyTrace,
+  type TraceOp,
+  type Tracer,
+} from '../../core/rego/eval/trace.js'
+import type { Import, Package } from '../../core/rego/syntax/ast.js'
+import { parseModule } from '../../core/rego/syntax/module-parser.js'
+import { parseQuery } from '../../core/rego/syntax/query.js'
+import type { Value } from '../../core/rego/values/index.js'
+import { loadPolicy, parseDocument } from '../policy-files.js'
+import {
+  type Doc,
+  renderBindings,
+  renderJson,
+  renderPretty,
+  renderRaw,
+  renderValues,
+  resultDoc,
+  table,
+} from '../presentation.js'
+
+interface EvalOptions {
+  data: string[]
+  bundle: string[]
+  input?: string
+  stdinInput?: boolean
+  stdin?: boolean
+  package?: string
+  import: string[]
+  format: string
+  fail?: boolean
+  failDefined?: boolean
+  count: string
+  timeout?: string
+  metrics?: boolean
+  profile?: boolean
+  profileLimit: string
+  profileSort?: string
+  explain: string
+  strictBuiltinErrors?: boolean
+  showBuiltinErrors?: boolean
+  strict?: boolean
+  v0Compatible?: boolean
+  instructionLimit?: string
+  disableIndexing?: boolean
+  disableEarlyExit?: boolean
+  ignore: string[]
+  prettyLimit: string
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v]
+
+/** Parses Go-style durations (`5s`, `100ms`, `1m30s`) into milliseconds. */
+export function parseDuration(text: string): number {
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g
+  const unit: Record<string, number> = {
+    ns: 1e-6,
+    us: 1e-3,
+    µs: 1e-3,
+    ms: 1,
+    s: 1000,
+    m: 60_000,
+    h: 3_600_000,
+  }
+  let total = 0
+  let consumed = 0
+  for (const m of text.matchAll(re)) {
+    total += Number(m[1]) * (unit[m[2] as string] ?? 0)
+    consumed += m[0].length
+  }
+  if (consumed !== text.length || consumed === 0) throw new Error(`invalid duration ${JSON.stringify(text)}`)
+  return total
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function usage(message: string): void {
+  process.stderr.write(`regent: ${message}\n`)
+  process.exitCode = 2
+}
+
+/** The errors of a failed run in OPA's JSON shape. */
+function errorDocs(err: unknown): Doc[] {
+  const one = (e: unknown): Doc => {
+    if (e instanceof RegoError) {
+      const j = e.toJSON()
+      return {
+        details: j.details as Doc | undefined,
+        location: j.location as Doc | undefined,
+        message: j.message,
+        code: j.code,
+      }
+    }
+    if (e && typeof e === 'object' && 'toJSON' in e && typeof e.toJSON === 'function') {
+      const j = e.toJSON() as { code: string; message: string; location?: Doc }
+      return { location: j.location, message: j.message, code: j.code }
+    }
+    return { message: e instanceof Error ? e.message : String(e) }
+  }
+  if (err instanceof RegoErrors) return err.errors.map(one)
+  return [one(err)]
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof RegoErrors) return err.toString()
+  if (err instanceof Error && 'code' in err) return `1 error occurred: ${String(err)}`
+  return err instanceof Error ? err.message : String(err)
+}
+
+/** Builds the `eval` command. */
+export function evalCommand(): Command {
+  return new Command('eval')
+    .description('evaluate a Rego query')
+    .argument('[query]', 'the query to evaluate')
+    .option(
+      '-d, --data <path>',
+      'policy or data files and directories (prefix:path to root them)',
+      collect,
+      [],
+    )
+    .option('-b, --bundle <path>', 'bundle directories or .tar.gz files', collect, [])
+    .option('-i, --input <path>', 'input document (JSON or YAML)')
+    .option('-I, --stdin-input', 'read the input document from stdin')
+    .option('--stdin', 'read the query from stdin')
+    .option('--package <path>', 'package the query is evaluated in')
+    .option('--import <import>', 'import for the query (repeatable)', collect, [])
+    .addOption(
+      new Option('-f, --format <format>', 'output format')
+        .choices(['json', 'values', 'bindings', 'pretty', 'raw'])
+        .default('json'),
+    )
+    .option('--fail', 'exit 1 when the result is undefined')
+    .option('--fail-defined', 'exit 1 when the result is defined')
+    .option('--count <n>', 'evaluate the query n times', '1')
+    .option('--timeout <duration>', 'stop evaluation after this long (e.g. 5s)')
+    .option('--metrics', 'report timings')
+    .option('--profile', 'report per-expression statistics')
+    .option('--profile-limit <n>', 'number of profile rows', '10')
+    .option('--profile-sort <keys>', 'profile sort order (comma separated)')
+    .addOption(
+      new Option('--explain <mode>', 'trace evaluation')
+        .choices(['off', 'notes', 'fails', 'full'])
+        .default('off'),
+    )
+    .option('--strict-builtin-errors', 'treat built-in errors as fatal')
+    .option('--show-builtin-errors', 'report built-in errors that were ignored')
+    .option('-S, --strict', 'strict compile checks')
+    .option('--v0-compatible', 'parse with Rego v0 syntax')
+    .option('--instruction-limit <n>', 'maximum number of expressions evaluated')
+    .option('--disable-indexing', 'evaluate every rule (no rule indexing)')
+    .option('--disable-early-exit', 'evaluate every rule body (no early exit)')
+    .option('--ignore <glob>', 'file names to skip when loading', collect, [])
+    .option('--pretty-limit <n>', 'truncate values in pretty output', '80')
+    .action(async (queryArg: string | undefined, options: EvalOptions) => {
+      if (options.stdin && options.stdinInput) return usage('--stdin and --stdin-input cannot be combined')
+      const query = options.stdin ? await readStdin() : queryArg
+      if (!query) return usage('missing query (give it as an argument or with --stdin)')
+      const count = Number(options.count)
+      if (!Number.isInteger(count) || count < 1) return usage(`invalid --count ${options.count}`)
+      let timeoutMs: number | undefined
+      try {
+        timeoutMs = options.timeout ? parseDuration(options.timeout) : undefined
+      } catch (err) {
+        return usage((err as Error).message)
+      }
+      await runEval(query, options, count, timeoutMs)
+    })
+}
+
+async function runEval(query: string, options: EvalOptions, count: number, timeoutMs: number | undefined) {
+  const timers: Record<string, number> = {}
+  const time = async <T>(name: string, f: () => T | Promise<T>): Promise<T> => {
+    const start = process.hrtime.bigint()
+    try {
+      return await f()
+    } finally {
+      timers[name] = (timers[name] ?? 0) + Number(process.hrtime.bigint() - start)
+    }
+  }
+  let run: QueryRun | undefined
+  let tracer: Tracer | undefined
+  try {
+    const loaded = await time('timer_rego_load_files_ns', () =>
+      loadPolicy({
+        paths: options.data,
+        bundles: options.bundle,
+        ignore: options.ignore,
+        ...(options.v0Compatible ? { v0: true } : {}),
+      }),
+    )
+    let input: Value | undefined
+    if (options.stdinInput) input = parseDocument(await readStdin(), 'stdin.json')
+    else if (options.input) input = parseDocument(await readFile(options.input, 'utf8'), options.input)
+    const policy = await time('timer_rego_module_compile_ns', () =>
+      compilePolicy(loaded.modules, loaded.data, { strict: options.strict === true }),
+    )
+    const body = await time('timer_rego_query_parse_ns', () => parseQuery(query))
+    const context = queryContext(options)
+    const prepared = await time('timer_rego_query_compile_ns', () => policy.prepare(body, context))
+    for (let i = 0; i < count; i++) {
+      tracer =
+        options.explain !== 'off' ? new BufferTracer() : options.profile ? new ProfileTracer() : undefined
+      const ctx = createBuiltinContext({ strictBuiltinErrors: options.strictBuiltinErrors === true })
+      run = await time('timer_rego_query_eval_ns', () =>
+        prepared.eval({
+          ctx,
+          ...(input !== undefined ? { input } : {}),
+          strictBuiltinErrors: options.strictBuiltinErrors === true,
+          indexing: !options.disableIndexing,
+          earlyExit: !options.disableEarlyExit,
+          ...(timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {}),
+          ...(options.instructionLimit ? { instructionLimit: Number(options.instructionLimit) } : {}),
+          ...(tracer ? { tracer } : {}),
+        }),
+      )
+    }
+  } catch (err) {
+    writeFailure(err, options)
+    return
+  }
+  const results = run?.results ?? []
+  const builtinErrors = options.showBuiltinErrors ? (run?.builtinErrors ?? []) : []
+  writeResults(results, builtinErrors, options, timers, tracer)
+  if (builtinErrors.length > 0) process.exitCode = 1
+  if (options.fail && results.length === 0) process.exitCode = 1
+  if (options.failDefined && results.length > 0) process.exitCode = 1
+}
+
+function queryContext(options: EvalOptions): { package?: Package; imports?: Import[] } {
+  if (!options.package && options.import.length === 0) return {}
+  const pkg = options.package ?? '__regent_query__'
+  const mod = parseModule(`package ${pkg}\n${options.import.map((i) => `import ${i}`).join('\n')}\n`, {
+    file: 'query',
+  })
+  return { ...(options.package ? { package: mod.package } : {}), imports: mod.imports }
+}
+
+function writeFailure(err: unknown, options: EvalOptions): void {
+  if (options.format === 'json') process.stdout.write(`${renderJson({ errors: errorDocs(err) })}\n`)
+  else process.stderr.write(`${errorText(err)}\n`)
+  process.exitCode = 1
+}
+
+function writeResults(
+  results: QueryRun['results'],
+  builtinErrors: QueryRun['builtinErrors'],
+  options: EvalOptions,
+  timers: Record<string, number>,
+  tracer: Tracer | undefined,
+): void {
+  const explainOps: Record<string, ReadonlySet<TraceOp> | undefined> = {
+    notes: new Set<TraceOp>(['Note']),
+    fails: new Set<TraceOp>(['Fail']),
+    full: undefined,
+  }
+  const events = tracer instanceof BufferTracer ? tracer.events : []
+  const ops = explainOps[options.explain]
+  const limit = Number(options.profileLimit)
+  const profile =
+    tracer instanceof ProfileTracer
+      ? tracer.results(options.profileSort?.split(',')).slice(0, Number.isInteger(limit) ? limit : 10)
+      : []
+  switch (options.format) {
+    case 'json': {
+      const doc: { [key: string]: Doc | undefined } = {}
+      if (options.metrics) doc.metrics = Object.fromEntries(Object.entries(timers).sort())
+      if (builtinErrors.length > 0) doc.errors = builtinErrors.map((e) => errorDocs(e)[0] as Doc)
+      if (results.length > 0) doc.result = results.map(resultDoc)
+      if (options.explain !== 'off') {
+        doc.explanation = events
+          .filter((ev) => !ops || ops.has(ev.op))
+          .map((ev) => ({
+            op: ev.op,
+            message: ev.text,
+            location: ev.location
+              ? { file: ev.location.file, row: ev.location.row, col: ev.location.col }
+              : undefined,
+          }))
+      }
+      if (profile.length > 0) {
+        doc.profile = profile.map((p) => ({
+          total_time_ns: p.totalTimeNs,
+          num_eval: p.numEval,
+          num_redo: p.numRedo,
+          location: { file: p.location.file, row: p.location.row, col: p.location.col },
+        }))
+      }
+      process.stdout.write(`${renderJson(doc)}\n`)
+      return
+    }
+    case 'values':
+      process.stdout.write(renderValues(results))
+      return
+    case 'bindings':
+      process.stdout.write(renderBindings(results))
+      return
+    case 'raw':
+      process.stdout.write(renderRaw(results))
+      return
+    default: {
+      if (options.explain !== 'off') process.stdout.write(`${prettyTrace(events, ops)}\n`)
+      for (const e of builtinErrors) process.stderr.write(`${String(e)}\n`)
+      process.stdout.write(renderPretty(results, Number(options.prettyLimit)))
+      if (options.metrics) {
+        process.stdout.write(
+          table(
+            ['Metric', 'Value'],
+            Object.entries(timers)
+              .sort()
+              .map(([k, v]) => [k, String(v)]),
+          ),
+        )
+      }
+      if (profile.length > 0) {
+        process.stdout.write(
+          table(
+            ['Time', 'Num Eval', 'Num Redo', 'Location'],
+            profile.map((p) => [
+              `${(p.totalTimeNs / 1e3).toFixed(1)}µs`,
+              String(p.numEval),
+              String(p.numRedo),
+              `${p.location.file}:${p.location.row}`,
+            ]),
+          ),
+        )
+      }
+    }
+  }
+}

@@ -1,0 +1,299 @@
+/**
+ * `regent test <path>...`: runs every rule named `test_*` (skipping `todo_*`) and reports PASS,
+ * FAIL, SKIPPED or ERROR as `opa test` does. A test passes when its value is `true`. Exit 0 when
+ * all pass, 2 on failures (and skipped tests unless `-z`), 1 when policies do not load or compile.
+ */
+import { Command, Option } from 'commander'
+import { createBuiltinContext } from '../../core/rego/builtins/context.js'
+import { refString } from '../../core/rego/compiler/text.js'
+import { RegoErrors } from '../../core/rego/errors.js'
+import { type CoverageReport, CoverageTracer } from '../../core/rego/eval/coverage.js'
+import { compilePolicy, type Policy } from '../../core/rego/eval/policy.js'
+import { BufferTracer, prettyTrace, type TraceOp, type Tracer } from '../../core/rego/eval/trace.js'
+import type { Location } from '../../core/rego/syntax/ast.js'
+import { loadPolicy } from '../policy-files.js'
+import { type Doc, renderJson } from '../presentation.js'
+import { parseDuration } from './eval.js'
+
+interface TestOptions {
+  verbose?: boolean
+  run?: string
+  format: string
+  timeout: string
+  coverage?: boolean
+  threshold: string
+  exitZeroOnSkipped?: boolean
+  count: string
+  bundle?: boolean
+  explain?: string
+  ignore: string[]
+  v0Compatible?: boolean
+}
+
+/** One discovered test. */
+interface TestCase {
+  pkg: string
+  name: string
+  location: Location | undefined
+  skip: boolean
+}
+
+/** One test's outcome. */
+export interface TestResult {
+  test: TestCase
+  fail: boolean
+  error: string | undefined
+  durationNs: number
+  output: string
+  trace: string
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v]
+
+/** Builds the `test` command. */
+export function testCommand(): Command {
+  return new Command('test')
+    .description('run Rego tests (rules named test_*)')
+    .argument('<path...>', 'files or directories with policies, tests and data')
+    .option('-v, --verbose', 'report every test, with traces of failures')
+    .option('-r, --run <regex>', 'only run tests whose full name matches')
+    .addOption(
+      new Option('-f, --format <format>', 'output format').choices(['pretty', 'json']).default('pretty'),
+    )
+    .option('-t, --timeout <duration>', 'timeout per test', '5s')
+    .option('-c, --coverage', 'report coverage (JSON)')
+    .option('--threshold <percent>', 'fail when coverage is below this percentage', '0')
+    .option('-z, --exit-zero-on-skipped', 'skipped tests do not fail the run')
+    .option('--count <n>', 'run the tests n times', '1')
+    .option('-b, --bundle', 'load paths as bundles')
+    .addOption(
+      new Option('--explain <mode>', 'trace mode for verbose output').choices(['fails', 'full', 'notes']),
+    )
+    .option('--ignore <glob>', 'file names to skip', collect, [])
+    .option('--v0-compatible', 'parse with Rego v0 syntax')
+    .action(async (paths: string[], options: TestOptions) => {
+      const threshold = Number(options.threshold)
+      if (!(threshold >= 0 && threshold <= 100)) {
+        process.stderr.write('Code coverage threshold must be between 0 and 100\n')
+        process.exitCode = 1
+        return
+      }
+      let timeoutMs: number
+      try {
+        timeoutMs = parseDuration(options.timeout)
+      } catch (err) {
+        process.stderr.write(`regent: ${(err as Error).message}\n`)
+        process.exitCode = 2
+        return
+      }
+      if (options.explain) options.verbose = true
+      let policy: Policy
+      let loaded: Awaited<ReturnType<typeof loadPolicy>>
+      try {
+        loaded = await loadPolicy({
+          paths: options.bundle ? [] : paths,
+          bundles: options.bundle ? paths : [],
+          ignore: options.ignore,
+          allDataFiles: true,
+          ...(options.v0Compatible ? { v0: true } : {}),
+        })
+        policy = compilePolicy(loaded.modules, loaded.data)
+      } catch (err) {
+        process.stderr.write(`${err instanceof RegoErrors ? err.toString() : (err as Error).message}\n`)
+        process.exitCode = 1
+        return
+      }
+      const filter = options.run ? new RegExp(options.run) : undefined
+      const tests = discover(policy).filter((t) => !filter || filter.test(`${t.pkg}.${t.name}`))
+      const coverage = options.coverage || threshold > 0 ? new CoverageTracer() : undefined
+      let results: TestResult[] = []
+      for (let i = 0; i < Math.max(1, Number(options.count) || 1); i++) {
+        results = []
+        for (const t of tests) results.push(await runTest(policy, t, timeoutMs, options, coverage))
+      }
+      const failed = results.some(
+        (r) => r.error !== undefined || r.fail || (r.test.skip && !options.exitZeroOnSkipped),
+      )
+      if (coverage) {
+        const report = coverage.report(loaded.modules)
+        if (results.some((r) => r.fail || r.error !== undefined)) {
+          process.stdout.write(
+            pretty(
+              results.filter((r) => r.fail || r.error !== undefined),
+              options,
+            ),
+          )
+          process.exitCode = 2
+          return
+        }
+        if (report.coverage < threshold) {
+          process.stderr.write(
+            `Code coverage threshold not met: got ${report.coverage.toFixed(2)} instead of ${threshold.toFixed(2)}\n`,
+          )
+          process.exitCode = 2
+          return
+        }
+        process.stdout.write(`${renderJson(coverageDoc(report))}\n`)
+      } else if (options.format === 'json') {
+        process.stdout.write(`${renderJson(results.map(resultDoc))}\n`)
+      } else {
+        process.stdout.write(pretty(results, options))
+      }
+      if (failed) process.exitCode = 2
+    })
+}
+
+/** The test rules of a policy, in module order. */
+function discover(policy: Policy): TestCase[] {
+  const out: TestCase[] = []
+  const seen = new Set<string>()
+  for (const mod of policy.compiler.sortedModules()) {
+    const pkg = refString(mod.package.path)
+    for (const rule of mod.rules) {
+      const head = rule.head.ref
+      const first = head[0]
+      if (head.length !== 1 || first?.type !== 'var' || rule.head.args !== undefined) continue
+      const name = first.value
+      const skip = name.startsWith('todo_')
+      if (!skip && !name.startsWith('test_')) continue
+      const key = `${pkg}.${name}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      out.push({ pkg, name, location: rule.location, skip })
+    }
+  }
+  return out
+}
+
+async function runTest(
+  policy: Policy,
+  test: TestCase,
+  timeoutMs: number,
+  options: TestOptions,
+  coverage: Tracer | undefined,
+): Promise<TestResult> {
+  const result: TestResult = { test, fail: false, error: undefined, durationNs: 0, output: '', trace: '' }
+  if (test.skip) return result
+  const output: string[] = []
+  const buffer = options.verbose ? new BufferTracer() : undefined
+  const tracer = coverage ?? buffer
+  const start = process.hrtime.bigint()
+  try {
+    const ctx = createBuiltinContext({ print: (m) => output.push(m) })
+    const run = await policy.prepare(`${test.pkg}.${test.name}`).eval({
+      ctx,
+      deadline: Date.now() + timeoutMs,
+      ...(tracer ? { tracer } : {}),
+    })
+    const first = run.results[0]?.expressions[0]?.value
+    result.fail = first !== true
+  } catch (err) {
+    result.error = err instanceof Error ? String(err) : String(err)
+  }
+  result.durationNs = Number(process.hrtime.bigint() - start)
+  result.output = output.join('\n')
+  if (buffer && (result.fail || options.explain)) {
+    const modes: Record<string, Set<TraceOp> | undefined> = {
+      fails: new Set<TraceOp>(['Fail']),
+      notes: new Set<TraceOp>(['Note']),
+      full: undefined,
+    }
+    const ops = options.explain ? modes[options.explain] : new Set<TraceOp>(['Note', 'Fail'])
+    result.trace = prettyTrace(buffer.events, ops)
+  }
+  return result
+}
+
+/** Go's `time.Duration` text (`1.234ms`). */
+function goDuration(ns: number): string {
+  if (ns < 1000) return `${ns}ns`
+  if (ns < 1e6) return `${trim(ns / 1e3)}µs`
+  if (ns < 1e9) return `${trim(ns / 1e6)}ms`
+  return `${trim(ns / 1e9)}s`
+}
+
+function trim(x: number): string {
+  return x.toFixed(6).replace(/\.?0+$/, '')
+}
+
+function outcome(r: TestResult): string {
+  if (r.test.skip) return 'SKIPPED'
+  if (r.error !== undefined) return `ERROR (${goDuration(r.durationNs)})`
+  return `${r.fail ? 'FAIL' : 'PASS'} (${goDuration(r.durationNs)})`
+}
+
+function pretty(results: TestResult[], options: TestOptions): string {
+  const lines: string[] = []
+  let lastFile = ''
+  let dirty = false
+  const counts = { pass: 0, fail: 0, skip: 0, error: 0 }
+  for (const r of results) {
+    if (r.test.skip) counts.skip++
+    else if (r.error !== undefined) counts.error++
+    else if (r.fail) counts.fail++
+    else counts.pass++
+    const passed = !r.test.skip && r.error === undefined && !r.fail
+    if (!options.verbose && passed) continue
+    const loc = r.test.location
+    if (loc) {
+      if (lastFile !== '' && lastFile !== loc.file) lines.push('')
+      lines.push(`${loc.file}:${loc.row}:`)
+      lastFile = loc.file
+    }
+    dirty = true
+    lines.push(`${r.test.pkg}.${r.test.name}: ${outcome(r)}`)
+    if (options.verbose && r.output) lines.push('', ...r.output.split('\n').map((l) => `  ${l}`), '')
+    if (r.error !== undefined) lines.push(`  ${r.error}`)
+  }
+  const failures = results.filter((r) => r.fail)
+  if (options.verbose && failures.length > 0) {
+    lines.push('-'.repeat(80), 'FAILURES', '-'.repeat(80))
+    for (const f of failures) {
+      lines.push(`${f.test.pkg}.${f.test.name}: ${outcome(f)}`)
+      if (f.trace) lines.push('', ...f.trace.split('\n').map((l) => `  ${l}`))
+      lines.push('')
+    }
+  }
+  if (dirty) lines.push('-'.repeat(80))
+  const total = results.length
+  if (counts.pass) lines.push(`PASS: ${counts.pass}/${total}`)
+  if (counts.fail) lines.push(`FAIL: ${counts.fail}/${total}`)
+  if (counts.skip) lines.push(`SKIPPED: ${counts.skip}/${total}`)
+  if (counts.error) lines.push(`ERROR: ${counts.error}/${total}`)
+  if (total === 0) lines.push('no tests found')
+  return `${lines.join('\n')}\n`
+}
+
+function resultDoc(r: TestResult): Doc {
+  const loc = r.test.location
+  return {
+    location: loc ? { file: loc.file, row: loc.row, col: loc.col } : null,
+    package: r.test.pkg,
+    name: r.test.name,
+    fail: r.fail ? true : undefined,
+    error: r.error !== undefined ? { message: r.error } : undefined,
+    skip: r.test.skip ? true : undefined,
+    duration: r.durationNs,
+    output: r.output ? Buffer.from(`${r.output}\n`).toString('base64') : undefined,
+  }
+}
+
+function coverageDoc(report: CoverageReport): Doc {
+  const files: { [key: string]: Doc } = {}
+  for (const [file, f] of report.files) {
+    files[file] = {
+      covered: f.covered.length > 0 ? f.covered.map((r) => ({ start: r.start, end: r.end })) : undefined,
+      not_covered:
+        f.notCovered.length > 0 ? f.notCovered.map((r) => ({ start: r.start, end: r.end })) : undefined,
+      covered_lines: f.coveredLines || undefined,
+      not_covered_lines: f.notCoveredLines || undefined,
+      coverage: f.coverage || undefined,
+    }
+  }
+  return {
+    files,
+    covered_lines: report.coveredLines,
+    not_covered_lines: report.notCoveredLines,
+    coverage: report.coverage,
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Loading policies and data for `regent eval` and `regent test`, as OPA's loader does:
+ * `-d` paths are files or directories (`.rego` files are modules; inside directories only
+ * `data.json`/`data.yaml`/`data.yml` are data, rooted at their directory path; a data file named
+ * directly is rooted at `data`), `prefix:path` roots a path under `data.prefix`, and `-b` paths
+ * are bundles (directories or .tar.gz files).
+ */
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { basename, join, relative, sep } from 'node:path'
+import { parse as losslessParse } from 'lossless-json'
+import { parse as parseYaml } from 'yaml'
+import { readBundle } from '../core/bundle/index.js'
+import { RegoErrors } from '../core/rego/errors.js'
+import type { Module } from '../core/rego/syntax/ast.js'
+import { parseModule } from '../core/rego/syntax/module-parser.js'
+import { fromJS, isObject, ObjectValue, type Value } from '../core/rego/values/index.js'
+
+/** What was loaded. */
+export interface LoadedPolicy {
+  modules: Map<string, Module>
+  /** Module sources by file name (for coverage and error excerpts). */
+  sources: Map<string, string>
+  data: Value
+}
+
+/** Options for {@link loadPolicy}. */
+export interface LoadOptions {
+  /** Paths given with `-d` (or positional paths for `regent test`). */
+  paths: string[]
+  /** Paths given with `-b`. */
+  bundles?: string[]
+  /** Basename globs to skip (only `*` is supported). */
+  ignore?: string[]
+  /** Parse modules as Rego v0. */
+  v0?: boolean
+  /** Load every .json/.yaml file found in directories as data (`regent test`), not only data.json. */
+  allDataFiles?: boolean
+}
+
+const DATA_FILES = new Set(['data.json', 'data.yaml', 'data.yml'])
+
+/** Parses a JSON or YAML document without losing big numbers (JSON). */
+export function parseDocument(text: string, file: string): Value {
+  if (/\.ya?ml$/i.test(file)) return fromJS(parseYaml(text) ?? null)
+  return fromJS(losslessParse(text))
+}
+
+/** Loads modules and data; throws `RegoErrors` for parse errors and Error for I/O and data conflicts. */
+export async function loadPolicy(options: LoadOptions): Promise<LoadedPolicy> {
+  const out: LoadedPolicy = { modules: new Map(), sources: new Map(), data: new ObjectValue() }
+  const parseErrors: RegoErrors[] = []
+  const addModule = (file: string, text: string) => {
+    try {
+      out.modules.set(file, parseModule(text, { file, regoVersion: options.v0 ? 'v0' : 'v1' }))
+      out.sources.set(file, text)
+    } catch (err) {
+      if (err instanceof RegoErrors) parseErrors.push(err)
+      else throw err
+    }
+  }
+  for (const spec of options.paths) {
+    const { prefix, path } = splitPrefix(spec)
+    const info = await stat(path)
+    if (info.isDirectory()) {
+      for (const file of await walk(path, options.ignore ?? [])) {
+        const name = basename(file)
+        if (file.endsWith('.rego')) addModule(file, await readFile(file, 'utf8'))
+        else if (DATA_FILES.has(name) || (options.allDataFiles && /\.(json|ya?ml)$/i.test(name))) {
+          const rel = relative(path, join(file, '..'))
+          const segments = [...prefix, ...(rel === '' ? [] : rel.split(sep))]
+          out.data = insertAt(out.data, segments, parseDocument(await readFile(file, 'utf8'), file), file)
+        }
+      }
+    } else if (path.endsWith('.rego')) {
+      addModule(path, await readFile(path, 'utf8'))
+    } else {
+      out.data = insertAt(out.data, prefix, parseDocument(await readFile(path, 'utf8'), path), path)
+    }
+  }
+  for (const b of options.bundles ?? []) {
+    const info = await stat(b)
+    const bundle = await readBundle(info.isDirectory() ? { dir: b } : await readFile(b), {
+      ...(options.ignore ? { ignore: options.ignore } : {}),
+    })
+    for (const m of bundle.modules) addModule(info.isDirectory() ? join(b, m.path) : `/${m.path}`, m.source)
+    out.data = insertAt(out.data, [], fromJS(bundle.data), b)
+  }
+  if (parseErrors.length > 0) throw new RegoErrors(parseErrors.flatMap((e) => e.errors))
+  return out
+}
+
+function splitPrefix(spec: string): { prefix: string[]; path: string } {
+  const m = /^([A-Za-z_][\w.]*):(.+)$/.exec(spec)
+  if (!m || /^[A-Za-z]:[\\/]/.test(spec) || spec.startsWith('file://')) {
+    return { prefix: [], path: spec.replace(/^file:\/\//, '') }
+  }
+  return { prefix: (m[1] as string).split('.'), path: m[2] as string }
+}
+
+async function walk(dir: string, ignore: string[]): Promise<string[]> {
+  const out: string[] = []
+  const skip = (name: string) =>
+    ignore.some((g) =>
+      new RegExp(`^${g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(name),
+    )
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : 1,
+  )) {
+    if (skip(entry.name)) continue
+    const p = join(dir, entry.name)
+    if (entry.isDirectory()) out.push(...(await walk(p, ignore)))
+    else if (entry.isFile()) out.push(p)
+  }
+  return out
+}
+
+/** Merges `value` into `doc` at `path`; two non-objects at one path conflict. */
+function insertAt(doc: Value, path: readonly string[], value: Value, file: string): Value {
+  if (path.length === 0) return mergeDocs(doc, value, file, [])
+  const obj = isObject(doc) ? doc.copy() : new ObjectValue()
+  const [head, ...rest] = path as [string, ...string[]]
+  const child = obj.get(head)
+  obj.set(head, insertAt(child ?? new ObjectValue(), rest, value, file))
+  return obj
+}
+
+function mergeDocs(a: Value, b: Value, file: string, at: string[]): Value {
+  if (isObject(a) && isObject(b)) {
+    const out = a.copy()
+    for (const [k, v] of b.entries()) {
+      const prev = out.get(k)
+      out.set(k, prev === undefined ? v : mergeDocs(prev, v, file, [...at, String(k)]))
+    }
+    return out
+  }
+  if (isObject(a) && a.size === 0) return b
+  throw new Error(`${file}: data conflicts at data.${at.join('.')}`)
+}
