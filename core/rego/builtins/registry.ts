@@ -23,13 +23,22 @@ import type {
 import { ENCODING } from './encoding.js'
 import { BuiltinCallError, BuiltinError, OperandError } from './errors.js'
 import { GLOB } from './glob.js'
+import { GRAPH } from './graph.js'
+import { NET } from './net.js'
 import { NUMBERS } from './numbers.js'
 import { OBJECTS } from './objects.js'
+import { OPA } from './opa.js'
 import { REGEX } from './regex.js'
+import { REGO } from './rego.js'
+import { SEMVER_BUILTINS } from './semver.js'
 import { SETS } from './sets.js'
 import { STRINGS } from './strings.js'
 import { TIME } from './time.js'
+import { TRACING } from './tracing.js'
 import { TYPES } from './types.js'
+import { UNITS_BUILTINS } from './units.js'
+import { UUID } from './uuid.js'
+import { WALK } from './walk.js'
 
 export { defineBuiltin } from './define.js'
 
@@ -42,13 +51,22 @@ export const DEFAULT_BUILTINS: readonly Builtin[] = [
   ...COMPARISON,
   ...ENCODING,
   ...GLOB,
+  ...GRAPH,
+  ...NET,
   ...NUMBERS,
   ...OBJECTS,
+  ...OPA,
   ...REGEX,
+  ...REGO,
+  ...SEMVER_BUILTINS,
   ...SETS,
   ...STRINGS,
   ...TIME,
+  ...TRACING,
   ...TYPES,
+  ...UNITS_BUILTINS,
+  ...UUID,
+  ...WALK,
 ]
 
 /** A name → built-in index; throws when two built-ins share a name. */

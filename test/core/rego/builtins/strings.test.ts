@@ -119,9 +119,9 @@ describe('format_int and sprintf', () => {
     expect(json('sprintf', '%d', ['x'])).toBe('"%!d(string=x)"')
     expect(json('sprintf', '%d %d', [1])).toBe('"1 %!d(MISSING)"')
     expect(json('sprintf', '%d', [1, 2])).toBe('"1%!(EXTRA int=2)"')
-    expect(json('sprintf', '%-5s|%5s|%x|%q|%e|%g|%v', ['ab', 'cd', 255, 'q', 1234.5678, 0.00001, 1.5e-7])).toBe(
-      '"ab   |   cd|ff|\\"q\\"|1.234568e+03|1e-05|1.5e-07"',
-    )
+    expect(
+      json('sprintf', '%-5s|%5s|%x|%q|%e|%g|%v', ['ab', 'cd', 255, 'q', 1234.5678, 0.00001, 1.5e-7]),
+    ).toBe('"ab   |   cd|ff|\\"q\\"|1.234568e+03|1e-05|1.5e-07"')
     expect(json('sprintf', '%v %.3g %+d %%', [1234567.5, 2.7149, 3])).toBe('"1.2345675e+06 2.71 +3 %"')
   })
 })

@@ -1,0 +1,160 @@
+/** units.parse and units.parse_bytes: quantities with SI / IEC suffixes, computed exactly. */
+import { t } from '../types/index.js'
+import type { RegoNumber } from '../values/index.js'
+import { Decimal, numberFromBigInt, parseNumber } from '../values/index.js'
+import { defineBuiltin } from './define.js'
+import { BuiltinError } from './errors.js'
+import { stringOperand } from './operands.js'
+
+const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9'
+
+/** Splits `12.5Mi` into number and unit as OPA does (`e`/`E` belong to the number only before a digit or sign). */
+export function splitAmount(s: string): [string, string] {
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i] as string
+    if (c === 'e' || c === 'E') {
+      const next = s[i + 1]
+      if (next === undefined || (!isDigit(next) && next !== '+' && next !== '-'))
+        return [s.slice(0, i), s.slice(i)]
+      if (next === '+' || next === '-') i++
+      continue
+    }
+    if (!isDigit(c) && c !== '.' && c !== '+' && c !== '-') return [s.slice(0, i), s.slice(i)]
+  }
+  return [s, '']
+}
+
+const RAT = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/
+
+/** An exact rational amount from Go `big.Rat` syntax, as numerator / 10^scale. */
+function parseAmount(text: string): { num: bigint; scale: number } {
+  const m = RAT.exec(text)
+  const [, sign = '', int = '', frac = '', exp] = m ?? []
+  if (!m || (int === '' && frac === '')) throw new BuiltinError('could not parse amount to a number')
+  let num = BigInt((int || '0') + frac)
+  let scale = frac.length - Number(exp ?? 0)
+  if (Math.abs(scale) > 10_000) throw new BuiltinError('could not parse amount to a number')
+  if (scale < 0) {
+    num *= 10n ** BigInt(-scale)
+    scale = 0
+  }
+  return { num: sign === '-' ? -num : num, scale }
+}
+
+function prepare(raw: string, lower: boolean): [string, string] {
+  let s = raw.replaceAll('"', '')
+  if (lower) s = s.toLowerCase()
+  if (s.includes(' ')) throw new BuiltinError('spaces not allowed in resource strings')
+  const [num, unit] = splitAmount(s)
+  if (num === '') throw new BuiltinError('no amount provided')
+  return [num, unit]
+}
+
+const SI = (n: number) => 10n ** BigInt(n)
+const IEC = (n: number) => 2n ** BigInt(n)
+
+const UNITS: Readonly<Record<string, bigint>> = {
+  '': 1n,
+  k: SI(3),
+  K: SI(3),
+  ki: IEC(10),
+  Ki: IEC(10),
+  M: SI(6),
+  Mi: IEC(20),
+  g: SI(9),
+  G: SI(9),
+  gi: IEC(30),
+  Gi: IEC(30),
+  t: SI(12),
+  T: SI(12),
+  ti: IEC(40),
+  Ti: IEC(40),
+  p: SI(15),
+  P: SI(15),
+  pi: IEC(50),
+  Pi: IEC(50),
+  e: SI(18),
+  E: SI(18),
+  ei: IEC(60),
+  Ei: IEC(60),
+}
+
+export const unitsParse = defineBuiltin({
+  name: 'units.parse',
+  category: 'units',
+  description:
+    'Converts strings like "10G", "5K", "4M", "1500m", and the like into a number. This number can be a non-integer, such as 1.5, 0.22, etc. Scientific notation is supported, allowing values such as "1e-3K" (1) or "2.5e6M" (2.5 million M).',
+  args: [t.named('x', t.string, 'the unit to parse')],
+  result: t.named('y', t.number, 'the parsed number'),
+  impl: (_ctx, [x]) => {
+    const [num, rawUnit] = prepare(stringOperand(x, 1), false)
+    // Only letters after the first are case-insensitive, so that m (milli) and M (mega) differ.
+    const unit = rawUnit.length > 1 ? rawUnit[0] + rawUnit.slice(1).toLowerCase() : rawUnit
+    const amount = parseAmount(num)
+    if (unit === 'm') return exact(amount.num, amount.scale + 3)
+    const factor = UNITS[unit]
+    if (factor === undefined) throw new BuiltinError(`unit ${unit} not recognized`)
+    return exact(amount.num * factor, amount.scale)
+  },
+})
+
+function exact(num: bigint, scale: number): RegoNumber {
+  if (scale <= 0) return numberFromBigInt(num * 10n ** BigInt(-scale))
+  const d = new Decimal(num, -scale)
+  // OPA prints non-integers with 10 decimal places (big.Rat.FloatString(10)).
+  if (d.exp < -10) {
+    const den = 10n ** BigInt(-d.exp - 10)
+    let q = d.coef / den
+    const r = d.coef % den
+    if ((r < 0n ? -r : r) * 2n >= den) q += d.coef < 0n ? -1n : 1n
+    return parseNumber(new Decimal(q, -10).toString()) as RegoNumber
+  }
+  return parseNumber(d.toString()) as RegoNumber
+}
+
+const BYTE_UNITS: Readonly<Record<string, bigint>> = {
+  '': 1n,
+  kb: SI(3),
+  k: SI(3),
+  kib: IEC(10),
+  ki: IEC(10),
+  mb: SI(6),
+  m: SI(6),
+  mib: IEC(20),
+  mi: IEC(20),
+  gb: SI(9),
+  g: SI(9),
+  gib: IEC(30),
+  gi: IEC(30),
+  tb: SI(12),
+  t: SI(12),
+  tib: IEC(40),
+  ti: IEC(40),
+  pb: SI(15),
+  p: SI(15),
+  pib: IEC(50),
+  pi: IEC(50),
+  eb: SI(18),
+  e: SI(18),
+  eib: IEC(60),
+  ei: IEC(60),
+}
+
+export const unitsParseBytes = defineBuiltin({
+  name: 'units.parse_bytes',
+  category: 'units',
+  description:
+    'Converts strings like "10GB", "5K", "4mb", and the like into an integer number of bytes. Supports standard byte units (e.g., KB, KiB, etc.) where KB, MB, etc. are treated as decimal multiples of 1000, and KiB, MiB, etc. as binary multiples of 1024; the result is truncated to an integer.',
+  args: [t.named('x', t.string, 'the byte unit to parse')],
+  result: t.named('y', t.number, 'the parsed number'),
+  impl: (_ctx, [x]) => {
+    const [num, unit] = prepare(stringOperand(x, 1), true)
+    const factor = BYTE_UNITS[unit]
+    if (factor === undefined) throw new BuiltinError(`unit ${unit} not recognized`)
+    const amount = parseAmount(num)
+    return numberFromBigInt((amount.num * factor) / 10n ** BigInt(amount.scale))
+  },
+})
+
+/** The units built-ins. */
+export const UNITS_BUILTINS = [unitsParse, unitsParseBytes] as const
