@@ -29,10 +29,14 @@ interface Started {
 async function startProcess(dataDir: string): Promise<Started> {
   const env = { ...process.env, REGENT_LOG_LEVEL: 'info' }
   delete env.REGENT_ADMIN_TOKEN
-  const child = spawn(process.execPath, ['bin/regent.js', 'service', '--addr', '127.0.0.1:0', '--data-dir', dataDir], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['bin/regent.js', 'service', '--addr', '127.0.0.1:0', '--data-dir', dataDir],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let out = ''
   let err = ''
   child.stderr!.on('data', (d) => {
@@ -73,7 +77,9 @@ describe('regent service (process)', () => {
 
     const second = await startProcess(dataDir)
     expect(second.stderr()).not.toContain('shown only this once')
-    expect((await fetch(`${second.url}/v1/systems`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200)
+    expect(
+      (await fetch(`${second.url}/v1/systems`, { headers: { Authorization: `Bearer ${token}` } })).status,
+    ).toBe(200)
     expect(await stop(second.child)).toBe(0)
   })
 
