@@ -27,7 +27,7 @@ interface Started {
 }
 
 async function startProcess(dataDir: string): Promise<Started> {
-  const env = { ...process.env, REGENT_LOG_LEVEL: 'info' }
+  const env: NodeJS.ProcessEnv = { ...process.env, REGENT_LOG_LEVEL: 'info' }
   delete env.REGENT_ADMIN_TOKEN
   const child = spawn(
     process.execPath,
