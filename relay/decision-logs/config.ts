@@ -40,8 +40,10 @@ const intakeSchema = z
       .default(['/v1/logs']),
     /** Bytes accepted on the wire per request. */
     max_body_bytes: field.positiveInt().default(8 * MiB),
-    /** Bytes a gzip body may inflate to (a gzip bomb gets 413 without being inflated whole). */
+    /** Bytes a gzip body may inflate to (a gzip bomb gets 400 without being inflated whole). */
     max_decompressed_bytes: field.positiveInt().default(64 * MiB),
+    /** Worker threads that inflate and split bodies (0: on the main thread). */
+    parse_workers: field.nonNegativeInt().default(1),
   })
   .prefault({})
 

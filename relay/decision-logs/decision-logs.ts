@@ -16,6 +16,7 @@ import { Forwarder, type ForwarderState } from './forwarder.js'
 import { GroupCommitter } from './group-commit.js'
 import { type IntakeDeps, installDecisionLogRoutes } from './intake.js'
 import { DecisionLogMetrics } from './metrics.js'
+import { ParsePool } from './parse-pool.js'
 import type { UpstreamTarget } from './upload.js'
 
 export interface DecisionLogsOptions {
@@ -43,6 +44,8 @@ export interface DecisionLogsStatus {
     dead_letter: { batches: number; events: number; bytes: number }
   }
   intake: {
+    /** Parse worker threads running (fewer than configured when they failed to start). */
+    parse_workers: number
     requests: number
     events: number
     malformed_events: number
@@ -67,6 +70,7 @@ export class DecisionLogs {
   readonly buffer: DecisionBuffer
   readonly metrics: DecisionLogMetrics
   private readonly committer: GroupCommitter
+  private readonly parser: ParsePool
   private readonly forwarder: Forwarder | undefined
   private stopping = false
   private activeRequests = 0
@@ -123,6 +127,7 @@ export class DecisionLogs {
       ? new Forwarder(this.buffer, options.upstream, config, this.metrics, logger)
       : undefined
     this.committer = new GroupCommitter(this.buffer, () => this.forwarder?.wake())
+    this.parser = new ParsePool(config.intake.parse_workers, logger)
     if (!options.upstream)
       logger.warn('no upstream for decision logs: events are kept on disk and not forwarded')
   }
@@ -139,6 +144,7 @@ export class DecisionLogs {
     return {
       config: this.options.config,
       committer: this.committer,
+      parser: this.parser,
       metrics: this.metrics,
       logger: this.options.logger,
       enter: () => {
@@ -178,6 +184,7 @@ export class DecisionLogs {
         dead_letter: { batches: s?.deadBatches ?? 0, events: s?.deadEvents ?? 0, bytes: s?.deadBytes ?? 0 },
       },
       intake: {
+        parse_workers: this.parser.workers,
         requests: t.receivedRequests,
         events: t.receivedEvents,
         malformed_events: t.malformedEvents,
@@ -211,6 +218,7 @@ export class DecisionLogs {
       const deadline = Date.now() + Math.max(1000, this.options.config.upload.drain_timeout_ms)
       while (this.activeRequests > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
       await this.committer.idle()
+      await this.parser.close()
       await this.forwarder?.stop()
       const left = this.buffer.stats()
       this.buffer.close()

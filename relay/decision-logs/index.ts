@@ -11,6 +11,8 @@ export { Forwarder, type ForwarderState } from './forwarder.js'
 export { GroupCommitter } from './group-commit.js'
 export { createIntakeHandler, type IntakeDeps, installDecisionLogRoutes } from './intake.js'
 export { DecisionLogMetrics, type DecisionLogTotals } from './metrics.js'
+export { ParsePool } from './parse-pool.js'
+export { type ParsedUpload, parseUpload } from './parse-upload.js'
 export { EventsFormatError, splitEvents } from './split-events.js'
 export {
   parseRetryAfter,

@@ -9,7 +9,6 @@
  * full under backpressure, the disk is full, the file is locked past the busy timeout, or the
  * relay is shutting down: OPA keeps its copy and retries.
  */
-import { isUtf8 } from 'node:buffer'
 import type { Context, Hono } from 'hono'
 import type { Logger } from 'pino'
 import {
@@ -17,19 +16,22 @@ import {
   badRequest,
   HttpError,
   payloadTooLarge,
-  readBody,
   serviceUnavailable,
+  unsupportedMediaType,
 } from '../../core/http/index.js'
 import type { AppendOutcome } from '../../store/decision-buffer/index.js'
 import type { DecisionLogsConfig } from './config.js'
 import type { GroupCommitter } from './group-commit.js'
 import type { DecisionLogMetrics } from './metrics.js'
-import { EventsFormatError, splitEvents } from './split-events.js'
+import type { ParsePool } from './parse-pool.js'
+import type { ParsedUpload } from './parse-upload.js'
 
 /** What the intake routes need from the decision-log part. */
 export interface IntakeDeps {
   config: Pick<DecisionLogsConfig, 'intake' | 'buffer'>
   committer: GroupCommitter
+  /** Inflates and splits bodies (on worker threads when configured). */
+  parser: ParsePool
   metrics: DecisionLogMetrics
   logger: Logger
   /** Registers a request; false once shutdown began (the upload gets 503). */
@@ -65,8 +67,7 @@ export function createIntakeHandler(deps: IntakeDeps) {
       throw serviceUnavailable('the relay is shutting down; retry later', retryAfter)
     }
     try {
-      const text = await readEventsText(c, deps.config.intake)
-      const split = parseEvents(text)
+      const split = await parseBody(c, deps)
       const outcome = await commit(deps, split.events)
       refuseUnlessStored(outcome, retryAfter)
       events = split.events.length
@@ -82,36 +83,41 @@ export function createIntakeHandler(deps: IntakeDeps) {
   }
 }
 
-async function readEventsText(c: Context<AppEnv>, limits: DecisionLogsConfig['intake']): Promise<string> {
-  let bytes: Buffer
-  try {
-    bytes = await readBody(c, {
-      maxBytes: limits.max_body_bytes,
-      maxDecompressedBytes: limits.max_decompressed_bytes,
-    })
-  } catch (err) {
-    // NOTE(decision-logs): a body that inflates past the limit is a gzip bomb, not an oversized
-    // upload (those are refused on the wire size): the issue asks for 400 with the reason.
-    if (err instanceof HttpError && err.status === 413 && /inflates/.test(err.message)) {
-      throw badRequest(`${err.message} (limit relay.decision_logs.intake.max_decompressed_bytes)`)
+/**
+ * The body as received (not inflated: that is the parser's job, maybe on a worker thread),
+ * refused with 413 past `maxBytes`.
+ */
+async function readRawBody(c: Context<AppEnv>, maxBytes: number): Promise<Buffer> {
+  const tooLarge = () =>
+    payloadTooLarge(
+      `request body is larger than ${maxBytes} bytes (relay.decision_logs.intake.max_body_bytes)`,
+    )
+  if (Number(c.req.header('Content-Length') ?? 0) > maxBytes) throw tooLarge()
+  const stream = c.req.raw.body
+  if (!stream) return Buffer.alloc(0)
+  const chunks: Uint8Array[] = []
+  let total = 0
+  const reader = stream.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge()
     }
-    throw err
+    chunks.push(value)
   }
-  if (!isUtf8(bytes)) throw badRequest('the body is not valid UTF-8 JSON')
-  return bytes.toString('utf8')
+  return Buffer.concat(chunks, total)
 }
 
-function parseEvents(text: string) {
-  try {
-    const split = splitEvents(text)
-    // An all-ASCII body (the usual case): each event's byte length is its string length.
-    if (Buffer.byteLength(text) === text.length) for (const e of split.events) e.bytes = e.text.length
-    return split
-  } catch (err) {
-    if (err instanceof EventsFormatError)
-      throw badRequest(`the body is not a JSON array of decision events: ${err.message}`)
-    throw err
-  }
+async function parseBody(c: Context<AppEnv>, deps: IntakeDeps): Promise<Extract<ParsedUpload, { ok: true }>> {
+  const { intake } = deps.config
+  const raw = await readRawBody(c, intake.max_body_bytes)
+  const encoding = (c.req.header('Content-Encoding') ?? 'identity').trim().toLowerCase()
+  const parsed = await deps.parser.parse(raw, encoding, intake.max_decompressed_bytes)
+  if (parsed.ok) return parsed
+  throw parsed.status === 415 ? unsupportedMediaType(parsed.message) : badRequest(parsed.message)
 }
 
 async function commit(
