@@ -24,6 +24,7 @@ import { ENCODING } from './encoding.js'
 import { BuiltinCallError, BuiltinError, OperandError } from './errors.js'
 import { GLOB } from './glob.js'
 import { GRAPH } from './graph.js'
+import { JSON_BUILTINS } from './json.js'
 import { NET } from './net.js'
 import { NUMBERS } from './numbers.js'
 import { OBJECTS } from './objects.js'
@@ -52,6 +53,7 @@ export const DEFAULT_BUILTINS: readonly Builtin[] = [
   ...ENCODING,
   ...GLOB,
   ...GRAPH,
+  ...JSON_BUILTINS,
   ...NET,
   ...NUMBERS,
   ...OBJECTS,

@@ -52,22 +52,22 @@ export function typeName(v: Value): TypeName {
 }
 
 /** True for arrays. */
-export function isArray(v: Value): v is ArrayValue {
+export function isArray(v: Value | undefined): v is ArrayValue {
   return Array.isArray(v)
 }
 
 /** True for objects. */
-export function isObject(v: Value): v is ObjectValue {
+export function isObject(v: Value | undefined): v is ObjectValue {
   return v instanceof ObjectValue
 }
 
 /** True for sets. */
-export function isSet(v: Value): v is SetValue {
+export function isSet(v: Value | undefined): v is SetValue {
   return v instanceof SetValue
 }
 
 /** True for numbers of any representation. */
-export function isNumberValue(v: Value): v is RegoNumber {
+export function isNumberValue(v: Value | undefined): v is RegoNumber {
   return typeof v === 'number' || typeof v === 'bigint' || v instanceof Decimal
 }
 
