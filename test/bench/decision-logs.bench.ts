@@ -12,7 +12,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import Database from 'better-sqlite3'
@@ -245,6 +245,9 @@ async function measureBigBuffer(rows: RawEvent[][]): Promise<void> {
 
 /** Prints the figures (see the module comment). */
 export async function run(): Promise<void> {
+  // Figures are only comparable within one run: say how busy the machine was.
+  const load = () => loadavg()[0]!.toFixed(1)
+  console.log(`   machine: ${cpus().length} cores, load average ${load()} at start`)
   const { bodies, rows } = requestBodies()
   const eventBytes = rows[0]![0]!.text.length
   console.log(
@@ -293,4 +296,5 @@ export async function run(): Promise<void> {
     await sink.close()
   }
   await measureBigBuffer(rows)
+  console.log(`   load average ${load()} at the end`)
 }
