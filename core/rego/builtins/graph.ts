@@ -48,7 +48,12 @@ export const reachable = defineBuiltin({
   },
 })
 
-/** Depth-first paths from `node` to leaves, cycles or dangling edges, as OPA builds them. */
+/**
+ * Depth-first paths from `node`, as OPA's `pathBuilder` builds them: a path ends at a leaf, at a
+ * node outside the graph (which is left out), or before a node already expanded in this branch.
+ * NOTE(builtins): OPA appends every path cut at an expanded node to one running list per node, so
+ * a node with several such neighbours yields concatenated paths; that is kept for fidelity.
+ */
 function collectPaths(
   graph: ObjectValue,
   node: Value,
@@ -58,7 +63,7 @@ function collectPaths(
 ): void {
   const edges = graph.get(node)
   if (edges === undefined) {
-    if (path.length > 0) out.add([...path])
+    out.add([...path])
     return
   }
   const here = [...path, node]
@@ -67,9 +72,11 @@ function collectPaths(
     out.add(here)
     return
   }
+  const acc: Value[] = []
   for (const n of next) {
     if (reached.has(n)) {
-      out.add(here)
+      acc.push(...here)
+      out.add([...acc])
       continue
     }
     reached.add(node)
@@ -93,7 +100,14 @@ export const reachablePaths = defineBuiltin({
   impl: (_ctx, [g, init]) => {
     const graph = objectOperand(g, 1)
     const out = V.set()
-    for (const root of initialOperand(init)) collectPaths(graph, root, [], V.set(), out)
+    for (const root of initialOperand(init)) {
+      const edges = graph.get(root)
+      if (edges === undefined) continue
+      const next = neighbours(edges)
+      if (next.length === 0) out.add([root])
+      // Each first step starts with its own record of expanded nodes.
+      for (const n of next) collectPaths(graph, n, [root], V.set([root]), out)
+    }
     return out
   },
 })

@@ -277,7 +277,9 @@ class Validator {
         }
       })
     } else if (items !== undefined) {
-      v.forEach((x, i) => this.check(x, items, [...path, String(i)], depth + 1))
+      v.forEach((x, i) => {
+        this.check(x, items, [...path, String(i)], depth + 1)
+      })
     }
     const contains = schema.get('contains')
     if (contains !== undefined && !v.some((x) => this.quiet(x, contains, path, depth))) {

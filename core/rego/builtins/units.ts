@@ -61,6 +61,7 @@ const UNITS: Readonly<Record<string, bigint>> = {
   Ki: IEC(10),
   M: SI(6),
   Mi: IEC(20),
+  mi: IEC(20),
   g: SI(9),
   G: SI(9),
   gi: IEC(30),

@@ -5,7 +5,6 @@
  */
 import { isLosslessNumber, parse as losslessParse } from 'lossless-json'
 import { Decimal } from './decimal.js'
-import { formatValue } from './format.js'
 import { isNumber, numberFromBigInt, numberFromDouble, numberText, parseNumber, toDouble } from './number.js'
 import { ObjectValue } from './object.js'
 import { SetValue } from './set.js'
@@ -68,7 +67,7 @@ export type BigNumberMode = 'number' | 'string'
 
 /**
  * Converts a value to plain JSON-compatible JS: sets become sorted arrays, objects become
- * records (non-string keys are written in Rego syntax, as OPA does). Big numbers become the
+ * records (non-string keys are written as compact JSON, as OPA's `ast.JSON` does). Big numbers become the
  * nearest double, or their exact text with `bigNumbers: 'string'`.
  */
 export function toJS(v: Value, options: { bigNumbers?: BigNumberMode } = {}): unknown {
@@ -102,8 +101,9 @@ export function toJS(v: Value, options: { bigNumbers?: BigNumberMode } = {}): un
   return walk(v)
 }
 
+/** The JSON key OPA writes for an object key: strings as-is, anything else as compact JSON. */
 function jsonKey(k: Value): string {
-  return typeof k === 'string' ? k : formatValue(k)
+  return typeof k === 'string' ? k : toJSONText(k, { escapeHTML: true })
 }
 
 /** Options for {@link toJSONText}. */
