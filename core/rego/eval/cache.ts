@@ -12,30 +12,33 @@ export const UNDEFINED: unique symbol = Symbol('undefined')
 export type Cached = Value | typeof UNDEFINED
 
 class Layer {
-  readonly rules = new Map<number, Cached>()
-  readonly functions = new Map<number, ValueMap<Cached>>()
+  rules: Map<number, Cached> | undefined
+  functions: Map<number, ValueMap<Cached>> | undefined
 }
 
 /** Rule and function results of one query. */
 export class VirtualCache {
-  readonly #layers: Layer[] = [new Layer()]
-  #top: Layer = this.#layers[0] as Layer
+  #top: Layer = new Layer()
+  // Outer layers, created by the first `with`.
+  #below: Layer[] | undefined
 
   /** The cached value of rule set `id`, if any. */
   getRule(id: number): Cached | undefined {
-    return this.#top.rules.get(id)
+    return this.#top.rules?.get(id)
   }
 
   putRule(id: number, value: Cached): void {
+    this.#top.rules ??= new Map()
     this.#top.rules.set(id, value)
   }
 
   /** The cached result of function `id` for `args`, if any. */
   getFunction(id: number, args: readonly Value[]): Cached | undefined {
-    return this.#top.functions.get(id)?.get(args)
+    return this.#top.functions?.get(id)?.get(args)
   }
 
   putFunction(id: number, args: readonly Value[], value: Cached): void {
+    this.#top.functions ??= new Map()
     let m = this.#top.functions.get(id)
     if (!m) {
       m = new ValueMap()
@@ -45,12 +48,13 @@ export class VirtualCache {
   }
 
   push(): void {
+    this.#below ??= []
+    this.#below.push(this.#top)
     this.#top = new Layer()
-    this.#layers.push(this.#top)
   }
 
   pop(): void {
-    this.#layers.pop()
-    this.#top = this.#layers[this.#layers.length - 1] as Layer
+    const prev = this.#below?.pop()
+    if (prev) this.#top = prev
   }
 }

@@ -10,8 +10,16 @@
 import type { Builtin } from '../builtins/define.js'
 import { BuiltinCallError } from '../builtins/errors.js'
 import { callBuiltin, callRelation, toBuiltinCallError } from '../builtins/registry.js'
-import { formatValue, isArray, isSet, toJSONText, type Value } from '../values/index.js'
-import type { Frame } from './bindings.js'
+import {
+  compareValues,
+  equalValues,
+  formatValue,
+  isArray,
+  isSet,
+  toJSONText,
+  type Value,
+} from '../values/index.js'
+import { type Frame, plug } from './bindings.js'
 import { UNDEFINED } from './cache.js'
 import { evalError, internalError } from './errors.js'
 import type { Evaluator, Iter } from './evaluator.js'
@@ -31,9 +39,32 @@ export class AsyncCallNeeded extends Error {
   }
 }
 
+/**
+ * Comparison operators, evaluated in place: same results as their registry implementations
+ * (`compareValues`/`equalValues`, which cannot fail) without an arguments array per call.
+ */
+const COMPARISONS: Record<string, (a: Value, b: Value) => boolean> = {
+  equal: (a, b) => equalValues(a, b),
+  neq: (a, b) => !equalValues(a, b),
+  lt: (a, b) => compareValues(a, b) < 0,
+  lte: (a, b) => compareValues(a, b) <= 0,
+  gt: (a, b) => compareValues(a, b) > 0,
+  gte: (a, b) => compareValues(a, b) >= 0,
+}
+
 /** Evaluates a call expression. */
 export function evalCall(e: Evaluator, expr: PExpr, frame: Frame, iter: Iter): boolean {
   const call = expr.call as PCall
+  const compare = call.compare
+  if (compare !== undefined && e.mocks.empty && e.saveSet === undefined) {
+    const a = plug(call.args[0] as PTerm, frame)
+    const b = plug(call.args[1] as PTerm, frame)
+    if (a !== undefined && b !== undefined) {
+      const v = compare(a, b)
+      if (call.output) return unifyValue(e, call.output, frame, v, iter)
+      return v ? iter() : false
+    }
+  }
   if (!e.mocks.empty) {
     const mock = e.mocks.get(call.name)
     if (mock) return evalMocked(e, expr, call, mock, frame, iter)
@@ -107,7 +138,7 @@ function evalBuiltin(e: Evaluator, expr: PExpr, call: PCall, b: Builtin, frame: 
   let v: Value | undefined
   if (b.kind === 'async') {
     const key = `${b.name}${toJSONText(args)}`
-    const known = e.asyncResults.get(key)
+    const known = e.asyncResults?.get(key)
     if (known === undefined) {
       throw new AsyncCallNeeded(
         key,
@@ -179,4 +210,9 @@ function evalLanguageBuiltin(
     return call.output ? unifyValue(e, call.output, frame, true, iter) : iter()
   }
   throw internalError(`unsupported built-in function: ${name}`, location)
+}
+
+/** The in-place comparison for a built-in name, if it is one of the comparison operators. */
+export function comparisonOf(name: string): ((a: Value, b: Value) => boolean) | undefined {
+  return Object.hasOwn(COMPARISONS, name) ? COMPARISONS[name] : undefined
 }

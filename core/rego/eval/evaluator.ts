@@ -15,7 +15,18 @@ import { Frame, plug, same } from './bindings.js'
 import { UNDEFINED, VirtualCache } from './cache.js'
 import { evalCall } from './calls.js'
 import { cancelError, instructionLimitError, internalError, objectKeyConflictError } from './errors.js'
-import { K, type PCompr, type PExpr, type PObjectCompr, type PTerm, type VNode, WithKind, X } from './ir.js'
+import type { FastStep } from './fast.js'
+import {
+  K,
+  type PCompr,
+  type PExpr,
+  type PObjectCompr,
+  type PRule,
+  type PTerm,
+  type VNode,
+  WithKind,
+  X,
+} from './ir.js'
 import { evalRef } from './refs.js'
 import { SaveSet, SaveStack, SaveSupport, termUnknown } from './save.js'
 import type { Tracer } from './trace.js'
@@ -67,7 +78,7 @@ export class Evaluator {
   readonly earlyExit: boolean
   readonly indexing: boolean
   readonly tracer: Tracer | undefined
-  readonly asyncResults: Map<string, Value | typeof UNDEFINED>
+  readonly asyncResults: Map<string, Value | typeof UNDEFINED> | undefined
   /** Errors of built-ins that were swallowed (non-strict mode), for `--show-builtin-errors`. */
   readonly builtinErrors: BuiltinCallError[] = []
   /** Partial evaluation state; unset for normal evaluation. */
@@ -89,10 +100,15 @@ export class Evaluator {
     this.earlyExit = options.earlyExit ?? true
     this.indexing = options.indexing ?? true
     this.tracer = options.tracer
-    this.asyncResults = options.asyncResults ?? new Map()
+    this.asyncResults = options.asyncResults
     this.#deadline = options.deadline ?? 0
     this.#signal = options.signal
     this.#limit = options.instructionLimit ?? 0
+  }
+
+  /** The body to run for a rule: hoisted for plain evaluation, as written for PE and tracing. */
+  bodyOf(r: PRule): PExpr[] {
+    return this.saveSet === undefined && this.tracer === undefined ? r.fastBody : r.body
   }
 
   /** Evaluates a query body in `frame`; `iter` sees each solution. */
@@ -100,11 +116,21 @@ export class Evaluator {
     return this.evalBody(body, 0, frame, iter)
   }
 
-  /** Evaluates `body[i:]`. */
+  /**
+   * Evaluates `body[i:]`. The continuation of each expression is built once per body evaluation
+   * (not once per solution of the expression before it), which keeps the allocation rate of
+   * tight loops low.
+   */
   evalBody(body: PExpr[], i: number, frame: Frame, iter: Iter): boolean {
-    if (i === body.length) return iter()
-    const expr = body[i] as PExpr
-    return this.evalExpr(expr, frame, () => this.evalBody(body, i + 1, frame, iter))
+    const n = body.length
+    if (i >= n) return iter()
+    let next = iter
+    for (let j = n - 1; j > i; j--) {
+      const expr = body[j] as PExpr
+      const k = next
+      next = () => this.evalExpr(expr, frame, k)
+    }
+    return this.evalExpr(body[i] as PExpr, frame, next)
   }
 
   /** Evaluates one expression (with its `with` modifiers, if any). */
@@ -116,6 +142,11 @@ export class Evaluator {
   }
 
   private evalExprInner(expr: PExpr, frame: Frame, iter: Iter): boolean {
+    const fast = expr.fast as FastStep | undefined
+    if (fast !== undefined && this.saveSet === undefined) {
+      const r = fast(this, frame, iter)
+      if (r !== undefined) return r
+    }
     if (expr.with) return this.evalWith(expr, frame, iter)
     return this.evalStep(expr, frame, iter)
   }

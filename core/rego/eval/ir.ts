@@ -116,6 +116,8 @@ export interface PCall {
   arity: number
   args: PTerm[]
   output: PTerm | undefined
+  /** Set for the comparison operators (`==`, `<`, ...), which the evaluator runs in place. */
+  compare: ((a: Value, b: Value) => boolean) | undefined
 }
 
 /** `every k, v in domain { body }`. */
@@ -163,6 +165,8 @@ export interface PExpr {
   call: PCall | undefined
   term: PTerm | undefined
   every: PEvery | undefined
+  /** A specialized step for common shapes (fast.ts), tried before the generic one. */
+  fast: ((e: never, frame: never, iter: never) => boolean | undefined) | undefined
   src: Expr
 }
 
@@ -180,6 +184,8 @@ export interface PRule {
   refTail: PTerm[]
   multiValue: boolean
   body: PExpr[]
+  /** `body` with loop-invariant input lookups first (fast.ts), for plain evaluation. */
+  fastBody: PExpr[]
   else: PRule | undefined
   isDefault: boolean
 }

@@ -5,6 +5,7 @@
  * per prepared query).
  */
 import type { Builtin } from '../builtins/define.js'
+import { DEFAULT_BUILTINS, indexBuiltins } from '../builtins/registry.js'
 import type { Compiler } from '../compiler/compiler.js'
 import type { RuleIndex } from '../compiler/rule-index.js'
 import { type RuleEntry, type RuleTreeNode, ruleRef } from '../compiler/rule-tree.js'
@@ -13,7 +14,9 @@ import { refString } from '../compiler/text.js'
 import type { Body, Expr, Rule, Term, With } from '../syntax/ast.js'
 import type { Value } from '../values/index.js'
 import { ObjectValue as Obj, parseNumber, SetValue } from '../values/index.js'
+import { comparisonOf } from './calls.js'
 import { internalError } from './errors.js'
+import { fastStep, hoistInvariants } from './fast.js'
 import {
   type FunctionRef,
   K,
@@ -164,6 +167,7 @@ function emptyExpr(kind: X, e: Expr): PExpr {
     call: undefined,
     term: undefined,
     every: undefined,
+    fast: undefined,
     src: e,
   }
 }
@@ -196,6 +200,7 @@ function prepareExpr(ctx: PrepareContext, scope: Scope, e: Expr): PExpr {
     out.term = prepareTerm(ctx, scope, ts)
   }
   if (e.with && e.with.length > 0) out.with = e.with.map((w) => prepareWith(ctx, scope, w))
+  out.fast = fastStep(out) as PExpr['fast']
   return out
 }
 
@@ -215,6 +220,7 @@ function prepareCall(ctx: PrepareContext, scope: Scope, ts: Term[], e: Expr): PE
       arity,
       args: operands.slice(0, arity).map((x) => prepareTerm(ctx, scope, x)),
       output: operands[arity] ? prepareTerm(ctx, scope, operands[arity] as Term) : undefined,
+      compare: undefined,
     }
   }
   const name = refName(op)
@@ -230,8 +236,12 @@ function prepareCall(ctx: PrepareContext, scope: Scope, ts: Term[], e: Expr): PE
     arity,
     args: operands.slice(0, arity).map((x) => prepareTerm(ctx, scope, x)),
     output: operands[arity] ? prepareTerm(ctx, scope, operands[arity] as Term) : undefined,
+    compare: builtin && builtin === DEFAULT_BY_NAME.get(name) ? comparisonOf(name) : undefined,
   }
 }
+
+/** The registry's own built-ins: only those get the evaluator's in-place fast paths. */
+const DEFAULT_BY_NAME = indexBuiltins(DEFAULT_BUILTINS)
 
 function prepareWith(ctx: PrepareContext, scope: Scope, w: With): PWith {
   const t = w.target
@@ -401,6 +411,7 @@ export function prepareRule(
     refTail,
     multiValue,
     body,
+    fastBody: hoistInvariants(body, ctx.root),
     else: rule.else ? prepareRule(ctx, { rule: rule.else, module: entry.module }, depth, argsSrc) : undefined,
     isDefault: rule.default === true,
   }

@@ -3,7 +3,7 @@
  * prepared once; each evaluation creates an Evaluator and a frame and collects OPA's result set
  * (`expressions` with their values, `bindings` of the user's variables).
  */
-import { type BuiltinContext, createBuiltinContext } from '../builtins/context.js'
+import { type BuiltinContext, nowNs } from '../builtins/context.js'
 import type { BuiltinCallError } from '../builtins/errors.js'
 import type { CompiledQuery } from '../compiler/compiler.js'
 import { isGeneratedVar } from '../compiler/terms.js'
@@ -59,7 +59,7 @@ export class PreparedQuery {
 
   /** Evaluates synchronously; throws `AsyncCallNeeded` if an asynchronous built-in is called. */
   evalSync(options: QueryOptions = {}, asyncResults?: Map<string, Value | typeof UNDEFINED>): QueryRun {
-    const ctx = options.ctx ?? createBuiltinContext()
+    const ctx = options.ctx ?? lazyContext(options.strictBuiltinErrors === true)
     const e = new Evaluator(this.policy, { ...options, ctx, ...(asyncResults ? { asyncResults } : {}) })
     const frame = new Frame(this.names.length, this.names)
     const results: QueryResult[] = []
@@ -77,7 +77,7 @@ export class PreparedQuery {
    * attempt that completes.
    */
   async eval(options: QueryOptions = {}): Promise<QueryRun> {
-    const base = options.ctx ?? createBuiltinContext()
+    const base = options.ctx ?? lazyContext(options.strictBuiltinErrors === true)
     const known = new Map<string, Value | typeof UNDEFINED>()
     for (;;) {
       const printed: Array<[string, Location | undefined]> = []
@@ -119,5 +119,27 @@ export class PreparedQuery {
       }
     })
     return { expressions, bindings }
+  }
+}
+
+/**
+ * A built-in context whose clock and cache are created on first use: most evaluations call no
+ * built-in that needs them, and reading the clock costs more than a simple evaluation.
+ */
+function lazyContext(strictBuiltinErrors: boolean): BuiltinContext {
+  let timeNs: bigint | undefined
+  let cache: Map<string, unknown> | undefined
+  return {
+    strictBuiltinErrors,
+    random: Math.random,
+    print: (message) => process.stderr.write(`${message}\n`),
+    get timeNs() {
+      timeNs ??= nowNs()
+      return timeNs
+    },
+    get cache() {
+      cache ??= new Map()
+      return cache
+    },
   }
 }

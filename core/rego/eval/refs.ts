@@ -24,6 +24,10 @@ export function evalRef(e: Evaluator, ref: PRef, frame: Frame, iter: ValueIter):
     case Root.Term: {
       const head = ref.head
       if (!head) throw internalError('ref without head', ref.src.location)
+      if (head.k === K.Var) {
+        const b = frame.s[head.slot]
+        if (b !== undefined && !(b instanceof TermBinding)) return walkValue(e, b, ref.path, 0, frame, iter)
+      }
       return e.evalTermValues(head, frame, (v) => walkValue(e, v, ref.path, 0, frame, iter))
     }
   }
@@ -75,7 +79,7 @@ export function walkValue(
   let cur = v
   for (; i < path.length; i++) {
     const p = path[i] as PTerm
-    const k = groundKey(p, frame)
+    const k = p.k === K.Value ? p.v : groundKey(p, frame)
     if (k === undefined) {
       const next = i + 1
       return enumerate(e, cur, p, frame, (child) => walkValue(e, child, path, next, frame, iter, store))
@@ -89,6 +93,38 @@ export function walkValue(
 
 /** Enumerates the children of `v`, unifying each key with `p`. */
 function enumerate(e: Evaluator, v: Value, p: PTerm, frame: Frame, next: ValueIter): boolean {
+  // Fast path: an unbound var (the `some x in xs` / `xs[_]` case) is bound in place, no closures.
+  if (p.k === K.Var && frame.s[p.slot] === undefined && e.saveSet === undefined) {
+    const slot = p.slot
+    const s = frame.s
+    if (isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        s[slot] = i
+        const stop = next(v[i] as Value)
+        s[slot] = undefined
+        if (stop) return true
+      }
+      return false
+    }
+    if (isObject(v)) {
+      for (const [k, child] of v.entries()) {
+        s[slot] = k
+        const stop = next(child)
+        s[slot] = undefined
+        if (stop) return true
+      }
+      return false
+    }
+    if (isSet(v)) {
+      for (const x of v.values()) {
+        s[slot] = x
+        const stop = next(x)
+        s[slot] = undefined
+        if (stop) return true
+      }
+    }
+    return false
+  }
   if (isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const child = v[i] as Value

@@ -56,7 +56,7 @@ function ruleLocation(r: PRule) {
 function ruleValue(e: Evaluator, r: PRule, prev: Value | undefined, findOne: boolean): Value | undefined {
   let result: Value | undefined
   const frame = new Frame(r.slots, r.names)
-  e.evalBody(r.body, 0, frame, () => {
+  e.evalBody(e.bodyOf(r), 0, frame, () => {
     e.tracer?.ruleExit?.(r)
     const v = e.valueOf(r.value as PTerm, frame)
     if ((prev !== undefined && !same(prev, v)) || (result !== undefined && !same(result, v))) {
@@ -97,7 +97,7 @@ function evalPartialSet(e: Evaluator, set: RuleSet): Value {
   for (const i of candidates(e, set)) {
     const r = set.rules[i] as PRule
     const frame = new Frame(r.slots, r.names)
-    e.evalBody(r.body, 0, frame, () => {
+    e.evalBody(e.bodyOf(r), 0, frame, () => {
       e.tracer?.ruleExit?.(r)
       out.add(e.valueOf(r.key as PTerm, frame))
       return false
@@ -115,7 +115,7 @@ function evalObject(e: Evaluator, set: RuleSet): Value {
   for (const i of candidates(e, set)) {
     const r = set.rules[i] as PRule
     const frame = new Frame(r.slots, r.names)
-    e.evalBody(r.body, 0, frame, () => {
+    e.evalBody(e.bodyOf(r), 0, frame, () => {
       e.tracer?.ruleExit?.(r)
       const keys = r.refTail.map((t) => e.valueOf(t, frame))
       insertRuleValue(e, r, frame, out, keys, visited)
@@ -188,7 +188,7 @@ function funcRuleValue(
   const params = r.args ?? []
   const bind = (i: number): boolean => {
     if (i === params.length) {
-      return e.evalBody(r.body, 0, frame, () => {
+      return e.evalBody(e.bodyOf(r), 0, frame, () => {
         e.tracer?.ruleExit?.(r)
         const v = e.valueOf(r.value as PTerm, frame)
         if ((prev !== undefined && !same(prev, v)) || (result !== undefined && !same(result, v))) {

@@ -13,11 +13,17 @@ export type Mock = { fn: FunctionRef; value?: undefined } | { value: Value; fn?:
  * replacement function pushes an empty frame so the replacement itself runs unmocked.
  */
 export class MockStack {
-  readonly #frames: Array<Array<Map<string, Mock>>> = [[]]
+  // Created on first use: most queries never use `with` on functions.
+  #frames: Array<Array<Map<string, Mock>>> | undefined
+
+  #current(): Array<Map<string, Mock>> {
+    this.#frames ??= [[]]
+    return this.#frames[this.#frames.length - 1] as Array<Map<string, Mock>>
+  }
 
   /** The replacement for `key` (a built-in name or a data function path), if any. */
   get(key: string): Mock | undefined {
-    const current = this.#frames[this.#frames.length - 1] as Array<Map<string, Mock>>
+    const current = this.#current()
     for (let i = current.length - 1; i >= 0; i--) {
       const m = current[i]?.get(key)
       if (m) return m
@@ -27,24 +33,24 @@ export class MockStack {
 
   /** True when no mock is in force (the common case: skips the lookup). */
   get empty(): boolean {
-    const current = this.#frames[this.#frames.length - 1] as Array<Map<string, Mock>>
-    return current.length === 0
+    return this.#frames === undefined || this.#current().length === 0
   }
 
   putPairs(mocks: Map<string, Mock>): void {
-    ;(this.#frames[this.#frames.length - 1] as Array<Map<string, Mock>>).push(mocks)
+    this.#current().push(mocks)
   }
 
   popPairs(): void {
-    ;(this.#frames[this.#frames.length - 1] as Array<Map<string, Mock>>).pop()
+    this.#current().pop()
   }
 
   push(): void {
+    this.#frames ??= [[]]
     this.#frames.push([])
   }
 
   pop(): void {
-    this.#frames.pop()
+    this.#frames?.pop()
   }
 }
 

@@ -1,0 +1,218 @@
+/**
+ * Specialized steps for the expression shapes that dominate real policies, chosen once at prepare
+ * time: binding an unbound var to a ref over `input` or a bound local (`x = input.user`,
+ * `y = perm.action`). They do exactly what the generic unify/evalRef path does for these shapes,
+ * without its closures and dispatch. The evaluator uses them only outside partial evaluation and
+ * tracing, and any shape or binding they do not expect falls back to the generic step.
+ */
+import { isArray, isObject, isSet, type Value } from '../values/index.js'
+import { type Frame, plug, TermBinding } from './bindings.js'
+import type { Evaluator, Iter } from './evaluator.js'
+import { K, type PExpr, type PRef, type PTerm, Root, type VNode, X } from './ir.js'
+
+/** A specialized step: returns undefined when it cannot handle the current bindings. */
+export type FastStep = (e: Evaluator, frame: Frame, iter: Iter) => boolean | undefined
+
+function child(v: Value, key: Value): Value | undefined {
+  if (typeof key === 'string') return isObject(v) ? v.get(key) : isSet(v) && v.has(key) ? key : undefined
+  if (isObject(v)) return v.get(key)
+  if (isArray(v)) return typeof key === 'number' && Number.isInteger(key) && key >= 0 ? v[key] : undefined
+  if (isSet(v)) return v.has(key) ? key : undefined
+  return undefined
+}
+
+/** The keys of a ref path when every element is a constant or a var (bound at run time). */
+function pathSpec(path: PTerm[]): Array<Value | number> | undefined {
+  // Constants are kept as values; vars as `~slot` encoded in a parallel kinds array below.
+  return path.every((p) => p.k === K.Value || p.k === K.Var)
+    ? path.map((p) => (p.k === K.Value ? p.v : p.slot))
+    : undefined
+}
+
+function refStep(target: number, ref: PRef): FastStep | undefined {
+  const spec = pathSpec(ref.path)
+  if (!spec) return undefined
+  const isVar = ref.path.map((p) => p.k === K.Var)
+  const n = spec.length
+  let headSlot = -1
+  if (ref.root === Root.Term) {
+    if (ref.head?.k !== K.Var) return undefined
+    headSlot = ref.head.slot
+  } else if (ref.root !== Root.Input) {
+    return undefined
+  }
+  return (e, frame, iter) => {
+    const s = frame.s
+    if (s[target] !== undefined) return undefined
+    let cur: Value | undefined
+    if (headSlot < 0) {
+      cur = e.input
+    } else {
+      const h = s[headSlot]
+      if (h === undefined || h instanceof TermBinding) return undefined
+      cur = h
+    }
+    for (let i = 0; i < n && cur !== undefined; i++) {
+      let key: Value
+      if (isVar[i]) {
+        const b = s[spec[i] as number]
+        if (b === undefined || b instanceof TermBinding) return undefined
+        key = b
+      } else {
+        key = spec[i] as Value
+      }
+      cur = child(cur, key)
+    }
+    if (cur === undefined) return false
+    s[target] = cur
+    const stop = iter()
+    s[target] = undefined
+    return stop
+  }
+}
+
+function compareStep(call: NonNullable<PExpr['call']>): FastStep | undefined {
+  const compare = call.compare
+  if (!compare || call.output) return undefined
+  const [x, y] = call.args as [PTerm, PTerm]
+  return (e, frame, iter) => {
+    if (!e.mocks.empty) return undefined
+    const a = plug(x, frame)
+    const b = plug(y, frame)
+    if (a === undefined || b === undefined) return undefined
+    return compare(a, b) ? iter() : false
+  }
+}
+
+/** The specialized step for `expr`, if its shape has one. */
+export function fastStep(expr: PExpr): FastStep | undefined {
+  if (expr.negated || expr.with) return undefined
+  if (expr.kind === X.Call && expr.call) return compareStep(expr.call)
+  if (expr.kind !== X.Unify) return undefined
+  const a = expr.a as PTerm
+  const b = expr.b as PTerm
+  if (a.k === K.Var && b.k === K.Ref) return refStep(a.slot, b)
+  if (b.k === K.Var && a.k === K.Ref) return refStep(b.slot, a)
+  return undefined
+}
+
+/** True for `x = input.a.b` (constant path) where nothing before it mentions `x`. */
+function hoistable(expr: PExpr): number | undefined {
+  if (expr.negated || expr.with || expr.kind !== X.Unify) return undefined
+  const a = expr.a as PTerm
+  const b = expr.b as PTerm
+  const pick = (v: PTerm, r: PTerm): number | undefined =>
+    v.k === K.Var && r.k === K.Ref && r.root === Root.Input && r.path.every((p) => p.k === K.Value)
+      ? v.slot
+      : undefined
+  return pick(a, b) ?? pick(b, a)
+}
+
+function mentions(expr: PExpr, slot: number): boolean {
+  let found = false
+  const visit = (t: PTerm | undefined): void => {
+    if (!t || found) return
+    switch (t.k) {
+      case K.Var:
+        if (t.slot === slot) found = true
+        return
+      case K.Ref:
+        if (t.head) visit(t.head)
+        for (const p of t.path) visit(p)
+        return
+      case K.Array:
+      case K.Set:
+        for (const x of t.items) visit(x)
+        return
+      case K.Object:
+        for (const [k, v] of t.entries) {
+          visit(k)
+          visit(v)
+        }
+        return
+      case K.ArrayCompr:
+      case K.SetCompr:
+        visit(t.term)
+        for (const e of t.body) if (mentions(e, slot)) found = true
+        return
+      case K.ObjectCompr:
+        visit(t.key)
+        visit(t.value)
+        for (const e of t.body) if (mentions(e, slot)) found = true
+        return
+    }
+  }
+  visit(expr.a)
+  visit(expr.b)
+  visit(expr.term)
+  for (const t of expr.call?.args ?? []) visit(t)
+  visit(expr.call?.output)
+  if (expr.every) {
+    visit(expr.every.domain)
+    visit(expr.every.key)
+    visit(expr.every.value)
+    for (const e of expr.every.body) if (mentions(e, slot)) found = true
+  }
+  for (const w of expr.with ?? []) visit(w.value)
+  return found
+}
+
+/**
+ * The body with loop-invariant lookups of `input` moved to the front: `x = input.action` after a
+ * `some perm in ...` generator is evaluated once instead of once per element. Such a lookup has
+ * one solution or none and no side effects, so the set of solutions and their order are the
+ * same. Returns the body itself when nothing moves. Not used during partial evaluation or
+ * tracing, where OPA's expression order is observable.
+ */
+export function hoistInvariants(body: PExpr[], root: VNode): PExpr[] {
+  const front: PExpr[] = []
+  const rest: PExpr[] = []
+  let pure = true
+  for (const [i, expr] of body.entries()) {
+    const slot = hoistable(expr)
+    if (slot !== undefined && i > 0 && pure && !body.slice(0, i).some((e) => mentions(e, slot)))
+      front.push(expr)
+    else rest.push(expr)
+    // Only move past expressions that cannot raise errors: pure lookups and comparisons.
+    if (!pureExpr(expr, root)) pure = false
+  }
+  return front.length === 0 ? body : [...front, ...rest]
+}
+
+function pureExpr(expr: PExpr, root: VNode): boolean {
+  if (expr.negated || expr.with || expr.every) return false
+  if (expr.kind === X.Call) {
+    const c = expr.call
+    return c !== undefined && c.compare !== undefined && c.args.every((t) => pureTerm(t, root))
+  }
+  return [expr.a, expr.b, expr.term].every((t) => t === undefined || pureTerm(t, root))
+}
+
+/** Terms whose evaluation cannot fail with an error: no comprehensions, no virtual documents. */
+function pureTerm(t: PTerm, root: VNode): boolean {
+  switch (t.k) {
+    case K.Value:
+    case K.Var:
+      return true
+    case K.Array:
+    case K.Set:
+      return t.items.every((x) => pureTerm(x, root))
+    case K.Object:
+      return t.entries.every(([k, v]) => pureTerm(k, root) && pureTerm(v, root))
+    case K.Ref: {
+      if (!t.path.every((p) => pureTerm(p, root))) return false
+      if (t.root === Root.Term) return t.head !== undefined && pureTerm(t.head, root)
+      if (t.root === Root.Input) return true
+      let node: VNode | undefined = root
+      for (const p of t.path) {
+        if (!node) return true
+        if (p.k !== K.Value) return false
+        node = node.child(p.v)
+        if (node?.ruleSet) return false
+      }
+      return node === undefined
+    }
+    default:
+      return false
+  }
+}
