@@ -180,19 +180,26 @@ class Printer {
       while (i < others.length && others[i]?.type === 'rule') rules.push(others[i++] as Rule)
       if (rules.length) this.rules(rules)
     }
-    for (const c of w.comments) w.writeLine(commentText(c))
-    w.comments = []
+    for (const c of w.pending()) w.writeLine(commentText(c))
+    w.head = w.comments.length
     return `${w.out.replace(/\n+$/, '')}\n`
   }
 
   private imports(imports: Import[]): void {
     const w = this.w
     const trailing = new Map<Import, string>()
-    w.comments = w.comments.filter((c) => {
-      const imp = imports.find((i) => i.location?.row === c.location?.row)
+    const rows = new Map(imports.map((i) => [i.location?.row, i]))
+    const lastRow = Math.max(...imports.map((i) => i.location?.row ?? 0))
+    const kept: typeof w.comments = []
+    // Comments on an import's line stay on that line; others in the import block are kept in order.
+    while (w.nextCommentRow() <= lastRow) {
+      const c = w.comments[w.head++] as (typeof w.comments)[number]
+      const imp = rows.get(c.location?.row)
       if (imp) trailing.set(imp, commentText(c))
-      return !imp
-    })
+      else kept.push(c)
+    }
+    w.head -= kept.length
+    for (const [i, c] of kept.entries()) w.comments[w.head + i] = c
     const groups: Import[][] = []
     for (const imp of imports) {
       const group = groups[groups.length - 1]
@@ -283,8 +290,7 @@ class Printer {
     const lines = (rule.location?.text ?? '').split('\n')
     const rel = (next.location?.row ?? 0) - (rule.location?.row ?? 0)
     const wasInline = rel > 0 && rel < lines.length && !(lines[rel] ?? '').trim().startsWith('else')
-    const commentAbove =
-      w.comments.some((c) => (c.location?.row ?? 0) < (next.location?.row ?? 0)) || w.beforeEnd !== undefined
+    const commentAbove = w.nextCommentRow() < (next.location?.row ?? 0) || w.beforeEnd !== undefined
     if (!commentAbove && wasInline) w.write(' ')
     else {
       w.blankLine()
@@ -349,10 +355,8 @@ class Printer {
       if (prev?.location && expr.location) {
         // Keep one blank line where the source had one; comments just above count as the start.
         const lastRow = prev.location.row + newlines(prev.location.text)
-        const start = Math.min(
-          expr.location.row,
-          ...w.comments.map((c) => c.location?.row ?? Infinity).filter((r) => r > lastRow),
-        )
+        const nextComment = w.nextCommentRow()
+        const start = nextComment > lastRow ? Math.min(expr.location.row, nextComment) : expr.location.row
         if (start > lastRow + 1) w.blankLine()
       }
       w.startLine()
@@ -518,7 +522,7 @@ class Printer {
       out: w.out,
       level: w.level,
       inline: w.inline,
-      comments: w.comments,
+      head: w.head,
       beforeEnd: w.beforeEnd,
     }
     const lineStart = this.lineStart
@@ -534,11 +538,11 @@ class Printer {
       w.out = saved.out
       w.level = saved.level
       w.inline = saved.inline
-      w.comments = saved.comments
+      w.head = saved.head
       w.beforeEnd = saved.beforeEnd
       const loc = term.location
       w.write(loc.text)
-      w.dropCommentsWithin(loc.row, loc.row + newlines(loc.text))
+      w.skipCommentsThrough(loc.row + newlines(loc.text))
     }
   }
 
@@ -590,11 +594,9 @@ class Printer {
     const lines = groupByRow(items, loc)
     let multiline = lines.length > 1
     if (lines.length === 1 && loc) {
-      for (const c of w.comments) {
-        const row = c.location?.row ?? 0
-        if (row > loc.row && row < close.row)
-          throw new UnexpectedComment('comment inside a one-line collection')
-      }
+      const row = w.nextCommentRow()
+      if (row > loc.row && row < close.row)
+        throw new UnexpectedComment('comment inside a one-line collection')
       const first = items[0]
       const firstLoc = first ? itemLoc(first) : undefined
       if (firstLoc) {

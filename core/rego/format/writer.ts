@@ -11,7 +11,10 @@ export class UnexpectedComment extends Error {}
 /** A location whose row is all that matters (closing brackets found by scanning source text). */
 export type RowLocation = Pick<Location, 'row'>
 
-/** Text buffer plus the pending comments of one module. */
+/**
+ * Text buffer plus the pending comments of one module. Comments are sorted by row and consumed
+ * from the front (`head`), so placing them costs constant time per node.
+ */
 export class Writer {
   out = ''
   level = 0
@@ -20,10 +23,22 @@ export class Writer {
   beforeEnd: Comment | undefined
   /** When set, the next line end does not print `beforeEnd` (multi-line sequences). */
   delay = false
-  comments: Comment[]
+  readonly comments: Comment[]
+  /** Index of the first comment not yet written. */
+  head = 0
 
   constructor(comments: Comment[]) {
     this.comments = comments
+  }
+
+  /** Row of the next pending comment (Infinity when none is left). */
+  nextCommentRow(): number {
+    return this.comments[this.head]?.location?.row ?? Number.POSITIVE_INFINITY
+  }
+
+  /** The comments not yet written. */
+  pending(): Comment[] {
+    return this.comments.slice(this.head)
   }
 
   write(s: string): void {
@@ -72,18 +87,17 @@ export class Writer {
 
   /** Writes the comments above `loc` and registers one on its row for the end of the line. */
   insertComments(loc: RowLocation | undefined): void {
-    if (!loc || this.comments.length === 0) return
+    if (!loc || this.nextCommentRow() > loc.row) return
     const before: Comment[] = []
     let at: Comment | undefined
-    const after: Comment[] = []
-    for (const c of this.comments) {
+    while (this.head < this.comments.length) {
+      const c = this.comments[this.head] as Comment
       const row = (c.location as Location).row
       if (row < loc.row) before.push(c)
-      else if (row > loc.row) after.push(c)
-      else at = c
+      else if (row === loc.row) at = c
+      else break
+      this.head++
     }
-    if (before.length === 0 && !at) return
-    this.comments = after
     this.writeComments(before)
     const last = before[before.length - 1]
     if (last && loc.row - (last.location as Location).row > 1) this.blankLine()
@@ -117,14 +131,9 @@ export class Writer {
     this.beforeEnd = c
   }
 
-  /** Drops pending comments that lie inside `[fromRow, toRow]` (already printed as source text). */
-  dropCommentsWithin(fromRow: number, toRow: number): Comment[] {
-    const dropped = this.comments.filter((c) => {
-      const row = (c.location as Location).row
-      return row >= fromRow && row <= toRow
-    })
-    this.comments = this.comments.filter((c) => !dropped.includes(c))
-    return dropped
+  /** Skips pending comments on rows up to `toRow` (already printed as source text). */
+  skipCommentsThrough(toRow: number): void {
+    while (this.nextCommentRow() <= toRow) this.head++
   }
 }
 

@@ -6,7 +6,7 @@
 import { parseError, type RegoError } from '../errors.js'
 import type { Location } from './ast.js'
 import { lex, type TokenStream } from './lexer.js'
-import { Source } from './source.js'
+import { Source, SourceLocation } from './source.js'
 import {
   FUTURE_KEYWORDS,
   isKeywordKind,
@@ -88,6 +88,24 @@ export class TokenCursor {
     return this.text.slice(this.toks.starts[i], this.toks.ends[i])
   }
 
+  readonly #names = new Map<string, string>()
+
+  /**
+   * The token's text, shared with earlier identical names. A policy repeats `input`, `x` and
+   * string keys thousands of times; one string per distinct name keeps the AST small.
+   */
+  protected internedText(i = this.i): string {
+    return this.intern(this.tokText(i))
+  }
+
+  /** `text`, or the identical string seen before. */
+  protected intern(text: string): string {
+    const known = this.#names.get(text)
+    if (known !== undefined) return known
+    if (text.length <= 64) this.#names.set(text, text)
+    return text
+  }
+
   protected start(i = this.i): number {
     return this.toks.starts[i] ?? 0
   }
@@ -110,24 +128,33 @@ export class TokenCursor {
   /** The location of token `i`. */
   protected loc(i = this.i): Location {
     const start = this.toks.starts[i] ?? 0
-    return {
-      file: this.file,
-      row: this.toks.rows[i] ?? 1,
-      col: this.toks.cols[i] ?? 1,
-      text: this.text.slice(start, this.toks.ends[i]),
-      offset: start,
-    }
+    const end = this.toks.ends[i] ?? start
+    return new SourceLocation(
+      this.text,
+      this.file,
+      this.toks.rows[i] ?? 1,
+      this.toks.cols[i] ?? 1,
+      start,
+      end,
+    )
+  }
+
+  /** A location from the start of token `tok` to `end` (default: the end of the last consumed token). */
+  protected spanFrom(tok: number, end = this.lastEnd): Location {
+    const start = this.toks.starts[tok] ?? 0
+    return new SourceLocation(
+      this.text,
+      this.file,
+      this.toks.rows[tok] ?? 1,
+      this.toks.cols[tok] ?? 1,
+      start,
+      end,
+    )
   }
 
   /** A location that starts where `from` starts and ends at `end` (default: the last consumed token). */
   protected span(from: Location, end = this.lastEnd): Location {
-    return {
-      file: from.file,
-      row: from.row,
-      col: from.col,
-      text: this.text.slice(from.offset, end),
-      offset: from.offset,
-    }
+    return new SourceLocation(this.text, from.file, from.row, from.col, from.offset, end)
   }
 
   protected save(): SavedState {

@@ -102,6 +102,24 @@ function isDigit(c: number): boolean {
   return c >= C.Zero && c <= C.Nine
 }
 
+/** Keywords grouped by first character, so keyword checks need no substring. */
+const KEYWORDS_BY_FIRST = new Map<number, Array<[string, TokenKind]>>()
+for (const [word, kind] of KEYWORDS) {
+  const first = word.charCodeAt(0)
+  const list = KEYWORDS_BY_FIRST.get(first) ?? []
+  list.push([word, kind])
+  KEYWORDS_BY_FIRST.set(first, list)
+}
+
+function keywordAt(text: string, start: number, length: number, first: number): TokenKind | undefined {
+  const candidates = KEYWORDS_BY_FIRST.get(first)
+  if (!candidates) return undefined
+  for (const [word, kind] of candidates) {
+    if (word.length === length && text.startsWith(word, start)) return kind
+  }
+  return undefined
+}
+
 interface TemplateFrame {
   raw: boolean
   depth: number
@@ -233,8 +251,7 @@ export function lex(text: string, file = ''): TokenStream {
     if (isIdentStart(c)) {
       pos++
       while (pos < n && isIdentPart(text.charCodeAt(pos))) pos++
-      const word = text.slice(start, pos)
-      push(KEYWORDS.get(word) ?? T.Ident, start, pos, tokRow, tokCol)
+      push(keywordAt(text, start, pos - start, c) ?? T.Ident, start, pos, tokRow, tokCol)
       continue
     }
 

@@ -79,7 +79,7 @@ export class Parser extends TokenCursor {
 
   /** literal := ["not"] ( some-decl | every | expr with-modifiers ) */
   protected parseLiteral(): Expr {
-    const startLoc = this.loc()
+    const startTok = this.i
     let negated = false
     if (this.peek() === T.Not && !this.keywordStartsRef()) {
       negated = true
@@ -97,7 +97,7 @@ export class Parser extends TokenCursor {
       if (negated) expr.negated = true
     }
     if (this.peek() === T.With && !this.keywordStartsRef()) expr.with = this.parseWith()
-    expr.location = this.span(startLoc)
+    expr.location = this.spanFrom(startTok)
     return expr
   }
 
@@ -169,7 +169,7 @@ export class Parser extends TokenCursor {
   protected parseWith(): With[] {
     const withs: With[] = []
     while (this.peek() === T.With && !this.keywordStartsRef()) {
-      const loc = this.loc()
+      const startTok = this.i
       this.advance()
       if (this.peek() !== T.Ident && !this.keywordStartsRef()) this.unexpected('expected ident')
       const target = this.parseTerm()
@@ -178,7 +178,7 @@ export class Parser extends TokenCursor {
       if (this.peek() !== T.As) this.unexpected('expected as keyword')
       this.advance()
       const value = this.parseInExpr(true)
-      withs.push({ type: 'with', target, value, location: this.span(loc) })
+      withs.push({ type: 'with', target, value, location: this.spanFrom(startTok) })
     }
     return withs
   }
@@ -303,18 +303,18 @@ export class Parser extends TokenCursor {
   /** term := primary { ref-or-call suffix }, see the grammar at the top of the file. */
   parseTerm(): Term {
     this.enter()
-    const first = this.loc()
+    const firstTok = this.i
     let term: Term
     let unaryMinus = false
     const kind = this.keywordStartsRef() ? T.Ident : this.peek()
     switch (kind) {
       case T.Null:
-        term = { type: 'null', value: null, location: first }
+        term = { type: 'null', value: null, location: this.loc() }
         this.advance()
         break
       case T.True:
       case T.False:
-        term = { type: 'boolean', value: kind === T.True, location: first }
+        term = { type: 'boolean', value: kind === T.True, location: this.loc() }
         this.advance()
         break
       case T.Sub: {
@@ -360,7 +360,8 @@ export class Parser extends TokenCursor {
         this.advance()
         term = {
           ...inner,
-          location: { ...(inner.location as Location), text: this.text.slice(first.offset, this.lastEnd) },
+          // As in OPA: the inner term's position, with the text widened to include the parentheses.
+          location: this.span({ ...(inner.location as Location), offset: this.start(firstTok) }),
         }
         break
       }
@@ -373,6 +374,7 @@ export class Parser extends TokenCursor {
     }
     term = this.parseTermSuffix(term, false)
     if (unaryMinus) {
+      const first = this.loc(firstTok)
       const zero: NumberTerm = { type: 'number', value: '0', location: first }
       term = this.callTerm([this.operatorTerm('minus', first), zero, term], first)
     }
@@ -421,7 +423,7 @@ export class Parser extends TokenCursor {
         this.advance()
         const word = this.toks.kinds[this.i] as TokenKind
         if ((word !== T.Ident && !isKeywordKind(word)) || this.spaced()) this.unexpected('expected ident')
-        ref.push({ type: 'string', value: this.tokText(), location: this.loc() })
+        ref.push({ type: 'string', value: this.internedText(), location: this.loc() })
         this.advance()
       } else if (k === T.LBrack) {
         this.advance()
@@ -461,7 +463,7 @@ export class Parser extends TokenCursor {
 
   /** var := ident; `_` becomes a fresh wildcard `$N`. */
   protected parseVar(): VarTerm {
-    const text = this.tokText()
+    const text = this.internedText()
     const location = this.loc()
     this.advance()
     if (text === '_') return { type: 'var', value: `$${this.wildcard++}`, location }
@@ -475,7 +477,7 @@ export class Parser extends TokenCursor {
 
   /** number := ["-"] ( digits ["." digits] | "." digits ) [exponent], kept as written. */
   protected parseNumber(): NumberTerm {
-    const loc = this.loc()
+    const startTok = this.i
     let prefix = ''
     if (this.peek() === T.Sub) {
       prefix = '-'
@@ -497,7 +499,7 @@ export class Parser extends TokenCursor {
     const value = prefix + lit
     if (numberTooBig(value)) this.fail('number too big', this.loc())
     this.advance()
-    return { type: 'number', value, location: this.span(loc) }
+    return { type: 'number', value, location: this.spanFrom(startTok) }
   }
 
   /** string := '"' chars '"' | '`' raw chars '`' */
@@ -507,7 +509,7 @@ export class Parser extends TokenCursor {
     this.advance()
     if (lit.charCodeAt(0) === 96) return { type: 'string', value: lit.slice(1, -1), location }
     const inner = lit.slice(1, -1)
-    if (!inner.includes('\\')) return { type: 'string', value: inner, location }
+    if (!inner.includes('\\')) return { type: 'string', value: this.intern(inner), location }
     try {
       return { type: 'string', value: JSON.parse(lit) as string, location }
     } catch {
@@ -517,7 +519,7 @@ export class Parser extends TokenCursor {
 
   /** template := '$"' { chars | "{" literal "}" } '"' (or the raw form with backticks) */
   protected parseTemplateString(): TemplateStringTerm {
-    const loc = this.loc()
+    const startTok = this.i
     const multiLine = this.peek() === T.RawTemplatePart || this.peek() === T.RawTemplateEnd
     const parts: Array<Term | Expr> = []
     for (let first = true; ; first = false) {
@@ -553,16 +555,20 @@ export class Parser extends TokenCursor {
         this.unexpected('expected } to end template string expression')
     }
     this.advance()
-    return { type: 'templatestring', value: { parts, multi_line: multiLine }, location: this.span(loc) }
+    return {
+      type: 'templatestring',
+      value: { parts, multi_line: multiLine },
+      location: this.spanFrom(startTok),
+    }
   }
 
   /** array := "[" [ term-list ] "]" | "[" term "|" query "]" */
   protected parseArray(): Term {
-    const loc = this.loc()
+    const loc = this.i
     this.advance()
     if (this.peek() === T.RBrack) {
       this.advance()
-      return { type: 'array', value: [], location: this.span(loc) }
+      return { type: 'array', value: [], location: this.spanFrom(loc) }
     }
     let potentialComprehension = true
     if (this.peek() === T.Comma) {
@@ -574,23 +580,24 @@ export class Parser extends TokenCursor {
     const head = this.parseTerm()
     if (this.peek() === T.RBrack) {
       this.advance()
-      return { type: 'array', value: [head], location: this.span(loc) }
+      return { type: 'array', value: [head], location: this.spanFrom(loc) }
     }
     if (this.peek() === T.Comma) {
       this.advance()
       const items = this.parseTermList(T.RBrack, [head])
       this.advance()
-      return { type: 'array', value: items, location: this.span(loc) }
+      return { type: 'array', value: items, location: this.spanFrom(loc) }
     }
     if (this.peek() === T.Or && potentialComprehension) {
       this.advance()
       const body = this.tryBody(T.RBrack)
-      if (body) return { type: 'arraycomprehension', value: { term: head, body }, location: this.span(loc) }
+      if (body)
+        return { type: 'arraycomprehension', value: { term: head, body }, location: this.spanFrom(loc) }
     }
     this.restore(saved)
     const items = this.parseTermList(T.RBrack, [])
     this.advance()
-    return { type: 'array', value: items, location: this.span(loc) }
+    return { type: 'array', value: items, location: this.spanFrom(loc) }
   }
 
   /**
@@ -608,11 +615,11 @@ export class Parser extends TokenCursor {
 
   /** set-or-object := "{" [ term-list | pair-list ] "}" | set/object comprehension */
   protected parseSetOrObject(): Term {
-    const loc = this.loc()
+    const loc = this.i
     this.advance()
     if (this.peek() === T.RBrace) {
       this.advance()
-      return { type: 'object', value: [], location: this.span(loc) }
+      return { type: 'object', value: [], location: this.spanFrom(loc) }
     }
     let potentialComprehension = true
     if (this.peek() === T.Comma) {
@@ -640,29 +647,29 @@ export class Parser extends TokenCursor {
     this.unexpected('non-terminated set')
   }
 
-  private parseSet(saved: SavedState, head: Term, potentialComprehension: boolean, loc: Location): Term {
+  private parseSet(saved: SavedState, head: Term, potentialComprehension: boolean, loc: number): Term {
     if (this.peek() === T.RBrace) {
       this.advance()
-      return { type: 'set', value: [head], location: this.span(loc) }
+      return { type: 'set', value: [head], location: this.spanFrom(loc) }
     }
     if (this.peek() === T.Comma) {
       this.advance()
       const items = this.parseTermList(T.RBrace, [head])
       this.advance()
-      return { type: 'set', value: items, location: this.span(loc) }
+      return { type: 'set', value: items, location: this.spanFrom(loc) }
     }
     if (potentialComprehension) {
       this.advance()
       const body = this.tryBody(T.RBrace)
-      if (body) return { type: 'setcomprehension', value: { term: head, body }, location: this.span(loc) }
+      if (body) return { type: 'setcomprehension', value: { term: head, body }, location: this.spanFrom(loc) }
     }
     this.restore(saved)
     const items = this.parseTermList(T.RBrace, [])
     this.advance()
-    return { type: 'set', value: items, location: this.span(loc) }
+    return { type: 'set', value: items, location: this.spanFrom(loc) }
   }
 
-  private parseObject(key: Term, potentialComprehension: boolean, loc: Location): Term {
+  private parseObject(key: Term, potentialComprehension: boolean, loc: number): Term {
     this.advance()
     const saved = this.save()
     let potentialRelation = true
@@ -687,21 +694,21 @@ export class Parser extends TokenCursor {
     this.unexpected('non-terminated object')
   }
 
-  private parseObjectFinish(key: Term, value: Term, potentialComprehension: boolean, loc: Location): Term {
+  private parseObjectFinish(key: Term, value: Term, potentialComprehension: boolean, loc: number): Term {
     if (this.peek() === T.RBrace) {
       this.advance()
-      return { type: 'object', value: [[key, value]], location: this.span(loc) }
+      return { type: 'object', value: [[key, value]], location: this.spanFrom(loc) }
     }
     if (this.peek() === T.Or) {
       if (!potentialComprehension) this.unexpected('non-terminated object')
       this.advance()
       const body = this.parseBody(T.RBrace)
-      return { type: 'objectcomprehension', value: { key, value, body }, location: this.span(loc) }
+      return { type: 'objectcomprehension', value: { key, value, body }, location: this.spanFrom(loc) }
     }
     this.advance() // the comma
     const pairs = this.parseTermPairList(T.RBrace, [[key, value]])
     this.advance()
-    const term: ObjectTerm = { type: 'object', value: pairs, location: this.span(loc) }
+    const term: ObjectTerm = { type: 'object', value: pairs, location: this.spanFrom(loc) }
     return term
   }
 

@@ -12,6 +12,42 @@ export interface Excerpt {
   idx: number
 }
 
+/**
+ * A location whose `text` is sliced from the source only when read. Parsing a large policy creates
+ * millions of locations; not materialising their text up front roughly halves the garbage the parser
+ * produces. The source is held in a private field, so copies (spread, `structuredClone`, JSON) never
+ * drag the whole file along; they keep `file`, `row`, `col` and `offset`.
+ */
+export class SourceLocation implements Location {
+  file: string
+  row: number
+  col: number
+  offset: number
+  /** End offset (exclusive) of the located text. */
+  end: number
+  #source: string
+
+  constructor(source: string, file: string, row: number, col: number, offset: number, end: number) {
+    this.file = file
+    this.row = row
+    this.col = col
+    this.offset = offset
+    this.end = end
+    this.#source = source
+  }
+
+  get text(): string {
+    return this.#source.slice(this.offset, this.end)
+  }
+
+  /** Replaces the text (rare: generated nodes); the location then describes `text` alone. */
+  set text(text: string) {
+    this.#source = text
+    this.offset = 0
+    this.end = text.length
+  }
+}
+
 /** One source file. Row and column numbers are 1-based, as OPA reports them. */
 export class Source {
   readonly file: string
@@ -49,7 +85,7 @@ export class Source {
   /** A location covering `[start, end)`. */
   location(start: number, end: number): Location {
     const { row, col } = this.position(start)
-    return { file: this.file, row, col, text: this.text.slice(start, end), offset: start }
+    return new SourceLocation(this.text, this.file, row, col, start, end)
   }
 
   /** The text of 1-based line `row`, without its line break. */
