@@ -12,6 +12,7 @@ import { BITS } from './bits.js'
 import { CASTS } from './casts.js'
 import { COMPARISON } from './comparison.js'
 import type { BuiltinContext } from './context.js'
+import { CRYPTO } from './crypto.js'
 import type {
   AsyncBuiltin,
   Builtin,
@@ -50,6 +51,7 @@ export const DEFAULT_BUILTINS: readonly Builtin[] = [
   ...BITS,
   ...CASTS,
   ...COMPARISON,
+  ...CRYPTO,
   ...ENCODING,
   ...GLOB,
   ...GRAPH,
