@@ -43,6 +43,10 @@ export interface EvalPolicy {
   root: VNode
   data: Value
   builtins: ReadonlyMap<string, Builtin>
+  /** For `rego.metadata.*`: the annotations of the rule containing a call. */
+  regoMetadata?: BuiltinContext['regoMetadata']
+  /** For `rego.parse_module`. */
+  parseModule?: BuiltinContext['parseModule']
 }
 
 /** Per-query options. */

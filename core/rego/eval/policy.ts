@@ -9,11 +9,14 @@ import { DEFAULT_BUILTINS, indexBuiltins } from '../builtins/registry.js'
 import { lookupFromDeclarations } from '../compiler/builtin-info.js'
 import { Compiler, type QueryContext } from '../compiler/compiler.js'
 import { compileQuery } from '../compiler/query.js'
-import type { Body, Module } from '../syntax/ast.js'
+import type { Body, Location, Module } from '../syntax/ast.js'
+import { toOpaJson } from '../syntax/json.js'
+import { parseModule } from '../syntax/module-parser.js'
 import { parseQuery } from '../syntax/query.js'
 import { fromJS, isObject, ObjectValue, type Value } from '../values/index.js'
 import type { EvalPolicy } from './evaluator.js'
 import type { VNode } from './ir.js'
+import { metadataLookup } from './metadata.js'
 import { type PrepareContext, prepareBody, prepareRuleTree, Scope } from './prepare.js'
 import { PreparedQuery } from './query.js'
 
@@ -38,6 +41,17 @@ export class Policy implements EvalPolicy {
   data: Value
   readonly builtins: ReadonlyMap<string, Builtin>
   readonly #queries = new Map<string, PreparedQuery>()
+  #metadata: ReturnType<typeof metadataLookup> | undefined
+
+  /** Annotations for `rego.metadata.chain()` / `rego.metadata.rule()` (built on first use). */
+  readonly regoMetadata = (location?: Location) => {
+    this.#metadata ??= metadataLookup(this.compiler)
+    return this.#metadata(location)
+  }
+
+  /** `rego.parse_module`: OPA's AST JSON of a module, as a value; throws the parse errors. */
+  readonly parseModule = (filename: string, text: string): Value =>
+    fromJS(toOpaJson(parseModule(text, { file: filename })))
 
   constructor(compiler: Compiler, root: VNode, data: Value, builtins: ReadonlyMap<string, Builtin>) {
     this.compiler = compiler

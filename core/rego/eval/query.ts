@@ -59,7 +59,7 @@ export class PreparedQuery {
 
   /** Evaluates synchronously; throws `AsyncCallNeeded` if an asynchronous built-in is called. */
   evalSync(options: QueryOptions = {}, asyncResults?: Map<string, Value | typeof UNDEFINED>): QueryRun {
-    const ctx = options.ctx ?? lazyContext(options.strictBuiltinErrors === true)
+    const ctx = options.ctx ?? lazyContext(this.policy, options.strictBuiltinErrors === true)
     const e = new Evaluator(this.policy, { ...options, ctx, ...(asyncResults ? { asyncResults } : {}) })
     const frame = new Frame(this.names.length, this.names)
     const results: QueryResult[] = []
@@ -77,7 +77,7 @@ export class PreparedQuery {
    * attempt that completes.
    */
   async eval(options: QueryOptions = {}): Promise<QueryRun> {
-    const base = options.ctx ?? lazyContext(options.strictBuiltinErrors === true)
+    const base = options.ctx ?? lazyContext(this.policy, options.strictBuiltinErrors === true)
     const known = new Map<string, Value | typeof UNDEFINED>()
     for (;;) {
       const printed: Array<[string, Location | undefined]> = []
@@ -126,10 +126,12 @@ export class PreparedQuery {
  * A built-in context whose clock and cache are created on first use: most evaluations call no
  * built-in that needs them, and reading the clock costs more than a simple evaluation.
  */
-function lazyContext(strictBuiltinErrors: boolean): BuiltinContext {
+function lazyContext(policy: EvalPolicy, strictBuiltinErrors: boolean): BuiltinContext {
   let timeNs: bigint | undefined
   let cache: Map<string, unknown> | undefined
   return {
+    ...(policy.regoMetadata ? { regoMetadata: policy.regoMetadata } : {}),
+    ...(policy.parseModule ? { parseModule: policy.parseModule } : {}),
     strictBuiltinErrors,
     random: Math.random,
     print: (message) => process.stderr.write(`${message}\n`),

@@ -1,0 +1,125 @@
+/**
+ * What `rego.metadata.chain()` and `rego.metadata.rule()` return for the rule containing a call,
+ * built from the `# METADATA` blocks the parser attached, in OPA's order: the rule's own
+ * (rule-scoped) annotations, the document-scoped ones for its path, the package's, then
+ * `subpackages` annotations of enclosing packages.
+ */
+import type { RegoMetadata } from '../builtins/context.js'
+import type { Compiler } from '../compiler/compiler.js'
+import { groundPrefix } from '../compiler/terms.js'
+import type { Annotations, Location, Module, Rule, Term } from '../syntax/ast.js'
+import { fromJS, ObjectValue, type Value } from '../values/index.js'
+import { constantValue } from './prepare.js'
+
+interface Located {
+  rule: Rule
+  module: Module
+  start: number
+  end: number
+}
+
+/** The annotations of a block as OPA's `toObject` writes them. */
+export function annotationValue(a: Annotations): Value {
+  const out: Record<string, unknown> = {}
+  if (a.scope) out.scope = a.scope
+  if (a.title) out.title = a.title
+  if (a.entrypoint) out.entrypoint = true
+  if (a.description) out.description = a.description
+  if (a.organizations?.length) out.organizations = a.organizations
+  if (a.relatedResources?.length) {
+    out.related_resources = a.relatedResources.map((r) =>
+      r.description ? { ref: r.ref, description: r.description } : { ref: r.ref },
+    )
+  }
+  if (a.authors?.length)
+    out.authors = a.authors.map((x) => (x.email ? { name: x.name, email: x.email } : { name: x.name }))
+  if (a.schemas?.length) {
+    out.schemas = a.schemas.map((s) => {
+      const o: Record<string, unknown> = { path: s.path.map(termText) }
+      if (s.schema) o.schema = s.schema.map(termText)
+      if (s.definition !== undefined) o.definition = s.definition
+      return o
+    })
+  }
+  if (a.custom && Object.keys(a.custom).length > 0) out.custom = a.custom
+  return fromJS(out)
+}
+
+function termText(t: Term): unknown {
+  if (t.type === 'var' || t.type === 'string') return t.value
+  return constantValue(t) ?? null
+}
+
+function pathOf(terms: Term[]): Value[] {
+  return terms.slice(1).map((t) => (t.type === 'var' ? t.value : (constantValue(t) ?? null)))
+}
+
+function key(path: Value[]): string {
+  return JSON.stringify(path)
+}
+
+/** Builds the lookup the built-in context exposes as `regoMetadata(location)`. */
+export function metadataLookup(c: Compiler): (location?: Location) => RegoMetadata | undefined {
+  const located: Located[] = []
+  const documents = new Map<string, Annotations[]>()
+  const packages = new Map<string, Annotations[]>()
+  const subpackages = new Map<string, Annotations[]>()
+  for (const module of c.sortedModules()) {
+    const pkg = key(pathOf(module.package.path))
+    for (const a of module.annotations) {
+      if (a.target !== 'package') continue
+      const map = a.scope === 'subpackages' ? subpackages : packages
+      map.set(pkg, [...(map.get(pkg) ?? []), a])
+    }
+    for (const rule of module.rules) {
+      const loc = rule.location
+      // The parser's locations carry `end`; plain ones (copies) may only have `text`.
+      const end =
+        (loc as (Location & { end?: number }) | undefined)?.end ??
+        (loc ? loc.offset + (loc.text?.length ?? 0) : 0)
+      if (loc) located.push({ rule, module, start: loc.offset, end })
+      const path = key(rulePath(module, rule))
+      for (const a of rule.annotations ?? []) {
+        if (a.scope !== 'document') continue
+        const list = documents.get(path) ?? []
+        if (!list.includes(a)) list.push(a)
+        documents.set(path, list)
+      }
+    }
+  }
+  return (location) => {
+    if (!location) return undefined
+    const hit = located.find(
+      (l) => l.rule.location?.file === location.file && l.start <= location.offset && location.offset < l.end,
+    )
+    if (!hit) return undefined
+    const rp = rulePath(hit.module, hit.rule)
+    const ruleScoped = (hit.rule.annotations ?? [])
+      .filter((a) => a.scope === 'rule')
+      .sort((a, b) => (b.location?.row ?? 0) - (a.location?.row ?? 0))
+    const chain: Value[] = []
+    const entry = (path: Value[], a?: Annotations): Value => {
+      const o = new ObjectValue().set('path', path)
+      if (a) o.set('annotations', annotationValue(a))
+      return o
+    }
+    if (ruleScoped.length > 0) for (const a of ruleScoped) chain.push(entry(rp, a))
+    else chain.push(entry(rp))
+    for (const a of documents.get(key(rp)) ?? []) chain.push(entry(rp, a))
+    const pkgPath = pathOf(hit.module.package.path)
+    for (const a of packages.get(key(pkgPath)) ?? []) chain.push(entry(pkgPath, a))
+    for (let i = pkgPath.length; i > 0; i--) {
+      for (const a of subpackages.get(key(pkgPath.slice(0, i))) ?? [])
+        chain.push(entry(pkgPath.slice(0, i), a))
+    }
+    const first = ruleScoped[0]
+    return { chain, rule: first ? annotationValue(first) : new ObjectValue() }
+  }
+}
+
+function rulePath(module: Module, rule: Rule): Value[] {
+  return [
+    ...pathOf(module.package.path),
+    ...groundPrefix(rule.head.ref).map((t) => (t.type === 'var' ? t.value : (constantValue(t) ?? null))),
+  ]
+}
