@@ -1,0 +1,60 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runRegent } from '../support/run-cli.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'regent-check-'))
+mkdirSync(join(dir, 'ok'))
+writeFileSync(join(dir, 'ok', 'a.rego'), 'package a\n\nallow if input.x\n')
+writeFileSync(join(dir, 'ok', 'b.rego'), 'package b\n\ndeny contains 1 if input.y\n')
+writeFileSync(join(dir, 'ok', 'notes.txt'), 'not rego')
+mkdirSync(join(dir, 'broken'))
+writeFileSync(join(dir, 'broken', 'c.rego'), 'package c\n\np := [\n\nq := 1 +\n\nr := )\n')
+writeFileSync(join(dir, 'broken', 'v0.rego'), 'package d\n\np[x] { x := 1 }\n')
+
+describe('regent check', () => {
+  it('is silent and exits 0 when every file parses', async () => {
+    const { code, stdout, stderr } = await runRegent(['check', join(dir, 'ok')])
+    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: '', stderr: '' })
+  })
+
+  it('prints all errors with locations and exits 1', async () => {
+    const { code, stdout } = await runRegent(['check', join(dir, 'broken')])
+    expect(code).toBe(1)
+    // c.rego: the unclosed array (reported where `q :=` breaks it) and `r := )`, after recovery;
+    // v0.rego: the two v1 keyword errors.
+    expect(stdout).toMatch(/^4 errors occurred:\n/)
+    expect(stdout).toContain(`${join(dir, 'broken', 'c.rego')}:5:3: rego_parse_error`)
+    expect(stdout).toContain(`${join(dir, 'broken', 'c.rego')}:7:6: rego_parse_error: unexpected ) token`)
+    expect(stdout).toContain('`if` keyword is required before rule body')
+  })
+
+  it('prints OPA error JSON with -f json', async () => {
+    const { code, stdout } = await runRegent(['check', '-f', 'json', join(dir, 'broken', 'v0.rego')])
+    expect(code).toBe(1)
+    const out = JSON.parse(stdout) as { errors: Array<{ code: string; location: { row: number } }> }
+    expect(out.errors.map((e) => [e.code, e.location.row])).toEqual([
+      ['rego_parse_error', 3],
+      ['rego_parse_error', 3],
+    ])
+  })
+
+  it('stops after --max-errors and says so', async () => {
+    const { code, stdout } = await runRegent(['check', '-m', '1', '-f', 'json', join(dir, 'broken')])
+    expect(code).toBe(1)
+    const out = JSON.parse(stdout) as { errors: Array<{ message: string }> }
+    expect(out.errors.map((e) => e.message)).toEqual([expect.any(String), 'error limit reached'])
+  })
+
+  it('accepts v0 syntax with --v0-compatible', async () => {
+    const { code } = await runRegent(['check', '--v0-compatible', join(dir, 'broken', 'v0.rego')])
+    expect(code).toBe(0)
+  })
+
+  it('reports a missing path without a stack trace', async () => {
+    const { code, stderr } = await runRegent(['check', join(dir, 'nope.rego')])
+    expect(code).toBe(1)
+    expect(stderr).toMatch(/^regent: ENOENT/)
+  })
+})

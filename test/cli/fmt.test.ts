@@ -1,0 +1,66 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runRegent } from '../support/run-cli.js'
+
+const UGLY = 'package a\nallow if {input.x == 1}\n'
+const PRETTY = 'package a\n\nallow if input.x == 1\n'
+
+function fixture(): { dir: string; ugly: string; pretty: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'regent-fmt-'))
+  const ugly = join(dir, 'ugly.rego')
+  const pretty = join(dir, 'pretty.rego')
+  writeFileSync(ugly, UGLY)
+  writeFileSync(pretty, PRETTY)
+  return { dir, ugly, pretty }
+}
+
+describe('regent fmt', () => {
+  it('formats stdin to stdout', async () => {
+    const { code, stdout } = await runRegent(['fmt'], { stdin: UGLY })
+    expect(code).toBe(0)
+    expect(stdout).toBe(PRETTY)
+  })
+
+  it('prints formatted files, lists the ones that differ, shows a diff and fails with --fail', async () => {
+    const { dir, ugly } = fixture()
+    expect((await runRegent(['fmt', ugly])).stdout).toBe(PRETTY)
+    const list = await runRegent(['fmt', '-l', dir])
+    expect(list).toMatchObject({ code: 0, stdout: `${ugly}\n` })
+    const diff = await runRegent(['fmt', '-d', ugly])
+    expect(diff.stdout).toContain('\n-allow if {input.x == 1}\n')
+    expect(diff.stdout).toContain('\n+allow if input.x == 1\n')
+    expect(diff.stdout).toMatch(/^diff a\/.*ugly\.rego b\/.*ugly\.rego\n/)
+    const fail = await runRegent(['fmt', '-l', '--fail', dir])
+    expect(fail.code).toBe(1)
+  })
+
+  it('rewrites files with -w and then has nothing left to change', async () => {
+    const { dir, ugly } = fixture()
+    expect((await runRegent(['fmt', '-w', dir])).code).toBe(0)
+    expect(readFileSync(ugly, 'utf8')).toBe(PRETTY)
+    expect(await runRegent(['fmt', '-l', '--fail', dir])).toMatchObject({ code: 0, stdout: '' })
+  })
+
+  it('converts v0 to v1 with --v0-v1 and keeps v0 with --v0-compatible', async () => {
+    const v0 = 'package a\n\np[x] {\n\tx := 1\n}\n'
+    expect((await runRegent(['fmt', '--v0-v1'], { stdin: v0 })).stdout).toBe(
+      'package a\n\np contains x if {\n\tx := 1\n}\n',
+    )
+    expect((await runRegent(['fmt', '--v0-compatible'], { stdin: v0 })).stdout).toBe(v0)
+  })
+
+  it('reports parse errors on stderr with exit 1', async () => {
+    const { code, stdout, stderr } = await runRegent(['fmt'], { stdin: 'package a\np := \n' })
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toContain('stdin:3:1: rego_parse_error')
+  })
+
+  it('refuses -w on stdin as a usage error', async () => {
+    const { code, stderr } = await runRegent(['fmt', '-w'], { stdin: UGLY })
+    expect(code).toBe(2)
+    expect(stderr).toContain('--write needs file paths')
+  })
+})

@@ -1,0 +1,70 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runRegent } from '../support/run-cli.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'regent-parse-'))
+const good = join(dir, 'good.rego')
+writeFileSync(good, 'package a\n\n# note\nallow if input.user == "alice"\n')
+const bad = join(dir, 'bad.rego')
+writeFileSync(bad, 'package a\n\nallow if {\n\tinput.user ==\n}\n')
+
+describe('regent parse', () => {
+  it('prints OPA AST JSON, with comments and without locations by default', async () => {
+    const { code, stdout } = await runRegent(['parse', good, '-f', 'json'])
+    expect(code).toBe(0)
+    const ast = JSON.parse(stdout) as {
+      package: unknown
+      rules: Array<{ head: unknown }>
+      comments: unknown[]
+    }
+    expect(ast.package).toEqual({
+      path: [
+        { type: 'var', value: 'data' },
+        { type: 'string', value: 'a' },
+      ],
+    })
+    expect(ast.rules[0]?.head).toEqual({
+      name: 'allow',
+      ref: [{ type: 'var', value: 'allow' }],
+      value: { type: 'boolean', value: true },
+    })
+    expect(ast.comments).toHaveLength(1)
+    expect(stdout).not.toContain('"location"')
+  })
+
+  it('adds locations and drops comments with --json-include', async () => {
+    const { code, stdout } = await runRegent([
+      'parse',
+      good,
+      '-f',
+      'json',
+      '--json-include',
+      'locations,-comments',
+    ])
+    expect(code).toBe(0)
+    const ast = JSON.parse(stdout) as Record<string, unknown>
+    expect(ast).not.toHaveProperty('comments')
+    expect(stdout).toContain(`"location": {\n`)
+    expect(stdout).toContain('"row": 4')
+  })
+
+  it('prints a tree by default', async () => {
+    const { code, stdout } = await runRegent(['parse', good])
+    expect(code).toBe(0)
+    expect(stdout.split('\n').slice(0, 3)).toEqual(['module', ' package', '  ref'])
+  })
+
+  it('reports parse errors with location and caret, exit 1', async () => {
+    const { code, stdout } = await runRegent(['parse', bad])
+    expect(code).toBe(1)
+    expect(stdout).toBe(`1 error occurred: ${bad}:5:1: rego_parse_error: unexpected } token\n\t}\n\t^\n`)
+  })
+
+  it('rejects an unknown format as a usage error (exit 2)', async () => {
+    const { code, stderr } = await runRegent(['parse', good, '-f', 'yaml'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('yaml')
+  })
+})
