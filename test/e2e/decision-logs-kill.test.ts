@@ -83,7 +83,7 @@ describe('decision logs under SIGKILL', () => {
     }
     while (kills < KILLS) {
       if (kills % 2 === 0) {
-        await sleep(200 + Math.random() * 400)
+        await sleep(100 + Math.random() * 300)
         await kill()
       } else {
         // Kill as an upload arrives upstream: accepted there, not yet deleted by the relay.

@@ -17,7 +17,7 @@ import { bigReqId, decisionId, gzipChunks, makeEvents, postAll } from '../suppor
 const ADMIN = 'e2e-admin-token-logs-0123456789'
 const auth = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' }
 const AGENTS = ['agent-a', 'agent-b', 'agent-c', 'agent-d']
-const PER_AGENT = 5_000
+const PER_AGENT = 2_500
 
 describe('decision logs from agents through regent relay to regent service', () => {
   const dir = mkdtempSync(join(tmpdir(), 'regent-e2e-logs-service-'))
@@ -41,7 +41,7 @@ describe('decision logs from agents through regent relay to regent service', () 
     return match ? Number(match[1]) : 0
   }
 
-  it('holds decisions while the service is down and delivers each once, numbers intact', async () => {
+  it('holds 10,000 decisions while the service is down and delivers each once, numbers intact', async () => {
     service = await startService('127.0.0.1:0')
     const serviceAddr = service.url.replace(/^http:\/\//, '')
     const created = await request(`${service.url}/v1/systems`, {
