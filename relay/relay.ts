@@ -8,15 +8,16 @@ import { randomUUID } from 'node:crypto'
 import { accessSync, constants, mkdirSync } from 'node:fs'
 import type { Hono } from 'hono'
 import type { Logger } from 'pino'
-import { type AppEnv, parseAddress, type RunningServer, startServer } from '../core/http/index.js'
+import { type AppEnv, parseAddress } from '../core/http/index.js'
 import { createRelayApp } from './app.js'
 import { BundleCache } from './bundles/bundle-cache.js'
 import { BundleDiskStore } from './bundles/disk-store.js'
 import { LongPollWaiters } from './bundles/waiters.js'
 import type { RelayConfig } from './config.js'
 import { DiscoveredBundles } from './discovery.js'
+import { bundleFastPath } from './fast-path.js'
 import { createRelayMetrics } from './metrics.js'
-import { startTlsServer } from './serve-tls.js'
+import { startRelayServer } from './server.js'
 import { AgentStatuses } from './status/agent-statuses.js'
 import { type RelayStatusSources, relayStatusReport } from './status/relay-status.js'
 import { StatusForwarder } from './status/status-forwarder.js'
@@ -151,18 +152,23 @@ export async function startRelay(options: StartRelayOptions): Promise<RunningRel
 
   const { host, port } = parseAddress(options.addr ?? section.addr)
   const auth = section.agent_auth
-  const server: RunningServer =
-    auth.type === 'mtls'
-      ? await startTlsServer({
-          fetch: app.fetch,
-          host,
-          port,
-          logger,
-          cert: auth.cert,
-          privateKey: auth.private_key,
-          clientCa: auth.client_ca,
-        })
-      : await startServer({ fetch: app.fetch, host, port, logger, name: 'relay' })
+  const server = await startRelayServer({
+    fetch: app.fetch,
+    fastPath: bundleFastPath({
+      cache,
+      metrics,
+      logger,
+      maxWaitSeconds: section.long_poll.max_wait_seconds,
+      enabled: auth.type !== 'bearer',
+    }),
+    host,
+    port,
+    logger,
+    tls:
+      auth.type === 'mtls'
+        ? { cert: auth.cert, privateKey: auth.private_key, clientCa: auth.client_ca }
+        : undefined,
+  })
 
   pool.start()
   const statusClient = statusService ? services.get(statusService) : undefined

@@ -6,7 +6,7 @@
  */
 import type { Context, Hono } from 'hono'
 import { type AppEnv, HttpError, notFound, serviceUnavailable } from '../../core/http/index.js'
-import type { BundleCache } from '../bundles/bundle-cache.js'
+import type { BundleCache, ServedBundle, TargetState } from '../bundles/bundle-cache.js'
 import type { RelayMetrics } from '../metrics.js'
 import { normaliseResource } from '../targets.js'
 import { LONG_POLL_CONTENT_TYPE } from '../upstream/fetch-bundle.js'
@@ -47,50 +47,81 @@ export function installBundleRoutes(app: Hono<AppEnv>, options: BundleRouteOptio
   app.get('/v1/*', (c) => serveBundle(c, options))
 }
 
+/** What to answer a bundle request with. */
+export type BundleAnswer =
+  | { status: 200 | 304; served: ServedBundle }
+  | { status: 503; reason: 'too_many_waiters' }
+
+/**
+ * Decides the answer for a served target: 304 when `If-None-Match` names the current ETag, else
+ * 200; with `wait`, a matching request is first held until a newer bundle is promoted or the
+ * wait (capped at `maxWaitSeconds`) passes. Shared by the app route and the fast path.
+ */
+export async function answerBundle(
+  cache: BundleCache,
+  state: TargetState,
+  current: ServedBundle,
+  ifNoneMatch: string | undefined,
+  waitSeconds: number | undefined,
+  maxWaitSeconds: number,
+  signal?: AbortSignal,
+): Promise<BundleAnswer> {
+  let served = current
+  if (matchesEtag(ifNoneMatch, served.etag) && waitSeconds !== undefined) {
+    const deadline = Date.now() + Math.min(waitSeconds, maxWaitSeconds) * 1000
+    while (matchesEtag(ifNoneMatch, served.etag)) {
+      const remaining = deadline - Date.now()
+      if (remaining <= 0) break
+      const waiting = cache.waiters.wait(state.target.resource, remaining, signal)
+      if (!waiting) return { status: 503, reason: 'too_many_waiters' }
+      const outcome = await waiting
+      served = state.served ?? served
+      if (outcome !== 'promoted') break
+    }
+  }
+  return { status: matchesEtag(ifNoneMatch, served.etag) ? 304 : 200, served }
+}
+
+/** The error agents get when max_waiters is reached (503 + Retry-After: 1, OPA backs off). */
+export const TOO_MANY_WAITERS = {
+  code: 'too_many_waiters',
+  message: 'too many agents are long-polling; retry shortly',
+}
+
 async function serveBundle(c: Context<AppEnv>, options: BundleRouteOptions): Promise<Response> {
   const { cache, metrics } = options
   const resource = normaliseResource(c.req.path.slice('/v1/'.length))
   const state = cache.get(resource)
   if (!state) throw notFound(`no bundle is served at /v1/${resource}`)
   const label = state.target.name
-  let served = state.served
+  const served = state.served
   if (!served) {
     throw serviceUnavailable(`bundle ${label} has no verified copy yet; the relay is still fetching it`, 5)
   }
-  const ifNoneMatch = c.req.header('If-None-Match')
   const waitSeconds = parseWaitSeconds(c.req.header('Prefer'))
-  if (matchesEtag(ifNoneMatch, served.etag) && waitSeconds !== undefined) {
-    const deadline = Date.now() + Math.min(waitSeconds, options.maxWaitSeconds) * 1000
-    while (served && matchesEtag(ifNoneMatch, served.etag)) {
-      const remaining = deadline - Date.now()
-      if (remaining <= 0) break
-      const waiting = cache.waiters.wait(resource, remaining, c.req.raw.signal)
-      if (!waiting) {
-        metrics.longPollRejected.inc()
-        throw new HttpError(
-          503,
-          'too_many_waiters',
-          'too many agents are long-polling; retry shortly',
-          undefined,
-          {
-            'Retry-After': '1',
-          },
-        )
-      }
-      const outcome = await waiting
-      served = state.served
-      if (outcome !== 'promoted') break
-    }
+  const answer = await answerBundle(
+    cache,
+    state,
+    served,
+    c.req.header('If-None-Match'),
+    waitSeconds,
+    options.maxWaitSeconds,
+    c.req.raw.signal,
+  )
+  if (answer.status === 503) {
+    metrics.longPollRejected.inc()
+    throw new HttpError(503, TOO_MANY_WAITERS.code, TOO_MANY_WAITERS.message, undefined, {
+      'Retry-After': '1',
+    })
   }
-  if (!served || matchesEtag(ifNoneMatch, served.etag)) {
-    metrics.agentBundleResponses.inc({ bundle: label, code: '304' })
+  metrics.agentBundleResponses.inc({ bundle: label, code: String(answer.status) })
+  if (answer.status === 304) {
     // NOTE(relay): an empty string, not null, keeps @hono/node-server on its fast path (a null
     // body builds a full WHATWG Response per request, ~3x the cost of the whole 304).
-    return c.newResponse('', { status: 304, headers: served ? { ETag: served.etag } : {} })
+    return c.newResponse('', { status: 304, headers: { ETag: answer.served.etag } })
   }
-  metrics.agentBundleResponses.inc({ bundle: label, code: '200' })
-  return c.body(served.bytes as Uint8Array<ArrayBuffer>, 200, {
-    ETag: served.etag,
+  return c.body(answer.served.bytes as Uint8Array<ArrayBuffer>, 200, {
+    ETag: answer.served.etag,
     'Content-Type': waitSeconds !== undefined ? LONG_POLL_CONTENT_TYPE : 'application/gzip',
   })
 }

@@ -163,7 +163,9 @@ async function startRelayProcess(dir: string, upstreamUrl: string): Promise<Targ
   writeFileSync(
     config,
     `services: { up: { url: "${upstreamUrl}/v1" } }
-bundles: { bench: { polling: { min_delay_seconds: 60, max_delay_seconds: 120, long_polling_timeout_seconds: 60 } } }
+bundles:
+  bench: { polling: { min_delay_seconds: 60, max_delay_seconds: 120, long_polling_timeout_seconds: 60 } }
+  small: { polling: { min_delay_seconds: 60, max_delay_seconds: 120, long_polling_timeout_seconds: 60 } }
 relay: { long_poll: { max_waiters: ${AGENTS * 2} } }
 `,
   )
@@ -191,6 +193,7 @@ relay: { long_poll: { max_waiters: ${AGENTS * 2} } }
 
 /** 1,000 agents long-poll the relay; one promotion must wake them all. */
 async function longPollWake(relay: Target, promote: () => void) {
+  await waitUntil(async () => (await headEtag(relay.url)) !== '', 10_000, 'bundle served')
   const agent = new Agent({ connections: null, keepAliveTimeout: 60_000 })
   const woken: number[] = []
   const base = new URL(relay.url).origin
@@ -242,6 +245,7 @@ export async function run(): Promise<void> {
     })
     writeFileSync(join(dir, 'bundle.tar.gz'), bytes)
     upstream.setBundle('/v1/bundles/bench', bytes, '"bench-1"')
+    upstream.setBundle('/v1/bundles/small', await makeBundle({ revision: 'small-1' }), '"small-1"')
     console.log(
       `   bundle: ${(bytes.byteLength / 1024 / 1024).toFixed(2)} MB; ${CONNECTIONS} connections, ${LOAD_MS / 1000} s per run`,
     )
@@ -272,13 +276,24 @@ export async function run(): Promise<void> {
     }
     console.log(`   relay RSS after load: ${rssMb(relay.pid)}`)
 
+    // Wake-up latency on a small bundle (the time is the relay's, not 1 GB of transfer), then
+    // the same with the 1 MB bundle, where delivering 1,000 copies dominates.
+    const smallUrl = relay.url.replace(/bench$/, 'small')
+    const small = { ...relay, url: smallUrl, etag: await headEtag(smallUrl) }
+    const smallNext = await makeBundle({ revision: 'small-2' })
+    const quick = await longPollWake(small, () =>
+      upstream.setBundle('/v1/bundles/small', smallNext, '"small-2"'),
+    )
+    console.log(
+      `   ${AGENTS} long-polling agents, small bundle: ${quick.ok} got it; first woken ${quick.firstMs.toFixed(0)} ms after the upstream change (download + verify + promote), all within ${quick.spreadMs.toFixed(0)} ms of the first (last at ${quick.lastMs.toFixed(0)} ms)`,
+    )
     const next = await makeBundle({
       revision: 'bench-2',
       data: { blob: randomBytes(1000 * 1024).toString('hex') },
     })
     const wake = await longPollWake(relay, () => upstream.setBundle('/v1/bundles/bench', next, '"bench-2"'))
     console.log(
-      `   ${AGENTS} long-polling agents: ${wake.ok} got the new bundle; first woken ${wake.firstMs.toFixed(0)} ms after the upstream change (download + verify + promote), last ${wake.lastMs.toFixed(0)} ms: all woken within ${wake.spreadMs.toFixed(0)} ms of the first; all ${AGENTS} MB delivered after ${wake.bodiesMs.toFixed(0)} ms`,
+      `   ${AGENTS} long-polling agents, 1 MB bundle: ${wake.ok} got it; first woken ${wake.firstMs.toFixed(0)} ms after the upstream change, last ${wake.lastMs.toFixed(0)} ms; all ${AGENTS} copies delivered after ${wake.bodiesMs.toFixed(0)} ms`,
     )
     console.log(`   relay RSS after the wake-up: ${rssMb(relay.pid)}`)
   } finally {

@@ -63,6 +63,16 @@ labels: { team: t1 }
     const stale = await request(`${relay.url}${PATH}`, { headers: { 'If-None-Match': '"old"' } })
     expect(stale.statusCode).toBe(200)
     await stale.body.dump()
+    // Plain polls take the fast path: same headers, request ids echoed, responses counted.
+    const traced = await request(`${relay.url}${PATH}`, {
+      headers: { 'If-None-Match': '"up-1"', 'X-Request-Id': 'trace-1' },
+    })
+    expect(traced.statusCode).toBe(304)
+    expect(traced.headers['x-request-id']).toBe('trace-1')
+    await traced.body.dump()
+    const counted = await (await request(`${relay.url}/metrics`)).body.text()
+    expect(metricValue(counted, 'regent_relay_agent_bundle_responses_total', 'code="304"')).toBe(2)
+    expect(metricValue(counted, 'regent_relay_agent_bundle_responses_total', 'code="200"')).toBe(2)
     const missing = await request(`${relay.url}/v1/bundles/nope`)
     expect(missing.statusCode).toBe(404)
     expect(await missing.body.json()).toEqual({
@@ -314,5 +324,62 @@ relay: { storage: { persistent: ${persistent} } }
       5000,
       'served from memory',
     )
+  })
+
+  it('caps held long polls (503 + Retry-After) and releases the slot of an agent that goes away', async () => {
+    upstream.setBundle(PATH, await makeBundle({ revision: 'r1' }), '"e1"')
+    relay = await startTestRelay(
+      relayConfig(`
+services: { up: { url: "${upstream.url}/v1" } }
+bundles: { authz: {} }
+relay: { long_poll: { max_waiters: 1 } }
+`),
+      dir.dir,
+    )
+    await eventually(async () => (await request(`${relay!.url}/health/ready`)).statusCode === 200)
+    const held = { 'If-None-Match': '"e1"', Prefer: 'modes=snapshot,delta;wait=30' }
+    const abort = new AbortController()
+    const first = request(`${relay.url}${PATH}`, { headers: held, signal: abort.signal }).catch(
+      () => undefined,
+    )
+    const waiters = async () =>
+      metricValue(
+        await (await request(`${relay!.url}/metrics`)).body.text(),
+        'regent_relay_long_poll_waiters',
+      )
+    await eventually(async () => (await waiters()) === 1, 5000, 'one waiter')
+    const refused = await request(`${relay.url}${PATH}`, { headers: held })
+    expect(refused.statusCode).toBe(503)
+    expect(refused.headers['retry-after']).toBe('1')
+    expect(((await refused.body.json()) as { code: string }).code).toBe('too_many_waiters')
+    abort.abort()
+    await first
+    await eventually(async () => (await waiters()) === 0, 5000, 'slot released')
+  })
+
+  it('long-polls through the app route too when agents need a bearer token', async () => {
+    upstream.setBundle(PATH, await makeBundle({ revision: 'r1' }), '"e1"')
+    relay = await startTestRelay(
+      relayConfig(`
+services: { up: { url: "${upstream.url}/v1" } }
+bundles: { authz: { polling: { min_delay_seconds: 1, max_delay_seconds: 1, long_polling_timeout_seconds: 5 } } }
+relay: { agent_auth: { type: bearer, tokens: [t0k] } }
+`),
+      dir.dir,
+    )
+    const agent = new AgentSimulator({
+      url: `${relay.url}${PATH}`,
+      longPollSeconds: 30,
+      headers: { Authorization: 'Bearer t0k' },
+    })
+    agent.start()
+    try {
+      await agent.waitForRevision('r1')
+      upstream.setBundle(PATH, await makeBundle({ revision: 'r2' }), '"e2"')
+      await agent.waitForRevision('r2', 5000)
+      expect(agent.longPolling).toBe(true)
+    } finally {
+      await agent.stop()
+    }
   })
 })
