@@ -48,6 +48,11 @@ export class Forwarder {
   private drainDeadline = Number.POSITIVE_INFINITY
   /** Raw bytes per gzip byte seen in recent batches; starts cautious (1) and adapts. */
   private ratio = 1
+  /**
+   * Below `max_batch_bytes` once the upstream refused a batch of some size with 413: later
+   * batches are cut to fit instead of being refused and split every time.
+   */
+  private learnedLimit = Number.POSITIVE_INFINITY
   private readonly status: ForwarderState = { state: 'idle', consecutiveFailures: 0, lastError: null }
 
   constructor(
@@ -121,7 +126,8 @@ export class Forwarder {
 
   /** Claims the oldest events that fit in one gzip batch, with the batch compressed. */
   private async nextBatch(): Promise<{ batch: Batch; gzipped: Buffer } | undefined> {
-    const { max_batch_bytes: limit, max_batch_events: maxEvents } = this.config.upload
+    const { max_batch_events: maxEvents } = this.config.upload
+    const limit = Math.min(this.config.upload.max_batch_bytes, this.learnedLimit)
     let batch = this.buffer.claim(maxEvents, Math.max(1, Math.floor(limit * this.ratio * 0.95)))
     if (!batch) return undefined
     let body = encodeArray(batch.texts)
@@ -151,6 +157,7 @@ export class Forwarder {
       if (result.kind === 'delivered') {
         this.buffer.acknowledge(batch, firstSeq, lastSeq)
       } else if (result.kind === 'too_large' && part.to - part.from > 1) {
+        this.learnedLimit = Math.max(1024, Math.min(this.learnedLimit, Math.floor(body.length * 0.9)))
         const middle = part.from + Math.floor((part.to - part.from) / 2)
         this.logger.warn(
           { events: part.to - part.from },

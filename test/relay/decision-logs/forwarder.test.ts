@@ -83,6 +83,13 @@ describe('decision-log forwarder', () => {
     expect(upstream.accepted()).toEqual(events)
     expect(upstream.requests.some((r) => r.status === 413)).toBe(true)
     expect(logs.status().upload.dead_lettered_events).toBe(0)
+    // The forwarder learned the upstream's limit: later batches fit without another 413.
+    const before = upstream.requests.length
+    const more = makeEvents('b', 0, 120)
+    await post(more)
+    await upstream.waitFor(() => upstream.acceptedCount >= 240)
+    expect(upstream.accepted().slice(120)).toEqual(more)
+    expect(upstream.requests.slice(before).filter((r) => r.status === 413)).toEqual([])
   })
 
   it('dead-letters a lone event larger than the upstream accepts, without blocking the rest', async () => {
