@@ -129,6 +129,10 @@ export async function startRelay(options: StartRelayOptions): Promise<RunningRel
   })
   discovery = new DiscoveredBundles(config, pool, logger)
   for (const target of targets) await pool.add(target)
+  const discoveryTarget = targets.find((t) => t.kind === 'discovery')
+  // NOTE(relay): agents booted against a Local Plane name discovery without a prefix, so OPA
+  // asks for `bundles/<name>`; serve the discovery bundle there too when nothing else is.
+  if (discoveryTarget) cache.alias(`bundles/${discoveryTarget.name}`, discoveryTarget.resource)
 
   const extensions: RelayExtension[] = []
   for (const make of options.extensions ?? []) extensions.push(await make(context))

@@ -46,6 +46,7 @@ export interface TargetState {
 /** Served bundles by resource, with promotion and wake-up. */
 export class BundleCache {
   private readonly byResource = new Map<string, TargetState>()
+  private readonly aliases = new Map<string, TargetState>()
 
   constructor(
     readonly waiters: LongPollWaiters,
@@ -62,9 +63,20 @@ export class BundleCache {
     return state
   }
 
-  /** The state of the target served at `resource` (no slashes at either end). */
+  /** The state of the target served at `resource` (no slashes at either end), aliases included. */
   get(resource: string): TargetState | undefined {
-    return this.byResource.get(resource)
+    return this.byResource.get(resource) ?? this.aliases.get(resource)
+  }
+
+  /**
+   * Also serves the target at `resource` at `alias`, unless something else is served there.
+   * Returns whether the alias was added.
+   */
+  alias(alias: string, resource: string): boolean {
+    const state = this.byResource.get(resource)
+    if (!state || this.byResource.has(alias) || this.aliases.has(alias)) return false
+    this.aliases.set(alias, state)
+    return true
   }
 
   /** Every target's state, in registration order. */

@@ -54,6 +54,10 @@ discovery: { name: discovery, resource: /systems/abc/discovery, polling: { min_d
     )
     const d = await request(`${relay.url}/v1/systems/abc/discovery`)
     expect(Buffer.from(await d.body.arrayBuffer()).equals(Buffer.from(disco))).toBe(true)
+    // Agents that name discovery without a prefix ask OPA's default `bundles/<name>`.
+    const alias = await request(`${relay.url}/v1/bundles/discovery`)
+    expect(alias.headers.etag).toBe('"d1"')
+    expect(Buffer.from(await alias.body.arrayBuffer()).equals(Buffer.from(disco))).toBe(true)
 
     await relay.stop()
     await upstream.stop()
