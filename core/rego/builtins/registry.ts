@@ -26,6 +26,7 @@ import { BuiltinCallError, BuiltinError, OperandError } from './errors.js'
 import { GLOB } from './glob.js'
 import { GRAPH } from './graph.js'
 import { JSON_BUILTINS } from './json.js'
+import { JWT } from './jwt.js'
 import { NET } from './net.js'
 import { NUMBERS } from './numbers.js'
 import { OBJECTS } from './objects.js'
@@ -56,6 +57,7 @@ export const DEFAULT_BUILTINS: readonly Builtin[] = [
   ...GLOB,
   ...GRAPH,
   ...JSON_BUILTINS,
+  ...JWT,
   ...NET,
   ...NUMBERS,
   ...OBJECTS,

@@ -37,7 +37,10 @@ export function nameValue(name: Asn1): ObjectValue {
       else if (oid === '2.5.4.5') serial = text
       else {
         const field = NAME_FIELDS[oid]
-        if (field) (lists[field] ??= []).push(text)
+        if (field) {
+          lists[field] ??= []
+          lists[field].push(text)
+        }
       }
     }
   }

@@ -1,0 +1,187 @@
+/**
+ * JWS algorithms and keys for io.jwt.*: keys come as PEM certificates, PEM public keys, JWKs or
+ * JWK sets; signing and verification use node:crypto synchronously.
+ *
+ * NOTE(builtins): jose's sign and verify functions are asynchronous (WebCrypto), while built-ins
+ * run synchronously inside the evaluator, so the JWS primitives here use node:crypto directly.
+ */
+import {
+  constants,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  sign as cryptoSign,
+  verify as cryptoVerify,
+  type KeyObject,
+  timingSafeEqual,
+  X509Certificate,
+} from 'node:crypto'
+import { BuiltinError } from './errors.js'
+
+/** JWS algorithms OPA supports. */
+export type JwsAlg =
+  | 'HS256'
+  | 'HS384'
+  | 'HS512'
+  | 'RS256'
+  | 'RS384'
+  | 'RS512'
+  | 'PS256'
+  | 'PS384'
+  | 'PS512'
+  | 'ES256'
+  | 'ES384'
+  | 'ES512'
+  | 'EdDSA'
+
+const HASH: Record<string, string> = { '256': 'sha256', '384': 'sha384', '512': 'sha512' }
+
+/** True for the algorithms above. */
+export function isJwsAlg(alg: unknown): alg is JwsAlg {
+  return typeof alg === 'string' && /^(HS|RS|PS|ES)(256|384|512)$|^EdDSA$/.test(alg)
+}
+
+/** A verification key: an HMAC secret or a public key (with its JWK kid/alg when known). */
+export type VerifyKey =
+  | { kind: 'secret'; secret: Buffer }
+  | { kind: 'public'; key: KeyObject; kid?: string; alg?: string }
+
+function keyFamily(alg: JwsAlg): string {
+  return alg.slice(0, 2)
+}
+
+/** Verifies `signature` over `input` with `alg`; false when the key does not fit the algorithm. */
+export function verifySignature(alg: JwsAlg, input: string, signature: Buffer, key: VerifyKey): boolean {
+  const family = keyFamily(alg)
+  if (family === 'HS') {
+    if (key.kind !== 'secret') return false
+    const mac = createHmac(HASH[alg.slice(2)] as string, key.secret)
+      .update(input)
+      .digest()
+    return mac.length === signature.length && timingSafeEqual(mac, signature)
+  }
+  if (key.kind !== 'public') return false
+  const type = key.key.asymmetricKeyType
+  try {
+    switch (family) {
+      case 'RS':
+        return (
+          type === 'rsa' && cryptoVerify(HASH[alg.slice(2)] as string, Buffer.from(input), key.key, signature)
+        )
+      case 'PS':
+        return (
+          (type === 'rsa' || type === 'rsa-pss') &&
+          cryptoVerify(
+            HASH[alg.slice(2)] as string,
+            Buffer.from(input),
+            {
+              key: key.key,
+              padding: constants.RSA_PKCS1_PSS_PADDING,
+              saltLength: constants.RSA_PSS_SALTLEN_AUTO,
+            },
+            signature,
+          )
+        )
+      case 'ES':
+        return (
+          type === 'ec' &&
+          cryptoVerify(
+            HASH[alg.slice(2)] as string,
+            Buffer.from(input),
+            { key: key.key, dsaEncoding: 'ieee-p1363' },
+            signature,
+          )
+        )
+      default:
+        return (
+          (type === 'ed25519' || type === 'ed448') &&
+          cryptoVerify(null, Buffer.from(input), key.key, signature)
+        )
+    }
+  } catch {
+    return false
+  }
+}
+
+/** Signs `input` with a private JWK (or an `oct` secret). */
+export function signWithJwk(alg: JwsAlg, input: string, jwk: Record<string, unknown>): Buffer {
+  const family = keyFamily(alg)
+  if (family === 'HS') {
+    if (jwk.kty !== 'oct' || typeof jwk.k !== 'string')
+      throw new BuiltinError(`invalid key for ${alg}: expected an "oct" JWK`)
+    return createHmac(HASH[alg.slice(2)] as string, Buffer.from(jwk.k, 'base64url'))
+      .update(input)
+      .digest()
+  }
+  let key: KeyObject
+  try {
+    key = createPrivateKey({ key: jwk as never, format: 'jwk' })
+  } catch (err) {
+    throw new BuiltinError(`failed to parse private JWK: ${err instanceof Error ? err.message : String(err)}`)
+  }
+  const data = Buffer.from(input)
+  switch (family) {
+    case 'RS':
+      return cryptoSign(HASH[alg.slice(2)] as string, data, key)
+    case 'PS': {
+      const digestLength = Number(alg.slice(2)) / 8
+      return cryptoSign(HASH[alg.slice(2)] as string, data, {
+        key,
+        padding: constants.RSA_PKCS1_PSS_PADDING,
+        saltLength: digestLength,
+      })
+    }
+    case 'ES':
+      return cryptoSign(HASH[alg.slice(2)] as string, data, { key, dsaEncoding: 'ieee-p1363' })
+    default:
+      return cryptoSign(null, data, key)
+  }
+}
+
+/** Public keys from a certificate, a PEM public key, a JWK or a JWK set (OPA's key formats). */
+export function publicKeys(text: string): VerifyKey[] {
+  if (text.startsWith('-----BEGIN CERTIFICATE-----')) {
+    try {
+      return [{ kind: 'public', key: new X509Certificate(text).publicKey }]
+    } catch {
+      throw new BuiltinError('failed to extract a Key from the PEM certificate')
+    }
+  }
+  if (text.startsWith('-----BEGIN')) {
+    try {
+      return [{ kind: 'public', key: createPublicKey(text) }]
+    } catch {
+      throw new BuiltinError('failed to extract a Key from the PEM certificate')
+    }
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw new BuiltinError('failed to parse a JWK key (set)')
+  }
+  const list = Array.isArray((parsed as { keys?: unknown }).keys)
+    ? (parsed as { keys: unknown[] }).keys
+    : [parsed]
+  const out: VerifyKey[] = []
+  for (const jwk of list) {
+    if (typeof jwk !== 'object' || jwk === null) throw new BuiltinError('failed to parse a JWK key (set)')
+    const j = jwk as Record<string, unknown>
+    try {
+      if (j.kty === 'oct' && typeof j.k === 'string')
+        out.push({ kind: 'secret', secret: Buffer.from(j.k, 'base64url') })
+      else {
+        const key = createPublicKey({ key: j as never, format: 'jwk' })
+        out.push({
+          kind: 'public',
+          key,
+          ...(typeof j.kid === 'string' ? { kid: j.kid } : {}),
+          ...(typeof j.alg === 'string' ? { alg: j.alg } : {}),
+        })
+      }
+    } catch {
+      throw new BuiltinError('failed to parse a JWK key (set)')
+    }
+  }
+  return out
+}
