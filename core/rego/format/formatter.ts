@@ -4,7 +4,7 @@
  * `contains` in v1, nested infix calls in parentheses, and composites, bodies and `with` chains
  * laid out one item per line when they were written over several lines. Comments stay above the
  * node that follows them or at the end of their line. Terms print through one table keyed by term
- * type (`TERM_PRINTERS`).
+ * type (`TERM_PRINTERS` in terms.ts).
  *
  * Where `opa fmt` would change the AST (`p if { true }` to `p := true`, a number template part to
  * text), this printer keeps the AST; the only intended AST change is v1's `:=` for rule values
@@ -14,73 +14,25 @@ import { formatError, RegoErrors } from '../errors.js'
 import type { Body, Expr, Head, Import, Location, Module, Rule, SomeDecl, Term } from '../syntax/ast.js'
 import { parseModuleWithErrors } from '../syntax/module-parser.js'
 import type { ParseOptions } from '../syntax/parser.js'
-import { closingRow, commentText, UnexpectedComment, Writer } from './writer.js'
+import {
+  compareImports,
+  groundPrefix,
+  hasDynamicRef,
+  isEmptyObject,
+  isSetTerm,
+  isUnionExpr,
+  newlines,
+  refNames,
+  termsEndRow,
+} from './layout.js'
+import { TermPrinter } from './terms.js'
+import { closingRow, commentText, Writer } from './writer.js'
 
 /** Formatting options. */
 export interface FormatOptions {
   /** Syntax to print; defaults to the module's own version. */
   regoVersion?: 'v0' | 'v1'
 }
-
-/** Infix operators: builtin name to symbol and arity. */
-const INFIX: Record<string, [string, number]> = {
-  eq: ['=', 2],
-  assign: [':=', 2],
-  equal: ['==', 2],
-  neq: ['!=', 2],
-  lt: ['<', 2],
-  lte: ['<=', 2],
-  gt: ['>', 2],
-  gte: ['>=', 2],
-  plus: ['+', 2],
-  minus: ['-', 2],
-  mul: ['*', 2],
-  div: ['/', 2],
-  rem: ['%', 2],
-  and: ['&', 2],
-  or: ['|', 2],
-  'internal.member_2': ['in', 2],
-  'internal.member_3': ['in', 3],
-}
-
-/** Binding strength of infix operators (higher binds tighter), as the parser's ladder orders them. */
-const PRECEDENCE: Record<string, number> = {
-  eq: 0,
-  assign: 0,
-  'internal.member_2': 1,
-  'internal.member_3': 1,
-  equal: 2,
-  neq: 2,
-  lt: 2,
-  lte: 2,
-  gt: 2,
-  gte: 2,
-  or: 3,
-  and: 4,
-  plus: 5,
-  minus: 5,
-  mul: 6,
-  div: 6,
-  rem: 6,
-}
-
-const V1_KEYWORDS = new Set([
-  'as',
-  'contains',
-  'default',
-  'else',
-  'every',
-  'false',
-  'if',
-  'import',
-  'in',
-  'not',
-  'null',
-  'package',
-  'some',
-  'true',
-  'with',
-])
 
 interface Flags {
   v1: boolean
@@ -89,50 +41,19 @@ interface Flags {
   refHeads: boolean
 }
 
-type TermPrinter<T extends Term> = (p: Printer, term: T) => void
-
-/** One printer per term type. */
-const TERM_PRINTERS: { [K in Term['type']]: TermPrinter<Extract<Term, { type: K }>> } = {
-  null: (p) => p.w.write('null'),
-  boolean: (p, t) => p.w.write(String(t.value)),
-  number: (p, t) => p.w.write(t.value),
-  string: (p, t) => p.w.write(stringText(t)),
-  var: (p, t) => p.w.write(t.value.startsWith('$') ? '_' : t.value),
-  ref: (p, t) => p.ref(t.value),
-  array: (p, t) => p.collection('[', ']', t.value, t.location),
-  set: (p, t) => {
-    if (t.value.length === 0) p.w.write('set()')
-    else p.collection('{', '}', t.value, t.location)
-  },
-  object: (p, t) => p.collection('{', '}', t.value, t.location),
-  arraycomprehension: (p, t) => p.comprehension('[', ']', t.value.term, t.value.body, t.location),
-  setcomprehension: (p, t) => p.comprehension('{', '}', t.value.term, t.value.body, t.location),
-  objectcomprehension: (p, t) =>
-    p.comprehension('{', '}', t.value.key, t.value.body, t.location, t.value.value),
-  call: (p, t) => p.call(t.value, false),
-  templatestring: (p, t) => p.templateString(t),
+function byPosition(a: { location?: Location }, b: { location?: Location }): number {
+  return (a.location?.row ?? 0) - (b.location?.row ?? 0) || (a.location?.col ?? 0) - (b.location?.col ?? 0)
 }
 
-/** Prints one module. */
-class Printer {
-  readonly w: Writer
+/** Prints one module: package, imports, rules, bodies and expressions. */
+class ModulePrinter extends TermPrinter {
   private readonly flags: Flags
-  /**
-   * Set when a body line starts: a leading negative number there would continue the previous
-   * line's arithmetic (`a := 1` then `-1` reads as `a := 1 - 1`), so it is printed as `(-1)`.
-   */
-  private lineStart = false
 
   constructor(
     private readonly module: Module,
     version: 'v0' | 'v1',
   ) {
-    this.w = new Writer(
-      [...module.comments].sort(
-        (a, b) =>
-          (a.location?.row ?? 0) - (b.location?.row ?? 0) || (a.location?.col ?? 0) - (b.location?.col ?? 0),
-      ),
-    )
+    super(new Writer([...module.comments].sort(byPosition)))
     const imported = (kw: string) =>
       module.imports.some((i) => {
         const names = refNames(i.path.value)
@@ -441,392 +362,6 @@ class Printer {
       this.term(s)
     }
   }
-
-  /**
-   * A call: infix operators print infix (`x := y`, `z = x + y` for the output form); as operands
-   * (`nested`) they get parentheses; other functions print as `f(a, b)`.
-   */
-  call(terms: Term[], nested: boolean, topLevel = false): void {
-    const w = this.w
-    const [op, ...args] = terms
-    const name = op ? opName(op) : undefined
-    const infix = name ? INFIX[name] : undefined
-    if (
-      !infix ||
-      (args.length !== infix[1] && !(topLevel && args.length === infix[1] + 1 && infix[0] !== 'in'))
-    ) {
-      if (op?.type === 'ref') this.ref(op.value)
-      else if (op) this.term(op)
-      w.write('(')
-      this.iterable(args, op?.location, closingRow(op?.location, '(', ')'))
-      w.write(')')
-      return
-    }
-    if (infix[0] === 'in') {
-      // `k, v in xs` inside a list or call would read as two items, so it keeps parentheses there.
-      this.inOperator(args, nested || (args.length === 3 && !topLevel))
-      return
-    }
-    if (args.length === infix[1] + 1) {
-      this.operand(args[2] as Term)
-      w.write(' = ')
-    }
-    if (nested) w.write('(')
-    this.operand(args[0] as Term, topLevel ? name : undefined, false)
-    w.write(` ${infix[0]} `)
-    this.operand(args[1] as Term, topLevel ? name : undefined, true)
-    if (nested) w.write(')')
-  }
-
-  /**
-   * An operand of an infix call. Nested infix calls get parentheses, as `opa fmt` writes them,
-   * except directly under an expression's top-level operator when precedence makes them
-   * unnecessary (`x := a + b`, `a + (b * c) == d`).
-   */
-  private operand(t: Term, parent?: string, right = false): void {
-    if (t.type !== 'call') {
-      this.term(t)
-      return
-    }
-    this.w.insertComments(t.location)
-    const child = t.value[0] ? opName(t.value[0]) : undefined
-    let parens = true
-    if (parent !== undefined && child !== undefined && INFIX[child]) {
-      const p = PRECEDENCE[parent] ?? 0
-      const c = PRECEDENCE[child] ?? 0
-      parens = c < p || (c === p && (right || p === 0))
-    }
-    this.call(t.value, parens)
-  }
-
-  private inOperator(operands: Term[], parens: boolean): void {
-    const w = this.w
-    if (parens) w.write('(')
-    this.operand(operands[0] as Term)
-    if (operands.length === 3) {
-      w.write(', ')
-      this.operand(operands[1] as Term)
-    }
-    w.write(' in ')
-    this.operand(operands[operands.length - 1] as Term)
-    if (parens) w.write(')')
-  }
-
-  // -------------------------------------------------------------------------------------------------
-  // Terms
-
-  /** Prints a term; when its comments cannot be placed, prints its source text instead. */
-  term(term: Term): void {
-    const w = this.w
-    const saved = {
-      out: w.out,
-      level: w.level,
-      inline: w.inline,
-      head: w.head,
-      beforeEnd: w.beforeEnd,
-    }
-    const lineStart = this.lineStart
-    this.lineStart = false
-    try {
-      w.insertComments(term.location)
-      if (!w.inline) w.startLine()
-      const print = TERM_PRINTERS[term.type] as TermPrinter<Term>
-      if (lineStart && term.type === 'number' && term.value.startsWith('-')) w.write(`(${term.value})`)
-      else print(this, term)
-    } catch (err) {
-      if (!(err instanceof UnexpectedComment) || !term.location?.text) throw err
-      w.out = saved.out
-      w.level = saved.level
-      w.inline = saved.inline
-      w.head = saved.head
-      w.beforeEnd = saved.beforeEnd
-      const loc = term.location
-      w.write(loc.text)
-      w.skipCommentsThrough(loc.row + newlines(loc.text))
-    }
-  }
-
-  ref(ref: Term[], allowKeywords = false): void {
-    const w = this.w
-    const [head, ...path] = ref
-    if (!head) return
-    if (head.type === 'call') {
-      const parens = head.location?.text.startsWith('(') ?? false
-      if (parens) w.write('(')
-      this.call(head.value, false)
-      if (parens) w.write(')')
-    } else this.term(head)
-    for (const t of path) {
-      if (t.type === 'string') {
-        const quoted = t.location?.text.startsWith('"') || t.location?.text.startsWith('`')
-        const keyword = V1_KEYWORDS.has(t.value)
-        if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(t.value) && (!keyword || allowKeywords || !quoted))
-          w.write(`.${t.value}`)
-        else w.write(`[${stringText(t)}]`)
-      } else if (t.type === 'var') {
-        w.write(`[${t.value.startsWith('$') ? '_' : t.value}]`)
-      } else {
-        w.write('[')
-        this.term(t)
-        w.write(']')
-      }
-    }
-  }
-
-  /** Arrays, sets and objects: one line, or one source line per output line with trailing commas. */
-  collection(
-    open: string,
-    close: string,
-    items: Term[] | Array<[Term, Term]>,
-    loc: Location | undefined,
-  ): void {
-    this.w.write(open)
-    this.iterable(items, loc, closingRow(loc, open, close))
-    this.w.write(close)
-  }
-
-  private iterable(
-    items: Array<Term | [Term, Term]>,
-    loc: Location | undefined,
-    close: { row: number },
-  ): void {
-    const w = this.w
-    const lines = groupByRow(items, loc)
-    let multiline = lines.length > 1
-    if (lines.length === 1 && loc) {
-      const row = w.nextCommentRow()
-      if (row > loc.row && row < close.row)
-        throw new UnexpectedComment('comment inside a one-line collection')
-      const first = items[0]
-      const firstLoc = first ? itemLoc(first) : undefined
-      if (firstLoc) {
-        const cut = firstLoc.offset - loc.offset
-        if (cut > 0 && loc.text.slice(0, cut).includes('\n')) multiline = true
-      }
-    }
-    if (multiline) {
-      w.delay = true
-      w.startMultilineSeq()
-    }
-    for (const [i, line] of lines.entries()) {
-      for (const [j, item] of line.entries()) {
-        if (j > 0) w.write(', ')
-        this.item(item)
-      }
-      if (i < lines.length - 1) {
-        w.write(',')
-        w.endLine()
-        w.startLine()
-      }
-    }
-    if (multiline) {
-      w.write(',')
-      w.endLine()
-      w.insertComments(close)
-      w.down()
-      w.startLine()
-    }
-  }
-
-  private item(item: Term | [Term, Term]): void {
-    if (Array.isArray(item)) {
-      this.unionSafe(item[0])
-      this.w.write(': ')
-      this.unionSafe(item[1])
-    } else this.unionSafe(item)
-  }
-
-  /** `a | b` inside a collection would read as a comprehension, so it gets parentheses. */
-  private unionSafe(t: Term): void {
-    if (t.type === 'call' && t.value[0] && opName(t.value[0]) === 'or' && t.value.length === 3) {
-      this.w.write('(')
-      this.term(t)
-      this.w.write(')')
-    } else this.term(t)
-  }
-
-  comprehension(
-    open: string,
-    close: string,
-    head: Term,
-    body: Body,
-    loc: Location | undefined,
-    value?: Term,
-  ): void {
-    const w = this.w
-    w.write(open)
-    if (loc && head.location && head.location.row - loc.row >= 1) {
-      w.endLine()
-      w.startLine()
-    }
-    this.unionSafe(head)
-    if (value) {
-      w.write(': ')
-      this.unionSafe(value)
-    }
-    w.write(' |')
-    this.comprehensionBody(body, head.location, loc, open, close)
-    w.write(close)
-  }
-
-  private comprehensionBody(
-    body: Body,
-    start: Location | undefined,
-    loc: Location | undefined,
-    open: string,
-    close: string,
-  ): void {
-    const w = this.w
-    const rows = new Set(body.map((e) => e.location?.row))
-    const firstRow = body[0]?.location?.row ?? 0
-    if (firstRow - (start?.row ?? firstRow) > 0 || rows.size > 1) {
-      w.endLine()
-      w.up()
-      this.body(body)
-      w.insertComments(closingRow(loc, open, close))
-      w.down()
-      w.startLine()
-      return
-    }
-    w.write(' ')
-    for (const [i, e] of body.entries()) {
-      if (i > 0) w.write('; ')
-      this.expr(e)
-    }
-    w.insertComments(closingRow(loc, open, close))
-  }
-
-  templateString(t: Extract<Term, { type: 'templatestring' }>): void {
-    const w = this.w
-    const multi = t.value.multi_line
-    w.write(multi ? '$`' : '$"')
-    for (const part of t.value.parts) {
-      if (part.type === 'expr') {
-        w.write('{')
-        this.expr(part)
-        w.write('}')
-      } else if (part.type === 'string' && !/^["`]/.test(part.location?.text ?? '')) {
-        const escaped = multi ? part.value : JSON.stringify(part.value).slice(1, -1)
-        w.write(escaped.replaceAll('{', '\\{'))
-      } else {
-        w.write('{')
-        this.term(part)
-        w.write('}')
-      }
-    }
-    w.write(multi ? '`' : '"')
-  }
-}
-
-function stringText(t: Extract<Term, { type: 'string' }>): string {
-  const text = t.location?.text
-  if (text && (text.startsWith('"') || text.startsWith('`')) && text.length >= 2) return text
-  return JSON.stringify(t.value)
-}
-
-function opName(op: Term): string | undefined {
-  if (op.type !== 'ref') return op.type === 'var' ? op.value : undefined
-  const names = refNames(op.value)
-  return names.length === op.value.length ? names.join('.') : undefined
-}
-
-function refNames(ref: Term[]): string[] {
-  const out: string[] = []
-  for (const [i, t] of ref.entries()) {
-    if (i === 0 && t.type === 'var') out.push(t.value)
-    else if (i > 0 && t.type === 'string') out.push(t.value)
-    else break
-  }
-  return out
-}
-
-function compareImports(a: Import, b: Import): number {
-  const pa = a.path.value.map((t) => ('value' in t ? String(t.value) : ''))
-  const pb = b.path.value.map((t) => ('value' in t ? String(t.value) : ''))
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    const c = (pa[i] as string) < (pb[i] as string) ? -1 : (pa[i] as string) > (pb[i] as string) ? 1 : 0
-    if (c !== 0) return c
-  }
-  return pa.length - pb.length || (a.alias ?? '').localeCompare(b.alias ?? '')
-}
-
-function isGroundTerm(t: Term): boolean {
-  return t.type !== 'var' && t.type !== 'ref' && t.type !== 'call' && !t.type.endsWith('comprehension')
-}
-
-function groundPrefix(ref: Term[]): Term[] {
-  const out: Term[] = []
-  for (const [i, t] of ref.entries()) {
-    if (i > 0 && !isGroundTerm(t)) break
-    out.push(t)
-  }
-  return out
-}
-
-function hasDynamicRef(ref: Term[]): boolean {
-  const pos = ref.findIndex((t, i) => i > 0 && !isGroundTerm(t))
-  return pos > 0 && pos < ref.length - 1
-}
-
-function isUnionExpr(expr: Expr): boolean {
-  const t = expr.terms
-  return (
-    !expr.negated &&
-    !expr.with?.length &&
-    Array.isArray(t) &&
-    t.length === 3 &&
-    !!t[0] &&
-    opName(t[0]) === 'or'
-  )
-}
-
-function isEmptyObject(expr: Expr): boolean {
-  return !Array.isArray(expr.terms) && expr.terms.type === 'object' && expr.terms.value.length === 0
-}
-
-function isSetTerm(expr: Expr): boolean {
-  return !expr.negated && !Array.isArray(expr.terms) && expr.terms.type === 'set'
-}
-
-function newlines(s: string): number {
-  let n = 0
-  for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++
-  return n
-}
-
-function itemLoc(item: Term | [Term, Term]): Location | undefined {
-  return Array.isArray(item) ? item[0].location : item.location
-}
-
-/** Groups items by source row: items on the same row share an output line. */
-function groupByRow(
-  items: Array<Term | [Term, Term]>,
-  loc: Location | undefined,
-): Array<Array<Term | [Term, Term]>> {
-  const lines: Array<Array<Term | [Term, Term]>> = []
-  let lastRow = loc?.row ?? 0
-  for (const [i, item] of items.entries()) {
-    const row = itemLoc(item)?.row
-    if (i === 0 || row === undefined || row <= lastRow) {
-      if (lines.length === 0) lines.push([])
-      ;(lines[lines.length - 1] as Array<Term | [Term, Term]>).push(item)
-    } else lines.push([item])
-    if (row !== undefined) lastRow = Math.max(lastRow, row + newlines(itemLoc(item)?.text ?? ''))
-  }
-  return lines.length ? lines : [[]]
-}
-
-/** The last row of an expression's own terms (its `with` modifiers excluded). */
-function termsEndRow(expr: Expr): number {
-  const loc = expr.location
-  if (!loc) return 0
-  let text = loc.text
-  const first = expr.with?.[0]?.location
-  if (first) {
-    const off = first.offset - loc.offset
-    if (off > 0 && off <= text.length) text = text.slice(0, off)
-  }
-  return loc.row + newlines(text.trimEnd())
 }
 
 /**
@@ -836,7 +371,7 @@ function termsEndRow(expr: Expr): number {
  * formatModule(parseModule('package a\np {input.x}')) // 'package a\n\np if input.x\n'
  */
 export function formatModule(module: Module, options: FormatOptions = {}): string {
-  const printer = new Printer(module, options.regoVersion ?? module.regoVersion)
+  const printer = new ModulePrinter(module, options.regoVersion ?? module.regoVersion)
   try {
     return printer.print()
   } catch (err) {

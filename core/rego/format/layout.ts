@@ -1,0 +1,176 @@
+/**
+ * Layout facts the formatter consults: operator symbols and precedence, keyword spellings, how
+ * ref heads and composites were laid out in the source, and small predicates on expressions.
+ */
+import type { Expr, Import, Location, Term } from '../syntax/ast.js'
+
+/** Infix operators: builtin name to symbol and arity. */
+export const INFIX: Record<string, [string, number]> = {
+  eq: ['=', 2],
+  assign: [':=', 2],
+  equal: ['==', 2],
+  neq: ['!=', 2],
+  lt: ['<', 2],
+  lte: ['<=', 2],
+  gt: ['>', 2],
+  gte: ['>=', 2],
+  plus: ['+', 2],
+  minus: ['-', 2],
+  mul: ['*', 2],
+  div: ['/', 2],
+  rem: ['%', 2],
+  and: ['&', 2],
+  or: ['|', 2],
+  'internal.member_2': ['in', 2],
+  'internal.member_3': ['in', 3],
+}
+
+/** Binding strength of infix operators (higher binds tighter), as the parser's ladder orders them. */
+export const PRECEDENCE: Record<string, number> = {
+  eq: 0,
+  assign: 0,
+  'internal.member_2': 1,
+  'internal.member_3': 1,
+  equal: 2,
+  neq: 2,
+  lt: 2,
+  lte: 2,
+  gt: 2,
+  gte: 2,
+  or: 3,
+  and: 4,
+  plus: 5,
+  minus: 5,
+  mul: 6,
+  div: 6,
+  rem: 6,
+}
+
+export const V1_KEYWORDS = new Set([
+  'as',
+  'contains',
+  'default',
+  'else',
+  'every',
+  'false',
+  'if',
+  'import',
+  'in',
+  'not',
+  'null',
+  'package',
+  'some',
+  'true',
+  'with',
+])
+
+export function stringText(t: Extract<Term, { type: 'string' }>): string {
+  const text = t.location?.text
+  if (text && (text.startsWith('"') || text.startsWith('`')) && text.length >= 2) return text
+  return JSON.stringify(t.value)
+}
+
+export function opName(op: Term): string | undefined {
+  if (op.type !== 'ref') return op.type === 'var' ? op.value : undefined
+  const names = refNames(op.value)
+  return names.length === op.value.length ? names.join('.') : undefined
+}
+
+export function refNames(ref: Term[]): string[] {
+  const out: string[] = []
+  for (const [i, t] of ref.entries()) {
+    if (i === 0 && t.type === 'var') out.push(t.value)
+    else if (i > 0 && t.type === 'string') out.push(t.value)
+    else break
+  }
+  return out
+}
+
+export function compareImports(a: Import, b: Import): number {
+  const pa = a.path.value.map((t) => ('value' in t ? String(t.value) : ''))
+  const pb = b.path.value.map((t) => ('value' in t ? String(t.value) : ''))
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const c = (pa[i] as string) < (pb[i] as string) ? -1 : (pa[i] as string) > (pb[i] as string) ? 1 : 0
+    if (c !== 0) return c
+  }
+  return pa.length - pb.length || (a.alias ?? '').localeCompare(b.alias ?? '')
+}
+
+export function isGroundTerm(t: Term): boolean {
+  return t.type !== 'var' && t.type !== 'ref' && t.type !== 'call' && !t.type.endsWith('comprehension')
+}
+
+export function groundPrefix(ref: Term[]): Term[] {
+  const out: Term[] = []
+  for (const [i, t] of ref.entries()) {
+    if (i > 0 && !isGroundTerm(t)) break
+    out.push(t)
+  }
+  return out
+}
+
+export function hasDynamicRef(ref: Term[]): boolean {
+  const pos = ref.findIndex((t, i) => i > 0 && !isGroundTerm(t))
+  return pos > 0 && pos < ref.length - 1
+}
+
+export function isUnionExpr(expr: Expr): boolean {
+  const t = expr.terms
+  return (
+    !expr.negated &&
+    !expr.with?.length &&
+    Array.isArray(t) &&
+    t.length === 3 &&
+    !!t[0] &&
+    opName(t[0]) === 'or'
+  )
+}
+
+export function isEmptyObject(expr: Expr): boolean {
+  return !Array.isArray(expr.terms) && expr.terms.type === 'object' && expr.terms.value.length === 0
+}
+
+export function isSetTerm(expr: Expr): boolean {
+  return !expr.negated && !Array.isArray(expr.terms) && expr.terms.type === 'set'
+}
+
+export function newlines(s: string): number {
+  let n = 0
+  for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++
+  return n
+}
+
+export function itemLoc(item: Term | [Term, Term]): Location | undefined {
+  return Array.isArray(item) ? item[0].location : item.location
+}
+
+/** Groups items by source row: items on the same row share an output line. */
+export function groupByRow(
+  items: Array<Term | [Term, Term]>,
+  loc: Location | undefined,
+): Array<Array<Term | [Term, Term]>> {
+  const lines: Array<Array<Term | [Term, Term]>> = []
+  let lastRow = loc?.row ?? 0
+  for (const [i, item] of items.entries()) {
+    const row = itemLoc(item)?.row
+    if (i === 0 || row === undefined || row <= lastRow) {
+      if (lines.length === 0) lines.push([])
+      ;(lines[lines.length - 1] as Array<Term | [Term, Term]>).push(item)
+    } else lines.push([item])
+    if (row !== undefined) lastRow = Math.max(lastRow, row + newlines(itemLoc(item)?.text ?? ''))
+  }
+  return lines.length ? lines : [[]]
+}
+
+/** The last row of an expression's own terms (its `with` modifiers excluded). */
+export function termsEndRow(expr: Expr): number {
+  const loc = expr.location
+  if (!loc) return 0
+  let text = loc.text
+  const first = expr.with?.[0]?.location
+  if (first) {
+    const off = first.offset - loc.offset
+    if (off > 0 && off <= text.length) text = text.slice(0, off)
+  }
+  return loc.row + newlines(text.trimEnd())
+}

@@ -1,0 +1,336 @@
+/**
+ * Printing of terms: the printer table keyed by term type (`TERM_PRINTERS`), refs, composites
+ * (one line, or one source line per output line), comprehensions, calls with infix operators and
+ * template strings. Statements and bodies are printed by the module printer in formatter.ts.
+ */
+import type { Body, Expr, Location, Term } from '../syntax/ast.js'
+import {
+  groupByRow,
+  INFIX,
+  itemLoc,
+  newlines,
+  opName,
+  PRECEDENCE,
+  stringText,
+  V1_KEYWORDS,
+} from './layout.js'
+import { closingRow, UnexpectedComment, type Writer } from './writer.js'
+
+type PrintTerm<T extends Term> = (p: TermPrinter, term: T) => void
+
+/** One printer per term type. */
+const TERM_PRINTERS: { [K in Term['type']]: PrintTerm<Extract<Term, { type: K }>> } = {
+  null: (p) => p.w.write('null'),
+  boolean: (p, t) => p.w.write(String(t.value)),
+  number: (p, t) => p.w.write(t.value),
+  string: (p, t) => p.w.write(stringText(t)),
+  var: (p, t) => p.w.write(t.value.startsWith('$') ? '_' : t.value),
+  ref: (p, t) => p.ref(t.value),
+  array: (p, t) => p.collection('[', ']', t.value, t.location),
+  set: (p, t) => {
+    if (t.value.length === 0) p.w.write('set()')
+    else p.collection('{', '}', t.value, t.location)
+  },
+  object: (p, t) => p.collection('{', '}', t.value, t.location),
+  arraycomprehension: (p, t) => p.comprehension('[', ']', t.value.term, t.value.body, t.location),
+  setcomprehension: (p, t) => p.comprehension('{', '}', t.value.term, t.value.body, t.location),
+  objectcomprehension: (p, t) =>
+    p.comprehension('{', '}', t.value.key, t.value.body, t.location, t.value.value),
+  call: (p, t) => p.call(t.value, false),
+  templatestring: (p, t) => p.templateString(t),
+}
+
+/** Prints terms; subclasses print the statements and bodies that contain them. */
+export abstract class TermPrinter {
+  readonly w: Writer
+  /**
+   * Set when a body line starts: a leading negative number there would continue the previous
+   * line's arithmetic (`a := 1` then `-1` reads as `a := 1 - 1`), so it is printed as `(-1)`.
+   */
+  protected lineStart = false
+
+  constructor(w: Writer) {
+    this.w = w
+  }
+
+  /** Prints a body, one expression per line. */
+  abstract body(body: Body): void
+
+  /** Prints one expression. */
+  abstract expr(expr: Expr): void
+
+  /**
+   * A call: infix operators print infix (`x := y`, `z = x + y` for the output form); as operands
+   * (`nested`) they get parentheses; other functions print as `f(a, b)`.
+   */
+  call(terms: Term[], nested: boolean, topLevel = false): void {
+    const w = this.w
+    const [op, ...args] = terms
+    const name = op ? opName(op) : undefined
+    const infix = name ? INFIX[name] : undefined
+    if (
+      !infix ||
+      (args.length !== infix[1] && !(topLevel && args.length === infix[1] + 1 && infix[0] !== 'in'))
+    ) {
+      if (op?.type === 'ref') this.ref(op.value)
+      else if (op) this.term(op)
+      w.write('(')
+      this.iterable(args, op?.location, closingRow(op?.location, '(', ')'))
+      w.write(')')
+      return
+    }
+    if (infix[0] === 'in') {
+      // `k, v in xs` inside a list or call would read as two items, so it keeps parentheses there.
+      this.inOperator(args, nested || (args.length === 3 && !topLevel))
+      return
+    }
+    if (args.length === infix[1] + 1) {
+      this.operand(args[2] as Term)
+      w.write(' = ')
+    }
+    if (nested) w.write('(')
+    this.operand(args[0] as Term, topLevel ? name : undefined, false)
+    w.write(` ${infix[0]} `)
+    this.operand(args[1] as Term, topLevel ? name : undefined, true)
+    if (nested) w.write(')')
+  }
+
+  /**
+   * An operand of an infix call. Nested infix calls get parentheses, as `opa fmt` writes them,
+   * except directly under an expression's top-level operator when precedence makes them
+   * unnecessary (`x := a + b`, `a + (b * c) == d`).
+   */
+  protected operand(t: Term, parent?: string, right = false): void {
+    if (t.type !== 'call') {
+      this.term(t)
+      return
+    }
+    this.w.insertComments(t.location)
+    const child = t.value[0] ? opName(t.value[0]) : undefined
+    let parens = true
+    if (parent !== undefined && child !== undefined && INFIX[child]) {
+      const p = PRECEDENCE[parent] ?? 0
+      const c = PRECEDENCE[child] ?? 0
+      parens = c < p || (c === p && (right || p === 0))
+    }
+    this.call(t.value, parens)
+  }
+
+  protected inOperator(operands: Term[], parens: boolean): void {
+    const w = this.w
+    if (parens) w.write('(')
+    this.operand(operands[0] as Term)
+    if (operands.length === 3) {
+      w.write(', ')
+      this.operand(operands[1] as Term)
+    }
+    w.write(' in ')
+    this.operand(operands[operands.length - 1] as Term)
+    if (parens) w.write(')')
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Terms
+
+  /** Prints a term; when its comments cannot be placed, prints its source text instead. */
+  term(term: Term): void {
+    const w = this.w
+    const saved = {
+      out: w.out,
+      level: w.level,
+      inline: w.inline,
+      head: w.head,
+      beforeEnd: w.beforeEnd,
+    }
+    const lineStart = this.lineStart
+    this.lineStart = false
+    try {
+      w.insertComments(term.location)
+      if (!w.inline) w.startLine()
+      const print = TERM_PRINTERS[term.type] as PrintTerm<Term>
+      if (lineStart && term.type === 'number' && term.value.startsWith('-')) w.write(`(${term.value})`)
+      else print(this, term)
+    } catch (err) {
+      if (!(err instanceof UnexpectedComment) || !term.location?.text) throw err
+      w.out = saved.out
+      w.level = saved.level
+      w.inline = saved.inline
+      w.head = saved.head
+      w.beforeEnd = saved.beforeEnd
+      const loc = term.location
+      w.write(loc.text)
+      w.skipCommentsThrough(loc.row + newlines(loc.text))
+    }
+  }
+
+  ref(ref: Term[], allowKeywords = false): void {
+    const w = this.w
+    const [head, ...path] = ref
+    if (!head) return
+    if (head.type === 'call') {
+      const parens = head.location?.text.startsWith('(') ?? false
+      if (parens) w.write('(')
+      this.call(head.value, false)
+      if (parens) w.write(')')
+    } else this.term(head)
+    for (const t of path) {
+      if (t.type === 'string') {
+        const quoted = t.location?.text.startsWith('"') || t.location?.text.startsWith('`')
+        const keyword = V1_KEYWORDS.has(t.value)
+        if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(t.value) && (!keyword || allowKeywords || !quoted))
+          w.write(`.${t.value}`)
+        else w.write(`[${stringText(t)}]`)
+      } else if (t.type === 'var') {
+        w.write(`[${t.value.startsWith('$') ? '_' : t.value}]`)
+      } else {
+        w.write('[')
+        this.term(t)
+        w.write(']')
+      }
+    }
+  }
+
+  /** Arrays, sets and objects: one line, or one source line per output line with trailing commas. */
+  collection(
+    open: string,
+    close: string,
+    items: Term[] | Array<[Term, Term]>,
+    loc: Location | undefined,
+  ): void {
+    this.w.write(open)
+    this.iterable(items, loc, closingRow(loc, open, close))
+    this.w.write(close)
+  }
+
+  protected iterable(
+    items: Array<Term | [Term, Term]>,
+    loc: Location | undefined,
+    close: { row: number },
+  ): void {
+    const w = this.w
+    const lines = groupByRow(items, loc)
+    let multiline = lines.length > 1
+    if (lines.length === 1 && loc) {
+      const row = w.nextCommentRow()
+      if (row > loc.row && row < close.row)
+        throw new UnexpectedComment('comment inside a one-line collection')
+      const first = items[0]
+      const firstLoc = first ? itemLoc(first) : undefined
+      if (firstLoc) {
+        const cut = firstLoc.offset - loc.offset
+        if (cut > 0 && loc.text.slice(0, cut).includes('\n')) multiline = true
+      }
+    }
+    if (multiline) {
+      w.delay = true
+      w.startMultilineSeq()
+    }
+    for (const [i, line] of lines.entries()) {
+      for (const [j, item] of line.entries()) {
+        if (j > 0) w.write(', ')
+        this.item(item)
+      }
+      if (i < lines.length - 1) {
+        w.write(',')
+        w.endLine()
+        w.startLine()
+      }
+    }
+    if (multiline) {
+      w.write(',')
+      w.endLine()
+      w.insertComments(close)
+      w.down()
+      w.startLine()
+    }
+  }
+
+  protected item(item: Term | [Term, Term]): void {
+    if (Array.isArray(item)) {
+      this.unionSafe(item[0])
+      this.w.write(': ')
+      this.unionSafe(item[1])
+    } else this.unionSafe(item)
+  }
+
+  /** `a | b` inside a collection would read as a comprehension, so it gets parentheses. */
+  protected unionSafe(t: Term): void {
+    if (t.type === 'call' && t.value[0] && opName(t.value[0]) === 'or' && t.value.length === 3) {
+      this.w.write('(')
+      this.term(t)
+      this.w.write(')')
+    } else this.term(t)
+  }
+
+  comprehension(
+    open: string,
+    close: string,
+    head: Term,
+    body: Body,
+    loc: Location | undefined,
+    value?: Term,
+  ): void {
+    const w = this.w
+    w.write(open)
+    if (loc && head.location && head.location.row - loc.row >= 1) {
+      w.endLine()
+      w.startLine()
+    }
+    this.unionSafe(head)
+    if (value) {
+      w.write(': ')
+      this.unionSafe(value)
+    }
+    w.write(' |')
+    this.comprehensionBody(body, head.location, loc, open, close)
+    w.write(close)
+  }
+
+  protected comprehensionBody(
+    body: Body,
+    start: Location | undefined,
+    loc: Location | undefined,
+    open: string,
+    close: string,
+  ): void {
+    const w = this.w
+    const rows = new Set(body.map((e) => e.location?.row))
+    const firstRow = body[0]?.location?.row ?? 0
+    if (firstRow - (start?.row ?? firstRow) > 0 || rows.size > 1) {
+      w.endLine()
+      w.up()
+      this.body(body)
+      w.insertComments(closingRow(loc, open, close))
+      w.down()
+      w.startLine()
+      return
+    }
+    w.write(' ')
+    for (const [i, e] of body.entries()) {
+      if (i > 0) w.write('; ')
+      this.expr(e)
+    }
+    w.insertComments(closingRow(loc, open, close))
+  }
+
+  templateString(t: Extract<Term, { type: 'templatestring' }>): void {
+    const w = this.w
+    const multi = t.value.multi_line
+    w.write(multi ? '$`' : '$"')
+    for (const part of t.value.parts) {
+      if (part.type === 'expr') {
+        w.write('{')
+        this.expr(part)
+        w.write('}')
+      } else if (part.type === 'string' && !/^["`]/.test(part.location?.text ?? '')) {
+        const escaped = multi ? part.value : JSON.stringify(part.value).slice(1, -1)
+        w.write(escaped.replaceAll('{', '\\{'))
+      } else {
+        w.write('{')
+        this.term(part)
+        w.write('}')
+      }
+    }
+    w.write(multi ? '`' : '"')
+  }
+}
