@@ -144,6 +144,7 @@ async function runDemo(options: DemoOptions): Promise<void> {
       version: REGENT_VERSION,
       extensions: RELAY_EXTENSIONS,
     })
+    await waitUntilReady(relay.url)
     process.stdout.write(
       banner({ serviceUrl: service.url, relayUrl: relay.url, systemId, adminToken, dir, firstStart }),
     )
@@ -159,6 +160,18 @@ async function runDemo(options: DemoOptions): Promise<void> {
     await running.stop()
     await service.stop()
   })
+}
+
+/** Waits (at most 15 s) for the relay's first verified bundle, so the printed curl lines work at once. */
+async function waitUntilReady(relayUrl: string): Promise<void> {
+  const deadline = Date.now() + 15_000
+  while (Date.now() < deadline) {
+    const res = await request(`${relayUrl}/health/ready`).catch(() => undefined)
+    await res?.body.dump()
+    if (res?.statusCode === 200) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  process.stderr.write('regent demo: the relay has no verified bundle yet; see its log lines\n')
 }
 
 function describeStartError(err: unknown, addr: string): string {
