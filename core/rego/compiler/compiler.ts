@@ -144,7 +144,7 @@ export class Compiler {
       const start = process.hrtime.bigint()
       stage.run(this)
       this.metrics.set(stage.metric, Number(process.hrtime.bigint() - start))
-      if (this.errors.length > 0) throw new RegoErrors(this.errors).sorted()
+      if (this.errors.length > 0) throw sortedErrors(this.errors)
     }
     return this
   }
@@ -265,4 +265,11 @@ export interface CompiledQuery {
   rewrittenVars: Map<string, string>
   /** The user's expressions, when values were captured (`captureValues`). */
   exprs: QueryExprInfo[]
+}
+
+/** Errors sorted as OPA reports them, with "error limit reached" kept last. */
+export function sortedErrors(errors: RegoError[]): RegoErrors {
+  const limit = errors.filter((e) => e.message === 'error limit reached' && !e.location)
+  const rest = new RegoErrors(errors.filter((e) => !limit.includes(e))).sorted()
+  return new RegoErrors([...rest.errors, ...limit])
 }

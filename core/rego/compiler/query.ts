@@ -5,7 +5,13 @@
  */
 import { compileError, type RegoError, RegoErrors } from '../errors.js'
 import type { Body, Expr, Term } from '../syntax/ast.js'
-import type { CompiledQuery, Compiler, QueryContext, QueryExprInfo } from './compiler.js'
+import {
+  type CompiledQuery,
+  type Compiler,
+  type QueryContext,
+  type QueryExprInfo,
+  sortedErrors,
+} from './compiler.js'
 import { LocalVarGenerator } from './local-vars.js'
 import { RESERVED_VARS } from './safety.js'
 import { deprecatedBuiltinErrors } from './stages/check-deprecated-builtins.js'
@@ -51,7 +57,7 @@ export function compileQuery(c: Compiler, query: Body, ctx: QueryContext = {}): 
       const ignore = new DeclaredVarStack()
       ignore.push(declaredVars(s.body))
       s.body = resolveRefsInBody(globals, ignore, s.body)
-      if (ctx.captureValues) exprs = captureValues(c, s.body)
+      if (ctx.captureValues) exprs = captureValues(c, s.body, query)
       return []
     },
     (s) => {
@@ -107,7 +113,7 @@ export function compileQuery(c: Compiler, query: Body, ctx: QueryContext = {}): 
         max > 0 && errs.length > max
           ? [...errs.slice(0, max), compileError(undefined, 'error limit reached')]
           : errs
-      throw new RegoErrors(limited).sorted()
+      throw sortedErrors(limited)
     }
   }
   state.body.forEach((e, i) => {
@@ -122,17 +128,15 @@ export function compileQuery(c: Compiler, query: Body, ctx: QueryContext = {}): 
  * (`1 > 2` is `false`, not undefined). With iteration or several expressions, a `$termN` check is
  * appended so false values still fail the query.
  */
-function captureValues(c: Compiler, body: Body): QueryExprInfo[] {
+function captureValues(c: Compiler, body: Body, original: Body): QueryExprInfo[] {
   const check = body.length > 1 || iterates(body)
   const infos: QueryExprInfo[] = []
   const extra: Body = []
   let n = 0
-  for (const expr of body) {
-    const info: QueryExprInfo = {
-      text: expr.location?.text ?? '',
-      location: expr.location,
-      capture: undefined,
-    }
+  for (const [i, expr] of body.entries()) {
+    // Copies lose the parser's lazy `text`; the original expression still has it.
+    const loc = original[i]?.location ?? expr.location
+    const info: QueryExprInfo = { text: loc?.text ?? '', location: loc, capture: undefined }
     infos.push(info)
     if (expr.negated || isAssignment(expr) || isEquality(expr)) continue
     const ts = expr.terms

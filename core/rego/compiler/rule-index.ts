@@ -6,7 +6,7 @@
  */
 import type { Expr, Term } from '../syntax/ast.js'
 import type { RuleEntry, RuleTreeNode } from './rule-tree.js'
-import { isConstant, isEquality, isGround, termsEqual } from './terms.js'
+import { isConstant, isEquality, isGround, refName, termsEqual } from './terms.js'
 
 /** Where an indexed value comes from: a ground `input`/`data` path, or a function argument. */
 export type IndexSource =
@@ -69,8 +69,10 @@ function constraintsOf(entry: RuleEntry, tree: RuleTreeNode): IndexConstraint[] 
   }
   // The else chain shares the rule's place in the index, so only its own body counts when it has none.
   if (entry.rule.else) return out
+  // `v = input.x` (as the compiler writes `input.x == 1`) makes `v` stand for the ref.
+  const aliases = new Map<string, IndexSource>()
   for (const expr of entry.rule.body) {
-    const c = constraintOf(expr, argVars, tree)
+    const c = constraintOf(expr, argVars, aliases, tree)
     if (c) out.push(c)
   }
   return out
@@ -79,14 +81,31 @@ function constraintsOf(entry: RuleEntry, tree: RuleTreeNode): IndexConstraint[] 
 function constraintOf(
   expr: Expr,
   argVars: Map<string, number>,
+  aliases: Map<string, IndexSource>,
   tree: RuleTreeNode,
 ): IndexConstraint | undefined {
-  if (expr.negated || (expr.with && expr.with.length > 0) || !isEquality(expr)) return undefined
-  const [, a, b] = expr.terms as Term[]
-  if (!a || !b) return undefined
+  if (expr.negated || (expr.with && expr.with.length > 0) || !Array.isArray(expr.terms)) return undefined
+  const [op, a, b, extra] = expr.terms as Term[]
+  const isEq = isEquality(expr)
+  // equal(a, b) with a captured output can be false without failing, so it cannot exclude a rule.
+  const isEqual = !isEq && op !== undefined && refName(op) === 'equal' && extra === undefined
+  if ((!isEq && !isEqual) || !a || !b) return undefined
+  if (isEq) {
+    const alias = (v: Term, r: Term): boolean => {
+      if (v.type !== 'var' || aliases.has(v.value) || argVars.has(v.value)) return false
+      const source = sourceOf(r, argVars, tree)
+      if (!source) return false
+      aliases.set(v.value, source)
+      return true
+    }
+    if (alias(a, b) || alias(b, a)) return undefined
+  }
   const pick = (ref: Term, value: Term): IndexConstraint | undefined => {
     if (!isConstant(value)) return undefined
-    const source = sourceOf(ref, argVars, tree)
+    const source =
+      ref.type === 'var'
+        ? (aliases.get(ref.value) ?? sourceOf(ref, argVars, tree))
+        : sourceOf(ref, argVars, tree)
     return source ? { source, value } : undefined
   }
   return pick(a, b) ?? pick(b, a)

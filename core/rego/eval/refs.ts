@@ -99,6 +99,7 @@ function enumerate(e: Evaluator, v: Value, p: PTerm, frame: Frame, next: ValueIt
     const s = frame.s
     if (isArray(v)) {
       for (let i = 0; i < v.length; i++) {
+        if ((++e.instructions & 1023) === 0) e.checkLimits()
         s[slot] = i
         const stop = next(v[i] as Value)
         s[slot] = undefined
@@ -108,6 +109,7 @@ function enumerate(e: Evaluator, v: Value, p: PTerm, frame: Frame, next: ValueIt
     }
     if (isObject(v)) {
       for (const [k, child] of v.entries()) {
+        if ((++e.instructions & 1023) === 0) e.checkLimits()
         s[slot] = k
         const stop = next(child)
         s[slot] = undefined
@@ -117,6 +119,7 @@ function enumerate(e: Evaluator, v: Value, p: PTerm, frame: Frame, next: ValueIt
     }
     if (isSet(v)) {
       for (const x of v.values()) {
+        if ((++e.instructions & 1023) === 0) e.checkLimits()
         s[slot] = x
         const stop = next(x)
         s[slot] = undefined

@@ -1,0 +1,78 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runRegent } from '../../support/run-cli.js'
+
+let dir: string
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'regent-eval-'))
+  mkdirSync(join(dir, 'policy', 'roles'), { recursive: true })
+  writeFileSync(
+    join(dir, 'policy', 'authz.rego'),
+    'package authz\n\nallow if input.user in data.roles.admins\n\nusers contains u if some u in data.roles.admins\n',
+  )
+  writeFileSync(
+    join(dir, 'policy', 'roles', 'data.json'),
+    '{"admins": ["alice", "bob"], "big": 123456789012345678901234567890}',
+  )
+  writeFileSync(join(dir, 'policy', 'ignored.json'), '{"not": "loaded"}')
+  writeFileSync(join(dir, 'input.json'), '{"user": "alice"}')
+})
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('regent eval', () => {
+  it('prints OPA-shaped JSON with expressions and bindings, data rooted at folders', async () => {
+    const { code, stdout } = await runRegent([
+      'eval',
+      '-d',
+      join(dir, 'policy'),
+      '-i',
+      join(dir, 'input.json'),
+      'x := data.authz.allow; y := data.roles.big; z := data.ignored',
+    ])
+    expect(code).toBe(0)
+    expect(stdout.trim()).toBe('{}')
+    const ok = await runRegent([
+      'eval',
+      '-d',
+      join(dir, 'policy'),
+      '-i',
+      join(dir, 'input.json'),
+      'x := data.authz.allow; y := data.roles.big',
+    ])
+    expect(ok.code).toBe(0)
+    const out = JSON.parse(ok.stdout.replace('123456789012345678901234567890', '"big"'))
+    expect(out.result[0].bindings).toEqual({ x: true, y: 'big' })
+    expect(out.result[0].expressions[0]).toMatchObject({
+      value: true,
+      text: 'x := data.authz.allow',
+      location: { row: 1, col: 1 },
+    })
+    expect(ok.stdout).toContain('123456789012345678901234567890')
+  })
+
+  it('supports values, raw and pretty formats and --fail', async () => {
+    const values = await runRegent(['eval', '-f', 'values', '-d', join(dir, 'policy'), 'data.authz.users'])
+    expect(JSON.parse(values.stdout)).toEqual([['alice', 'bob']])
+    const raw = await runRegent(['eval', '-f', 'raw', 'x := "plain"; x'])
+    expect(raw.stdout).toBe('true plain\n')
+    const pretty = await runRegent(['eval', '-f', 'pretty', '--fail', 'x := 1; x > 1'])
+    expect(pretty.stdout).toBe('undefined\n')
+    expect(pretty.code).toBe(1)
+  })
+
+  it('exits 1 with OPA error JSON for compile and evaluation errors', async () => {
+    const compileErr = await runRegent(['eval', 'x := y'])
+    expect(compileErr.code).toBe(1)
+    expect(JSON.parse(compileErr.stdout).errors[0]).toMatchObject({ code: 'rego_unsafe_var_error' })
+    const evalErr = await runRegent(['eval', '--strict-builtin-errors', 'x := 1 / 0'])
+    expect(evalErr.code).toBe(1)
+    expect(JSON.parse(evalErr.stdout).errors[0]).toMatchObject({
+      code: 'eval_builtin_error',
+      message: 'div: divide by zero',
+    })
+  })
+})

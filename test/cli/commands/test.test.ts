@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runRegent } from '../../support/run-cli.js'
+
+let dir: string
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'regent-test-'))
+  writeFileSync(
+    join(dir, 'authz.rego'),
+    'package authz\n\nallow if input.path == ["users"]\n\nallow if input.admin\n',
+  )
+  writeFileSync(
+    join(dir, 'authz_test.rego'),
+    [
+      'package authz_test',
+      '',
+      'import data.authz.allow',
+      '',
+      'test_users if allow with input as {"path": ["users"]}',
+      '',
+      'test_admin if allow with input as {"admin": true}',
+      '',
+      'test_wrong if allow with input as {"path": []}',
+      '',
+      'todo_test_later if false',
+      '',
+    ].join('\n'),
+  )
+})
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('regent test', () => {
+  it('reports failures and skipped tests and exits 2', async () => {
+    const { code, stdout } = await runRegent(['test', dir])
+    expect(code).toBe(2)
+    expect(stdout).toContain('data.authz_test.test_wrong: FAIL')
+    expect(stdout).toContain('data.authz_test.todo_test_later: SKIPPED')
+    expect(stdout).toContain('PASS: 2/4')
+    expect(stdout).toContain('FAIL: 1/4')
+  })
+
+  it('filters with --run, reports JSON, and passes with -z', async () => {
+    const { code, stdout } = await runRegent(['test', '-f', 'json', '-z', '--run', 'test_(users|admin)', dir])
+    expect(code).toBe(0)
+    const results = JSON.parse(stdout) as Array<{ name: string; fail?: boolean }>
+    expect(results.map((r) => r.name)).toEqual(['test_users', 'test_admin'])
+    expect(results.every((r) => !r.fail)).toBe(true)
+  })
+
+  it('reports coverage and enforces the threshold', async () => {
+    const ok = await runRegent(['test', '-c', '--run', 'test_users', dir])
+    expect(ok.code).toBe(0)
+    const report = JSON.parse(ok.stdout) as {
+      coverage: number
+      files: Record<string, { not_covered?: unknown }>
+    }
+    expect(report.coverage).toBeGreaterThan(0)
+    const low = await runRegent(['test', '--threshold', '99', '--run', 'test_users', dir])
+    expect(low.code).toBe(2)
+    expect(low.stderr).toContain('Code coverage threshold not met')
+  })
+})

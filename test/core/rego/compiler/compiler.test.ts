@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_BUILTINS } from '../../../../core/rego/builtins/registry.js'
+import { lookupFromDeclarations } from '../../../../core/rego/compiler/builtin-info.js'
+import { Compiler, STAGES } from '../../../../core/rego/compiler/compiler.js'
+import { compileQuery } from '../../../../core/rego/compiler/query.js'
+import { bodyString, refString } from '../../../../core/rego/compiler/text.js'
+import { RegoErrors } from '../../../../core/rego/errors.js'
+import { parseModule, parseQuery } from '../../../../core/rego/index.js'
+
+const builtins = lookupFromDeclarations(DEFAULT_BUILTINS)
+
+function compile(src: string, options: { strict?: boolean; maxErrors?: number } = {}): Compiler {
+  return new Compiler({ builtins, ...options }).compile({
+    'test.rego': parseModule(src, { file: 'test.rego' }),
+  })
+}
+
+function errorsOf(src: string, options: { strict?: boolean; maxErrors?: number } = {}): string[] {
+  try {
+    compile(src, options)
+    return []
+  } catch (err) {
+    if (!(err instanceof RegoErrors)) throw err
+    return err.errors.map((e) => `${e.code}: ${e.message}`)
+  }
+}
+
+function bodyOf(c: Compiler, name: string): string {
+  for (const m of c.sortedModules())
+    for (const r of m.rules) if (refString(r.head.ref) === name) return bodyString(r.body)
+  throw new Error(`no rule ${name}`)
+}
+
+describe('compiler stages', () => {
+  it('runs the stages in OPA order, resolution first and indices last', () => {
+    const names = STAGES.map((s) => s.name)
+    expect(names[0]).toBe('ResolveRefs')
+    expect(names.indexOf('RewriteLocalVars')).toBeLessThan(names.indexOf('RewriteExprTerms'))
+    expect(names.indexOf('CheckSafetyRuleBodies')).toBeLessThan(names.indexOf('RewriteDynamicTerms'))
+    expect(names.at(-1)).toBe('BuildRuleIndices')
+  })
+
+  it('resolves package rules and imports to data refs', () => {
+    const c = compile('package a\nimport data.lib.roles as r\np if r[_] == q\nq := 1')
+    expect(bodyOf(c, 'p')).toContain('data.lib.roles[')
+    expect(bodyOf(c, 'p')).toContain('data.a.q')
+  })
+
+  it('rewrites := to = on generated vars and keeps the user name for queries', () => {
+    const c = compile('package a\np := 1')
+    const q = compileQuery(c, parseQuery('x := data.a.p; y := x + 1'))
+    expect(bodyString(q.body)).toMatch(/__localq\d+__ = data\.a\.p/)
+    expect([...q.rewrittenVars.values()].sort()).toEqual(['x', 'y'])
+  })
+
+  it('reorders bodies so that vars are bound before use', () => {
+    const c = compile('package a\np if {\n  count(a) > 0\n  a = [1]\n}')
+    const body = bodyOf(c, 'p')
+    expect(body.indexOf('a = [1]')).toBeGreaterThanOrEqual(0)
+    expect(body.indexOf('a = [1]')).toBeLessThan(body.indexOf('count('))
+  })
+
+  it('lifts nested calls into their own expressions', () => {
+    const c = compile('package a\np := count([1, 2]) + 1')
+    expect(bodyOf(c, 'p')).toMatch(/count\(\[1, 2\], __local\d+__\); plus\(__local\d+__, 1, __local\d+__\)/)
+  })
+
+  it('reports unsafe variables with their user names', () => {
+    expect(errorsOf('package a\np if {\n  x := y\n}')).toContain('rego_unsafe_var_error: var y is unsafe')
+  })
+
+  it('stops after the error limit', () => {
+    const src = `package a\n${Array.from({ length: 5 }, (_, i) => `p${i} if x${i} > 1`).join('\n')}`
+    const errs = errorsOf(src, { maxErrors: 2 })
+    expect(errs).toHaveLength(3)
+    expect(errs[2]).toBe('rego_compile_error: error limit reached')
+  })
+
+  it('reports recursion with the cycle', () => {
+    expect(errorsOf('package a\np if q\nq if p')[0]).toMatch(
+      /rego_recursion_error: rule (p|q) is recursive: (p -> q -> p|q -> p -> q)/,
+    )
+  })
+
+  it('applies strict checks only with -S', () => {
+    const unusedImport = 'package a\nimport data.unused\np := 1'
+    const unusedVar = 'package a\np if {\n  x := 1\n  true\n}'
+    expect(errorsOf(unusedImport)).toEqual([])
+    expect(errorsOf(unusedVar)).toEqual([])
+    expect(errorsOf(unusedImport, { strict: true })).toEqual([
+      'rego_compile_error: import data.unused unused',
+    ])
+    expect(errorsOf(unusedVar, { strict: true })).toEqual(['rego_compile_error: assigned var x unused'])
+  })
+
+  it('builds the rule tree at ground prefixes and marks early exit', () => {
+    const c = compile(
+      'package a\nallow if input.x == 1\nallow if input.y == 2\nusers[name] := 1 if some name in ["a"]',
+    )
+    const allow = c.ruleTree.lookup([
+      { type: 'string', value: 'a' },
+      { type: 'string', value: 'allow' },
+    ])
+    expect(allow?.rules).toHaveLength(2)
+    const index = allow ? c.ruleIndices.get(allow) : undefined
+    expect(index?.earlyExit).toBe(true)
+    expect(index?.constraints.map((cs) => cs.length)).toEqual([1, 1])
+    const users = c.ruleTree.lookup([
+      { type: 'string', value: 'a' },
+      { type: 'string', value: 'users' },
+    ])
+    expect(users?.rules).toHaveLength(1)
+  })
+})
