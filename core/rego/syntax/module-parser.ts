@@ -9,6 +9,7 @@
 import { parseError, type RegoError, RegoErrors } from '../errors.js'
 import { attachAnnotations } from './annotations.js'
 import type { Body, Expr, Head, Import, Location, Module, Package, RefTerm, Rule, Term } from './ast.js'
+import { copyHead } from './copy.js'
 import { ParseAbort, type ParseOptions, Parser } from './parser.js'
 import { FUTURE_KEYWORDS, isKeywordKind, T, type TokenKind } from './tokens.js'
 
@@ -568,69 +569,6 @@ function findNonConstant(term: Term): string | undefined {
     default:
       return undefined
   }
-}
-
-function copyHead(head: Head): Head {
-  const out: Head = { ...head, ref: head.ref.map(copyTerm) }
-  if (head.args) out.args = head.args.map(copyTerm)
-  if (head.key) out.key = copyTerm(head.key)
-  if (head.value) out.value = copyTerm(head.value)
-  if (head.keywords) out.keywords = { ...head.keywords }
-  return out
-}
-
-/** A deep copy of a term (locations are shared: they are never mutated in place). */
-function copyTerm<T extends Term>(t: T): T {
-  switch (t.type) {
-    case 'ref':
-    case 'array':
-    case 'set':
-    case 'call':
-      return { ...t, value: t.value.map(copyTerm) }
-    case 'object':
-      return { ...t, value: t.value.map(([k, v]) => [copyTerm(k), copyTerm(v)]) }
-    case 'arraycomprehension':
-    case 'setcomprehension':
-      return { ...t, value: { term: copyTerm(t.value.term), body: t.value.body.map(copyExpr) } }
-    case 'objectcomprehension':
-      return {
-        ...t,
-        value: {
-          key: copyTerm(t.value.key),
-          value: copyTerm(t.value.value),
-          body: t.value.body.map(copyExpr),
-        },
-      }
-    case 'templatestring':
-      return {
-        ...t,
-        value: {
-          ...t.value,
-          parts: t.value.parts.map((p) => (p.type === 'expr' ? copyExpr(p) : copyTerm(p))),
-        },
-      }
-    default:
-      return { ...t }
-  }
-}
-
-function copyExpr(e: Expr): Expr {
-  const terms = e.terms
-  let copied: Expr['terms']
-  if (Array.isArray(terms)) copied = terms.map(copyTerm)
-  else if (terms.type === 'somedecl') copied = { ...terms, symbols: terms.symbols.map(copyTerm) }
-  else if (terms.type === 'every') {
-    copied = {
-      ...terms,
-      key: terms.key ? copyTerm(terms.key) : null,
-      value: copyTerm(terms.value),
-      domain: copyTerm(terms.domain),
-      body: terms.body.map(copyExpr),
-    }
-  } else copied = copyTerm(terms)
-  const out: Expr = { ...e, terms: copied }
-  if (e.with) out.with = e.with.map((w) => ({ ...w, target: copyTerm(w.target), value: copyTerm(w.value) }))
-  return out
 }
 
 /** Gives every location inside `head` the location `loc` (OPA does this for chained bodies). */

@@ -1,0 +1,83 @@
+/**
+ * Deep copies of AST nodes. Use these rather than `structuredClone`: they are several times faster
+ * on large trees and keep locations as they are (locations are shared, never mutated in place, and
+ * `structuredClone` would drop their lazily computed `text`).
+ */
+import type { Body, Expr, Head, Rule, Term } from './ast.js'
+
+/** A deep copy of a rule head. */
+export function copyHead(head: Head): Head {
+  const out: Head = { ...head, ref: head.ref.map(copyTerm) }
+  if (head.args) out.args = head.args.map(copyTerm)
+  if (head.key) out.key = copyTerm(head.key)
+  if (head.value) out.value = copyTerm(head.value)
+  if (head.keywords) out.keywords = { ...head.keywords }
+  return out
+}
+
+/** A deep copy of a term (locations are shared: they are never mutated in place). */
+export function copyTerm<T extends Term>(t: T): T {
+  switch (t.type) {
+    case 'ref':
+    case 'array':
+    case 'set':
+    case 'call':
+      return { ...t, value: t.value.map(copyTerm) }
+    case 'object':
+      return { ...t, value: t.value.map(([k, v]) => [copyTerm(k), copyTerm(v)]) }
+    case 'arraycomprehension':
+    case 'setcomprehension':
+      return { ...t, value: { term: copyTerm(t.value.term), body: t.value.body.map(copyExpr) } }
+    case 'objectcomprehension':
+      return {
+        ...t,
+        value: {
+          key: copyTerm(t.value.key),
+          value: copyTerm(t.value.value),
+          body: t.value.body.map(copyExpr),
+        },
+      }
+    case 'templatestring':
+      return {
+        ...t,
+        value: {
+          ...t.value,
+          parts: t.value.parts.map((p) => (p.type === 'expr' ? copyExpr(p) : copyTerm(p))),
+        },
+      }
+    default:
+      return { ...t }
+  }
+}
+
+export function copyExpr(e: Expr): Expr {
+  const terms = e.terms
+  let copied: Expr['terms']
+  if (Array.isArray(terms)) copied = terms.map(copyTerm)
+  else if (terms.type === 'somedecl') copied = { ...terms, symbols: terms.symbols.map(copyTerm) }
+  else if (terms.type === 'every') {
+    copied = {
+      ...terms,
+      key: terms.key ? copyTerm(terms.key) : null,
+      value: copyTerm(terms.value),
+      domain: copyTerm(terms.domain),
+      body: terms.body.map(copyExpr),
+    }
+  } else copied = copyTerm(terms)
+  const out: Expr = { ...e, terms: copied }
+  if (e.with) out.with = e.with.map((w) => ({ ...w, target: copyTerm(w.target), value: copyTerm(w.value) }))
+  return out
+}
+
+/** A deep copy of a body. */
+export function copyBody(body: Body): Body {
+  return body.map(copyExpr)
+}
+
+/** A deep copy of a rule and its `else` chain. */
+export function copyRule(rule: Rule): Rule {
+  const out: Rule = { ...rule, head: copyHead(rule.head), body: copyBody(rule.body) }
+  if (rule.else) out.else = copyRule(rule.else)
+  if (rule.annotations) out.annotations = [...rule.annotations]
+  return out
+}
