@@ -7,6 +7,8 @@ import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Command, Option } from 'commander'
 import { RegoError, RegoErrors } from '../../core/rego/errors.js'
+import { checkModules } from '../../core/rego/index.js'
+import type { Module } from '../../core/rego/syntax/ast.js'
 import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
 
 /** Every `.rego` file under `paths` (files are taken as given), sorted within each directory. */
@@ -38,6 +40,7 @@ interface CheckOptions {
   format: string
   maxErrors: string
   v0Compatible?: boolean
+  strict?: boolean
 }
 
 /** Builds the `check` command. */
@@ -50,6 +53,7 @@ export function checkCommand(): Command {
     )
     .option('-m, --max-errors <n>', 'stop after this many errors', '10')
     .option('--v0-compatible', 'parse with Rego v0 syntax (pre-1.0 OPA)')
+    .option('-S, --strict', 'enable compiler strict mode')
     .action(async (paths: string[], options: CheckOptions) => {
       const max = Number(options.maxErrors)
       if (!Number.isInteger(max) || max < 0) {
@@ -59,6 +63,7 @@ export function checkCommand(): Command {
       }
       const limit = max === 0 ? Number.POSITIVE_INFINITY : max
       const errors: RegoError[] = []
+      const parsed = new Map<string, Module>()
       let files: string[]
       try {
         files = await collectRegoFiles(paths)
@@ -75,8 +80,12 @@ export function checkCommand(): Command {
           maxErrors: Math.min(limit - errors.length, 1000),
         })
         errors.push(...result.errors)
+        if (result.module) parsed.set(file, result.module)
         if (errors.length >= limit) break
       }
+      // Compile-level checks (safety, types, conflicts, strict mode) once everything parses.
+      if (errors.length === 0)
+        errors.push(...checkModules(parsed, { strict: options.strict === true, maxErrors: max }))
       if (errors.length === 0) return
       const shown = errors.slice(0, limit)
       if (errors.length > limit || (errors.length === limit && files.length > 1)) {

@@ -76,3 +76,22 @@ describe('regent eval', () => {
     })
   })
 })
+
+describe('regent check (compile-level errors)', () => {
+  it('reports unsafe variables and strict-mode errors after parsing', async () => {
+    const bad = join(dir, 'bad.rego')
+    writeFileSync(bad, 'package bad\n\np if count(y) > 1\n')
+    const unsafe = await runRegent(['check', bad])
+    expect(unsafe.code).toBe(1)
+    expect(unsafe.stdout).toContain('rego_unsafe_var_error: var y is unsafe')
+    const strictFile = join(dir, 'strict.rego')
+    writeFileSync(strictFile, 'package s\n\nimport data.unused\n\np := 1\n')
+    expect((await runRegent(['check', strictFile])).code).toBe(0)
+    const strict = await runRegent(['check', '-S', '-f', 'json', strictFile])
+    expect(strict.code).toBe(1)
+    expect(JSON.parse(strict.stdout).errors[0]).toMatchObject({
+      code: 'rego_compile_error',
+      message: 'import data.unused unused',
+    })
+  })
+})
