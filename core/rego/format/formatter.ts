@@ -275,7 +275,7 @@ class ModulePrinter extends TermPrinter {
       const prev = body[i - 1]
       if (prev?.location && expr.location) {
         // Keep one blank line where the source had one; comments just above count as the start.
-        const lastRow = prev.location.row + newlines(prev.location.text)
+        const lastRow = prev.location.row + newlines(prev.location.text ?? '')
         const nextComment = w.nextCommentRow()
         const start = nextComment > lastRow ? Math.min(expr.location.row, nextComment) : expr.location.row
         if (start > lastRow + 1) w.blankLine()

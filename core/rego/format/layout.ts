@@ -166,7 +166,7 @@ export function groupByRow(
 export function termsEndRow(expr: Expr): number {
   const loc = expr.location
   if (!loc) return 0
-  let text = loc.text
+  let text = loc.text ?? ''
   const first = expr.with?.[0]?.location
   if (first) {
     const off = first.offset - loc.offset

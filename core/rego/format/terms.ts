@@ -168,14 +168,14 @@ export abstract class TermPrinter {
     const [head, ...path] = ref
     if (!head) return
     if (head.type === 'call') {
-      const parens = head.location?.text.startsWith('(') ?? false
+      const parens = head.location?.text?.startsWith('(') ?? false
       if (parens) w.write('(')
       this.call(head.value, false)
       if (parens) w.write(')')
     } else this.term(head)
     for (const t of path) {
       if (t.type === 'string') {
-        const quoted = t.location?.text.startsWith('"') || t.location?.text.startsWith('`')
+        const quoted = t.location?.text?.startsWith('"') || t.location?.text?.startsWith('`')
         const keyword = V1_KEYWORDS.has(t.value)
         if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(t.value) && (!keyword || allowKeywords || !quoted))
           w.write(`.${t.value}`)
@@ -218,7 +218,7 @@ export abstract class TermPrinter {
       const firstLoc = first ? itemLoc(first) : undefined
       if (firstLoc) {
         const cut = firstLoc.offset - loc.offset
-        if (cut > 0 && loc.text.slice(0, cut).includes('\n')) multiline = true
+        if (cut > 0 && (loc.text ?? '').slice(0, cut).includes('\n')) multiline = true
       }
     }
     if (multiline) {

@@ -157,7 +157,7 @@ export function closingRow(
   skip?: [string, string],
 ): RowLocation {
   if (!loc) return { row: -1 }
-  const text = loc.text
+  const text = loc.text ?? ''
   let i = 0
   let offset = 0
   if (skip) {

@@ -98,6 +98,12 @@ describe('formatter', () => {
     expect(formatModule(m)).toBe('package a\n\np[x] {\n\tx := 1\n}\n\nq = 1\n')
   })
 
+  it('formats trees whose locations lost their text (structuredClone, generated nodes)', () => {
+    const m = structuredClone(parseModule(KITCHEN_SINK, { file: 'k.rego' }))
+    const out = formatModule(m)
+    expect(astOf(parseModule(out))).toBe(astOf(parseModule(KITCHEN_SINK)))
+  })
+
   it('throws RegoErrors for text that does not parse', () => {
     expect(() => formatSource('package a\np := \n')).toThrow(RegoErrors)
   })
