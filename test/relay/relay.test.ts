@@ -382,4 +382,19 @@ relay: { agent_auth: { type: bearer, tokens: [t0k] } }
       await agent.stop()
     }
   })
+
+  it('answers held long polls with 304 at once when it stops', async () => {
+    upstream.setBundle(PATH, await makeBundle({ revision: 'r1' }), '"e1"')
+    relay = await startTestRelay(config(), dir.dir)
+    await eventually(async () => (await request(`${relay!.url}/health/ready`)).statusCode === 200)
+    const held = request(`${relay.url}${PATH}`, { headers: { 'If-None-Match': '"e1"', Prefer: 'wait=60' } })
+    await eventually(async () => relay!.context.cache.waiters.count === 1, 5000, 'held')
+    const started = Date.now()
+    await relay.stop()
+    relay = undefined
+    const res = await held
+    expect(res.statusCode).toBe(304)
+    await res.body.dump()
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
 })
