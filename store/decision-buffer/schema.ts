@@ -127,8 +127,9 @@ function connect(path: string, options: { sync: SyncMode; busyTimeoutMs: number 
   try {
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`)
-    // Big batches of 1 KB rows: a larger page cache keeps the indexes' hot pages in memory.
-    db.pragma('cache_size = -16384')
+    // 8 MB of page cache (SQLite's default is 2 MB) keeps the indexes' hot pages in memory
+    // during big appends, without weighing on the relay's resident memory.
+    db.pragma('cache_size = -8192')
     db.pragma('temp_store = MEMORY')
   } catch (err) {
     // e.g. SQLITE_NOTADB: handled like a failed integrity check by the caller.

@@ -26,8 +26,11 @@ import { type StartedChild, startTsChild } from '../support/logs-child.js'
 const RELAY = 'test/support/decision-logs-relay.ts'
 const EVENTS_PER_REQUEST = 100
 const AGENTS = 8
-const INTAKE_EVENTS = 300_000
-const INTAKE_TIME_LIMIT_MS = 15_000
+// Raw and intake runs alternate in short rounds and the best of each counts: on a shared
+// machine the best round is the one least disturbed by others.
+const ROUNDS = 3
+const INTAKE_EVENTS = 100_000
+const INTAKE_TIME_LIMIT_MS = 4_000
 const BIG_BUFFER_EVENTS = 1_000_000
 const BIG_FILL_TIME_LIMIT_MS = 90_000
 const SYNCS = ['full', 'normal'] as const
@@ -264,23 +267,27 @@ export async function run(): Promise<void> {
   const { bodies, rows } = requestBodies()
   const eventBytes = rows[0]![0]!.text.length
   console.log(
-    `   ${AGENTS} agents, ${EVENTS_PER_REQUEST} events of ~${eventBytes} bytes per gzip request (~${fmt(bodies[0]!.length)} bytes), up to ${fmt(INTAKE_EVENTS)} events per run`,
+    `   ${AGENTS} agents, ${EVENTS_PER_REQUEST} events of ~${eventBytes} bytes per gzip request (~${fmt(bodies[0]!.length)} bytes), best of ${ROUNDS} rounds of up to ${fmt(INTAKE_EVENTS)} events or ${INTAKE_TIME_LIMIT_MS / 1000} s`,
   )
   const sink = await startSink()
   try {
     for (const sync of SYNCS) {
-      const raw100 = rawInserts(rows, sync, EVENTS_PER_REQUEST)
-      const raw1000 = rawInserts(rows, sync, 1000)
-      const raw = Math.max(raw100, raw1000)
+      let raw100 = 0
+      let raw1000 = 0
+      let intake = 0
       const dir = mkdtempSync(join(tmpdir(), 'regent-bench-intake-'))
       try {
         const relay = await startRelay(dir, sync)
-        let intake: number
         try {
-          intake = await measureIntake(relay.ready.url, bodies)
+          for (let round = 0; round < ROUNDS; round++) {
+            raw100 = Math.max(raw100, rawInserts(rows, sync, EVENTS_PER_REQUEST))
+            raw1000 = Math.max(raw1000, rawInserts(rows, sync, 1000))
+            intake = Math.max(intake, await measureIntake(relay.ready.url, bodies))
+          }
         } finally {
           await stopRelay(relay)
         }
+        const raw = Math.max(raw100, raw1000)
         console.log(
           `   sync ${sync.padEnd(6)}: intake ${fmt(intake)} events/s; raw inserts ${fmt(raw100)}/s (100 per commit), ${fmt(raw1000)}/s (1000 per commit); intake = ${((intake / raw) * 100).toFixed(0)}% of the faster raw (goals >= 100,000/s and >= 50%)`,
         )

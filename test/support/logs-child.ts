@@ -25,7 +25,7 @@ export interface StartedChild<T> {
 }
 
 /**
- * Spawns `node --import tsx SCRIPT ARGS…` and resolves once it prints a JSON line on stdout.
+ * Spawns `node --import tsx SCRIPT ARGS…` and resolves once it prints a JSON line with a `url`.
  * @throws when it exits first or prints nothing within `timeoutMs`.
  */
 export function startTsChild<T>(
@@ -57,7 +57,8 @@ export function startTsChild<T>(
     let out = ''
     const onData = (d: Buffer) => {
       out += d.toString()
-      const line = out.split('\n').find((l) => l.trim().startsWith('{'))
+      // The ready line is the first JSON object with a `url`; log lines may come before it.
+      const line = out.split('\n').find((l) => l.trim().startsWith('{') && l.includes('"url"'))
       if (!line) return
       clearTimeout(timer)
       child.stdout!.off('data', onData)
