@@ -25,6 +25,7 @@ import { ENCODING } from './encoding.js'
 import { BuiltinCallError, BuiltinError, OperandError } from './errors.js'
 import { GLOB } from './glob.js'
 import { GRAPH } from './graph.js'
+import { GRAPHQL } from './graphql.js'
 import { JSON_BUILTINS } from './json.js'
 import { JWT } from './jwt.js'
 import { NET } from './net.js'
@@ -56,6 +57,7 @@ export const DEFAULT_BUILTINS: readonly Builtin[] = [
   ...ENCODING,
   ...GLOB,
   ...GRAPH,
+  ...GRAPHQL,
   ...JSON_BUILTINS,
   ...JWT,
   ...NET,
