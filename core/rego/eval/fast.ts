@@ -29,30 +29,50 @@ function pathSpec(path: PTerm[]): Array<Value | number> | undefined {
     : undefined
 }
 
-function refStep(target: number, ref: PRef): FastStep | undefined {
+/** Object keys of base documents are strings: `data.x[2]` reads key "2" (see refs.ts baseChild). */
+function baseChild(v: Value, key: Value): Value | undefined {
+  const c = child(v, key)
+  if (c !== undefined || typeof key !== 'number' || !isObject(v)) return c
+  return v.get(String(key))
+}
+
+/**
+ * `target = head.path` for refs over `input`, a bound local, or a base document outside the rule
+ * tree, with constant or bound path elements; a trailing unbound var enumerates the collection.
+ */
+function refStep(target: number, ref: PRef, root: VNode): FastStep | undefined {
   const spec = pathSpec(ref.path)
   if (!spec) return undefined
   const isVar = ref.path.map((p) => p.k === K.Var)
   const n = spec.length
   let headSlot = -1
+  let base = false
   if (ref.root === Root.Term) {
     if (ref.head?.k !== K.Var) return undefined
     headSlot = ref.head.slot
+  } else if (ref.root === Root.Data) {
+    // Only base documents: the first key must be a constant that leads out of the rule tree.
+    const first = ref.path[0]
+    if (first?.k !== K.Value || root.child(first.v) !== undefined) return undefined
+    base = true
   } else if (ref.root !== Root.Input) {
     return undefined
   }
+  const lastSlot = n > 0 && isVar[n - 1] ? (spec[n - 1] as number) : -1
   return (e, frame, iter) => {
     const s = frame.s
     if (s[target] !== undefined) return undefined
     let cur: Value | undefined
-    if (headSlot < 0) {
-      cur = e.input
-    } else {
+    if (headSlot >= 0) {
       const h = s[headSlot]
       if (h === undefined || h instanceof TermBinding) return undefined
       cur = h
+    } else {
+      cur = base ? e.data : e.input
     }
-    for (let i = 0; i < n && cur !== undefined; i++) {
+    let stop = n
+    if (lastSlot >= 0 && s[lastSlot] === undefined) stop = n - 1
+    for (let i = 0; i < stop && cur !== undefined; i++) {
       let key: Value
       if (isVar[i]) {
         const b = s[spec[i] as number]
@@ -61,14 +81,50 @@ function refStep(target: number, ref: PRef): FastStep | undefined {
       } else {
         key = spec[i] as Value
       }
-      cur = child(cur, key)
+      cur = base ? baseChild(cur, key) : child(cur, key)
     }
     if (cur === undefined) return false
-    s[target] = cur
-    const stop = iter()
-    s[target] = undefined
-    return stop
+    if (stop === n) {
+      s[target] = cur
+      const r = iter()
+      s[target] = undefined
+      return r
+    }
+    // Enumerate the last path element, binding it and the target.
+    if (target === lastSlot) return undefined
+    return each(e, cur, (k, v) => {
+      s[lastSlot] = k
+      s[target] = v
+      const r = iter()
+      s[target] = undefined
+      s[lastSlot] = undefined
+      return r
+    })
   }
+}
+
+function each(e: Evaluator, v: Value, f: (k: Value, v: Value) => boolean): boolean {
+  if (isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      if ((++e.instructions & 1023) === 0) e.checkLimits()
+      if (f(i, v[i] as Value)) return true
+    }
+    return false
+  }
+  if (isObject(v)) {
+    for (const [k, x] of v.entries()) {
+      if ((++e.instructions & 1023) === 0) e.checkLimits()
+      if (f(k, x)) return true
+    }
+    return false
+  }
+  if (isSet(v)) {
+    for (const x of v.values()) {
+      if ((++e.instructions & 1023) === 0) e.checkLimits()
+      if (f(x, x)) return true
+    }
+  }
+  return false
 }
 
 function compareStep(call: NonNullable<PExpr['call']>): FastStep | undefined {
@@ -85,14 +141,14 @@ function compareStep(call: NonNullable<PExpr['call']>): FastStep | undefined {
 }
 
 /** The specialized step for `expr`, if its shape has one. */
-export function fastStep(expr: PExpr): FastStep | undefined {
+export function fastStep(expr: PExpr, root: VNode): FastStep | undefined {
   if (expr.negated || expr.with) return undefined
   if (expr.kind === X.Call && expr.call) return compareStep(expr.call)
   if (expr.kind !== X.Unify) return undefined
   const a = expr.a as PTerm
   const b = expr.b as PTerm
-  if (a.k === K.Var && b.k === K.Ref) return refStep(a.slot, b)
-  if (b.k === K.Var && a.k === K.Ref) return refStep(b.slot, a)
+  if (a.k === K.Var && b.k === K.Ref) return refStep(a.slot, b, root)
+  if (b.k === K.Var && a.k === K.Ref) return refStep(b.slot, a, root)
   return undefined
 }
 

@@ -200,7 +200,7 @@ function prepareExpr(ctx: PrepareContext, scope: Scope, e: Expr): PExpr {
     out.term = prepareTerm(ctx, scope, ts)
   }
   if (e.with && e.with.length > 0) out.with = e.with.map((w) => prepareWith(ctx, scope, w))
-  out.fast = fastStep(out) as PExpr['fast']
+  out.fast = fastStep(out, ctx.root) as PExpr['fast']
   return out
 }
 

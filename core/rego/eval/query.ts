@@ -81,7 +81,10 @@ export class PreparedQuery {
     const known = new Map<string, Value | typeof UNDEFINED>()
     for (;;) {
       const printed: Array<[string, Location | undefined]> = []
-      const ctx: BuiltinContext = { ...base, print: (m, l) => printed.push([m, l]) }
+      // Same clock and cache across attempts; only print is captured.
+      const ctx: BuiltinContext = Object.create(base, {
+        print: { value: (m: string, l?: Location) => printed.push([m, l]) },
+      })
       try {
         const run = this.evalSync({ ...options, ctx }, known)
         for (const [m, l] of printed) base.print(m, l)
@@ -124,24 +127,40 @@ export class PreparedQuery {
 
 /**
  * A built-in context whose clock and cache are created on first use: most evaluations call no
- * built-in that needs them, and reading the clock costs more than a simple evaluation.
+ * built-in that needs them, and reading the clock costs more than a simple evaluation. A class
+ * (not an object literal with getters) keeps construction cheap.
  */
-function lazyContext(policy: EvalPolicy, strictBuiltinErrors: boolean): BuiltinContext {
-  let timeNs: bigint | undefined
-  let cache: Map<string, unknown> | undefined
-  return {
-    ...(policy.regoMetadata ? { regoMetadata: policy.regoMetadata } : {}),
-    ...(policy.parseModule ? { parseModule: policy.parseModule } : {}),
-    strictBuiltinErrors,
-    random: Math.random,
-    print: (message) => process.stderr.write(`${message}\n`),
-    get timeNs() {
-      timeNs ??= nowNs()
-      return timeNs
-    },
-    get cache() {
-      cache ??= new Map()
-      return cache
-    },
+class LazyContext implements BuiltinContext {
+  readonly random = Math.random
+  readonly regoMetadata: BuiltinContext['regoMetadata']
+  readonly parseModule: BuiltinContext['parseModule']
+  // Plain fields, not #private: `eval()` derives per-attempt contexts with Object.create.
+  lazyTimeNs: bigint | undefined
+  lazyCache: Map<string, unknown> | undefined
+
+  constructor(
+    policy: EvalPolicy,
+    readonly strictBuiltinErrors: boolean,
+  ) {
+    this.regoMetadata = policy.regoMetadata
+    this.parseModule = policy.parseModule
   }
+
+  get timeNs(): bigint {
+    this.lazyTimeNs ??= nowNs()
+    return this.lazyTimeNs
+  }
+
+  get cache(): Map<string, unknown> {
+    this.lazyCache ??= new Map()
+    return this.lazyCache
+  }
+
+  print(message: string): void {
+    process.stderr.write(`${message}\n`)
+  }
+}
+
+function lazyContext(policy: EvalPolicy, strictBuiltinErrors: boolean): BuiltinContext {
+  return new LazyContext(policy, strictBuiltinErrors)
 }
