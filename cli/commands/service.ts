@@ -5,7 +5,7 @@
  * printed once on stderr (set REGENT_ADMIN_TOKEN to choose it instead).
  */
 import { Command } from 'commander'
-import type { z } from 'zod'
+import { z } from 'zod'
 import { baseConfigSchema, ConfigError, loadConfig } from '../../core/config.js'
 import { parseAddress, stopOnSignals } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
@@ -16,8 +16,14 @@ import {
   startService,
 } from '../../service/index.js'
 
+// One file may configure both processes: the service leaves the relay's sections to the relay.
+const RELAY_KEYS = ['services', 'bundles', 'discovery', 'keys', 'labels', 'decision_logs', 'status', 'relay']
+
 /** The schema of a `regent service` config file. */
-export const serviceConfigFileSchema = baseConfigSchema.extend({ service: serviceSectionSchema })
+export const serviceConfigFileSchema = baseConfigSchema.extend({
+  service: serviceSectionSchema,
+  ...Object.fromEntries(RELAY_KEYS.map((key) => [key, z.unknown().optional()])),
+})
 
 export type ServiceConfigFile = z.output<typeof serviceConfigFileSchema>
 
