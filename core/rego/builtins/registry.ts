@@ -26,6 +26,7 @@ import { BuiltinCallError, BuiltinError, OperandError } from './errors.js'
 import { GLOB } from './glob.js'
 import { GRAPH } from './graph.js'
 import { GRAPHQL } from './graphql.js'
+import { HTTP } from './http.js'
 import { JSON_BUILTINS } from './json.js'
 import { JWT } from './jwt.js'
 import { NET } from './net.js'
@@ -58,6 +59,7 @@ export const DEFAULT_BUILTINS: readonly Builtin[] = [
   ...GLOB,
   ...GRAPH,
   ...GRAPHQL,
+  ...HTTP,
   ...JSON_BUILTINS,
   ...JWT,
   ...NET,
