@@ -6,9 +6,7 @@
  * operators (`eq`, `assign`, `internal.member_2`, `internal.print`, ...) are listed here because the
  * compiler introduces or rewrites them.
  */
-
-/** A coarse type used by the type checker for arguments and results. */
-export type TypeName = 'any' | 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' | 'set'
+import type { FunctionType } from '../types/index.js'
 
 /** A built-in's compile-time signature. */
 export interface BuiltinInfo {
@@ -21,10 +19,8 @@ export interface BuiltinInfo {
   relation?: boolean
   deprecated?: boolean
   nondeterministic?: boolean
-  /** Allowed types per argument (`any` entries or undefined skip checking). */
-  argTypes?: ReadonlyArray<ReadonlyArray<TypeName> | undefined>
-  /** Display form of the declared arguments for arity errors, e.g. `(any<array[any], object, set>)`. */
-  signature?: string
+  /** The declared function type (argument types for the type checker). */
+  decl?: FunctionType
 }
 
 /** Looks a built-in up by its dotted name. */
@@ -56,6 +52,7 @@ export interface DeclaredBuiltin {
   readonly variadic?: unknown
   readonly deprecated?: boolean
   readonly nondeterministic?: boolean
+  readonly decl?: FunctionType
 }
 
 /** Adapts a list of declared built-ins (the registry) to a lookup. */
@@ -67,6 +64,7 @@ export function lookupFromDeclarations(builtins: readonly DeclaredBuiltin[]): Bu
       arity: b.variadic !== undefined && b.arity === 0 ? -1 : b.arity,
       hasResult: b.result !== undefined,
     }
+    if (b.decl) info.decl = b.decl
     if (b.kind === 'relation') info.relation = true
     if (b.deprecated) info.deprecated = true
     if (b.nondeterministic) info.nondeterministic = true

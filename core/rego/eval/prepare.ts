@@ -7,13 +7,13 @@
 import type { Builtin } from '../builtins/define.js'
 import { DEFAULT_BUILTINS, indexBuiltins } from '../builtins/registry.js'
 import type { Compiler } from '../compiler/compiler.js'
+import { constantValue } from '../compiler/constant-value.js'
 import type { RuleIndex } from '../compiler/rule-index.js'
 import { type RuleEntry, type RuleTreeNode, ruleRef } from '../compiler/rule-tree.js'
 import { isEquality, refName } from '../compiler/terms.js'
 import { refString } from '../compiler/text.js'
 import type { Body, Expr, Rule, Term, With } from '../syntax/ast.js'
 import type { Value } from '../values/index.js'
-import { ObjectValue as Obj, parseNumber, SetValue } from '../values/index.js'
 import { comparisonOf } from './calls.js'
 import { internalError } from './errors.js'
 import { fastStep, hoistInvariants } from './fast.js'
@@ -33,6 +33,8 @@ import {
   X,
 } from './ir.js'
 
+export { constantValue }
+
 /** Var name → slot, for one frame (a rule or a query). */
 export class Scope {
   readonly slots = new Map<string, number>()
@@ -46,49 +48,6 @@ export class Scope {
       this.names.push(name)
     }
     return s
-  }
-}
-
-/** The constant value of a term with no vars, refs or comprehensions; undefined otherwise. */
-export function constantValue(t: Term): Value | undefined {
-  switch (t.type) {
-    case 'null':
-      return null
-    case 'boolean':
-    case 'string':
-      return t.value
-    case 'number':
-      return parseNumber(t.value)
-    case 'array': {
-      const out: Value[] = []
-      for (const x of t.value) {
-        const v = constantValue(x)
-        if (v === undefined) return undefined
-        out.push(v)
-      }
-      return out
-    }
-    case 'set': {
-      const s = new SetValue()
-      for (const x of t.value) {
-        const v = constantValue(x)
-        if (v === undefined) return undefined
-        s.add(v)
-      }
-      return s
-    }
-    case 'object': {
-      const o = new Obj()
-      for (const [k, x] of t.value) {
-        const kv = constantValue(k)
-        const vv = constantValue(x)
-        if (kv === undefined || vv === undefined) return undefined
-        o.set(kv, vv)
-      }
-      return o
-    }
-    default:
-      return undefined
   }
 }
 

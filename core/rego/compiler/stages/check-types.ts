@@ -5,9 +5,11 @@
  * rejected by OPA, never the other way round. See docs/conformance.md.
  */
 import { type RegoError, typeError } from '../../errors.js'
-import type { Body, Term } from '../../syntax/ast.js'
-import type { TypeName } from '../builtin-info.js'
+import type { Body } from '../../syntax/ast.js'
+import { type Type, typeOf, typeToString, unwrap } from '../../types/index.js'
+import { typeName, type Value } from '../../values/index.js'
 import type { Compiler } from '../compiler.js'
+import { constantValue } from '../constant-value.js'
 import { isConstant, refName, walkExprs } from '../terms.js'
 
 /** The stage. */
@@ -21,22 +23,6 @@ export function checkTypes(c: Compiler): void {
   }
 }
 
-/** The type name of a literal term, or undefined for terms that need evaluation. */
-export function literalType(t: Term): TypeName | undefined {
-  if (!isConstant(t)) return undefined
-  switch (t.type) {
-    case 'null':
-    case 'boolean':
-    case 'number':
-    case 'string':
-    case 'array':
-    case 'object':
-    case 'set':
-      return t.type
-  }
-  return undefined
-}
-
 /** Type errors for built-in calls with literal operands of the wrong type. */
 export function typeErrors(c: Compiler, body: Body): RegoError[] {
   const errs: RegoError[] = []
@@ -45,23 +31,31 @@ export function typeErrors(c: Compiler, body: Body): RegoError[] {
     const [op, ...args] = e.terms
     const name = op ? refName(op) : undefined
     const bi = name !== undefined ? c.builtin(name) : undefined
-    if (!bi?.argTypes) return false
-    for (const [i, a] of args.slice(0, bi.arity).entries()) {
-      const want = bi.argTypes[i]
-      const have = literalType(a)
-      if (!want || !have || want.includes('any') || want.includes(have)) continue
-      errs.push(
-        typeError(e.location, `${name}: invalid argument(s)`, {
-          have: `(${args
-            .slice(0, bi.arity)
-            .map((x) => literalType(x) ?? 'any')
-            .join(', ')})`,
-          want: bi.signature ?? `(${bi.argTypes.map((t) => (t ? t.join('|') : 'any')).join(', ')})`,
-        }),
-      )
-      break
-    }
+    const decl = bi?.decl
+    if (!decl || bi.arity < 0) return false
+    const operands = args.slice(0, bi.arity)
+    const literal = operands.map((a) => (isConstant(a) ? constantValue(a) : undefined))
+    const bad = literal.some(
+      (v, i) => v !== undefined && decl.args[i] !== undefined && !kindAllowed(v, decl.args[i] as Type),
+    )
+    if (!bad) return false
+    errs.push(
+      typeError(e.location, `${name}: invalid argument(s)`, {
+        have: `(${literal.map((v) => (v === undefined ? 'any' : typeToString(typeOf(v)))).join(', ')})`,
+        want: `(${decl.args.map(typeToString).join(', ')})`,
+      }),
+    )
     return false
   })
   return errs
+}
+
+/**
+ * True when the declared type admits values of `v`'s kind. Only kinds are compared (not element
+ * or property types), so a literal is never rejected where OPA's finer checker would accept it.
+ */
+function kindAllowed(v: Value, declared: Type): boolean {
+  const d = unwrap(declared)
+  if (d.kind === 'any') return d.of.length === 0 || d.of.some((m) => kindAllowed(v, m))
+  return d.kind === typeName(v)
 }

@@ -4,6 +4,7 @@
  */
 import { type RegoError, typeError } from '../../errors.js'
 import type { Body, Expr, Term } from '../../syntax/ast.js'
+import { typeToString } from '../../types/index.js'
 import type { Compiler } from '../compiler.js'
 import { isEquality, walkExprs } from '../terms.js'
 import { refString } from '../text.js'
@@ -54,7 +55,9 @@ function arityError(c: Compiler, name: string, expr: Expr, want: number, got: nu
       .join(', ')})`
     return typeError(expr.location, `${name}: arity mismatch`, {
       have,
-      want: bi.signature ?? `(${Array.from({ length: bi.arity }, () => 'any').join(', ')})`,
+      want: bi.decl
+        ? `(${bi.decl.args.map(typeToString).join(', ')})`
+        : `(${Array.from({ length: bi.arity }, () => 'any').join(', ')})`,
     })
   }
   return typeError(
