@@ -46,6 +46,7 @@ export const PRECEDENCE: Record<string, number> = {
   rem: 6,
 }
 
+/** Rego v1 keywords: as ref parts they are written with brackets when the source quoted them. */
 export const V1_KEYWORDS = new Set([
   'as',
   'contains',
@@ -64,18 +65,21 @@ export const V1_KEYWORDS = new Set([
   'with',
 ])
 
+/** A string as written in the source (keeping its escapes or raw form), else JSON-quoted. */
 export function stringText(t: Extract<Term, { type: 'string' }>): string {
   const text = t.location?.text
   if (text && (text.startsWith('"') || text.startsWith('`')) && text.length >= 2) return text
   return JSON.stringify(t.value)
 }
 
+/** The dotted builtin name of an operator term (`plus`, `internal.member_2`), if it has one. */
 export function opName(op: Term): string | undefined {
   if (op.type !== 'ref') return op.type === 'var' ? op.value : undefined
   const names = refNames(op.value)
   return names.length === op.value.length ? names.join('.') : undefined
 }
 
+/** The leading var and string parts of a ref, as names. */
 export function refNames(ref: Term[]): string[] {
   const out: string[] = []
   for (const [i, t] of ref.entries()) {
@@ -86,6 +90,7 @@ export function refNames(ref: Term[]): string[] {
   return out
 }
 
+/** Orders imports by path, then alias (as `opa fmt` sorts each import group). */
 export function compareImports(a: Import, b: Import): number {
   const pa = a.path.value.map((t) => ('value' in t ? String(t.value) : ''))
   const pb = b.path.value.map((t) => ('value' in t ? String(t.value) : ''))
@@ -96,10 +101,12 @@ export function compareImports(a: Import, b: Import): number {
   return pa.length - pb.length || (a.alias ?? '').localeCompare(b.alias ?? '')
 }
 
+/** True for terms that are not vars, refs, calls or comprehensions (ref-head grouping). */
 export function isGroundTerm(t: Term): boolean {
   return t.type !== 'var' && t.type !== 'ref' && t.type !== 'call' && !t.type.endsWith('comprehension')
 }
 
+/** The leading part of a rule ref up to its first non-ground term. */
 export function groundPrefix(ref: Term[]): Term[] {
   const out: Term[] = []
   for (const [i, t] of ref.entries()) {
@@ -109,11 +116,13 @@ export function groundPrefix(ref: Term[]): Term[] {
   return out
 }
 
+/** True when a rule ref has a variable part before its last term. */
 export function hasDynamicRef(ref: Term[]): boolean {
   const pos = ref.findIndex((t, i) => i > 0 && !isGroundTerm(t))
   return pos > 0 && pos < ref.length - 1
 }
 
+/** True for an expression that is a bare `a | b` (set union) call. */
 export function isUnionExpr(expr: Expr): boolean {
   const t = expr.terms
   return (
@@ -126,20 +135,24 @@ export function isUnionExpr(expr: Expr): boolean {
   )
 }
 
+/** True for an expression that is the empty object `{}`. */
 export function isEmptyObject(expr: Expr): boolean {
   return !Array.isArray(expr.terms) && expr.terms.type === 'object' && expr.terms.value.length === 0
 }
 
+/** True for an expression that is a non-negated set literal. */
 export function isSetTerm(expr: Expr): boolean {
   return !expr.negated && !Array.isArray(expr.terms) && expr.terms.type === 'set'
 }
 
+/** Number of line breaks in `s`. */
 export function newlines(s: string): number {
   let n = 0
   for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++
   return n
 }
 
+/** The location of a collection item (an object pair counts from its key). */
 export function itemLoc(item: Term | [Term, Term]): Location | undefined {
   return Array.isArray(item) ? item[0].location : item.location
 }

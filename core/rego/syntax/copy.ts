@@ -50,6 +50,7 @@ export function copyTerm<T extends Term>(t: T): T {
   }
 }
 
+/** A deep copy of an expression, its terms and its `with` modifiers. */
 export function copyExpr(e: Expr): Expr {
   const terms = e.terms
   let copied: Expr['terms']

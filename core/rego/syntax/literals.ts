@@ -15,6 +15,7 @@ export function operatorText(term: Term | undefined): string | undefined {
   return out
 }
 
+/** True for the scalar term types (string, number, boolean, null). */
 export function isScalarType(type: string): boolean {
   return type === 'string' || type === 'number' || type === 'boolean' || type === 'null'
 }

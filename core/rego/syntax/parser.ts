@@ -25,6 +25,7 @@ import { operatorText } from './literals.js'
 import { TermParser } from './term-parser.js'
 import { OPERATOR_BUILTINS, T, TOKEN_NAMES, type TokenKind } from './tokens.js'
 
+// Re-exported so callers of the parser need one import.
 export type { ParseOptions } from './cursor.js'
 export { ParseAbort } from './cursor.js'
 export { operatorText } from './literals.js'
