@@ -59,7 +59,12 @@ export class PreparedQuery {
 
   /** Evaluates synchronously; throws `AsyncCallNeeded` if an asynchronous built-in is called. */
   evalSync(options: QueryOptions = {}, asyncResults?: Map<string, Value | typeof UNDEFINED>): QueryRun {
-    const ctx = options.ctx ?? lazyContext(this.policy, options.strictBuiltinErrors === true)
+    let ctx = options.ctx ?? lazyContext(this.policy, options.strictBuiltinErrors === true)
+    const tracer = options.tracer
+    if (tracer && !ctx.trace) {
+      // `trace(note)` reaches the tracer through the context.
+      ctx = Object.create(ctx, { trace: { value: (m: string, l?: Location) => tracer.note(m, l) } })
+    }
     const e = new Evaluator(this.policy, { ...options, ctx, ...(asyncResults ? { asyncResults } : {}) })
     const frame = new Frame(this.names.length, this.names)
     const results: QueryResult[] = []
