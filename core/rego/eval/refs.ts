@@ -8,9 +8,9 @@ import { isArray, isObject, isSet, ObjectValue, type Value } from '../values/ind
 import { type Frame, plug, same, TermBinding } from './bindings.js'
 import { internalError } from './errors.js'
 import type { Evaluator, ValueIter } from './evaluator.js'
-import { K, type PRef, type PTerm, Root, type VNode } from './ir.js'
+import { K, type PRef, type PTerm, Root, SetKind, type VNode } from './ir.js'
 import { unifyValue } from './unify.js'
-import { ruleSetValue } from './virtual.js'
+import { objectKeyValue, ruleSetValue } from './virtual.js'
 
 /** Enumerates the values of a ref (binding the vars in its path). */
 export function evalRef(e: Evaluator, ref: PRef, frame: Frame, iter: ValueIter): boolean {
@@ -215,7 +215,18 @@ function stepData(
   if (child && e.targets.length > 0 && targeted(e, child.path)) child = undefined
   if (child?.ruleSet) {
     if (e.partial() && e.saveSet?.containsRef('data', child.path)) return false
-    const v = ruleSetValue(e, child.ruleSet)
+    const set = child.ruleSet
+    const next = path[i + 1]
+    if (set.kind === SetKind.Object && next !== undefined) {
+      // A lookup of one key evaluates only the rules that can produce it, as OPA does.
+      const k = groundKey(next, frame)
+      if (k !== undefined) {
+        const v = objectKeyValue(e, set, k)
+        if (v === undefined) return false
+        return walkValue(e, v, path, i + 2, frame, iter)
+      }
+    }
+    const v = ruleSetValue(e, set)
     if (v === undefined) return false
     return walkValue(e, v, path, i + 1, frame, iter)
   }

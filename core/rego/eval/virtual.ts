@@ -126,6 +126,37 @@ function evalObject(e: Evaluator, set: RuleSet): Value {
   return out
 }
 
+/**
+ * The value under `key` of an object rule set, evaluating only the rules whose first ref element
+ * can be `key` (with that element bound to it first). Uses the full object when it is cached.
+ */
+export function objectKeyValue(e: Evaluator, set: RuleSet, key: Value): Value | undefined {
+  const full = e.cache.getRule(set.id)
+  if (full !== undefined && full !== UNDEFINED) return isObject(full) ? full.get(key) : undefined
+  const cacheId = -1 - set.id
+  const cached = e.cache.getFunction(cacheId, [key])
+  if (cached !== undefined) return cached === UNDEFINED ? undefined : cached
+  const out = new ObjectValue()
+  const visited: Value[][] = []
+  for (const i of candidates(e, set)) {
+    const r = set.rules[i] as PRule
+    const first = r.refTail[0]
+    if (!first) continue
+    const frame = new Frame(r.slots, r.names)
+    unifyValue(e, first, frame, key, () =>
+      e.evalBody(e.bodyOf(r), 0, frame, () => {
+        e.tracer?.ruleExit?.(r)
+        const keys = r.refTail.map((t) => e.valueOf(t, frame))
+        insertRuleValue(e, r, frame, out, keys, visited)
+        return false
+      }),
+    )
+  }
+  const v = out.get(key)
+  e.cache.putFunction(cacheId, [key], v ?? UNDEFINED)
+  return v
+}
+
 function insertRuleValue(
   e: Evaluator,
   r: PRule,
