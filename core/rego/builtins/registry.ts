@@ -33,11 +33,13 @@ import { NET } from './net.js'
 import { NUMBERS } from './numbers.js'
 import { OBJECTS } from './objects.js'
 import { OPA } from './opa.js'
+import { PROVIDERS } from './providers.js'
 import { REGEX } from './regex.js'
 import { REGO } from './rego.js'
 import { SEMVER_BUILTINS } from './semver.js'
 import { SETS } from './sets.js'
 import { STRINGS } from './strings.js'
+import { TEMPLATE } from './template.js'
 import { TIME } from './time.js'
 import { TRACING } from './tracing.js'
 import { TYPES } from './types.js'
@@ -66,11 +68,13 @@ export const DEFAULT_BUILTINS: readonly Builtin[] = [
   ...NUMBERS,
   ...OBJECTS,
   ...OPA,
+  ...PROVIDERS,
   ...REGEX,
   ...REGO,
   ...SEMVER_BUILTINS,
   ...SETS,
   ...STRINGS,
+  ...TEMPLATE,
   ...TIME,
   ...TRACING,
   ...TYPES,
