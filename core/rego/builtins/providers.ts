@@ -7,7 +7,6 @@ import { createHash, createHmac } from 'node:crypto'
 import { t } from '../types/index.js'
 import type { ObjectValue, Value } from '../values/index.js'
 import {
-  compareNumbers,
   formatValue,
   isArray,
   isNumberValue,
