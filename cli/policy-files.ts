@@ -41,8 +41,12 @@ const DATA_FILES = new Set(['data.json', 'data.yaml', 'data.yml'])
 
 /** Parses a JSON or YAML document without losing big numbers (JSON). */
 export function parseDocument(text: string, file: string): Value {
-  if (/\.ya?ml$/i.test(file)) return fromJS(parseYaml(text) ?? null)
-  return fromJS(losslessParse(text))
+  try {
+    if (/\.ya?ml$/i.test(file)) return fromJS(parseYaml(text) ?? null)
+    return fromJS(losslessParse(text))
+  } catch (err) {
+    throw new Error(`${file}: ${err instanceof Error ? err.message : String(err)}`)
+  }
 }
 
 /** Loads modules and data; throws `RegoErrors` for parse errors and Error for I/O and data conflicts. */
