@@ -109,6 +109,7 @@ export function attachAnnotations(module: Module, source: Source): RegoError[] {
 /** OPA's `attachRuleAnnotations`: document-scoped blocks go to every rule with the same path. */
 function attachToRules(rules: Rule[], attached: Array<{ annotation: Annotations; rule?: Rule }>): void {
   const pending = attached.filter((a) => a.rule)
+  if (pending.length === 0) return
   for (const rule of rules) {
     const path = groundPrefixKey(rule.head.ref)
     let claimed = -1

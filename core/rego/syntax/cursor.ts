@@ -88,24 +88,6 @@ export class TokenCursor {
     return this.text.slice(this.toks.starts[i], this.toks.ends[i])
   }
 
-  readonly #names = new Map<string, string>()
-
-  /**
-   * The token's text, shared with earlier identical names. A policy repeats `input`, `x` and
-   * string keys thousands of times; one string per distinct name keeps the AST small.
-   */
-  protected internedText(i = this.i): string {
-    return this.intern(this.tokText(i))
-  }
-
-  /** `text`, or the identical string seen before. */
-  protected intern(text: string): string {
-    const known = this.#names.get(text)
-    if (known !== undefined) return known
-    if (text.length <= 64) this.#names.set(text, text)
-    return text
-  }
-
   protected start(i = this.i): number {
     return this.toks.starts[i] ?? 0
   }

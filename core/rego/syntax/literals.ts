@@ -25,7 +25,8 @@ export function isScalarType(type: string): boolean {
  * the same bound from the decimal exponent and digit count.
  */
 export function numberTooBig(lexeme: string): boolean {
-  const e = lexeme.search(/[eE]/)
+  let e = lexeme.indexOf('e')
+  if (e === -1) e = lexeme.indexOf('E')
   if (e === -1) return lexeme.length > 30000
   const exp = Number(lexeme.slice(e + 1))
   const mantissa = lexeme.slice(0, e).replace(/^[-.]+/, '')

@@ -242,7 +242,7 @@ export class ModuleParser extends Parser {
       this.unexpected(isDefault ? 'expected rule head name' : undefined)
     const { head, usesContains } = this.parseHead(isDefault)
     const rule: Rule = { type: 'rule', head, body: [], location: ruleLoc }
-    if (usesContains) head.keywords = { ...head.keywords, contains: true }
+    if (usesContains) head.keywords = { if: head.keywords?.if === true, contains: true }
 
     if (isDefault) {
       this.validateDefault(rule)
@@ -276,7 +276,7 @@ export class ModuleParser extends Parser {
     }
 
     if (hasIf) {
-      head.keywords = { ...head.keywords, if: true }
+      head.keywords = { if: true, contains: head.keywords?.contains === true }
       this.advance()
       rule.body = this.parseIfBody()
     } else if (this.peek() === T.LBrace) {
@@ -455,7 +455,7 @@ export class ModuleParser extends Parser {
       rule.generatedBody = true
     } else {
       if (this.peek() === T.If) {
-        head.keywords = { if: true }
+        head.keywords = { if: true, contains: false }
         this.advance()
       }
       if (this.peek() === T.LBrace) {

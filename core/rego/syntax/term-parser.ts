@@ -159,7 +159,7 @@ export abstract class TermParser extends TokenCursor {
         this.advance()
         const word = this.toks.kinds[this.i] as TokenKind
         if ((word !== T.Ident && !isKeywordKind(word)) || this.spaced()) this.unexpected('expected ident')
-        ref.push({ type: 'string', value: this.internedText(), location: this.loc() })
+        ref.push({ type: 'string', value: this.tokText(), location: this.loc() })
         this.advance()
       } else if (k === T.LBrack) {
         this.advance()
@@ -199,7 +199,7 @@ export abstract class TermParser extends TokenCursor {
 
   /** var := ident; `_` becomes a fresh wildcard `$N`. */
   protected parseVar(): VarTerm {
-    const text = this.internedText()
+    const text = this.tokText()
     const location = this.loc()
     this.advance()
     if (text === '_') return { type: 'var', value: `$${this.wildcard++}`, location }
@@ -245,7 +245,7 @@ export abstract class TermParser extends TokenCursor {
     this.advance()
     if (lit.charCodeAt(0) === 96) return { type: 'string', value: lit.slice(1, -1), location }
     const inner = lit.slice(1, -1)
-    if (!inner.includes('\\')) return { type: 'string', value: this.intern(inner), location }
+    if (!inner.includes('\\')) return { type: 'string', value: inner, location }
     try {
       return { type: 'string', value: JSON.parse(lit) as string, location }
     } catch {
