@@ -142,7 +142,14 @@ export class Evaluator {
     if ((++this.instructions & 1023) === 0) this.checkLimits()
     if (this.tracer)
       return this.tracer.expr(this, expr, frame, iter, (it) => this.evalExprInner(expr, frame, it))
-    return this.evalExprInner(expr, frame, iter)
+    // The common case, inlined: a specialized step, else the generic one.
+    const fast = expr.fast as FastStep | undefined
+    if (fast !== undefined && this.saveSet === undefined) {
+      const r = fast(this, frame, iter)
+      if (r !== undefined) return r
+    }
+    if (expr.with) return this.evalWith(expr, frame, iter)
+    return this.evalStep(expr, frame, iter)
   }
 
   private evalExprInner(expr: PExpr, frame: Frame, iter: Iter): boolean {

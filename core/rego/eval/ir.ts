@@ -216,6 +216,10 @@ export interface RuleSet {
   defaultRule: PRule | undefined
   earlyExit: boolean
   arity: number
+  /** True when some rule has index constraints. */
+  indexed: boolean
+  /** Indices of every rule, for sets without constraints. */
+  all: number[]
 }
 
 /** One node of the prepared rule tree. */

@@ -285,6 +285,8 @@ export function prepareRuleTree(c: Compiler, ctx: Omit<PrepareContext, 'root'>):
       defaultRule: undefined,
       earlyExit: false,
       arity: src.rules[0]?.rule.head.args?.length ?? 0,
+      indexed: false,
+      all: [],
     }
     dst.ruleSet = set
     sets.push([src, set])
@@ -325,6 +327,12 @@ function fillRuleSet(ctx: PrepareContext, c: Compiler, src: RuleTreeNode, set: R
       })
     }
   }
+  finishIndex(set)
+}
+
+function finishIndex(set: RuleSet): void {
+  set.indexed = set.constraints.some((cs) => cs.length > 0)
+  set.all = set.rules.map((_, i) => i)
 }
 
 function prepareConstraint(x: RuleIndex['constraints'][number][number]): PConstraint[] {

@@ -30,7 +30,8 @@ export function ruleSetValue(e: Evaluator, set: RuleSet): Value | undefined {
 }
 
 /** The indices of the rules whose index constraints hold. */
-function candidates(e: Evaluator, set: RuleSet, args?: readonly Value[]): number[] {
+function candidates(e: Evaluator, set: RuleSet, args?: readonly Value[]): readonly number[] {
+  if (!e.indexing || !set.indexed) return set.all
   const out: number[] = []
   for (let i = 0; i < set.rules.length; i++) {
     const cs = set.constraints[i]
