@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander'
 import { buildCommand } from './commands/build.js'
+import { capabilitiesCommand } from './commands/capabilities.js'
 import { checkCommand } from './commands/check.js'
 import { demoCommand } from './commands/demo.js'
 import { evalCommand } from './commands/eval.js'
@@ -11,6 +12,7 @@ import { fmtCommand } from './commands/fmt.js'
 import { inspectCommand } from './commands/inspect.js'
 import { parseCommand } from './commands/parse.js'
 import { relayCommand } from './commands/relay.js'
+import { runCommand } from './commands/run.js'
 import { serviceCommand } from './commands/service.js'
 import { signCommand } from './commands/sign.js'
 import { testCommand } from './commands/test.js'
@@ -33,6 +35,8 @@ const COMMANDS: Array<() => Command> = [
   inspectCommand,
   evalCommand,
   testCommand,
+  runCommand,
+  capabilitiesCommand,
 ]
 
 /** Builds the program; `exitOverride` turns commander's exits into `CommanderError`s. */
@@ -40,6 +44,7 @@ export function buildProgram(): Command {
   const program = new Command('regent')
     .description('regent: an edge companion for Open Policy Agent deployments')
     .version(REGENT_VERSION, '--version', 'print the version')
+    .enablePositionalOptions() // `regent capabilities --version V` is the subcommand's option
     .showSuggestionAfterError(true)
     .exitOverride()
     // Errors are printed by runCli as one line with a hint.

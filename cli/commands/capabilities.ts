@@ -1,0 +1,103 @@
+/**
+ * `regent capabilities [--current] [--version V] [--file PATH]`: OPA's capabilities JSON (built-in
+ * declarations, future keywords, features) for the engine regent runs, read from the same
+ * DEFAULT_BUILTINS the evaluator and type checker use. Without a flag it lists the versions it
+ * knows, as `opa capabilities` does.
+ */
+import { readFile } from 'node:fs/promises'
+import { Command } from 'commander'
+import { builtinCapabilities, DEFAULT_BUILTINS } from '../../core/rego/builtins/registry.js'
+import { REGENT_VERSION } from '../version-info.js'
+
+/** Keywords regent's parser accepts (all of them default in Rego v1). */
+export const FUTURE_KEYWORDS = ['contains', 'every', 'if', 'in']
+
+/** Language features regent's parser supports, with OPA's feature names. */
+export const FEATURES = ['keywords_in_refs', 'rego_v1', 'template_strings']
+
+/** The capabilities document of this build, in OPA's shape. */
+export function currentCapabilities(): Record<string, unknown> {
+  return {
+    builtins: builtinCapabilities(DEFAULT_BUILTINS),
+    future_keywords: FUTURE_KEYWORDS,
+    wasm_abi_versions: [],
+    features: FEATURES,
+  }
+}
+
+function versionName(): string {
+  return `v${REGENT_VERSION}`
+}
+
+interface CapabilitiesOptions {
+  current?: boolean
+  version?: string
+  file?: string
+}
+
+function print(doc: unknown): void {
+  process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`)
+}
+
+/** Builds the `capabilities` command. */
+export function capabilitiesCommand(): Command {
+  return new Command('capabilities')
+    .description(
+      "print the capabilities (built-ins, keywords, features) of this engine, in OPA's JSON format",
+    )
+    .option('--current', 'print the capabilities of this version')
+    .option('--version <version>', 'print the capabilities of a version (regent knows its own)')
+    .option('--file <path>', 'check and print a capabilities JSON file')
+    .action(async (options: CapabilitiesOptions) => {
+      const chosen = [options.current, options.version !== undefined, options.file !== undefined].filter(
+        Boolean,
+      ).length
+      if (chosen > 1) {
+        process.stderr.write('regent: capabilities: use only one of --current, --version and --file\n')
+        process.exitCode = 2
+        return
+      }
+      if (options.file !== undefined) {
+        let doc: unknown
+        try {
+          doc = JSON.parse(await readFile(options.file, 'utf8'))
+        } catch (err) {
+          process.stderr.write(
+            `regent: capabilities: ${options.file}: ${err instanceof Error ? err.message : String(err)}\n`,
+          )
+          process.exitCode = 1
+          return
+        }
+        if (
+          typeof doc !== 'object' ||
+          doc === null ||
+          !Array.isArray((doc as { builtins?: unknown }).builtins)
+        ) {
+          process.stderr.write(
+            `regent: capabilities: ${options.file}: not a capabilities document (no "builtins" list)\n`,
+          )
+          process.exitCode = 1
+          return
+        }
+        print(doc)
+        return
+      }
+      if (options.version !== undefined) {
+        const wanted = options.version.replace(/^v/, '')
+        if (wanted !== REGENT_VERSION) {
+          process.stderr.write(
+            `regent: capabilities: no capabilities for version ${options.version}; known: ${versionName()}\n`,
+          )
+          process.exitCode = 1
+          return
+        }
+        print(currentCapabilities())
+        return
+      }
+      if (options.current) {
+        print(currentCapabilities())
+        return
+      }
+      process.stdout.write(`${versionName()}\n`)
+    })
+}

@@ -1,0 +1,67 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { REGENT_VERSION } from '../../../cli/version-info.js'
+import { runRegent } from '../../support/run-cli.js'
+
+interface Caps {
+  builtins: Array<{
+    name: string
+    decl: { type: string; args?: unknown[]; result?: unknown }
+    infix?: string
+    nondeterministic?: boolean
+    relation?: boolean
+  }>
+  future_keywords: string[]
+  features: string[]
+}
+
+describe('regent capabilities', () => {
+  it('prints OPA-shaped capabilities with --current', async () => {
+    const { code, stdout } = await runRegent(['capabilities', '--current'])
+    expect(code).toBe(0)
+    const caps = JSON.parse(stdout) as Caps
+    const names = caps.builtins.map((b) => b.name)
+    expect(names).toEqual([...names].sort())
+    expect(names).toEqual(
+      expect.arrayContaining(['count', 'http.send', 'io.jwt.decode_verify', 'graphql.parse', 'walk']),
+    )
+    const plus = caps.builtins.find((b) => b.name === 'plus')
+    expect(plus).toEqual({
+      name: 'plus',
+      decl: { args: [{ type: 'number' }, { type: 'number' }], result: { type: 'number' }, type: 'function' },
+      infix: '+',
+    })
+    expect(caps.builtins.find((b) => b.name === 'time.now_ns')?.nondeterministic).toBe(true)
+    expect(caps.builtins.find((b) => b.name === 'walk')?.relation).toBe(true)
+    expect(caps.future_keywords).toEqual(['contains', 'every', 'if', 'in'])
+  })
+
+  it('lists versions without flags, answers its own --version, refuses others', async () => {
+    expect((await runRegent(['capabilities'])).stdout).toBe(`v${REGENT_VERSION}\n`)
+    const own = await runRegent(['capabilities', '--version', `v${REGENT_VERSION}`])
+    expect(own.code).toBe(0)
+    expect(JSON.parse(own.stdout).builtins.length).toBeGreaterThan(150)
+    const other = await runRegent(['capabilities', '--version', 'v0.1.2-nope'])
+    expect(other.code).toBe(1)
+    expect(other.stderr).toContain('no capabilities for version v0.1.2-nope')
+  })
+
+  it('checks --file and rejects conflicting flags', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'regent-caps-'))
+    writeFileSync(
+      join(dir, 'ok.json'),
+      JSON.stringify({ builtins: [{ name: 'x', decl: { type: 'function' } }] }),
+    )
+    writeFileSync(join(dir, 'bad.json'), '{"nope": 1}')
+    expect(
+      JSON.parse((await runRegent(['capabilities', '--file', join(dir, 'ok.json')])).stdout).builtins[0].name,
+    ).toBe('x')
+    const bad = await runRegent(['capabilities', '--file', join(dir, 'bad.json')])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('not a capabilities document')
+    const both = await runRegent(['capabilities', '--current', '--file', join(dir, 'ok.json')])
+    expect(both.code).toBe(2)
+  })
+})
