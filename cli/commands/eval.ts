@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
 import { createBuiltinContext } from '../../core/rego/builtins/context.js'
 import { RegoError, RegoErrors } from '../../core/rego/errors.js'
+import { CoverageTracer } from '../../core/rego/eval/coverage.js'
 import { compilePolicy } from '../../core/rego/eval/policy.js'
 import type { QueryRun } from '../../core/rego/eval/query.js'
 import {
@@ -16,7 +17,7 @@ import {
   type TraceOp,
   type Tracer,
 } from '../../core/rego/eval/trace.js'
-import type { Import, Package } from '../../core/rego/syntax/ast.js'
+import type { Import, Module, Package } from '../../core/rego/syntax/ast.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
 import { parseQuery } from '../../core/rego/syntax/query.js'
 import type { Value } from '../../core/rego/values/index.js'
@@ -31,6 +32,7 @@ import {
   resultDoc,
   table,
 } from '../presentation.js'
+import { coverageDoc } from './test.js'
 
 interface EvalOptions {
   data: string[]
@@ -59,6 +61,8 @@ interface EvalOptions {
   disableEarlyExit?: boolean
   ignore: string[]
   prettyLimit: string
+  coverage?: boolean
+  instrument?: boolean
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v]
@@ -168,6 +172,8 @@ export function evalCommand(): Command {
     .option('--disable-early-exit', 'evaluate every rule body (no early exit)')
     .option('--ignore <glob>', 'file names to skip when loading', collect, [])
     .option('--pretty-limit <n>', 'truncate values in pretty output', '80')
+    .option('--coverage', 'report coverage of the evaluated policies')
+    .option('--instrument', 'report detailed metrics (implies --metrics)')
     .action(async (queryArg: string | undefined, options: EvalOptions) => {
       if (options.stdin && options.stdinInput) return usage('--stdin and --stdin-input cannot be combined')
       const query = options.stdin ? await readStdin() : queryArg
@@ -180,6 +186,7 @@ export function evalCommand(): Command {
       } catch (err) {
         return usage((err as Error).message)
       }
+      if (options.instrument) options.metrics = true
       await runEval(query, options, count, timeoutMs)
     })
 }
@@ -196,6 +203,7 @@ async function runEval(query: string, options: EvalOptions, count: number, timeo
   }
   let run: QueryRun | undefined
   let tracer: Tracer | undefined
+  let loadedModules: Map<string, Module> | undefined
   try {
     const loaded = await time('timer_rego_load_files_ns', () =>
       loadPolicy({
@@ -208,6 +216,7 @@ async function runEval(query: string, options: EvalOptions, count: number, timeo
     let input: Value | undefined
     if (options.stdinInput) input = parseDocument(await readStdin(), 'stdin.json')
     else if (options.input) input = parseDocument(await readFile(options.input, 'utf8'), options.input)
+    loadedModules = loaded.modules
     const policy = await time('timer_rego_module_compile_ns', () =>
       compilePolicy(loaded.modules, loaded.data, { strict: options.strict === true }),
     )
@@ -216,7 +225,13 @@ async function runEval(query: string, options: EvalOptions, count: number, timeo
     const prepared = await time('timer_rego_query_compile_ns', () => policy.prepare(body, context))
     for (let i = 0; i < count; i++) {
       tracer =
-        options.explain !== 'off' ? new BufferTracer() : options.profile ? new ProfileTracer() : undefined
+        options.explain !== 'off'
+          ? new BufferTracer()
+          : options.profile
+            ? new ProfileTracer()
+            : options.coverage
+              ? new CoverageTracer()
+              : undefined
       const ctx = createBuiltinContext({ strictBuiltinErrors: options.strictBuiltinErrors === true })
       run = await time('timer_rego_query_eval_ns', () =>
         prepared.eval({
@@ -237,7 +252,9 @@ async function runEval(query: string, options: EvalOptions, count: number, timeo
   }
   const results = run?.results ?? []
   const builtinErrors = options.showBuiltinErrors ? (run?.builtinErrors ?? []) : []
-  writeResults(results, builtinErrors, options, timers, tracer)
+  const coverage =
+    tracer instanceof CoverageTracer && loadedModules ? coverageDoc(tracer.report(loadedModules)) : undefined
+  writeResults(results, builtinErrors, options, timers, tracer, coverage)
   if (builtinErrors.length > 0) process.exitCode = 1
   if (options.fail && results.length === 0) process.exitCode = 1
   if (options.failDefined && results.length > 0) process.exitCode = 1
@@ -264,6 +281,7 @@ function writeResults(
   options: EvalOptions,
   timers: Record<string, number>,
   tracer: Tracer | undefined,
+  coverage: Doc | undefined,
 ): void {
   const explainOps: Record<string, ReadonlySet<TraceOp> | undefined> = {
     notes: new Set<TraceOp>(['Note']),
@@ -281,6 +299,7 @@ function writeResults(
     case 'json': {
       const doc: { [key: string]: Doc | undefined } = {}
       if (options.metrics) doc.metrics = Object.fromEntries(Object.entries(timers).sort())
+      if (coverage) doc.coverage = coverage
       if (builtinErrors.length > 0) doc.errors = builtinErrors.map((e) => errorDocs(e)[0] as Doc)
       if (results.length > 0) doc.result = results.map(resultDoc)
       if (options.explain !== 'off') {

@@ -28,6 +28,7 @@ interface TestOptions {
   explain?: string
   ignore: string[]
   v0Compatible?: boolean
+  maxErrors: string
 }
 
 /** One discovered test. */
@@ -71,6 +72,7 @@ export function testCommand(): Command {
     )
     .option('--ignore <glob>', 'file names to skip', collect, [])
     .option('--v0-compatible', 'parse with Rego v0 syntax')
+    .option('-m, --max-errors <n>', 'stop compiling after this many errors', '10')
     .action(async (paths: string[], options: TestOptions) => {
       const threshold = Number(options.threshold)
       if (!(threshold >= 0 && threshold <= 100)) {
@@ -97,7 +99,7 @@ export function testCommand(): Command {
           allDataFiles: true,
           ...(options.v0Compatible ? { v0: true } : {}),
         })
-        policy = compilePolicy(loaded.modules, loaded.data)
+        policy = compilePolicy(loaded.modules, loaded.data, { maxErrors: Number(options.maxErrors) || 0 })
       } catch (err) {
         process.stderr.write(`${err instanceof RegoErrors ? err.toString() : (err as Error).message}\n`)
         process.exitCode = 1
@@ -278,7 +280,8 @@ function resultDoc(r: TestResult): Doc {
   }
 }
 
-function coverageDoc(report: CoverageReport): Doc {
+/** A coverage report in OPA's JSON shape (`cover.Report`). */
+export function coverageDoc(report: CoverageReport): Doc {
   const files: { [key: string]: Doc } = {}
   for (const [file, f] of report.files) {
     files[file] = {
