@@ -1,0 +1,278 @@
+/**
+ * `regent run -s [-a HOST:PORT]... [-b BUNDLE]... [PATH...]`: an OPA-compatible policy server on
+ * regent's own Rego engine (OPA's REST API: data, query, policies, health; see docs/run.md).
+ * Positional paths are policy and data files (`prefix:path` roots them); `-b` loads bundles. The
+ * interactive shell (`run` without `-s`) is not implemented: it exits 2 with a hint.
+ */
+import { readFileSync } from 'node:fs'
+import { Command, Option } from 'commander'
+import type { VerificationConfig } from '../../core/bundle/index.js'
+import { parseAddress, type RunningServer, startServer, stopOnSignals } from '../../core/http/index.js'
+import { createLogger, type Logger } from '../../core/log.js'
+import { RegoErrors } from '../../core/rego/index.js'
+import { fromJS } from '../../core/rego/values/index.js'
+import { createRunApp } from '../run-server/app.js'
+import { loadInitialState } from '../run-server/load.js'
+import { ServerState } from '../run-server/state.js'
+import { REGENT_VERSION } from '../version-info.js'
+
+/** OPA's default listen address (`--v0-compatible` listens on every interface, as OPA 0.x did). */
+export const DEFAULT_RUN_ADDR = 'localhost:8181'
+const DEFAULT_V0_ADDR = ':8181'
+
+/** Options as commander parses them. */
+interface RunFlags {
+  server?: boolean
+  addr: string[]
+  bundle: string[] | true
+  ignore: string[]
+  v0Compatible?: boolean
+  logLevel: 'debug' | 'info' | 'warn' | 'error'
+  logFormat?: 'text' | 'json' | 'json-pretty'
+  shutdownGracePeriod: string
+  maxErrors: string
+  set: string[]
+  verificationKey?: string
+  verificationKeyId: string
+  signingAlg: string
+  scope?: string
+  excludeFilesVerify: string[]
+  skipVerify?: boolean
+  watch?: boolean
+  configFile?: string
+  authentication: string
+  authorization: string
+}
+
+/** Validated settings of one server run. */
+export interface RunSettings {
+  addrs: Array<{ host: string; port: number }>
+  files: string[]
+  bundles: string[]
+  ignore: string[]
+  regoVersion: 'v0' | 'v1'
+  graceMs: number
+  maxErrors: number
+  defaultDecision: string
+  verification: VerificationConfig | undefined
+}
+
+/** A flag combination `run` refuses; the CLI prints it and exits 2. */
+export class RunUsageError extends Error {}
+
+const collect = (value: string, previous: string[] | true) => [...(previous === true ? [] : previous), value]
+
+/** Builds the `run` command. */
+export function runCommand(): Command {
+  return new Command('run')
+    .description('start an OPA-compatible policy server (-s) on regent’s Rego engine')
+    .argument('[paths...]', 'policy and data files or directories (prefix:path roots them under data)')
+    .option('-s, --server', 'start the server (the interactive shell is not implemented)')
+    .option('-a, --addr <host:port>', `listen address, repeatable (default ${DEFAULT_RUN_ADDR})`, collect, [])
+    .option(
+      '-b, --bundle [path]',
+      'bundle directory or .tar.gz (repeatable; bare -b loads every path as a bundle)',
+      collect,
+      [],
+    )
+    .option('--ignore <glob>', 'file names to skip when loading (repeatable)', collect, [])
+    .option('--v0-compatible', 'Rego v0 syntax, and listen on every interface by default')
+    .addOption(
+      new Option('-l, --log-level <level>', 'log level')
+        .choices(['debug', 'info', 'warn', 'error'])
+        .default('info'),
+    )
+    .addOption(
+      new Option('--log-format <format>', 'log format (default: json, pretty on a terminal)').choices([
+        'text',
+        'json',
+        'json-pretty',
+      ]),
+    )
+    .option('--shutdown-grace-period <seconds>', 'time in-flight requests get on shutdown', '10')
+    .option('-m, --max-errors <n>', 'compile errors reported before stopping', '10')
+    .option('--set <key=value>', 'configuration override (only default_decision is supported)', collect, [])
+    .option(
+      '--verification-key <key>',
+      'PEM public key file or HMAC secret that bundle signatures must verify with',
+    )
+    .option('--verification-key-id <id>', 'id of the verification key', 'default')
+    .option('--signing-alg <alg>', 'signature algorithm of the verification key', 'RS256')
+    .option('--scope <scope>', 'scope the bundle signatures must carry')
+    .option('--exclude-files-verify <glob>', 'bundle files that need not be signed (repeatable)', collect, [])
+    .option('--skip-verify', 'do not verify bundle signatures')
+    .option('-w, --watch', 'reload on file changes (not supported)')
+    .option('-c, --config-file <file>', 'OPA configuration file (not supported)')
+    .option('--authentication <scheme>', 'client authentication (only off is supported)', 'off')
+    .option('--authorization <scheme>', 'request authorization (only off is supported)', 'off')
+    .action(async (paths: string[], flags: RunFlags, command: Command) => {
+      let settings: RunSettings
+      try {
+        settings = runSettings(paths, flags)
+      } catch (err) {
+        if (!(err instanceof RunUsageError)) throw err
+        command.error(err.message, { exitCode: 2, code: 'regent.usage' })
+      }
+      const logger = createLogger({
+        level: flags.logLevel,
+        ...(flags.logFormat ? { pretty: flags.logFormat !== 'json' } : {}),
+      })
+      await serve(settings, logger)
+    })
+}
+
+/**
+ * Checks the flags and turns them into settings.
+ * @throws RunUsageError naming the flag at fault.
+ */
+export function runSettings(paths: string[], flags: RunFlags): RunSettings {
+  if (!flags.server) {
+    throw new RunUsageError(
+      'only server mode is supported: use regent run -s (for one-off queries, regent eval)',
+    )
+  }
+  if (flags.watch)
+    throw new RunUsageError(
+      '--watch is not supported: restart the server, or PUT changes to /v1/policies and /v1/data',
+    )
+  if (flags.configFile) {
+    throw new RunUsageError(
+      '--config-file is not supported: regent run serves local files and bundles (remote bundles: regent relay)',
+    )
+  }
+  for (const [flag, value] of [
+    ['--authentication', flags.authentication],
+    ['--authorization', flags.authorization],
+  ]) {
+    if (value !== 'off') throw new RunUsageError(`${flag} ${value} is not supported (only off)`)
+  }
+  const remote = [...paths, ...(flags.bundle === true ? [] : flags.bundle)].find((p) =>
+    /^https?:\/\//i.test(p),
+  )
+  if (remote)
+    throw new RunUsageError(
+      `remote bundles are not supported (${remote}): download it first, or serve it through regent relay`,
+    )
+  const allBundles = flags.bundle === true
+  const isTarball = (p: string) => /\.(tar\.gz|tgz)$/i.test(p)
+  const bundles = [
+    ...(flags.bundle === true ? [] : flags.bundle),
+    ...paths.filter((p) => allBundles || isTarball(p)),
+  ]
+  const files = paths.filter((p) => !allBundles && !isTarball(p))
+  const v0 = flags.v0Compatible === true
+  const addrs = (flags.addr.length > 0 ? flags.addr : [v0 ? DEFAULT_V0_ADDR : DEFAULT_RUN_ADDR]).map((a) => {
+    try {
+      // Go's ":8181" listens on every interface.
+      return parseAddress(a, '0.0.0.0')
+    } catch (err) {
+      throw new RunUsageError(`--addr: ${(err as Error).message}`)
+    }
+  })
+  return {
+    addrs,
+    files,
+    bundles,
+    ignore: flags.ignore,
+    regoVersion: v0 ? 'v0' : 'v1',
+    graceMs: nonNegative('--shutdown-grace-period', flags.shutdownGracePeriod) * 1000,
+    maxErrors: nonNegative('--max-errors', flags.maxErrors),
+    defaultDecision: defaultDecision(flags.set),
+    verification: verification(flags, bundles.length > 0),
+  }
+}
+
+function nonNegative(flag: string, text: string): number {
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < 0)
+    throw new RunUsageError(`${flag}: expected a non-negative integer, got ${JSON.stringify(text)}`)
+  return n
+}
+
+function defaultDecision(sets: string[]): string {
+  let decision = 'system/main'
+  for (const set of sets) {
+    const eq = set.indexOf('=')
+    const key = eq < 0 ? set : set.slice(0, eq)
+    if (key !== 'default_decision' || eq < 0) {
+      throw new RunUsageError(`--set ${set}: only default_decision=<path> is supported`)
+    }
+    decision = set
+      .slice(eq + 1)
+      .replace(/^data\./, '')
+      .replaceAll('.', '/')
+      .replace(/^\/+|\/+$/g, '')
+  }
+  return decision
+}
+
+function verification(flags: RunFlags, haveBundles: boolean): VerificationConfig | undefined {
+  if (!flags.verificationKey || flags.skipVerify || !haveBundles) return undefined
+  let key = flags.verificationKey
+  try {
+    // OPA: "the secret (HMAC) or path of the PEM file containing the public key".
+    key = readFileSync(flags.verificationKey, 'utf8')
+  } catch {
+    // not a readable file: an HMAC secret
+  }
+  return {
+    keys: { [flags.verificationKeyId]: { key, algorithm: flags.signingAlg } },
+    keyId: flags.verificationKeyId,
+    ...(flags.scope ? { scope: flags.scope } : {}),
+    ...(flags.excludeFilesVerify.length > 0 ? { excludeFiles: flags.excludeFilesVerify } : {}),
+  }
+}
+
+/** Loads, listens on every address, and stops on SIGTERM/SIGINT. Load or bind failures exit 1. */
+async function serve(settings: RunSettings, logger: Logger): Promise<void> {
+  let state: ServerState
+  try {
+    const loaded = await loadInitialState({
+      paths: settings.files,
+      bundles: settings.bundles,
+      ignore: settings.ignore,
+      regoVersion: settings.regoVersion,
+      ...(settings.verification ? { verification: settings.verification } : {}),
+    })
+    state = new ServerState(loaded, { regoVersion: settings.regoVersion, maxErrors: settings.maxErrors })
+  } catch (err) {
+    process.stderr.write(
+      `regent run: ${err instanceof RegoErrors ? err.toString() : (err as Error).message}\n`,
+    )
+    process.exitCode = 1
+    return
+  }
+  const app = createRunApp({
+    state,
+    logger,
+    version: REGENT_VERSION,
+    runtime: fromJS({ version: REGENT_VERSION, commit: '', env: { ...process.env } }),
+    defaultDecision: settings.defaultDecision,
+    // Compile endpoint seam: pass a CompileBackend over `state` here to mount /v1/compile.
+    compileBackend: undefined,
+  })
+  const servers: RunningServer[] = []
+  try {
+    for (const { host, port } of settings.addrs) {
+      servers.push(
+        await startServer({ fetch: app.fetch, host, port, logger, name: 'run', graceMs: settings.graceMs }),
+      )
+    }
+  } catch (err) {
+    await Promise.all(servers.map((s) => s.stop()))
+    process.stderr.write(`regent run: cannot listen: ${(err as Error).message}\n`)
+    process.exitCode = 1
+    return
+  }
+  logger.info(
+    {
+      addrs: servers.map((s) => s.url),
+      policies: state.listPolicies().length,
+      bundles: state.bundles.map((b) => b.name),
+    },
+    'server started',
+  )
+  stopOnSignals(logger, async () => {
+    await Promise.all(servers.map((s) => s.stop()))
+  })
+}

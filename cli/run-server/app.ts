@@ -1,0 +1,83 @@
+/**
+ * The Hono app of `regent run -s`: OPA's REST API (data, v0 data and the default decision, query,
+ * policies, health, config, status) over a {@link ServerState}, plus the compile endpoint when a
+ * backend is given. Errors use OPA's envelope `{code, message, errors?}`; responses of 1 KiB or
+ * more are gzipped for clients that accept it, as OPA does.
+ */
+import type { Hono } from 'hono'
+import { compress } from 'hono/compress'
+import type { Logger } from 'pino'
+import { compileRoutes } from '../../compile/route.js'
+import type { CompileBackend } from '../../compile/types.js'
+import {
+  type AppEnv,
+  type BodyLimits,
+  createApp,
+  DEFAULT_BODY_LIMITS,
+  HttpError,
+} from '../../core/http/index.js'
+import { fromJS, type Value } from '../../core/rego/values/index.js'
+import { createInterQueryCache } from './evaluate.js'
+import { dataReadRoutes } from './routes/data.js'
+import { dataWriteRoutes } from './routes/data-write.js'
+import { healthRoutes } from './routes/health.js'
+import { policyRoutes } from './routes/policies.js'
+import { queryRoutes } from './routes/query.js'
+import { systemRoutes } from './routes/system.js'
+import { v0Routes } from './routes/v0.js'
+import type { ServerState } from './state.js'
+import type { RunServerDeps } from './types.js'
+
+/** What the app is built from. */
+export interface RunAppOptions {
+  state: ServerState
+  logger: Logger
+  version: string
+  /** `opa.runtime()` for policies (default: version only). */
+  runtime?: Value
+  limits?: BodyLimits
+  /** Slash path of the default decision (default `system/main`). */
+  defaultDecision?: string
+  /** Stable id for the labels of config and status (default: a random UUID). */
+  instanceId?: string
+  /** The partial evaluator over `state`; when given, `/v1/compile` is mounted. */
+  compileBackend?: CompileBackend
+}
+
+// Resources OPA answers 405 for when the method is not one of theirs.
+const METHOD_GUARDED = ['/v0/data', '/v1/data', '/v1/policies', '/v1/query']
+
+/** Builds the server's app. */
+export function createRunApp(options: RunAppOptions): Hono<AppEnv> {
+  const deps: RunServerDeps = {
+    state: options.state,
+    limits: options.limits ?? DEFAULT_BODY_LIMITS,
+    runtime: options.runtime ?? fromJS({ version: options.version }),
+    interQueryCache: createInterQueryCache(),
+    version: options.version,
+    defaultDecision: (options.defaultDecision ?? 'system/main').replace(/^\/+|\/+$/g, ''),
+    instanceId: options.instanceId ?? crypto.randomUUID(),
+  }
+  const app = createApp({ errorStyle: 'opa', logger: options.logger })
+  app.use(compress({ encoding: 'gzip', threshold: 1024 }))
+  for (const routes of [
+    dataReadRoutes(deps),
+    dataWriteRoutes(deps),
+    v0Routes(deps),
+    queryRoutes(deps),
+    policyRoutes(deps),
+    healthRoutes(deps),
+    systemRoutes(deps),
+  ]) {
+    app.route('/', routes)
+  }
+  if (options.compileBackend) app.route('/', compileRoutes({ backend: options.compileBackend }).app)
+  for (const base of METHOD_GUARDED) {
+    const notAllowed = (c: { req: { method: string; path: string } }) => {
+      throw new HttpError(405, 'invalid_operation', `method ${c.req.method} is not allowed on ${c.req.path}`)
+    }
+    app.all(base, notAllowed)
+    app.all(`${base}/*`, notAllowed)
+  }
+  return app
+}

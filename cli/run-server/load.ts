@@ -1,0 +1,168 @@
+/**
+ * What `regent run -s` loads before it listens: positional paths as OPA's loader reads them (`.rego`
+ * files are modules with their path as id; every `.json`/`.yaml` file is data rooted at its
+ * directory; `prefix:path` roots a path under `data.prefix`) and bundles (directories or .tar.gz,
+ * optionally verified). Numbers in data keep their exact text. Bundle modules get the id
+ * `<bundle path>/<module path>`, and each bundle's manifest roots are kept so later writes under
+ * them are refused, as OPA does.
+ */
+import { readFile, stat } from 'node:fs/promises'
+import { posix } from 'node:path'
+import { parseYamlData } from '../../core/bundle/data.js'
+import { BundleError, readBundle, type VerificationConfig } from '../../core/bundle/index.js'
+import { dataPathOf } from '../../core/bundle/paths.js'
+import { rootsOverlap } from '../../core/bundle/roots.js'
+import { parseModule, RegoErrors } from '../../core/rego/index.js'
+import { fromJS, isObject, ObjectValue, parseJSON, type Value } from '../../core/rego/values/index.js'
+import { loadPolicy } from '../policy-files.js'
+import type { ActiveBundle, StoredPolicy } from './state.js'
+
+/** What to load. */
+export interface LoadRequest {
+  /** Positional paths: files and directories, `prefix:path` allowed. */
+  paths: string[]
+  /** Bundle directories or tarballs. */
+  bundles: string[]
+  /** Basename globs to skip. */
+  ignore: string[]
+  regoVersion: 'v0' | 'v1'
+  /** When given, each bundle's `.signatures.json` is verified before it is used. */
+  verification?: VerificationConfig
+}
+
+/** The initial policies, data and bundles. */
+export interface LoadedState {
+  policies: StoredPolicy[]
+  data: ObjectValue
+  bundles: ActiveBundle[]
+}
+
+const decoder = new TextDecoder()
+
+/**
+ * Loads everything; throws `RegoErrors` for modules that do not parse and an `Error` naming the
+ * file for unreadable files, bad bundles, failed verification and data conflicts.
+ */
+export async function loadInitialState(request: LoadRequest): Promise<LoadedState> {
+  const files = await loadPolicy({
+    paths: request.paths,
+    ignore: request.ignore,
+    allDataFiles: true,
+    ...(request.regoVersion === 'v0' ? { v0: true } : {}),
+  })
+  const policies: StoredPolicy[] = [...files.modules].map(([id, module]) => ({
+    id,
+    module,
+    raw: files.sources.get(id) ?? '',
+  }))
+  let data = isObject(files.data) ? files.data : new ObjectValue()
+  const bundles: ActiveBundle[] = []
+  const parseErrors: RegoErrors[] = []
+  for (const name of request.bundles) {
+    const bundle = await readNamedBundle(name, request)
+    const roots = bundle.manifest.roots ?? ['']
+    for (const other of bundles) {
+      for (const a of roots) {
+        for (const b of other.roots) {
+          if (rootsOverlap(a, b)) {
+            throw new Error(
+              `detected overlapping roots in bundle manifests: ${name} (${a}) and ${other.name} (${b})`,
+            )
+          }
+        }
+      }
+    }
+    for (const m of bundle.modules) {
+      const id = posix.join(name, m.path)
+      try {
+        const module = parseModule(m.source, {
+          file: id,
+          regoVersion: moduleVersion(bundle.manifest, m.path, request),
+        })
+        policies.push({ id, raw: m.source, module })
+      } catch (err) {
+        if (err instanceof RegoErrors) parseErrors.push(err)
+        else throw err
+      }
+    }
+    for (const file of bundle.dataFiles) {
+      const at = dataPathOf(file.path)
+      data = mergeAt(data, at === '' ? [] : at.split('/'), parseDataFile(name, file.path, file.raw), name)
+    }
+    bundles.push({
+      name,
+      revision: bundle.manifest.revision ?? '',
+      roots: [...roots],
+      activatedAt: new Date().toISOString(),
+    })
+  }
+  if (parseErrors.length > 0) throw new RegoErrors(parseErrors.flatMap((e) => e.errors))
+  return { policies, data, bundles }
+}
+
+async function readNamedBundle(name: string, request: LoadRequest) {
+  let info: Awaited<ReturnType<typeof stat>>
+  try {
+    info = await stat(name)
+  } catch (err) {
+    throw new Error(`bundle ${name}: ${(err as Error).message}`)
+  }
+  try {
+    const bundle = await readBundle(info.isDirectory() ? { dir: name } : await readFile(name), {
+      ignore: request.ignore,
+      ...(request.verification ? { verification: request.verification } : {}),
+    })
+    if (bundle.patch) throw new Error('delta bundles cannot be loaded with -b (they patch a running bundle)')
+    return bundle
+  } catch (err) {
+    if (err instanceof BundleError || err instanceof Error) throw new Error(`bundle ${name}: ${err.message}`)
+    throw err
+  }
+}
+
+/** The Rego version of a bundle module: `file_rego_versions`, then `rego_version`, then the flag. */
+function moduleVersion(
+  manifest: { rego_version?: number; file_rego_versions?: Record<string, number> },
+  path: string,
+  request: LoadRequest,
+): 'v0' | 'v1' {
+  const perFile = manifest.file_rego_versions?.[path] ?? manifest.file_rego_versions?.[`/${path}`]
+  const version = perFile ?? manifest.rego_version
+  if (version === 0) return 'v0'
+  if (version === 1) return 'v1'
+  return request.regoVersion
+}
+
+function parseDataFile(bundle: string, path: string, raw: Uint8Array): Value {
+  const text = decoder.decode(raw)
+  if (path.endsWith('.json')) {
+    try {
+      return parseJSON(text)
+    } catch (err) {
+      throw new Error(`bundle ${bundle}: data file ${path} is not valid JSON: ${(err as Error).message}`)
+    }
+  }
+  return fromJS(parseYamlData(text, `bundle ${bundle}: data file ${path}`, { exactIntegers: true }))
+}
+
+/** `value` merged into `doc` at `path`: objects merge key by key, anything else conflicts. */
+function mergeAt(doc: ObjectValue, path: readonly string[], value: Value, source: string): ObjectValue {
+  const merge = (a: Value | undefined, b: Value, at: string[]): Value => {
+    if (a === undefined) return b
+    if (isObject(a) && isObject(b)) {
+      const out = a.copy()
+      for (const [k, v] of b.entries()) out.set(k, merge(a.get(k), v, [...at, String(k)]))
+      return out
+    }
+    throw new Error(`${source}: data conflicts with other data at data.${at.join('.')}`)
+  }
+  const insert = (node: Value | undefined, depth: number): Value => {
+    if (depth === path.length) return merge(node, value, [...path])
+    const obj = node === undefined ? new ObjectValue() : node
+    if (!isObject(obj))
+      throw new Error(`${source}: data conflicts with other data at data.${path.slice(0, depth).join('.')}`)
+    const key = path[depth] as string
+    return obj.copy().set(key, insert(obj.get(key), depth + 1))
+  }
+  return insert(doc, 0) as ObjectValue
+}

@@ -1,0 +1,22 @@
+/** Types shared by the route files of `regent run -s`. */
+import type { BodyLimits } from '../../core/http/index.js'
+import type { InterQueryCache } from '../../core/rego/builtins/context.js'
+import type { Value } from '../../core/rego/values/index.js'
+import type { ServerState } from './state.js'
+
+/** What every route of the server needs. */
+export interface RunServerDeps {
+  state: ServerState
+  /** Request body limits (wire and inflated). */
+  limits: BodyLimits
+  /** `opa.runtime()` for policies. */
+  runtime: Value
+  /** http.send responses cached across requests. */
+  interQueryCache: InterQueryCache
+  /** regent's version, for provenance, config and status. */
+  version: string
+  /** Slash path of the default decision `POST /` evaluates (OPA: `system/main`). */
+  defaultDecision: string
+  /** A stable id for this process (OPA's `labels.id`). */
+  instanceId: string
+}
