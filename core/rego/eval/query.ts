@@ -13,7 +13,7 @@ import { Frame, plug } from './bindings.js'
 import { UNDEFINED } from './cache.js'
 import { AsyncCallNeeded } from './calls.js'
 import { type EvalPolicy, Evaluator, type EvaluatorOptions } from './evaluator.js'
-import type { PExpr } from './ir.js'
+import { K, type PExpr } from './ir.js'
 
 /** The value of one expression of the query in one result. */
 export interface ExpressionValue {
@@ -107,7 +107,7 @@ export class PreparedQuery {
     for (const [i, name] of this.names.entries()) {
       const user = rewritten.get(name) ?? name
       if (isGeneratedVar(user) || user.startsWith('$')) continue
-      const v = plug({ k: 1, slot: i, name, src: { type: 'var', value: name } }, frame)
+      const v = plug({ k: K.Var, slot: i, name, src: { type: 'var', value: name } }, frame)
       if (v !== undefined) bindings.set(user, v)
     }
     const expressions: ExpressionValue[] = this.exprs.map((x) => {
@@ -117,7 +117,7 @@ export class PreparedQuery {
         const v =
           slot === undefined
             ? undefined
-            : plug({ k: 1, slot, name: x.capture, src: { type: 'var', value: '' } }, frame)
+            : plug({ k: K.Var, slot, name: x.capture, src: { type: 'var', value: '' } }, frame)
         if (v !== undefined) value = v
       }
       return {
