@@ -8,18 +8,8 @@ import type { Value } from '../values/index.js'
 import { isArray, isNumberValue, numberFromBigInt, toBigInt } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError } from './errors.js'
-import {
-  checkRange,
-  civilTime,
-  formatTime,
-  fromCivil,
-  MAX_NS,
-  MIN_NS,
-  NAMED_LAYOUTS,
-  parseDuration,
-  parseTime,
-  type Zone,
-} from './go-time.js'
+import { formatTime, NAMED_LAYOUTS, parseTime } from './go-layout.js'
+import { checkRange, civilTime, fromCivil, MAX_NS, MIN_NS, parseDuration, type Zone } from './go-time.js'
 import { intOperand, numberOperand, operandTypeError, stringOperand } from './operands.js'
 
 const nsOrTz = t.anyOf(t.number, t.tuple(t.number, t.string))

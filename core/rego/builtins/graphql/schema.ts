@@ -2,7 +2,8 @@
  * A GraphQL schema built from a schema document (gqlparser's LoadSchema: the prelude, then the
  * definitions, then extensions merged in) and checked as gqlparser's schema validator does.
  */
-import { GraphQLError, type Node, parseSchema, positionOf } from './parser.js'
+import { GraphQLError, type Node, positionOf } from './parser.js'
+import { parseSchema } from './sdl.js'
 
 /** A type definition after extensions are merged. */
 export interface TypeDef {
