@@ -4,6 +4,10 @@
  */
 
 export { RegoError, type RegoErrorCode, type RegoErrorJson, RegoErrors } from './errors.js'
+export { type CompileOptions, checkModules, compile, type EvaluateOptions, evaluate } from './eval/api.js'
+export { EvalError, type EvalErrorCode, type EvalErrorJson } from './eval/errors.js'
+export { Policy } from './eval/policy.js'
+export type { ExpressionValue, PreparedQuery, QueryOptions, QueryResult, QueryRun } from './eval/query.js'
 export { type FormatOptions, formatModule, formatSource } from './format/formatter.js'
 export type {
   Annotations,
@@ -23,7 +27,3 @@ export { type OpaJsonOptions, stringifyOpaJson, toOpaJson } from './syntax/json.
 export { type ModuleParseResult, parseModule, parseModuleWithErrors } from './syntax/module-parser.js'
 export type { ParseOptions } from './syntax/parser.js'
 export { parseBody, parseQuery, parseTermText as parseTerm } from './syntax/query.js'
-export { type CompileOptions, checkModules, compile, type EvaluateOptions, evaluate } from './eval/api.js'
-export { EvalError, type EvalErrorCode, type EvalErrorJson } from './eval/errors.js'
-export { Policy } from './eval/policy.js'
-export type { ExpressionValue, PreparedQuery, QueryOptions, QueryResult, QueryRun } from './eval/query.js'
