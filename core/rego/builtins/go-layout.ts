@@ -99,8 +99,19 @@ const ISO_FORMS: Record<string, Std> = {
   NumShortTZ: 'ISO8601ShortTZ',
 }
 
-/** Splits a layout into chunks, as Go's `nextStdChunk` does. */
+const layoutCache = new Map<string, Chunk[]>()
+
+/** Splits a layout into chunks, as Go's `nextStdChunk` does (cached per layout). */
 export function parseLayout(layout: string): Chunk[] {
+  const hit = layoutCache.get(layout)
+  if (hit) return hit
+  const chunks = splitLayout(layout)
+  if (layoutCache.size > 256) layoutCache.clear()
+  layoutCache.set(layout, chunks)
+  return chunks
+}
+
+function splitLayout(layout: string): Chunk[] {
   const out: Chunk[] = []
   let lit = ''
   const push = (c: Chunk, len: number) => {

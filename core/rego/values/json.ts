@@ -42,15 +42,30 @@ export function fromJS(x: unknown): Value {
   }
 }
 
-// Number tokens a double may not hold exactly: 16+ digits, or 3-digit exponents.
-const MAY_LOSE_PRECISION = /\d[\d.]{15}|[eE][+-]?\d{3}/
+// Strings (skipped) and number tokens, to find numbers a double cannot hold exactly.
+const TOKENS = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g
+
+/** True when some number in the text would change if read as a double (long or huge lexemes). */
+function mayLosePrecision(text: string): boolean {
+  if (!/\d{16}|\d[.eE]|[eE][+-]?\d{3}/.test(text)) return false
+  for (const m of text.matchAll(TOKENS)) {
+    const tok = m[0]
+    if (tok.charCodeAt(0) === 34 || (tok.length < 16 && !/[eE][+-]?\d{3}/.test(tok))) continue
+    const d = Number(tok)
+    // The common case: the lexeme is exactly the double's shortest form.
+    if (String(d) === tok) continue
+    const n = parseNumber(tok)
+    if (typeof n !== 'number' || !Number.isFinite(d) || numberFromDouble(d) !== n) return true
+  }
+  return false
+}
 
 /**
  * Parses JSON text into a value without losing number precision; duplicate keys keep the last
  * value (as Go's decoder does). Throws a SyntaxError on invalid JSON.
  */
 export function parseJSON(text: string): Value {
-  if (!MAY_LOSE_PRECISION.test(text)) return fromJS(JSON.parse(text))
+  if (!mayLosePrecision(text)) return fromJS(JSON.parse(text))
   const parsed = losslessParse(text, null, {
     parseNumber: (token) => {
       const n = parseNumber(token)

@@ -64,3 +64,14 @@ describe('fromJS', () => {
     expect(() => fromJS(Number.NaN)).toThrow(RangeError)
   })
 })
+
+describe('parseJSON path choice', () => {
+  it('keeps short exponent forms that overflow or underflow a double', () => {
+    expect(toJSONText(parseJSON('[1e400, 1e-400, 0.3333333333333333, 12345678901234567]'))).toBe(
+      `[1${'0'.repeat(400)},1e-400,0.3333333333333333,12345678901234567]`,
+    )
+    expect(toJSONText(parseJSON('{"s": "12345678901234567890", "n": 1.5}'))).toBe(
+      '{"n":1.5,"s":"12345678901234567890"}',
+    )
+  })
+})
