@@ -111,7 +111,10 @@ function evalTarget(
   frame: Frame,
   iter: Iter,
 ): boolean {
-  if (e.partial() && e.unknownExpr(expr, frame)) return e.saveCall(expr, frame, iter)
+  if (e.pe !== undefined) {
+    const partial = e.pe.evalCall(e, expr, call, target, frame, iter)
+    if (partial !== undefined) return partial
+  } else if (e.partial() && e.unknownExpr(expr, frame)) return e.saveCall(expr, frame, iter)
   if (target.fn) {
     const set = target.fn.ruleSet
     if (!set) throw internalError(`${target.name} is not a function`, expr.src.location)

@@ -27,6 +27,7 @@ import {
   WithKind,
   X,
 } from './ir.js'
+import type { PartialEval } from './partial-eval.js'
 import { evalRef } from './refs.js'
 import { SaveSet, SaveStack, SaveSupport, termUnknown } from './save.js'
 import type { Tracer } from './trace.js'
@@ -89,6 +90,8 @@ export class Evaluator {
   saveSet: SaveSet | undefined
   saveStack: SaveStack | undefined
   saveSupport: SaveSupport | undefined
+  /** Partial evaluation hooks (partial-eval.ts); unset for normal evaluation. */
+  pe: PartialEval | undefined
   /** Number of expressions evaluated so far (metrics, instruction limit). */
   instructions = 0
   readonly #deadline: number
@@ -142,6 +145,7 @@ export class Evaluator {
     if ((++this.instructions & 1023) === 0) this.checkLimits()
     if (this.tracer)
       return this.tracer.expr(this, expr, frame, iter, (it) => this.evalExprInner(expr, frame, it))
+    if (this.pe !== undefined) return this.pe.track(expr, iter, (it) => this.evalExprInner(expr, frame, it))
     // The common case, inlined: a specialized step, else the generic one.
     const fast = expr.fast as FastStep | undefined
     if (fast !== undefined && this.saveSet === undefined) {
@@ -180,13 +184,17 @@ export class Evaluator {
   /** A term as an expression: true for every value that is not `false`. */
   private evalTermExpr(expr: PExpr, frame: Frame, iter: Iter): boolean {
     const t = expr.term as PTerm
+    if (this.pe !== undefined) return this.pe.evalTermExpr(this, expr, frame, iter)
     if (this.partial() && this.unknown(t, frame)) return this.saveExpr(expr, frame, iter)
     return this.evalTermValues(t, frame, (v) => (v === false ? false : iter()))
   }
 
   /** `not expr`: succeeds when `expr` has no solution; its bindings never escape. */
   evalNot(expr: PExpr, frame: Frame, iter: Iter): boolean {
-    if (this.partial() && this.unknownExpr(expr, frame)) return this.saveExpr(expr, frame, iter)
+    const partial = this.pe?.evalNot(this, expr, frame, iter)
+    if (partial !== undefined) return partial
+    if (this.pe === undefined && this.partial() && this.unknownExpr(expr, frame))
+      return this.saveExpr(expr, frame, iter)
     const positive: PExpr = { ...expr, negated: false, with: undefined }
     let found = false
     this.evalStep(positive, frame, () => {
@@ -392,6 +400,7 @@ export class Evaluator {
 
   /** True when `t` (as bound in `frame`) refers to something unknown. */
   unknown(t: PTerm, frame: Frame): boolean {
+    if (this.pe !== undefined) return this.pe.unknown(t, frame)
     return this.saveSet !== undefined && termUnknown(this.saveSet, t, frame)
   }
 

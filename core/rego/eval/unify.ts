@@ -6,7 +6,7 @@
 import { isArray, isObject, type Value } from '../values/index.js'
 import { type Frame, plug, same, TermBinding } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
-import { K, type PTerm } from './ir.js'
+import { K, type PTerm, Root } from './ir.js'
 
 /** Binds `slot` of `frame` to `v` for the duration of `iter`. */
 function bindValue(frame: Frame, slot: number, v: Value | TermBinding, iter: Iter): boolean {
@@ -52,6 +52,8 @@ export function unifyValue(e: Evaluator, a: PTerm, fa: Frame, v: Value, iter: It
       return same(p, v) ? iter() : false
     }
     default:
+      if (e.pe !== undefined && a.k === K.Ref && a.root === Root.Data)
+        return e.pe.unifyRef(e, a, fa, { k: K.Value, v, src: a.src }, fa, iter)
       if (e.partial() && e.unknown(a, fa)) return e.saveUnify(a, fa, { k: K.Value, v, src: a.src }, fa, iter)
       return e.evalTermValues(a, fa, (x) => (same(x, v) ? iter() : false))
   }
@@ -90,6 +92,10 @@ function unifyObjectValue(
 
 /** Unifies two terms, each read in its own frame. */
 export function unify(e: Evaluator, a: PTerm, fa: Frame, b: PTerm, fb: Frame, iter: Iter): boolean {
+  if (e.pe !== undefined) {
+    if (a.k === K.Ref && a.root === Root.Data) return e.pe.unifyRef(e, a, fa, b, fb, iter)
+    if (b.k === K.Ref && b.root === Root.Data) return e.pe.unifyRef(e, b, fb, a, fa, iter)
+  }
   // Ground right side: the common `x = <value>` / `<pattern> = <value>` case.
   if (b.k === K.Value) return unifyValue(e, a, fa, b.v, iter)
   if (a.k === K.Value) return unifyValue(e, b, fb, a.v, iter)
@@ -130,6 +136,7 @@ function unifyUnboundVar(
   fb: Frame,
   iter: Iter,
 ): boolean {
+  if (e.pe?.unknownVars(a, fa, b, fb)) return e.saveUnify(a, fa, b, fb, iter)
   if (b.k === K.Var) {
     const bb = fb.s[b.slot]
     if (bb !== undefined) {

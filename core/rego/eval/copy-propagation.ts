@@ -1,0 +1,485 @@
+/**
+ * Copy propagation on residual queries (OPA's `topdown/copypropagation`): partial evaluation leaves
+ * chains such as `__local0__1 = input.x; __local0__1 > 1`; this removes the intermediate vars
+ * (`input.x > 1`), folds calls whose output is used once into their use (`gt(equal(…), 0)`), and
+ * keeps an equality only where it still binds a live var or makes a var safe.
+ */
+import type { Body, Expr, Term } from '../syntax/ast.js'
+import { eqOperator } from './partial-plug.js'
+
+/** What copy propagation needs to know besides the query. */
+export interface CopyPropagationOptions {
+  /** Vars the caller reads after evaluation (query vars, unknown roots): never removed. */
+  live: ReadonlySet<string>
+  /** Arity of a call operator (built-in or function), or -1 when unknown. */
+  arity: (operator: Term) => number
+  /** Return `true` instead of an empty body (support rules, negations). */
+  ensureNonEmpty?: boolean
+}
+
+const RESERVED: ReadonlySet<string> = new Set(['input', 'data'])
+
+interface Root {
+  key: string
+  constant: Term | undefined
+}
+
+/** Removes redundant vars from `query`; returns the query unchanged when that would be unsafe. */
+export function copyPropagate(query: Body, options: CopyPropagationOptions): Body {
+  const { live } = options
+  const uf = disjointSets(live, query)
+  if (!uf) return query
+  const headvars = new Set<string>()
+  for (const expr of query) {
+    walk(expr, (t) => {
+      if (t.type === 'ref' && t.value[0]?.type === 'var') {
+        const v = t.value[0].value
+        const root = uf.find(v)
+        if (root) {
+          root.constant = undefined
+          headvars.add(root.key)
+        } else headvars.add(v)
+      }
+    })
+  }
+  const removed = new Map<string, Term>()
+  let cpVars = 0
+  const result: Body = []
+  for (const original of query) {
+    const ctx: PlugContext = { removed, uf, negated: original.negated === true }
+    const expr = plugExpr(original, ctx)
+    if (keep(expr)) result.push(expr)
+  }
+
+  function keep(expr: Expr): boolean {
+    if (expr.negated || (expr.with && expr.with.length > 0)) return true
+    const terms = expr.terms
+    if (Array.isArray(terms)) {
+      const [op, ...args] = terms
+      if (isEqOperator(op) && args.length === 2) {
+        const [a, b] = args as [Term, Term]
+        if (sameTerm(a, b)) {
+          if (a.type === 'ref' && a.value[0]?.type === 'var' && live.has(a.value[0].value)) {
+            removed.set(`__localcp${cpVars++}__`, a)
+          }
+          return false
+        }
+        const binding = eqBinding(a, b, live) ?? eqBinding(b, a, live)
+        if (binding) {
+          removed.set(binding[0], binding[1])
+          return false
+        }
+      } else if (op && options.arity(op) === args.length - 1) {
+        const output = args[args.length - 1] as Term
+        if (output.type === 'var' && !live.has(output.value) && !headvars.has(output.value)) {
+          removed.set(output.value, { type: 'call', value: [op, ...args.slice(0, -1)] })
+          return false
+        }
+      }
+    }
+    return !isNoop(expr)
+  }
+
+  // Live vars must stay bound.
+  for (const v of [...live].sort()) {
+    const root = uf.find(v)
+    if (!root) continue
+    if (root.constant) result.push(eqExpr({ type: 'var', value: v }, root.constant))
+    else if (removed.has(root.key))
+      result.push(eqExpr({ type: 'var', value: v }, removed.get(root.key) as Term))
+    else if (root.key !== v) result.push(eqExpr({ type: 'var', value: v }, { type: 'var', value: root.key }))
+  }
+
+  // Removed equalities come back where they make a var safe or their value is read nowhere else.
+  const safe = new Set<string>([...RESERVED, ...live])
+  addOutputVars(result, safe, options.arity)
+  let unsafe = new Set([...bodyVars(result)].filter((v) => !safe.has(v)))
+  const sorted = [...removed.entries()].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0))
+  for (const [k, v] of sorted) {
+    const eq = eqExpr({ type: 'var', value: k }, v)
+    const out = new Set<string>()
+    addOutputVars([eq], new Set(safe), options.arity, out)
+    const providesSafety = [...unsafe].some((x) => out.has(x))
+    if (providesSafety) unsafe = new Set([...unsafe].filter((x) => !out.has(x)))
+    const safeVarRef =
+      v.type === 'ref' && v.value.length === 1 && v.value[0]?.type === 'var' && safe.has(v.value[0].value)
+    const trivialVar = v.type === 'var' && safe.has(v.value)
+    if (providesSafety || (!safeVarRef && !trivialVar && !containedIn(v, result))) {
+      result.push(eq)
+      for (const x of out) safe.add(x)
+    }
+  }
+  if (unsafe.size > 0) return query
+  if (options.ensureNonEmpty && result.length === 0) {
+    return [{ type: 'expr', index: 0, terms: { type: 'boolean', value: true } }]
+  }
+  return result.map((e, i) => ({ ...e, index: i }))
+}
+
+interface PlugContext {
+  removed: Map<string, Term>
+  uf: UnionFind
+  negated: boolean
+}
+
+function plugExpr(expr: Expr, ctx: PlugContext): Expr {
+  const out: Expr = { ...expr }
+  const terms = expr.terms
+  if (Array.isArray(terms)) {
+    out.terms = terms.map((t, i) => (i === 0 ? t : plugTerm(t, ctx)))
+  } else if (terms.type === 'every') {
+    out.terms = { ...terms, domain: plugTerm(terms.domain, ctx) }
+  } else if (terms.type !== 'somedecl') {
+    out.terms = plugTerm(terms, ctx)
+  }
+  if (expr.with) out.with = expr.with.map((w) => ({ ...w, value: plugTerm(w.value, ctx) }))
+  return out
+}
+
+function plugVar(name: string, ctx: PlugContext): Term | undefined {
+  let result: Term | undefined
+  const root = ctx.uf.find(name)
+  if (root) result = root.constant ?? (root.key === name ? undefined : { type: 'var', value: root.key })
+  const v = result === undefined ? name : result.type === 'var' ? result.value : undefined
+  if (v === undefined) return result
+  const b = ctx.removed.get(v)
+  if (b === undefined) return result
+  if (ctx.negated && !isGround(b)) return result
+  if (b.type === 'ref' && refOutputVars(b).has(v)) return result
+  return b
+}
+
+function plugTerm(t: Term, ctx: PlugContext, depth = 0): Term {
+  if (depth > 64) return t
+  switch (t.type) {
+    case 'var': {
+      const r = plugVar(t.value, ctx)
+      if (r === undefined) return t
+      return r.type === 'var' ? keepLocation(r, t) : plugTerm(r, ctx, depth + 1)
+    }
+    case 'ref': {
+      let parts = t.value
+      const head = parts[0]
+      if (head?.type === 'var') {
+        const root = ctx.uf.find(head.value)
+        let h: Term = head
+        if (root) h = keepLocation(root.constant ?? { type: 'var', value: root.key }, head)
+        parts = [h, ...parts.slice(1)]
+        const b = h.type === 'var' ? ctx.removed.get(h.value) : undefined
+        if (b && (!ctx.negated || isGround(b))) {
+          const base = b.type === 'ref' ? b.value : [b]
+          return keepLocation(
+            { type: 'ref', value: [...base, ...parts.slice(1).map((p) => plugTerm(p, ctx, depth + 1))] },
+            b,
+          )
+        }
+      }
+      return {
+        ...t,
+        value: parts.map((p, i) => (i === 0 && p.type === 'var' ? p : plugTerm(p, ctx, depth + 1))),
+      }
+    }
+    case 'array':
+    case 'set':
+      return { ...t, value: t.value.map((x) => plugTerm(x, ctx, depth + 1)) }
+    case 'object':
+      return {
+        ...t,
+        value: t.value.map(([k, v]): [Term, Term] => [
+          plugTerm(k, ctx, depth + 1),
+          plugTerm(v, ctx, depth + 1),
+        ]),
+      }
+    case 'call':
+      return { ...t, value: t.value.map((x, i) => (i === 0 ? x : plugTerm(x, ctx, depth + 1))) }
+    default:
+      return t
+  }
+}
+
+function keepLocation(t: Term, from: Term): Term {
+  if (t.location || !from.location) return t
+  return { ...t, location: from.location }
+}
+
+// `k = v` can be removed when k is a var that is not live and v is a ref or a call.
+function eqBinding(a: Term, b: Term, live: ReadonlySet<string>): [string, Term] | undefined {
+  if (a.type !== 'var' || live.has(a.value)) return undefined
+  return b.type === 'ref' || b.type === 'call' ? [a.value, b] : undefined
+}
+
+function isNoop(expr: Expr): boolean {
+  const terms = expr.terms
+  if (!Array.isArray(terms)) {
+    if (terms.type === 'every' || terms.type === 'somedecl') return false
+    if (!isConstant(terms)) return false
+    return !(terms.type === 'boolean' && terms.value === false)
+  }
+  const op = terms[0]
+  if (
+    op?.type === 'ref' &&
+    op.value.length === 1 &&
+    op.value[0]?.type === 'var' &&
+    op.value[0].value === 'equal'
+  ) {
+    return terms.length === 3 && sameTerm(terms[1] as Term, terms[2] as Term)
+  }
+  return false
+}
+
+function eqExpr(a: Term, b: Term): Expr {
+  return { type: 'expr', index: 0, terms: [eqOperator(), a, b] }
+}
+
+function isEqOperator(t: Term | undefined): boolean {
+  return t?.type === 'ref' && t.value.length === 1 && t.value[0]?.type === 'var' && t.value[0].value === 'eq'
+}
+
+// ---------------------------------------------------------------------------------------------
+// Union-find over vars, each set with at most one constant.
+
+class UnionFind {
+  readonly #parent = new Map<string, string>()
+  readonly #roots = new Map<string, Root>()
+  constructor(readonly live: ReadonlySet<string>) {}
+
+  makeSet(v: string): Root {
+    const r = this.find(v)
+    if (r) return r
+    this.#parent.set(v, v)
+    const root: Root = { key: v, constant: undefined }
+    this.#roots.set(v, root)
+    return root
+  }
+
+  find(v: string): Root | undefined {
+    let cur = this.#parent.get(v)
+    if (cur === undefined) return undefined
+    while (this.#parent.get(cur) !== cur) cur = this.#parent.get(cur) as string
+    return this.#roots.get(cur)
+  }
+
+  merge(a: string, b: string): boolean {
+    const r1 = this.makeSet(a)
+    const r2 = this.makeSet(b)
+    if (r1 === r2) return true
+    // A live var stays the representative.
+    const [root, child] = this.live.has(r1.key) ? [r1, r2] : [r2, r1]
+    if (root.constant && child.constant && !sameTerm(root.constant, child.constant)) return false
+    root.constant ??= child.constant
+    this.#parent.set(child.key, root.key)
+    this.#roots.delete(child.key)
+    return true
+  }
+}
+
+function disjointSets(live: ReadonlySet<string>, query: Body): UnionFind | undefined {
+  const uf = new UnionFind(live)
+  for (const expr of query) {
+    const terms = expr.terms
+    if (!Array.isArray(terms) || expr.negated || (expr.with && expr.with.length > 0)) continue
+    if (!isEqOperator(terms[0]) || terms.length !== 3) continue
+    const a = terms[1] as Term
+    const b = terms[2] as Term
+    if (a.type === 'var' && b.type === 'var') {
+      if (!uf.merge(a.value, b.value)) return undefined
+    } else if (a.type === 'var' && isConstant(b)) {
+      const root = uf.makeSet(a.value)
+      if (root.constant && !sameTerm(root.constant, b)) return undefined
+      root.constant = b
+    } else if (b.type === 'var' && isConstant(a)) {
+      const root = uf.makeSet(b.value)
+      if (root.constant && !sameTerm(root.constant, a)) return undefined
+      root.constant = a
+    }
+  }
+  return uf
+}
+
+// ---------------------------------------------------------------------------------------------
+// Term helpers.
+
+/** True for terms without vars, refs, calls or comprehensions. */
+export function isConstant(t: Term): boolean {
+  switch (t.type) {
+    case 'null':
+    case 'boolean':
+    case 'number':
+    case 'string':
+      return true
+    case 'array':
+    case 'set':
+      return t.value.every(isConstant)
+    case 'object':
+      return t.value.every(([k, v]) => isConstant(k) && isConstant(v))
+    default:
+      return false
+  }
+}
+
+function isGround(t: Term): boolean {
+  let ground = true
+  walkTerm(t, (x) => {
+    if (x.type === 'var' && !RESERVED.has(x.value)) ground = false
+  })
+  return ground
+}
+
+/** Structural equality of terms (locations ignored). */
+export function sameTerm(a: Term, b: Term): boolean {
+  return JSON.stringify(strip(a)) === JSON.stringify(strip(b))
+}
+
+function strip(t: unknown): unknown {
+  if (Array.isArray(t)) return t.map(strip)
+  if (t && typeof t === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(t)) if (k !== 'location') out[k] = strip(v)
+    return out
+  }
+  return t
+}
+
+function refOutputVars(ref: Extract<Term, { type: 'ref' }>): Set<string> {
+  const out = new Set<string>()
+  for (const p of ref.value.slice(1)) walkTerm(p, (x) => x.type === 'var' && out.add(x.value))
+  return out
+}
+
+/** Calls `f` on every term of `t` (comprehension bodies included). */
+function walkTerm(t: Term, f: (t: Term) => void): void {
+  f(t)
+  switch (t.type) {
+    case 'ref':
+    case 'array':
+    case 'set':
+    case 'call':
+      for (const x of t.value) walkTerm(x, f)
+      return
+    case 'object':
+      for (const [k, v] of t.value) {
+        walkTerm(k, f)
+        walkTerm(v, f)
+      }
+      return
+    default:
+      return
+  }
+}
+
+function walk(expr: Expr, f: (t: Term) => void): void {
+  const terms = expr.terms
+  if (Array.isArray(terms)) for (const t of terms) walkTerm(t, f)
+  else if (terms.type === 'every') walkTerm(terms.domain, f)
+  else if (terms.type !== 'somedecl') walkTerm(terms, f)
+  for (const w of expr.with ?? []) walkTerm(w.value, f)
+}
+
+// Vars a safety check looks at: not call operators, not inside comprehensions.
+function bodyVars(body: Body): Set<string> {
+  const out = new Set<string>()
+  for (const expr of body) {
+    const terms = expr.terms
+    const ts = Array.isArray(terms)
+      ? terms.slice(1)
+      : terms.type === 'every'
+        ? [terms.domain]
+        : terms.type === 'somedecl'
+          ? []
+          : [terms]
+    for (const t of ts) collectVars(t, out)
+  }
+  return out
+}
+
+function collectVars(t: Term, out: Set<string>): void {
+  switch (t.type) {
+    case 'var':
+      if (!RESERVED.has(t.value)) out.add(t.value)
+      return
+    case 'ref':
+    case 'array':
+    case 'set':
+      for (const x of t.value) collectVars(x, out)
+      return
+    case 'call':
+      for (const x of t.value.slice(1)) collectVars(x, out)
+      return
+    case 'object':
+      for (const [k, v] of t.value) {
+        collectVars(k, out)
+        collectVars(v, out)
+      }
+      return
+    default:
+      return
+  }
+}
+
+// Vars an expression binds once the vars in `safe` are bound; repeated until nothing changes.
+function addOutputVars(
+  body: Body,
+  safe: Set<string>,
+  arity: (op: Term) => number,
+  out: Set<string> = safe,
+): void {
+  for (let changed = true; changed; ) {
+    changed = false
+    for (const expr of body) {
+      if (expr.negated) continue
+      for (const v of exprOutputVars(expr, safe, arity)) {
+        if (!safe.has(v)) {
+          safe.add(v)
+          out.add(v)
+          changed = true
+        }
+      }
+    }
+  }
+}
+
+function exprOutputVars(expr: Expr, safe: ReadonlySet<string>, arity: (op: Term) => number): Set<string> {
+  const out = new Set<string>()
+  const terms = expr.terms
+  const allSafe = (t: Term) => [...varsOf(t)].every((v) => safe.has(v))
+  const refParts = (t: Term) =>
+    walkTerm(t, (x) => {
+      if (x.type === 'ref') for (const p of x.value.slice(1)) for (const v of varsOf(p)) out.add(v)
+    })
+  if (Array.isArray(terms)) {
+    const [op, ...args] = terms
+    for (const a of args) refParts(a)
+    if (isEqOperator(op) && args.length === 2) {
+      const [a, b] = args as [Term, Term]
+      if (allSafe(b)) for (const v of varsOf(a)) out.add(v)
+      if (allSafe(a)) for (const v of varsOf(b)) out.add(v)
+    } else if (op && arity(op) === args.length - 1 && args.slice(0, -1).every(allSafe)) {
+      for (const v of varsOf(args[args.length - 1] as Term)) out.add(v)
+    }
+  } else if (terms.type !== 'every' && terms.type !== 'somedecl') {
+    refParts(terms)
+  }
+  return out
+}
+
+function varsOf(t: Term): Set<string> {
+  const out = new Set<string>()
+  collectVars(t, out)
+  return out
+}
+
+/** True when `value` occurs in `body` (a ref also when a longer ref starts with it). */
+function containedIn(value: Term, body: Body): boolean {
+  let found = false
+  for (const expr of body) {
+    walk(expr, (t) => {
+      if (found) return
+      if (t.type === 'ref' && value.type === 'ref') {
+        found =
+          value.value.length <= t.value.length && value.value.every((p, i) => sameTerm(p, t.value[i] as Term))
+      } else if (sameTerm(t, value)) found = true
+    })
+    if (found) return true
+  }
+  return false
+}

@@ -1,0 +1,232 @@
+/**
+ * Residual AST from the evaluator's terms: bound vars are replaced by their values, unbound vars are
+ * namespaced by the query they belong to (`x` of query 3 becomes `x3`, as OPA's `PlugNamespaced`
+ * does; vars of the top-level query keep their names), constants keep their source terms.
+ */
+import type { Body, Expr, Term } from '../syntax/ast.js'
+import { isArray, isObject, isSet, numberText, type RegoNumber, type Value } from '../values/index.js'
+import { type Frame, TermBinding } from './bindings.js'
+import { K, type PExpr, type PTerm, Root, X } from './ir.js'
+import type { SavedEntry } from './partial-stack.js'
+
+/** Names frames: the top-level query keeps its var names, every other frame gets a number. */
+export class FrameNames {
+  readonly #ids = new Map<Frame, number>()
+  readonly #kept = new Set<Frame>()
+  #next = 0
+  readonly top: Frame
+
+  constructor(top: Frame) {
+    this.top = top
+    this.#ids.set(top, this.#next++)
+  }
+
+  /** Registers a frame in creation order (rule bodies, function calls), as OPA numbers its queries. */
+  register(frame: Frame): Frame {
+    if (!this.#ids.has(frame)) this.#ids.set(frame, this.#next++)
+    return frame
+  }
+
+  /** Marks a frame whose vars keep their names (generated vars that are unique already). */
+  keep(frame: Frame): void {
+    this.#kept.add(frame)
+  }
+
+  /** A fresh query number (negations). */
+  next(): number {
+    return this.#next++
+  }
+
+  /** The query number of `frame`. */
+  id(frame: Frame): number {
+    let id = this.#ids.get(frame)
+    if (id === undefined) {
+      id = this.#next++
+      this.#ids.set(frame, id)
+    }
+    return id
+  }
+
+  /** The residual name of var `name` of `frame`. */
+  varName(name: string, frame: Frame): string {
+    if (frame === this.top || this.#kept.has(frame) || name === 'input' || name === 'data') return name
+    return `${name}${this.id(frame)}`
+  }
+}
+
+/** The AST term of a value. */
+export function valueToTerm(v: Value): Term {
+  if (v === null) return { type: 'null', value: null }
+  if (typeof v === 'boolean') return { type: 'boolean', value: v }
+  if (typeof v === 'string') return { type: 'string', value: v }
+  if (isArray(v)) return { type: 'array', value: v.map(valueToTerm) }
+  if (isSet(v)) return { type: 'set', value: v.values().map(valueToTerm) }
+  if (isObject(v)) {
+    return {
+      type: 'object',
+      value: v.entries().map(([k, x]) => [valueToTerm(k), valueToTerm(x)] as [Term, Term]),
+    }
+  }
+  return { type: 'number', value: numberText(v as RegoNumber) }
+}
+
+/** Plugs terms and saved entries for one partial evaluation. */
+export class Plugger {
+  constructor(readonly names: FrameNames) {}
+
+  /** The AST of a value. */
+  value(v: Value): Term {
+    return valueToTerm(v)
+  }
+
+  /** The AST of `t` read in `frame`. */
+  term(t: PTerm, frame: Frame): Term {
+    switch (t.k) {
+      case K.Value:
+        return t.src.type === 'var' || t.src.type === 'ref' ? valueToTerm(t.v) : t.src
+      case K.Var: {
+        const b = frame.s[t.slot]
+        if (b === undefined)
+          return withLocation({ type: 'var', value: this.names.varName(t.name, frame) }, t.src)
+        if (b instanceof TermBinding) return this.term(b.term, b.frame)
+        return valueToTerm(b)
+      }
+      case K.Ref: {
+        const head: Term =
+          t.root === Root.Data
+            ? { type: 'var', value: 'data' }
+            : t.root === Root.Input
+              ? { type: 'var', value: 'input' }
+              : this.term(t.head as PTerm, frame)
+        const parts = t.path.map((p) => this.term(p, frame))
+        // A head bound to a ref (`x = input.a; x.b`) continues that ref.
+        if (head.type === 'ref') return withLocation({ type: 'ref', value: [...head.value, ...parts] }, t.src)
+        return withLocation({ type: 'ref', value: [withLocation(head, firstPart(t.src)), ...parts] }, t.src)
+      }
+      case K.Array:
+        return withLocation({ type: 'array', value: t.items.map((x) => this.term(x, frame)) }, t.src)
+      case K.Set:
+        return withLocation({ type: 'set', value: t.items.map((x) => this.term(x, frame)) }, t.src)
+      case K.Object:
+        return withLocation(
+          {
+            type: 'object',
+            value: t.entries.map(([a, b]) => [this.term(a, frame), this.term(b, frame)] as [Term, Term]),
+          },
+          t.src,
+        )
+      case K.ArrayCompr:
+      case K.SetCompr:
+        return withLocation(
+          {
+            type: t.k === K.ArrayCompr ? 'arraycomprehension' : 'setcomprehension',
+            value: { term: this.term(t.term, frame), body: this.body(t.body, frame) },
+          },
+          t.src,
+        )
+      case K.ObjectCompr:
+        return withLocation(
+          {
+            type: 'objectcomprehension',
+            value: {
+              key: this.term(t.key, frame),
+              value: this.term(t.value, frame),
+              body: this.body(t.body, frame),
+            },
+          },
+          t.src,
+        )
+    }
+  }
+
+  /** A prepared body (comprehensions, `every`) plugged in `frame`. */
+  body(body: readonly PExpr[], frame: Frame): Body {
+    return body.map((e, i) => ({ ...this.expr(e, frame), index: i }))
+  }
+
+  /** A prepared expression plugged in `frame`; a top-level `==` becomes `=` as OPA's compiler writes it. */
+  expr(e: PExpr, frame: Frame): Expr {
+    const out: Expr = { type: 'expr', index: e.src.index, terms: e.src.terms }
+    if (e.src.location) out.location = e.src.location
+    if (e.negated) out.negated = true
+    switch (e.kind) {
+      case X.Unify:
+        out.terms = [eqOperator(), this.term(e.a as PTerm, frame), this.term(e.b as PTerm, frame)]
+        break
+      case X.Call: {
+        const call = e.call as NonNullable<PExpr['call']>
+        const src = e.src.terms as Term[]
+        const args = call.args.map((a) => this.term(a, frame))
+        if (call.output) args.push(this.term(call.output, frame))
+        const topLevelEqual = call.name === 'equal' && !call.output && args.length === 2
+        out.terms = [topLevelEqual ? eqOperator() : (src[0] as Term), ...args]
+        break
+      }
+      case X.Term:
+        out.terms = this.term(e.term as PTerm, frame)
+        break
+      case X.Every: {
+        const ev = e.every as NonNullable<PExpr['every']>
+        const srcEvery = e.src.terms as Extract<Expr['terms'], { type: 'every' }>
+        out.terms = {
+          ...srcEvery,
+          key: srcEvery.key === null ? null : this.term(ev.key, frame),
+          value: this.term(ev.value, frame),
+          domain: this.term(ev.domain, frame),
+          body: this.body(ev.body, frame),
+        }
+        break
+      }
+    }
+    if (e.with) out.with = e.with.map((w) => ({ ...w.src, value: this.term(w.value, frame) }))
+    return out
+  }
+
+  /** One saved entry as an expression. */
+  entry(s: SavedEntry, index: number): Expr {
+    switch (s.kind) {
+      case 'unify':
+        return located(
+          { type: 'expr', index, terms: [eqOperator(), this.term(s.a, s.fa), this.term(s.b, s.fb)] },
+          s,
+        )
+      case 'unify-ast':
+        return located({ type: 'expr', index, terms: [eqOperator(), s.left(), this.term(s.b, s.fb)] }, s)
+      case 'term':
+        return located({ type: 'expr', index, terms: this.term(s.term, s.frame) }, s)
+      case 'call-ast':
+        return located(
+          { type: 'expr', index, terms: [s.operator, ...s.args.map((a) => this.term(a, s.frame))] },
+          s,
+        )
+      case 'expr':
+        return { ...this.expr(s.expr, s.frame), index }
+      case 'ast':
+        return { ...s.expr, index }
+    }
+  }
+
+  /** A saved query as a body. */
+  query(entries: readonly SavedEntry[]): Body {
+    return entries.map((s, i) => this.entry(s, i))
+  }
+}
+
+/** The unification operator of saved `a = b` expressions (no location, as OPA's `Equality.Expr`). */
+export function eqOperator(): Term {
+  return { type: 'ref', value: [{ type: 'var', value: 'eq' }] }
+}
+
+function located(expr: Expr, s: { location?: Expr['location'] | undefined }): Expr {
+  if (s.location) expr.location = s.location
+  return expr
+}
+
+function withLocation<T extends Term>(t: T, src: Term | undefined): T {
+  if (src?.location && !t.location) t.location = src.location
+  return t
+}
+
+function firstPart(src: Term): Term | undefined {
+  return src.type === 'ref' ? src.value[0] : undefined
+}

@@ -1,0 +1,222 @@
+/**
+ * Partial evaluation (OPA's `rego.Partial`): evaluates a query with some refs unknown and returns
+ * what is left — residual queries (a disjunction of conjunctions) and support modules — instead of
+ * answers. Inlining, saving and support rules happen inside the evaluator through the hooks of
+ * partial-eval.ts; this file compiles the query, runs it (again, after each asynchronous built-in
+ * such as `http.send` resolves, as normal queries do), and copy-propagates each residual.
+ */
+import { type BuiltinContext, createBuiltinContext } from '../builtins/context.js'
+import { constantValue } from '../compiler/constant-value.js'
+import { compileQuery } from '../compiler/query.js'
+import { isGeneratedVar } from '../compiler/terms.js'
+import { compileError, RegoErrors } from '../errors.js'
+import type { Body, Expr, Module, RefTerm, Term } from '../syntax/ast.js'
+import { parseQuery, parseTermText } from '../syntax/query.js'
+import type { Value } from '../values/index.js'
+import { Frame } from './bindings.js'
+import { UNDEFINED } from './cache.js'
+import { AsyncCallNeeded } from './calls.js'
+import { copyPropagate } from './copy-propagation.js'
+import { Evaluator } from './evaluator.js'
+import type { PExpr } from './ir.js'
+import { PartialEval } from './partial-eval.js'
+import { eqOperator } from './partial-plug.js'
+import type { Policy } from './policy.js'
+import { prepareBody, Scope } from './prepare.js'
+
+/** Options of {@link partialEvaluate}. */
+export interface PartialOptions {
+  /** The input document (a value or JSON-like data); undefined for none. */
+  input?: Value
+  /**
+   * Refs treated as unknown (`input.fruits`, or parsed ref terms). Default `['input']`. An empty
+   * list means nothing is unknown.
+   */
+  unknowns?: ReadonlyArray<string | RefTerm>
+  /** Rules that must not be inlined (`data.filters.allowed`): kept as support rules. */
+  disableInlining?: readonly string[]
+  /** Evaluate non-deterministic built-ins (`http.send`, `time.now_ns`) when their arguments are known. */
+  nondeterministicBuiltins?: boolean
+  /** Built-in context (clock, caches, `http.send` settings); a fresh one by default. */
+  ctx?: BuiltinContext
+  /** Milliseconds since the epoch after which evaluation is cancelled. */
+  deadline?: number
+  signal?: AbortSignal
+}
+
+/** The residual of a partial evaluation, as OPA's `PartialQueries`. */
+export interface PartialResult {
+  /** Disjunction of conjunctions: none means never true, an empty body means always true. */
+  queries: Body[]
+  /** Rules the residual refers to (`data.partial…`). */
+  support: Module[]
+  /** Timers in nanoseconds, named as OPA names them. */
+  metrics: Record<string, number>
+}
+
+interface Prepared {
+  body: PExpr[]
+  names: readonly string[]
+}
+
+const LANGUAGE = new Set(['internal.print', 'print', 'trace'])
+const prepared = new WeakMap<Policy, Map<string, Prepared>>()
+
+/**
+ * Partially evaluates `query` against `policy`. Throws `RegoErrors` when the query or an unknown
+ * does not compile, and evaluation errors as `evaluate` does.
+ *
+ * @example
+ * const { queries } = await partialEvaluate(policy, 'data.filters.include', {
+ *   input: fromJS({ user: 'bob' }), unknowns: ['input.tickets'] })
+ */
+export async function partialEvaluate(
+  policy: Policy,
+  query: string,
+  options: PartialOptions = {},
+): Promise<PartialResult> {
+  const known = new Map<string, Value | typeof UNDEFINED>()
+  for (;;) {
+    try {
+      return partialEvaluateSync(policy, query, options, known)
+    } catch (err) {
+      if (!(err instanceof AsyncCallNeeded)) throw err
+      known.set(err.key, (await err.promise) ?? UNDEFINED)
+    }
+  }
+}
+
+/**
+ * Partial evaluation without awaiting: throws `AsyncCallNeeded` when an asynchronous built-in must
+ * run first (`asyncResults` holds the results known so far).
+ */
+export function partialEvaluateSync(
+  policy: Policy,
+  query: string,
+  options: PartialOptions = {},
+  asyncResults?: Map<string, Value | typeof UNDEFINED>,
+): PartialResult {
+  const t0 = process.hrtime.bigint()
+  const q = prepareQuery(policy, query)
+  const t1 = process.hrtime.bigint()
+  const unknowns = (options.unknowns ?? ['input']).map(unknownPath)
+  const disableInlining = (options.disableInlining ?? []).map((r) => dataPath(r))
+  const ctx = options.ctx ?? createBuiltinContext(policyContext(policy))
+  const e = new Evaluator(policy, {
+    ctx,
+    ...(options.input !== undefined ? { input: options.input } : {}),
+    ...(asyncResults ? { asyncResults } : {}),
+    ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  })
+  const frame = new Frame(q.names.length, q.names)
+  const pe = new PartialEval(e, frame, {
+    unknowns,
+    disableInlining,
+    nondeterministicBuiltins: options.nondeterministicBuiltins ?? false,
+  })
+  const live = new Set<string>()
+  for (const u of unknowns) live.add(String(u[0]))
+  for (const n of q.names) if (!isGeneratedVar(n) && !n.startsWith('$')) live.add(n)
+  const queries: Body[] = []
+  e.evalQuery(q.body, frame, () => {
+    const body = pe.plugger.query(pe.stack.entries())
+    body.push(...bindings(pe, frame))
+    queries.push(copyPropagate(body, { live, arity: pe.arity }))
+    return false
+  })
+  const t2 = process.hrtime.bigint()
+  return {
+    queries,
+    support: pe.support.list(),
+    metrics: {
+      timer_rego_query_compile_ns: Number(t1 - t0),
+      timer_rego_partial_eval_ns: Number(t2 - t1),
+    },
+  }
+}
+
+// The query vars bound in the top frame, as `x = value`, so callers can read them from the residual.
+function bindings(pe: PartialEval, frame: Frame): Expr[] {
+  const out: Expr[] = []
+  const names = frame.names
+  for (let slot = 0; slot < names.length; slot++) {
+    const name = names[slot] as string
+    if (name.startsWith('$') || frame.s[slot] === undefined) continue
+    const value = pe.plugger.term({ k: 1, slot, name, src: { type: 'var', value: name } }, frame)
+    out.push({ type: 'expr', index: 0, terms: [eqOperator(), { type: 'var', value: name }, value] })
+  }
+  return out.sort((a, b) => varName(a).localeCompare(varName(b)))
+}
+
+function varName(e: Expr): string {
+  const t = (e.terms as Term[])[1]
+  return t?.type === 'var' ? t.value : ''
+}
+
+function prepareQuery(policy: Policy, query: string): Prepared {
+  let cache = prepared.get(policy)
+  if (!cache) {
+    cache = new Map()
+    prepared.set(policy, cache)
+  }
+  let q = cache.get(query)
+  if (!q) {
+    const compiled = compileQuery(policy.compiler, parseQuery(query))
+    const scope = new Scope()
+    const ctx = {
+      root: policy.root,
+      builtins: policy.builtins,
+      isLanguageBuiltin: (n: string) => LANGUAGE.has(n),
+    }
+    q = { body: prepareBody(ctx, scope, compiled.body), names: scope.names }
+    if (cache.size > 1000) cache.clear()
+    cache.set(query, q)
+  }
+  return q
+}
+
+function policyContext(policy: Policy) {
+  return {
+    ...(policy.regoMetadata ? { regoMetadata: policy.regoMetadata } : {}),
+    ...(policy.parseModule ? { parseModule: policy.parseModule } : {}),
+  }
+}
+
+/** `input.fruits` (text or ref term) as its root and ground path. */
+function unknownPath(u: string | RefTerm): Value[] {
+  const term: Term = typeof u === 'string' ? parseTermText(u) : u
+  const parts = term.type === 'ref' ? term.value : [term]
+  const head = parts[0]
+  if (head?.type !== 'var' || (head.value !== 'input' && head.value !== 'data')) {
+    throw new RegoErrors([compileError(term.location, `unknowns must be refs to input or data: ${text(u)}`)])
+  }
+  const path: Value[] = [head.value]
+  for (const p of parts.slice(1)) {
+    const v = constantValue(p)
+    if (v === undefined) break
+    path.push(v)
+  }
+  return path
+}
+
+/** `data.a.b` as the data path `['a', 'b']`. */
+function dataPath(ref: string): Value[] {
+  const term = parseTermText(ref)
+  const parts = term.type === 'ref' ? term.value : [term]
+  const head = parts[0]
+  if (head?.type !== 'var' || head.value !== 'data') {
+    throw new RegoErrors([compileError(term.location, `disableInlining must be refs to data: ${ref}`)])
+  }
+  const path: Value[] = []
+  for (const p of parts.slice(1)) {
+    const v = constantValue(p)
+    if (v === undefined) break
+    path.push(v)
+  }
+  return path
+}
+
+function text(u: string | RefTerm): string {
+  return typeof u === 'string' ? u : JSON.stringify(u.value.map((t) => t.value))
+}

@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest'
+import { exprToString } from '../../../../compile/print.js'
+import { partialEvaluate } from '../../../../core/rego/eval/partial.js'
+import { compile, parseModule } from '../../../../core/rego/index.js'
+import type { Body, Module } from '../../../../core/rego/syntax/ast.js'
+import { fromJS } from '../../../../core/rego/values/index.js'
+
+interface Case {
+  policy: string
+  query?: string
+  input?: unknown
+  unknowns?: string[]
+  data?: unknown
+  disableInlining?: string[]
+  nondeterministicBuiltins?: boolean
+}
+
+async function pe(c: Case) {
+  const policy = compile({ 'p.rego': parseModule(c.policy, { file: 'p.rego' }) }, c.data ?? {})
+  const result = await partialEvaluate(policy, c.query ?? 'data.filters.include', {
+    ...(c.input !== undefined ? { input: fromJS(c.input) } : {}),
+    unknowns: c.unknowns ?? ['input.fruits'],
+    ...(c.disableInlining ? { disableInlining: c.disableInlining } : {}),
+    ...(c.nondeterministicBuiltins !== undefined
+      ? { nondeterministicBuiltins: c.nondeterministicBuiltins }
+      : {}),
+  })
+  return {
+    queries: result.queries.map(text),
+    support: result.support.flatMap(supportText),
+  }
+}
+
+const text = (body: Body) => body.map(exprToString).join('; ')
+
+function supportText(m: Module): string[] {
+  const pkg = m.package.path
+    .slice(1)
+    .map((t) => t.value)
+    .join('.')
+  return m.rules.map((r) => {
+    const head = r.head.ref.map((t) => t.value).join('.')
+    const args = r.head.args
+      ? `(${r.head.args.map((a) => exprToString({ type: 'expr', index: 0, terms: a })).join(', ')})`
+      : ''
+    const value = r.head.key
+      ? ` contains ${exprToString({ type: 'expr', index: 0, terms: r.head.key })}`
+      : r.head.value
+        ? ` = ${exprToString({ type: 'expr', index: 0, terms: r.head.value })}`
+        : ''
+    return `${r.default ? 'default ' : ''}${pkg}.${head}${args}${value} { ${text(r.body)} }`
+  })
+}
+
+describe('partial evaluation', () => {
+  it('keeps what depends on unknowns and evaluates the rest', async () => {
+    const r = await pe({
+      policy: `package filters
+include if input.fruits.price > 100
+include if { input.fruits.name == "apple"; input.user == "bob" }
+include if { input.fruits.name == "pear"; input.user == "alice" }`,
+      input: { user: 'bob' },
+    })
+    expect(r.queries).toEqual(['gt(input.fruits.price, 100)', '"apple" = input.fruits.name'])
+    expect(r.support).toEqual([])
+  })
+
+  it('answers no queries when nothing can hold, and an empty query when everything does', async () => {
+    expect(
+      (await pe({ policy: 'package filters\ninclude if input.user == "x"', input: { user: 'y' } })).queries,
+    ).toEqual([])
+    expect(
+      (await pe({ policy: 'package filters\ninclude if input.user == "x"', input: { user: 'x' } })).queries,
+    ).toEqual([''])
+  })
+
+  it('inlines rules and functions, copy-propagating their locals away', async () => {
+    const r = await pe({
+      policy: `package filters
+include if cheap(input.fruits)
+include if named
+cheap(f) if f.price < limit
+limit := 10
+named if { x := input.fruits.name; x == input.fav }`,
+      input: { fav: 'kiwi' },
+    })
+    expect(r.queries).toEqual(['lt(input.fruits.price, 10)', '"kiwi" = input.fruits.name'])
+  })
+
+  it('evaluates data and known input inside rule bodies', async () => {
+    const r = await pe({
+      policy: `package filters
+include if "admin" in data.roles[input.user]
+include if { "reader" in data.roles[input.user]; input.users.name == input.user }`,
+      data: { roles: { bob: ['reader'] } },
+      input: { user: 'bob' },
+      unknowns: ['input.users'],
+    })
+    expect(r.queries).toEqual(['"bob" = input.users.name'])
+  })
+
+  it('keeps default rules as support rules', async () => {
+    const r = await pe({
+      policy: `package filters
+include if only_pineapples
+default only_pineapples := false
+only_pineapples if input.fruits.name == "pineapple"`,
+    })
+    expect(r.queries).toEqual(['data.partial.filters.only_pineapples'])
+    expect(r.support).toEqual([
+      'partial.filters.only_pineapples = true { "pineapple" = input.fruits.name }',
+      'default partial.filters.only_pineapples = false { true }',
+    ])
+  })
+
+  it('keeps a whole multi-value rule as support rules', async () => {
+    const r = await pe({
+      policy: `package filters
+include if input.fruits.id in allowed
+allowed contains x if { some x in input.ids }
+allowed contains "z" if input.fruits.owner == "me"`,
+      input: { ids: ['a'] },
+    })
+    expect(r.queries).toEqual(['internal.member_2(input.fruits.id, data.partial.filters.allowed)'])
+    expect(r.support).toEqual([
+      'partial.filters.allowed contains "a" { true }',
+      'partial.filters.allowed contains "z" { "me" = input.fruits.owner }',
+    ])
+  })
+
+  it('complements simple negations in place and keeps others as support rules', async () => {
+    const inline = await pe({
+      policy: 'package filters\ninclude if not input.fruits.name == "x"',
+    })
+    expect(inline.queries).toEqual(['not input.fruits.name = "x"'])
+    const support = await pe({
+      policy: 'package filters\ninclude if not other\nother if input.fruits.price > 100',
+    })
+    expect(support.queries).toEqual(['not data.partial.__not1_0_2__'])
+    expect(support.support).toEqual(['partial.__not1_0_2__ = true { gt(input.fruits.price, 100) }'])
+  })
+
+  it('treats negations of undefined as true and of unconditional results as false', async () => {
+    const r = await pe({
+      policy: `package filters
+include if { not input.missing; input.fruits.a == 1 }
+include if { not input.present; input.fruits.b == 2 }`,
+      input: { present: true },
+    })
+    expect(r.queries).toEqual(['1 = input.fruits.a'])
+  })
+
+  it('keeps rules and functions with else by reference', async () => {
+    const rule = await pe({
+      policy:
+        'package filters\ninclude if other\nother if input.fruits.price > 100\nelse := input.fruits.extra',
+    })
+    expect(rule.queries).toEqual(['data.filters.other'])
+    const fn = await pe({
+      policy: 'package filters\ninclude if func(input.fruits)\nfunc(f) if f.price > 100\nelse := true',
+    })
+    expect(fn.queries).toEqual(['data.filters.func(input.fruits)'])
+  })
+
+  it('honours disableInlining', async () => {
+    const r = await pe({
+      policy: 'package filters\ninclude if allowed\nallowed if input.fruits.price > 1',
+      disableInlining: ['data.filters.allowed'],
+    })
+    expect(r.queries).toEqual(['data.partial.filters.allowed'])
+    expect(r.support).toEqual(['partial.filters.allowed = true { gt(input.fruits.price, 1) }'])
+  })
+
+  it('folds a call whose output is used once into its use', async () => {
+    const r = await pe({ policy: 'package filters\ninclude if (input.fruits.colour == "orange") > 0' })
+    expect(r.queries).toEqual(['gt(equal(input.fruits.colour, "orange"), 0)'])
+  })
+
+  it('saves non-deterministic built-ins unless asked to evaluate them', async () => {
+    const policy = 'package filters\ninclude if { t := time.now_ns(); t > 0; input.fruits.a == 1 }'
+    const saved = await pe({ policy })
+    expect(saved.queries).toEqual(['gt(time.now_ns(), 0); 1 = input.fruits.a'])
+    const evaluated = await pe({ policy, nondeterministicBuiltins: true })
+    expect(evaluated.queries).toEqual(['1 = input.fruits.a'])
+  })
+
+  it('unrolls iteration over known collections', async () => {
+    const r = await pe({
+      policy: 'package filters\ninclude if { some id in input.ids; input.fruits.id == id }',
+      input: { ids: ['a', 'b'] },
+    })
+    expect(r.queries).toEqual(['"a" = input.fruits.id', '"b" = input.fruits.id'])
+  })
+
+  it('keeps a naked unknown ref as a statement', async () => {
+    const r = await pe({ policy: 'package filters\ninclude if input.fruits.ripe' })
+    expect(r.queries).toEqual(['input.fruits.ripe'])
+  })
+
+  it('defaults the unknowns to input', async () => {
+    const policy = compile({ 'p.rego': parseModule('package x\np if input.a == 1', { file: 'p.rego' }) }, {})
+    const r = await partialEvaluate(policy, 'data.x.p')
+    expect(r.queries.map(text)).toEqual(['1 = input.a'])
+    expect(r.metrics.timer_rego_partial_eval_ns).toBeGreaterThan(0)
+  })
+
+  it('binds query vars in the residual', async () => {
+    const policy = compile({ 'p.rego': parseModule('package x\np := input.a + 1', { file: 'p.rego' }) }, {})
+    const r = await partialEvaluate(policy, 'y = data.x.p')
+    expect(r.queries.map(text)).toEqual(['plus(input.a, 1, y)'])
+  })
+})
