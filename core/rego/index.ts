@@ -6,6 +6,12 @@
 export { RegoError, type RegoErrorCode, type RegoErrorJson, RegoErrors } from './errors.js'
 export { type CompileOptions, checkModules, compile, type EvaluateOptions, evaluate } from './eval/api.js'
 export { EvalError, type EvalErrorCode, type EvalErrorJson } from './eval/errors.js'
+export {
+  type PartialOptions,
+  type PartialResult,
+  partialEvaluate,
+  partialEvaluateSync,
+} from './eval/partial.js'
 export { Policy } from './eval/policy.js'
 export type { ExpressionValue, PreparedQuery, QueryOptions, QueryResult, QueryRun } from './eval/query.js'
 export { type FormatOptions, formatModule, formatSource } from './format/formatter.js'
