@@ -55,6 +55,7 @@ export class ServerState {
   #policy: Policy
   #modules: readonly Module[]
   #prepared = new Map<string, PreparedQuery>()
+  readonly #listeners: Array<() => void> = []
 
   /** Compiles the initial policies and data; throws `RegoErrors` when they do not compile. */
   constructor(
@@ -82,6 +83,19 @@ export class ServerState {
   /** The parsed modules; the same array until the policies change (compile caches key on it). */
   modules(): readonly Module[] {
     return this.#modules
+  }
+
+  /**
+   * Calls `listener` after every accepted change of the policies or the data (the compile
+   * endpoint's backend recompiles from {@link ServerState.modulesById} and {@link ServerState.data}).
+   */
+  onChange(listener: () => void): void {
+    this.#listeners.push(listener)
+  }
+
+  /** The parsed modules by id, as a compiler takes them. */
+  modulesById(): Map<string, Module> {
+    return new Map([...this.#policies].map(([id, p]) => [id, p.module]))
   }
 
   /** Stored policies sorted by id. */
@@ -190,8 +204,7 @@ export class ServerState {
   }
 
   #compile(policies: Map<string, StoredPolicy>, data: ObjectValue): Policy {
-    const modules = new Map([...policies].map(([id, p]) => [id, p.module]))
-    const policy = compilePolicy(modules, data, {
+    const policy = compilePolicy(new Map([...policies].map(([id, p]) => [id, p.module])), data, {
       enablePrintStatements: true,
       ...(this.options.maxErrors !== undefined ? { maxErrors: this.options.maxErrors } : {}),
     })
@@ -206,19 +219,22 @@ export class ServerState {
     this.#policy = policy
     this.#modules = [...next.values()].map((p) => p.module)
     this.#prepared = new Map()
+    for (const listener of this.#listeners) listener()
   }
 
   #swapData(data: ObjectValue): void {
     const conflicts = dataConflicts(this.#policy.compiler.ruleTree, data)
-    if (conflicts.length > 0)
+    if (conflicts.length > 0) {
       throw badRequest(
         errorsText(conflicts),
         conflicts.map((e) => e.toJSON()),
       )
+    }
     this.#data = data
     // NOTE(run): prepared queries read `policy.data` when an evaluation starts, so swapping it
     // here is seen by the next query without recompiling the modules.
     this.#policy.data = data
+    for (const listener of this.#listeners) listener()
   }
 
   #checkPackageScope(module: Module): void {
