@@ -105,3 +105,42 @@ describe('readStructuredBody', () => {
     })
   })
 })
+
+describe('readBody over a real socket (the Node request stream path)', () => {
+  it('reads bodies, answers 413 past the limit mid-stream, and inflates gzip', async () => {
+    const { startServer } = await import('../../../core/http/serve.js')
+    const app = echoApp()
+    const server = await startServer({
+      fetch: app.fetch,
+      host: '127.0.0.1',
+      port: 0,
+      logger: createLogger({ level: 'silent' }),
+      name: 'test',
+    })
+    try {
+      // A stream body has no Content-Length, so only the streaming check can refuse it.
+      const streamed = (size: number) =>
+        fetch(`${server.url}/raw`, {
+          method: 'POST',
+          body: new ReadableStream({
+            start(controller) {
+              controller.enqueue(new Uint8Array(size))
+              controller.close()
+            },
+          }),
+          duplex: 'half',
+        } as RequestInit)
+      expect(await (await streamed(1000)).json()).toEqual({ bytes: 1000 })
+      const refused = await streamed(limits.maxBytes * 4)
+      expect(refused.status).toBe(413)
+      const gz = await fetch(`${server.url}/raw`, {
+        method: 'POST',
+        body: gzipSync(Buffer.alloc(3000, 'b')),
+        headers: { 'Content-Encoding': 'gzip' },
+      })
+      expect(await gz.json()).toEqual({ bytes: 3000 })
+    } finally {
+      await server.stop()
+    }
+  })
+})
