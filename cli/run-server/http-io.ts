@@ -5,14 +5,8 @@
  * per-request `metrics` timers.
  */
 import type { Context } from 'hono'
-import {
-  type AppEnv,
-  type BodyLimits,
-  badRequest,
-  HttpError,
-  parseYamlText,
-  readBody,
-} from '../../core/http/index.js'
+import { parseYamlData } from '../../core/bundle/data.js'
+import { type AppEnv, type BodyLimits, badRequest, HttpError, readBody } from '../../core/http/index.js'
 import { fromJS, parseJSON, toJSONText, type Value } from '../../core/rego/values/index.js'
 
 /**
@@ -87,15 +81,8 @@ export function isYamlBody(c: Context): boolean {
  */
 export function parseDocumentText(text: string, yaml: boolean): Value | undefined {
   if (text.trim() === '') return undefined
-  if (yaml) {
-    try {
-      return fromJS(parseYamlText(text) ?? null)
-    } catch (err) {
-      throw new Error(
-        err instanceof HttpError ? err.message.replace(/^malformed YAML body/, 'invalid YAML') : String(err),
-      )
-    }
-  }
+  // YAML as OPA's Go library reads it (1.1), integers exact.
+  if (yaml) return fromJS(parseYamlData(text, 'the YAML document', { exactIntegers: true }))
   return parseJSON(text)
 }
 

@@ -139,6 +139,10 @@ describe('regent run -s: data API reads', () => {
   it('keeps big integers and long decimals exact on input and output', async () => {
     const res = await call('POST', '/v1/data/authz/echo', `{"input": {"n": ${BIG}, "d": ${LONG_DECIMAL}}}`)
     expect(res.text).toBe(`{"result":{"d":${LONG_DECIMAL},"n":${BIG}}}`)
+    const yaml = await call('POST', '/v1/data/authz/echo', `input:\n  num: ${BIG}\n`, {
+      'Content-Type': 'application/x-yaml',
+    })
+    expect(yaml.text).toBe(`{"result":{"num":${BIG}}}`)
     expect((await call('GET', '/v1/data/big')).text).toBe(`{"result":${BIG}}`)
     expect((await call('GET', '/v1/data/bundled/limit')).text).toBe(`{"result":${BIG}}`)
   })
