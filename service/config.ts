@@ -4,23 +4,8 @@
  * (or none) runs the service on SQLite in the data folder.
  */
 import { z } from 'zod'
+import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS } from '../core/bundle/index.js'
 import { field } from '../core/config.js'
-
-/** Algorithms bundles may be signed with (as OPA's `keys[].algorithm`). */
-export const SIGNING_ALGORITHMS = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'HS256',
-  'HS384',
-  'HS512',
-] as const
 
 const signingSchema = z
   .strictObject({
@@ -28,7 +13,7 @@ const signingSchema = z
     key_file: z.string().min(1).optional(),
     /** The key itself, e.g. `${REGENT_SIGNING_KEY}`; use either this or key_file. */
     key: z.string().min(1).optional(),
-    algorithm: z.enum(SIGNING_ALGORITHMS).default('RS256'),
+    algorithm: z.enum(SIGNING_ALGORITHMS).default(DEFAULT_SIGNING_ALGORITHM),
     /** The `keyid` agents are configured with to verify (`bundles[].signing.keyid`). */
     key_id: z.string().min(1).default('regent'),
     scope: z.string().min(1).optional(),
