@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { compileRoutes } from '../../compile/route.js'
 import type { CompileBackend } from '../../compile/types.js'
 import { RegoError } from '../../core/rego/errors.js'
-import { substitutingBackend } from './substituting-backend.js'
+import { engineBackend } from './engine-backend.js'
 
 const POLICY = {
   'filters.rego': `package filters
@@ -42,7 +42,7 @@ const body = { input: { fav: 'green' }, unknowns: ['input.fruits'] }
 
 describe('compile routes', () => {
   it('answers a WHERE clause with the Accept value as Content-Type and a trailing newline', async () => {
-    const r = await post(substitutingBackend(POLICY), filters, body)
+    const r = await post(engineBackend(POLICY), filters, body)
     expect(r.status).toBe(200)
     expect(r.type).toBe(SQL)
     expect(r.text).toBe(`{"result":{"query":"WHERE fruits.colour = E'green'"}}\n`)
@@ -50,19 +50,19 @@ describe('compile routes', () => {
 
   it('answers unconditional allow and deny in each shape', async () => {
     const allow = { ...body, input: { admin: true } }
-    expect((await post(substitutingBackend(POLICY), filters, allow)).json).toEqual({ result: { query: '' } })
+    expect((await post(engineBackend(POLICY), filters, allow)).json).toEqual({ result: { query: '' } })
     const ucast = { Accept: 'application/vnd.opa.ucast.all+json' }
-    expect((await post(substitutingBackend(POLICY), filters, allow, ucast)).json).toEqual({
+    expect((await post(engineBackend(POLICY), filters, allow, ucast)).json).toEqual({
       result: { query: {} },
     })
     const deny = { unknowns: ['input.fruits'] }
-    expect((await post(substitutingBackend(POLICY), '/v1/compile/filters/never', deny)).text).toBe('{}\n')
+    expect((await post(engineBackend(POLICY), '/v1/compile/filters/never', deny)).text).toBe('{}\n')
     const multi = { Accept: 'application/vnd.opa.multitarget+json' }
     const denyMulti = { ...deny, options: { targetDialects: ['sql+mysql'] } }
-    expect(
-      (await post(substitutingBackend(POLICY), '/v1/compile/filters/never', denyMulti, multi)).json,
-    ).toEqual({ result: {} })
-    expect((await post(substitutingBackend(POLICY), filters, body, multi)).json).toEqual({ result: {} })
+    expect((await post(engineBackend(POLICY), '/v1/compile/filters/never', denyMulti, multi)).json).toEqual({
+      result: {},
+    })
+    expect((await post(engineBackend(POLICY), filters, body, multi)).json).toEqual({ result: {} })
   })
 
   it('renders each multitarget dialect once, UCAST with the first ucast tuple, checks for all', async () => {
@@ -75,7 +75,7 @@ describe('compile routes', () => {
         sql: { fruits: { $self: 'S' } },
       },
     }
-    const r = await post(substitutingBackend(POLICY), filters, { ...body, options }, headers)
+    const r = await post(engineBackend(POLICY), filters, { ...body, options }, headers)
     expect(r.type).toBe('application/vnd.styra.multitarget+json')
     expect(Object.keys(r.json.result as object)).toEqual(['ucast', 'mysql', 'sqlserver'])
     expect(r.json.result).toEqual({
@@ -85,13 +85,13 @@ describe('compile routes', () => {
     })
     const linq = { ...body, input: {}, options: { targetDialects: ['ucast+linq', 'sql+sqlite'] } }
     const contains = { 'f.rego': 'package f\ninclude if contains(input.fruits.name, "x")\n' }
-    const refused = await post(substitutingBackend(contains), '/v1/compile/f/include', linq, headers)
+    const refused = await post(engineBackend(contains), '/v1/compile/f/include', linq, headers)
     expect(refused.status).toBe(400)
     expect((refused.json.errors as Array<{ message: string }>)[0]?.message).toBe(
       'invalid builtin `contains`: unsupported for UCAST (LINQ)\nunsupported for SQL (sqlite)',
     )
     const bad = await post(
-      substitutingBackend(POLICY),
+      engineBackend(POLICY),
       filters,
       { ...body, options: { targetDialects: ['sql+oracle'] } },
       headers,
@@ -105,8 +105,9 @@ describe('compile routes', () => {
   it('attaches masks from the request mask rule, resolved in the filter package', async () => {
     const masks = { 'data.filters.masks': { fruits: { colour: { replace: { value: '***' } } } } }
     const options = { maskRule: 'masks', targetDialects: ['sql+postgresql', 'ucast+all'] }
+    const maskRules = 'package filters\nmasks.fruits.colour.replace.value := "***" if input.fav\n'
     const r = await post(
-      substitutingBackend(POLICY, masks),
+      engineBackend({ ...POLICY, 'masks.rego': maskRules }),
       filters,
       { ...body, options },
       { Accept: 'application/vnd.opa.multitarget+json' },
@@ -118,12 +119,12 @@ describe('compile routes', () => {
       },
       postgresql: { query: "WHERE fruits.colour = E'green'", masks: masks['data.filters.masks'] },
     })
-    const empty = await post(substitutingBackend(POLICY, { 'data.x.m': {} }), filters, {
+    const empty = await post(engineBackend({ ...POLICY, 'x.rego': 'package x\nm := {}\n' }), filters, {
       ...body,
       options: { maskRule: 'data.x.m' },
     })
     expect(empty.json).toEqual({ result: { query: "WHERE fruits.colour = E'green'" } })
-    const wrong = await post(substitutingBackend(POLICY, { 'data.x.m': 'oops' }), filters, {
+    const wrong = await post(engineBackend({ ...POLICY, 'x.rego': 'package x\nm := "oops"\n' }), filters, {
       ...body,
       options: { maskRule: 'data.x.m' },
     })
@@ -134,7 +135,7 @@ describe('compile routes', () => {
   })
 
   it('answers request errors in the reference order with OPA envelopes', async () => {
-    const b = substitutingBackend(POLICY)
+    const b = engineBackend(POLICY)
     const broken = await post(b, filters, Buffer.from('not gzip'), {
       Accept: SQL,
       'Content-Encoding': 'gzip',
@@ -157,7 +158,7 @@ describe('compile routes', () => {
     const annotated = {
       'f.rego': 'package f\n\n# METADATA\n# compile:\n#   unknowns: [inpu.x]\np if input.x.y == 1\n',
     }
-    const first = await post(substitutingBackend(annotated), '/v1/compile/f/p', {}, {})
+    const first = await post(engineBackend(annotated), '/v1/compile/f/p', {}, {})
     expect(first.json).toEqual({
       code: 'evaluation_error',
       message: 'error(s) occurred while evaluating query',
@@ -172,8 +173,11 @@ describe('compile routes', () => {
   })
 
   it('maps backend failures: static errors 400, others 500 with the stage', async () => {
+    const real = engineBackend(POLICY)
     const failing = (err: Error): CompileBackend => ({
-      ...substitutingBackend(POLICY),
+      modules: () => real.modules(),
+      evaluate: (r) => real.evaluate(r),
+      toAstJson: (r) => real.toAstJson(r),
       partialEvaluate: () => {
         throw err
       },
@@ -195,10 +199,18 @@ describe('compile routes', () => {
     ])
     const boom = await post(failing(new Error('boom')), filters, body)
     expect([boom.status, boom.json]).toEqual([500, { code: 'internal_error', message: 'partial eval: boom' }])
+    // A policy that does not compile is a static error of the real engine.
+    const unsafe = await post(
+      engineBackend({ 'f.rego': 'package f\ninclude if x > 1\n' }),
+      '/v1/compile/f/include',
+      body,
+    )
+    expect([unsafe.status, unsafe.json.message]).toEqual([400, 'error(s) occurred while compiling module(s)'])
+    expect((unsafe.json.errors as Array<{ code: string }>)[0]?.code).toBe('rego_unsafe_var_error')
   })
 
   it('reads gzip, YAML, GET without a body and POST /v1/compile with a query', async () => {
-    const b = substitutingBackend(POLICY)
+    const b = engineBackend(POLICY)
     const gz = await post(b, filters, gzipSync(JSON.stringify(body)), {
       Accept: SQL,
       'Content-Encoding': 'gzip',
@@ -224,7 +236,7 @@ describe('compile routes', () => {
   })
 
   it('keeps numbers exact, escapes <>& as Go does, pretty-prints and reports metrics on request', async () => {
-    const b = substitutingBackend(POLICY)
+    const b = engineBackend(POLICY)
     const ucast = { Accept: 'application/vnd.opa.ucast.minimal+json' }
     const r = await post(
       b,
@@ -250,9 +262,14 @@ describe('compile routes', () => {
       'f.rego':
         'package f\n\n# METADATA\n# compile:\n#   unknowns: [input.fruits]\np if input.fruits.x == 1\n',
     }
-    const backend = substitutingBackend(annotated)
+    const backend = engineBackend(annotated)
     let modules = backend.modules()
-    const swapping: CompileBackend = { ...backend, modules: () => modules }
+    const swapping: CompileBackend = {
+      modules: () => modules,
+      partialEvaluate: (r) => backend.partialEvaluate(r),
+      evaluate: (r) => backend.evaluate(r),
+      toAstJson: (r) => backend.toAstJson(r),
+    }
     const { app, service } = compileRoutes({ backend: swapping })
     const ask = async () =>
       (await app.request('/v1/compile/f/p', { method: 'POST', headers: { Accept: SQL }, body: '{}' })).json()
