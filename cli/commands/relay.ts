@@ -11,6 +11,7 @@ import { Command } from 'commander'
 import { ConfigError, loadConfig } from '../../core/config.js'
 import { stopOnSignals } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
+import { compileExtension } from '../../relay/compile/extension.js'
 import { decisionLogsExtension } from '../../relay/decision-logs/index.js'
 import {
   type RelayConfig,
@@ -22,7 +23,7 @@ import { REGENT_VERSION } from '../version-info.js'
 import { relayLogsCommand } from './relay-logs.js'
 
 /** Parts mounted into every relay this CLI starts (the decision-log intake registers here). */
-export const RELAY_EXTENSIONS: RelayExtensionFactory[] = [decisionLogsExtension]
+export const RELAY_EXTENSIONS: RelayExtensionFactory[] = [decisionLogsExtension, compileExtension]
 
 /** Subcommands of `regent relay` (one line each). */
 export const RELAY_SUBCOMMANDS: Array<() => Command> = [relayLogsCommand]
