@@ -12,6 +12,7 @@ import { createLogger, type Logger } from '../../core/log.js'
 import { RegoErrors } from '../../core/rego/index.js'
 import { fromJS } from '../../core/rego/values/index.js'
 import { createRunApp } from '../run-server/app.js'
+import { stateCompileBackend } from '../run-server/compile-backend.js'
 import { loadInitialState } from '../run-server/load.js'
 import { ServerState } from '../run-server/state.js'
 import { REGENT_VERSION } from '../version-info.js'
@@ -242,14 +243,14 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
     process.exitCode = 1
     return
   }
+  const runtime = fromJS({ version: REGENT_VERSION, commit: '', env: { ...process.env } })
   const app = createRunApp({
     state,
     logger,
     version: REGENT_VERSION,
-    runtime: fromJS({ version: REGENT_VERSION, commit: '', env: { ...process.env } }),
+    runtime,
     defaultDecision: settings.defaultDecision,
-    // Compile endpoint seam: pass a CompileBackend over `state` here to mount /v1/compile.
-    compileBackend: undefined,
+    compileBackend: stateCompileBackend(state, runtime),
   })
   const servers: RunningServer[] = []
   try {

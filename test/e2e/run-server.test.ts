@@ -34,6 +34,15 @@ conflict := 2 if input.x
 broken := to_number(input.s)
 `
 
+const FILTERS = `package filters
+
+# METADATA
+# scope: rule
+# custom:
+#   unknowns: [input.fruits]
+include if input.fruits.colour == input.colour
+`
+
 const SYSTEM = `package system
 
 main := {"allowed": input.user == "alice"}
@@ -75,6 +84,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'regent-run-e2e-'))
   await writeFile(join(dir, 'authz.rego'), POLICY)
   await writeFile(join(dir, 'system.rego'), SYSTEM)
+  await writeFile(join(dir, 'filters.rego'), FILTERS)
   await writeFile(join(dir, 'data.json'), `{"roles": {"admin": ["alice"], "dev": ["bob"]}, "big": ${BIG}}`)
   // The bundle: a module and data under the root "bundled", built and packed with core/bundle.
   const src = join(dir, 'bundle-src')
@@ -98,6 +108,7 @@ beforeAll(async () => {
     tarball,
     join(dir, 'authz.rego'),
     join(dir, 'system.rego'),
+    join(dir, 'filters.rego'),
     join(dir, 'data.json'),
   ])
 }, 30_000)
@@ -362,6 +373,18 @@ describe('regent run -s: data API writes', () => {
     const through = await call('PUT', '/v1/data/big/inner', '1')
     expect(through).toMatchObject({ status: 404, json: { code: 'resource_conflict' } })
     expect((await call('PUT', '/v1/data/x', '{nope')).status).toBe(400)
+  })
+})
+
+describe('regent run -s: compile endpoint', () => {
+  it('mounts /v1/compile over the served policies, following policy changes', async () => {
+    const accept = { Accept: 'application/vnd.opa.sql.postgresql+json' }
+    const first = await call('POST', '/v1/compile/filters/include', '{"input": {"colour": "red"}}', accept)
+    expect(first.json).toEqual({ result: { query: "WHERE fruits.colour = E'red'" } })
+    await call('PUT', '/v1/policies/filters2.rego', 'package filters\n\ninclude if input.fruits.price < 5\n')
+    const second = await call('POST', '/v1/compile/filters/include', '{"input": {"colour": "red"}}', accept)
+    expect(second.json.result.query).toContain('fruits.price')
+    await call('DELETE', '/v1/policies/filters2.rego')
   })
 })
 
