@@ -32,6 +32,7 @@ import {
   resultDoc,
   table,
 } from '../presentation.js'
+import { runPartialEval } from './eval-partial.js'
 import { coverageDoc } from './test.js'
 
 interface EvalOptions {
@@ -63,6 +64,8 @@ interface EvalOptions {
   prettyLimit: string
   coverage?: boolean
   instrument?: boolean
+  partial?: boolean
+  unknowns: string[]
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v]
@@ -174,6 +177,13 @@ export function evalCommand(): Command {
     .option('--pretty-limit <n>', 'truncate values in pretty output', '80')
     .option('--coverage', 'report coverage of the evaluated policies')
     .option('--instrument', 'report detailed metrics (implies --metrics)')
+    .option('-p, --partial', 'partially evaluate the query (residual queries and support modules)')
+    .option(
+      '-u, --unknowns <ref>',
+      'ref treated as unknown by --partial (repeatable; default input)',
+      collect,
+      [],
+    )
     .action(async (queryArg: string | undefined, options: EvalOptions) => {
       if (options.stdin && options.stdinInput) return usage('--stdin and --stdin-input cannot be combined')
       const query = options.stdin ? await readStdin() : queryArg
@@ -187,6 +197,7 @@ export function evalCommand(): Command {
         return usage((err as Error).message)
       }
       if (options.instrument) options.metrics = true
+      if (options.partial) return runPartialEval(query, options, readStdin, timeoutMs)
       await runEval(query, options, count, timeoutMs)
     })
 }

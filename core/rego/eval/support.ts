@@ -60,7 +60,10 @@ export class SupportModules {
       this.#modules.set(pkgKey, module)
     }
     const rule: Rule = { type: 'rule', head: { type: 'head', ref: path.rule, ...head }, body }
-    if (isDefault) rule.default = true
+    if (isDefault) {
+      rule.default = true
+      rule.generatedBody = true
+    }
     module.rules.push(rule)
   }
 

@@ -1,0 +1,120 @@
+/**
+ * `regent eval -p [-u REF]... <query>`: partial evaluation instead of evaluation, as `opa eval -p`
+ * does. JSON output is OPA's `{"partial": {"queries": [...], "support": [...]}}` in AST JSON; the
+ * pretty output lists each residual query as Rego and the support modules formatted.
+ */
+import { readFile } from 'node:fs/promises'
+import { stringify } from 'lossless-json'
+import { createBuiltinContext } from '../../core/rego/builtins/context.js'
+import { partialEvaluate } from '../../core/rego/eval/partial.js'
+import { compilePolicy } from '../../core/rego/eval/policy.js'
+import { formatModule } from '../../core/rego/format/formatter.js'
+import type { Body, Term } from '../../core/rego/syntax/ast.js'
+import { toOpaJson } from '../../core/rego/syntax/json.js'
+import type { Value } from '../../core/rego/values/index.js'
+import { loadPolicy, parseDocument } from '../policy-files.js'
+
+/** What `eval -p` reads from the eval options. */
+export interface PartialEvalOptions {
+  data: string[]
+  bundle: string[]
+  ignore: string[]
+  input?: string
+  stdinInput?: boolean
+  unknowns: string[]
+  format: string
+  strict?: boolean
+  v0Compatible?: boolean
+  strictBuiltinErrors?: boolean
+  fail?: boolean
+  failDefined?: boolean
+}
+
+/** Runs `eval -p`; sets the exit code (1 on errors, and with --fail/--fail-defined). */
+export async function runPartialEval(
+  query: string,
+  options: PartialEvalOptions,
+  readStdin: () => Promise<string>,
+  timeoutMs: number | undefined,
+): Promise<void> {
+  try {
+    const loaded = await loadPolicy({
+      paths: options.data,
+      bundles: options.bundle,
+      ignore: options.ignore,
+      ...(options.v0Compatible ? { v0: true } : {}),
+    })
+    let input: Value | undefined
+    if (options.stdinInput) input = parseDocument(await readStdin(), 'stdin.json')
+    else if (options.input) input = parseDocument(await readFile(options.input, 'utf8'), options.input)
+    const policy = compilePolicy(loaded.modules, loaded.data, { strict: options.strict === true })
+    const result = await partialEvaluate(policy, query, {
+      ...(input !== undefined ? { input } : {}),
+      unknowns: options.unknowns.length > 0 ? options.unknowns : ['input'],
+      ctx: createBuiltinContext({ strictBuiltinErrors: options.strictBuiltinErrors === true }),
+      ...(timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {}),
+    })
+    if (options.format === 'json') {
+      const doc = {
+        partial: {
+          queries: result.queries.map((q) => toOpaJson(q)),
+          ...(result.support.length > 0 ? { support: result.support.map((m) => toOpaJson(m)) } : {}),
+        },
+      }
+      process.stdout.write(`${stringify(doc, undefined, 2)}\n`)
+    } else {
+      process.stdout.write(
+        prettyPartial(
+          result.queries,
+          result.support.map((m) => formatModule(m)),
+        ),
+      )
+    }
+    if (options.fail && result.queries.length === 0) process.exitCode = 1
+    if (options.failDefined && result.queries.length > 0) process.exitCode = 1
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`)
+    process.exitCode = 1
+  }
+}
+
+/** Residual queries as Rego, one block per query, then the support modules. */
+export function prettyPartial(queries: readonly Body[], support: readonly string[]): string {
+  if (queries.length === 0) return 'false (no query can be true)\n'
+  const lines: string[] = []
+  for (const [i, q] of queries.entries()) {
+    lines.push(`# Query ${i + 1}`)
+    if (q.length === 0) lines.push('true')
+    for (const expr of q) lines.push(exprText(expr))
+    lines.push('')
+  }
+  for (const text of support) lines.push('# Support', text.trimEnd(), '')
+  return `${lines.join('\n')}`
+}
+
+function exprText(expr: Body[number]): string {
+  // A body of one expression printed through a throwaway module keeps the formatter's Rego syntax.
+  const module = formatModule({
+    type: 'module',
+    package: {
+      type: 'package',
+      path: [
+        { type: 'var', value: 'data' },
+        { type: 'string', value: 'q' },
+      ],
+    },
+    imports: [],
+    rules: [
+      { type: 'rule', head: { type: 'head', name: 'q', ref: [var_('q')] }, body: [{ ...expr, index: 0 }] },
+    ],
+    annotations: [],
+    comments: [],
+    regoVersion: 'v1',
+  })
+  const body = module.slice(module.indexOf('{') + 1, module.lastIndexOf('}')).trim()
+  return body.length > 0 ? body : module.split('\n').slice(1).join(' ').trim()
+}
+
+function var_(name: string): Term {
+  return { type: 'var', value: name }
+}

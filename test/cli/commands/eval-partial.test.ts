@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runRegent } from '../../support/run-cli.js'
+
+let dir: string
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'regent-eval-partial-'))
+  writeFileSync(
+    join(dir, 'filters.rego'),
+    `package filters
+include if input.fruits.price > 100
+include if { input.fruits.name == input.fav; not input.fruits.rotten }
+default ok := false
+ok if input.fruits.x == 1
+include if ok
+`,
+  )
+  writeFileSync(join(dir, 'input.json'), '{"fav": "kiwi"}')
+})
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('regent eval -p', () => {
+  it('prints residual queries and support modules as OPA JSON', async () => {
+    const args = [
+      'eval',
+      '-p',
+      '-u',
+      'input.fruits',
+      '-d',
+      join(dir, 'filters.rego'),
+      '-i',
+      join(dir, 'input.json'),
+    ]
+    const { code, stdout } = await runRegent([...args, 'data.filters.include'])
+    expect(code).toBe(0)
+    const out = JSON.parse(stdout) as {
+      partial: { queries: unknown[][]; support: Array<{ package: unknown }> }
+    }
+    expect(out.partial.queries).toHaveLength(3)
+    expect(out.partial.queries[0]?.[0]).toMatchObject({
+      terms: [
+        { type: 'ref', value: [{ type: 'var', value: 'gt' }] },
+        { type: 'ref' },
+        { type: 'number', value: 100 },
+      ],
+    })
+    expect(out.partial.support[0]?.package).toMatchObject({
+      path: [
+        { type: 'var', value: 'data' },
+        { type: 'string', value: 'partial' },
+        { type: 'string', value: 'filters' },
+      ],
+    })
+  })
+
+  it('prints Rego with --format pretty, and all of input unknown by default', async () => {
+    const pretty = await runRegent([
+      'eval',
+      '--partial',
+      '-f',
+      'pretty',
+      '-d',
+      join(dir, 'filters.rego'),
+      '-i',
+      join(dir, 'input.json'),
+      'data.filters.include',
+    ])
+    expect(pretty.code).toBe(0)
+    expect(pretty.stdout).toContain('# Query 1\ninput.fruits.price > 100\n')
+    expect(pretty.stdout).toContain('# Support\npackage partial.filters\n')
+    expect(pretty.stdout).toContain('default ok := false')
+    // Without -u all of input is unknown: input.fav stays in the residual.
+    expect(pretty.stdout).toContain('input.fruits.name = input.fav')
+  })
+
+  it('fails with --fail when nothing can be true, and reports bad unknowns', async () => {
+    const never = await runRegent([
+      'eval',
+      '-p',
+      '--fail',
+      '-d',
+      join(dir, 'filters.rego'),
+      'data.filters.nothing',
+    ])
+    expect(never.code).toBe(1)
+    expect(never.stdout).toContain('"queries": []')
+    const bad = await runRegent([
+      'eval',
+      '-p',
+      '-u',
+      'x.y',
+      '-d',
+      join(dir, 'filters.rego'),
+      'data.filters.include',
+    ])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('unknowns must be refs to input or data')
+  })
+})
