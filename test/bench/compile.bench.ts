@@ -1,68 +1,104 @@
 /**
- * Compile endpoint figures, everything after partial evaluation (which is measured once the
- * evaluator's PE lands): the tickets example's residual checked, translated and rendered in process
- * (UCAST and PostgreSQL), and over HTTP through the real routes beside a bare Hono route answering a
- * fixed JSON body in the same run; then how translation cost grows with the number of residual
- * queries (10, 100, 1,000).
+ * Compile endpoint figures with real partial evaluation: the details' tickets example (user caesar,
+ * tenant 2) compiled in process (partial evaluation alone, then the whole pipeline for PostgreSQL and
+ * UCAST), how cost grows with the number of rules (10, 100, 1,000) and of unknown tables, and over HTTP
+ * on 127.0.0.1: a bare Hono route answering fixed JSON (the baseline), the compile routes in this
+ * process, and a real `regent relay` process serving the policy from a bundle it pulled.
  */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Hono } from 'hono'
 import { Agent, request } from 'undici'
+import { EngineBackend } from '../../compile/backend.js'
 import { CompileService } from '../../compile/compile.js'
-import { checkFragments } from '../../compile/fragments/check.js'
-import { ConstraintSet } from '../../compile/fragments/constraints.js'
 import { compileRoutes } from '../../compile/route.js'
-import { renderSql } from '../../compile/sql/index.js'
-import type { CompileBackend } from '../../compile/types.js'
-import { queriesToUcast } from '../../compile/ucast.js'
-import { readBody, startServer } from '../../core/http/index.js'
+import { bundleFromParts, writeBundle } from '../../core/bundle/index.js'
+import { startServer } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
-import { residual } from '../compile/residual.js'
+import { parseModule, partialEvaluate } from '../../core/rego/index.js'
+import { fromJS } from '../../core/rego/values/index.js'
+import { startFaultUpstream } from '../support/fault-upstream.js'
 
-// The residual partial evaluation gives for the details' tickets example (tenant 2, user caesar).
-const TICKETS = residual(
-  'input.tickets.tenant == 2; input.users.name == "caesar"',
-  'input.tickets.tenant == 2; input.tickets.assignee == null; input.tickets.resolved == false',
-)
+const BIN = fileURLToPath(new URL('../../bin/regent.js', import.meta.url))
+
+/** The tickets example: roles from data, tenant and user from the input. */
+const TICKETS_POLICY = `package filters
+
+include if {
+  "admin" in data.roles[input.user]
+  input.tickets.tenant == input.tenant.id
+}
+
+include if {
+  "reader" in data.roles[input.user]
+  input.tickets.tenant == input.tenant.id
+  input.users.name == input.user
+}
+
+include if {
+  "resolver" in data.roles[input.user]
+  input.tickets.tenant == input.tenant.id
+  input.users.name == input.user
+}
+
+include if {
+  "resolver" in data.roles[input.user]
+  input.tickets.tenant == input.tenant.id
+  input.tickets.assignee == null
+  input.tickets.resolved == false
+}
+`
+const TICKETS_DATA = { roles: { alice: ['admin'], bob: ['reader'], caesar: ['resolver'] } }
+const BODY =
+  '{"input": {"user": "caesar", "tenant": {"id": 2}}, "unknowns": ["input.tickets", "input.users"]}'
+const SQL = 'application/vnd.opa.sql.postgresql+json'
+const UCAST = 'application/vnd.opa.ucast.prisma+json'
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
 }
 
-async function timeLoop(label: string, iterations: number, fn: () => unknown): Promise<void> {
+function line(label: string, rate: number, unit: string, p50: string, p99: string): void {
+  console.log(
+    `   ${label.padEnd(48)} ${Math.round(rate).toString().padStart(8)} ${unit}  p50 ${p50}  p99 ${p99}`,
+  )
+}
+
+/** Runs `fn` up to `iterations` times (at most `maxMs`), single-threaded, one at a time. */
+async function timeLoop(label: string, iterations: number, fn: () => unknown, maxMs = 10_000): Promise<void> {
   const samples: number[] = []
   const started = performance.now()
-  for (let i = 0; i < iterations; i++) {
+  for (let i = 0; i < iterations && performance.now() - started < maxMs; i++) {
     const t = performance.now()
     await fn()
     samples.push(performance.now() - t)
   }
   const total = performance.now() - started
   samples.sort((a, b) => a - b)
-  console.log(
-    `   ${label.padEnd(44)} ${Math.round((iterations / total) * 1000)
-      .toString()
-      .padStart(
-        8,
-      )} ops/s  p50 ${(percentile(samples, 0.5) * 1000).toFixed(1)} µs  p99 ${(percentile(samples, 0.99) * 1000).toFixed(1)} µs`,
+  const us = (x: number) => `${(x * 1000).toFixed(0)} µs`
+  line(
+    label,
+    (samples.length / total) * 1000,
+    'ops/s',
+    us(percentile(samples, 0.5)),
+    us(percentile(samples, 0.99)),
   )
 }
 
-const backend: CompileBackend = {
-  modules: () => [],
-  partialEvaluate: () => ({ queries: TICKETS, support: [] }),
-  evaluate: () => undefined,
-  toAstJson: () => ({}),
-}
-
+/** 4,000 requests (at most 20 s) over `concurrency` keep-alive connections. */
 async function httpLoop(
   label: string,
   url: string,
   headers: Record<string, string>,
   body: string,
-): Promise<void> {
-  const agent = new Agent({ connections: 8 })
+  concurrency = 8,
+) {
+  const agent = new Agent({ connections: concurrency })
   const requests = 4000
-  const concurrency = 8
   const samples: number[] = []
   const deadline = performance.now() + 20_000
   let next = 0
@@ -73,8 +109,8 @@ async function httpLoop(
         next++
         const t = performance.now()
         const res = await request(url, { method: 'POST', headers, body, dispatcher: agent })
-        await res.body.text()
-        if (res.statusCode !== 200) throw new Error(`${label}: HTTP ${res.statusCode}`)
+        const text = await res.body.text()
+        if (res.statusCode !== 200) throw new Error(`${label}: HTTP ${res.statusCode} ${text}`)
         samples.push(performance.now() - t)
       }
     }),
@@ -82,70 +118,127 @@ async function httpLoop(
   const total = performance.now() - started
   await agent.close()
   samples.sort((a, b) => a - b)
-  console.log(
-    `   ${label.padEnd(44)} ${Math.round((samples.length / total) * 1000)
-      .toString()
-      .padStart(
-        8,
-      )} req/s  p50 ${percentile(samples, 0.5).toFixed(2)} ms  p99 ${percentile(samples, 0.99).toFixed(2)} ms`,
+  const ms = (x: number) => `${x.toFixed(2)} ms`
+  line(
+    `${label} (${concurrency} conn)`,
+    (samples.length / total) * 1000,
+    'req/s',
+    ms(percentile(samples, 0.5)),
+    ms(percentile(samples, 0.99)),
   )
 }
 
-/** Prints the figures. */
-export async function run(): Promise<void> {
-  const pg = { kind: 'sql', dialect: 'postgresql', variant: 'postgresql' } as const
-  const prisma = { kind: 'ucast', variant: 'prisma' } as const
-  const ctx = { constraints: new ConstraintSet([pg]), shortNames: new Set<string>(), support: [] }
-  console.log('in process (after partial evaluation), tickets example:')
-  await timeLoop('check + UCAST (prisma)', 20_000, () => {
-    checkFragments(TICKETS, { ...ctx, constraints: new ConstraintSet([prisma]) })
-    queriesToUcast(TICKETS, undefined)
+function backendOf(source: string, data: unknown = {}): EngineBackend {
+  return new EngineBackend({
+    modules: { 'filters.rego': parseModule(source, { file: 'filters.rego' }) },
+    data,
   })
-  await timeLoop('check + UCAST + SQL (postgresql)', 20_000, () => {
-    checkFragments(TICKETS, ctx)
-    const d = queriesToUcast(TICKETS, undefined)
-    renderSql(d.kind === 'condition' ? d.node : undefined, 'postgresql')
+}
+
+function compileOnce(service: CompileService, accept: string, bodyText: string) {
+  return service.compile({
+    path: 'filters/include',
+    accept,
+    contentType: 'application/json',
+    bodyText,
+    metrics: false,
   })
-  const service = new CompileService(backend)
-  const bodyText =
-    '{"input": {"user": "caesar", "tenant": {"id": 2}}, "unknowns": ["input.tickets", "input.users"]}'
-  await timeLoop('whole pipeline (decode … response), postgresql', 10_000, () =>
-    service.compile({
-      path: 'filters/include',
-      accept: 'application/vnd.opa.sql.postgresql+json',
-      contentType: 'application/json',
-      bodyText,
-      metrics: false,
+}
+
+async function inProcess(): Promise<void> {
+  console.log('in process, single-threaded, tickets example (caesar, tenant 2):')
+  const backend = backendOf(TICKETS_POLICY, TICKETS_DATA)
+  const input = fromJS({ user: 'caesar', tenant: { id: 2 } })
+  await timeLoop('partial evaluation only', 20_000, () =>
+    partialEvaluate(backend.policy(), 'data.filters.include', {
+      input,
+      unknowns: ['input.tickets', 'input.users'],
+      nondeterministicBuiltins: true,
     }),
   )
+  const service = new CompileService(backend)
+  const sample = await compileOnce(service, SQL, BODY)
+  console.log(`   (answer: ${JSON.stringify(sample.body)})`)
+  await timeLoop('whole pipeline (decode … response), postgresql', 20_000, () =>
+    compileOnce(service, SQL, BODY),
+  )
+  await timeLoop('whole pipeline, ucast prisma', 20_000, () => compileOnce(service, UCAST, BODY))
+}
 
-  console.log('growth with the number of residual queries (check + UCAST + SQL):')
+async function growth(): Promise<void> {
+  console.log('growth with the number of rules (whole pipeline, postgresql; each rule one condition):')
   for (const n of [10, 100, 1000]) {
-    const queries = residual(
-      ...Array.from({ length: n }, (_, i) => `input.t.a == ${i}; input.t.b != "x${i}"`),
-    )
-    await timeLoop(`${n} queries`, Math.max(20, Math.floor(20_000 / n)), () => {
-      checkFragments(queries, ctx)
-      const d = queriesToUcast(queries, undefined)
-      renderSql(d.kind === 'condition' ? d.node : undefined, 'postgresql')
-    })
+    const rules = Array.from(
+      { length: n },
+      (_, i) => `include if { input.tickets.a == ${i}; input.tickets.b != input.x }`,
+    ).join('\n')
+    const service = new CompileService(backendOf(`package filters\n${rules}\n`))
+    const body = '{"input": {"x": "y"}, "unknowns": ["input.tickets"]}'
+    await compileOnce(service, SQL, body)
+    await timeLoop(`${n} rules`, Math.max(20, Math.floor(20_000 / n)), () => compileOnce(service, SQL, body))
   }
+  console.log('growth with the number of unknown tables (one rule comparing a column of each):')
+  for (const n of [1, 10, 50]) {
+    const tables = Array.from({ length: n }, (_, i) => `t${i}`)
+    const policy = `package filters\ninclude if {\n${tables.map((t) => `  input.${t}.owner == input.user`).join('\n')}\n}\n`
+    const service = new CompileService(backendOf(policy))
+    const body = JSON.stringify({ input: { user: 'bob' }, unknowns: tables.map((t) => `input.${t}`) })
+    await compileOnce(service, SQL, body)
+    await timeLoop(`${n} tables`, Math.max(50, Math.floor(10_000 / n)), () => compileOnce(service, SQL, body))
+  }
+}
 
-  console.log('over HTTP on 127.0.0.1 (8 connections, 4,000 requests):')
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (Date.now() < end) {
+    if (await check().catch(() => false)) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+/** A `regent relay` process pulling the tickets bundle from a local upstream. */
+async function startRelay(dir: string, upstreamUrl: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort()
+  const config = join(dir, 'relay.yaml')
+  writeFileSync(
+    config,
+    `services: { up: { url: "${upstreamUrl}/v1" } }\nbundles:\n  tickets: { polling: { min_delay_seconds: 60, max_delay_seconds: 120 } }\n`,
+  )
+  const child = spawn(
+    process.execPath,
+    [BIN, 'relay', '-c', config, '--addr', `127.0.0.1:${port}`, '--data-dir', join(dir, 'relay-data')],
+    { stdio: 'ignore', env: { ...process.env, REGENT_LOG_LEVEL: 'warn' } },
+  )
+  const url = `http://127.0.0.1:${port}`
+  const ready = async () =>
+    (
+      await request(`${url}/v1/compile/filters/include`, {
+        method: 'POST',
+        headers: { Accept: SQL },
+        body: BODY,
+      })
+    ).body
+      .text()
+      .then((t) => t.includes('WHERE'))
+  await waitUntil(ready, 30_000, 'relay serving the tickets bundle')
+  return { url, child }
+}
+
+async function overHttp(): Promise<void> {
+  console.log('over HTTP on 127.0.0.1 (4,000 requests each):')
   const logger = createLogger({ level: 'warn' })
   const bare = new Hono()
   bare.post('/fixed', (c) => c.json({ result: { query: "WHERE tickets.tenant = E'2'" } }))
-  bare.post('/read', async (c) => {
-    await readBody(c)
-    return c.json({ result: { query: "WHERE tickets.tenant = E'2'" } })
-  })
-  const compileServer = await startServer({
-    fetch: compileRoutes({ backend }).app.fetch,
-    host: '127.0.0.1',
-    port: 0,
-    logger,
-    name: 'bench-compile',
-  })
   const bareServer = await startServer({
     fetch: bare.fetch,
     host: '127.0.0.1',
@@ -153,22 +246,67 @@ export async function run(): Promise<void> {
     logger,
     name: 'bench-bare',
   })
+  const routes = compileRoutes({ backend: backendOf(TICKETS_POLICY, TICKETS_DATA), logger })
+  const compileServer = await startServer({
+    fetch: routes.app.fetch,
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+    name: 'bench-compile',
+  })
+  const dir = mkdtempSync(join(tmpdir(), 'regent-compile-bench-'))
+  const upstream = await startFaultUpstream()
+  let relay: { url: string; child: ChildProcess } | undefined
   try {
-    await httpLoop('bare Hono route, fixed JSON (baseline)', `${bareServer.url}/fixed`, {}, '{}')
-    await httpLoop('bare route reading the body (readBody)', `${bareServer.url}/read`, {}, bodyText)
-    for (const [label, accept] of [
-      ['compile, postgresql', 'application/vnd.opa.sql.postgresql+json'],
-      ['compile, ucast prisma', 'application/vnd.opa.ucast.prisma+json'],
-    ]) {
+    const bytes = await writeBundle(
+      bundleFromParts({
+        modules: { 'filters.rego': TICKETS_POLICY },
+        data: TICKETS_DATA,
+        manifest: { revision: 't1' },
+      }),
+    )
+    upstream.setBundle('/v1/bundles/tickets', bytes, '"t1"')
+    relay = await startRelay(dir, upstream.url)
+    const url = (base: string) => `${base}/v1/compile/filters/include`
+    for (const concurrency of [1, 8]) {
       await httpLoop(
-        label!,
-        `${compileServer.url}/v1/compile/filters/include`,
-        { Accept: accept!, 'Content-Type': 'application/json' },
-        bodyText,
+        'bare Hono route, fixed JSON (baseline)',
+        `${bareServer.url}/fixed`,
+        {},
+        '{}',
+        concurrency,
+      )
+      await httpLoop(
+        'compile routes in process, postgresql',
+        url(compileServer.url),
+        { Accept: SQL },
+        BODY,
+        concurrency,
+      )
+      await httpLoop('regent relay process, postgresql', url(relay.url), { Accept: SQL }, BODY, concurrency)
+      await httpLoop(
+        'regent relay process, ucast prisma',
+        url(relay.url),
+        { Accept: UCAST },
+        BODY,
+        concurrency,
       )
     }
   } finally {
+    if (relay) {
+      relay.child.kill('SIGTERM')
+      await new Promise((r) => relay?.child.once('exit', r))
+    }
+    await upstream.stop()
     await compileServer.stop()
     await bareServer.stop()
+    rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** Prints the figures. */
+export async function run(): Promise<void> {
+  await inProcess()
+  await growth()
+  await overHttp()
 }
