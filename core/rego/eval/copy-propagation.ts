@@ -327,7 +327,37 @@ function isGround(t: Term): boolean {
 
 /** Structural equality of terms (locations ignored). */
 export function sameTerm(a: Term, b: Term): boolean {
-  return JSON.stringify(strip(a)) === JSON.stringify(strip(b))
+  if (a === b) return true
+  if (a.type !== b.type) return false
+  switch (a.type) {
+    case 'null':
+      return true
+    case 'boolean':
+    case 'number':
+    case 'string':
+    case 'var':
+      return a.value === b.value
+    case 'ref':
+    case 'array':
+    case 'set':
+    case 'call':
+      return sameTerms(a.value, (b as typeof a).value)
+    case 'object': {
+      const bv = (b as typeof a).value
+      return (
+        a.value.length === bv.length &&
+        a.value.every(([k, v], i) => sameTerm(k, bv[i]![0]) && sameTerm(v, bv[i]![1]))
+      )
+    }
+    default:
+      return JSON.stringify(strip(a)) === JSON.stringify(strip(b))
+  }
+}
+
+function sameTerms(a: readonly Term[], b: readonly Term[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (!sameTerm(a[i] as Term, b[i] as Term)) return false
+  return true
 }
 
 function strip(t: unknown): unknown {
