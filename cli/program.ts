@@ -49,8 +49,19 @@ export function buildProgram(): Command {
     .exitOverride()
     // Errors are printed by runCli as one line with a hint.
     .configureOutput({ outputError: () => {} })
-  for (const make of COMMANDS) program.addCommand(make().copyInheritedSettings(program))
+  for (const make of COMMANDS) program.addCommand(withCliSettings(make()))
   return program
+}
+
+// Every command, nested ones included, reports usage errors through runCli. Positional options
+// stay a root-only setting: `regent relay logs status -c FILE` must still give `relay` its `-c`.
+function withCliSettings(command: Command): Command {
+  command
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({ outputError: () => {} })
+  for (const sub of command.commands) withCliSettings(sub)
+  return command
 }
 
 /** Runs the CLI with `argv` (user arguments only) and resolves to the process exit code. */
