@@ -259,7 +259,7 @@ Try:
   curl -s -X POST ${p.relayUrl}/v1/logs -H 'Content-Type: application/json' -d '${event}'
   # change the roles data: the relay picks up the new revision at once (long poll)
   curl -s -X PUT ${p.serviceUrl}/v1/data/systems/${p.systemId}/roles ${admin} -d '{"alice":["admin"],"bob":["resolver"]}'
-  # data filtering (once the relay hosts the compile API): which tickets may bob see?
+  # data filtering: which tickets may bob see? (a SQL WHERE clause for PostgreSQL)
   curl -s -X POST ${p.relayUrl}/v1/compile/filters/include -H 'Accept: application/vnd.opa.sql.postgresql+json' -d '{"input":{"user":"bob"}}'
 
 Point an OPA agent at the relay with:  services: [{name: regent, url: ${p.relayUrl}/v1}]
