@@ -82,6 +82,15 @@ describe('regent demo', () => {
       expect(bundle.signatures?.signatures).toHaveLength(1)
       expect(bundle.modules.map((m) => m.path)).toEqual(['filters/filters.rego'])
       expect(bundle.data).toEqual({ roles: { alice: ['admin'], bob: ['reader'], caesar: ['resolver'] } })
+      // The compile line the demo prints answers from the relayed bundle.
+      const compiled = await request(`${first.relayUrl}/v1/compile/filters/include`, {
+        method: 'POST',
+        headers: { accept: 'application/vnd.opa.sql.postgresql+json', 'content-type': 'application/json' },
+        body: JSON.stringify({ input: { user: 'bob' } }),
+      })
+      expect(compiled.statusCode).toBe(200)
+      const answer = (await compiled.body.json()) as { result?: { query?: string } }
+      expect(answer.result?.query).toMatch(/^WHERE /)
     } finally {
       firstExit = await interrupt(first.child)
     }
