@@ -1,21 +1,16 @@
 /**
  * The parser's view of the token stream: the current position, token kinds with Rego version
- * keyword rules applied, locations, save/restore for backtracking, and error reporting. The
- * grammar itself is in parser.ts (expressions and terms) and module-parser.ts (statements).
+ * keyword rules applied, locations, backtracking, and error reporting. The grammar itself is in
+ * parser.ts (expressions and terms) and module-parser.ts (statements).
+ *
+ * The token arrays are copied into fields of the cursor so that the hot accessors (`peek`, `loc`)
+ * read one field and one typed-array element, with no object in between.
  */
 import { parseError, type RegoError } from '../errors.js'
-import type { Location } from './ast.js'
-import { lex, type TokenStream } from './lexer.js'
+import type { Comment, Location } from './ast.js'
+import { type LexError, lex } from './lexer.js'
 import { Source, SourceLocation } from './source.js'
-import {
-  FUTURE_KEYWORDS,
-  isKeywordKind,
-  NL_BEFORE,
-  T,
-  TOKEN_NAMES,
-  type TokenKind,
-  WS_BEFORE,
-} from './tokens.js'
+import { isKeywordKind, NL_BEFORE, T, TOKEN_NAMES, type TokenKind, WS_BEFORE } from './tokens.js'
 
 /** Options shared by every parse entry point. */
 export interface ParseOptions {
@@ -27,43 +22,96 @@ export interface ParseOptions {
   maxErrors?: number
 }
 
-/** Thrown inside the parser to abandon the current statement; carries the error already recorded. */
-export class ParseAbort extends Error {
-  constructor(readonly error: RegoError) {
-    super(error.message)
+/**
+ * Thrown inside the parser to abandon the current statement. Speculative branches catch and drop
+ * most of these, so the `RegoError` (a stack trace and a source excerpt) is only made when read.
+ * Not an `Error` subclass for the same reason: capturing a stack trace is the costly part.
+ */
+export class ParseAbort {
+  #error: RegoError | undefined
+  readonly #source: Source
+  readonly #location: Location
+  readonly #message: string
+
+  constructor(source: Source, location: Location, message: string) {
+    this.#source = source
+    this.#location = location
+    this.#message = message
+  }
+
+  /** The parse error, with the line under it. */
+  get error(): RegoError {
+    if (!this.#error) {
+      const location = this.#location
+      this.#error = parseError(location, this.#message, this.#source.excerpt(location))
+    }
+    return this.#error
   }
 }
 
 /** Nesting depth (terms and bodies inside each other) beyond which parsing stops with an error. */
 const MAX_DEPTH = 250
 
-/** What `save()` captures: enough to resume parsing from an earlier token. */
-export interface SavedState {
-  i: number
-  wildcard: number
-  depth: number
+/** Bit of a future keyword kind (`if`, `contains`, `in`, `every`) in `TokenCursor.inactive`. */
+function keywordBit(kind: TokenKind): number {
+  return 1 << (kind - T.If)
 }
+
+/** Every future keyword's bit. */
+const ALL_FUTURE_KEYWORDS = keywordBit(T.If) | keywordBit(T.Contains) | keywordBit(T.In) | keywordBit(T.Every)
 
 /** A position in a token stream, with the helpers every grammar method uses. */
 export class TokenCursor {
   readonly source: Source
-  protected readonly toks: TokenStream
   protected readonly text: string
   protected readonly file: string
+  protected readonly kinds: Uint8Array
+  protected readonly starts: Int32Array
+  protected readonly ends: Int32Array
+  protected readonly rows: Int32Array
+  protected readonly cols: Int32Array
+  protected readonly flags: Uint8Array
+  /** Index of the EOF token (the last one). */
+  protected readonly last: number
+  protected readonly comments: Comment[]
+  protected readonly lexErrors: LexError[]
   protected i = 0
   protected wildcard = 0
   protected depth = 0
-  /** Future keywords active in v0 (after `import future.keywords...`); all are active in v1. */
-  protected readonly activeKeywords = new Set<TokenKind>()
+  /** Future keywords that still read as identifiers (v0 before `import future.keywords...`), as bits. */
+  protected inactive: number
   readonly regoVersion: 'v0' | 'v1'
 
   constructor(text: string, options: ParseOptions = {}) {
-    this.file = options.file ?? ''
+    const file = options.file ?? ''
+    this.file = file
     this.text = text
-    this.source = new Source(this.file, text)
-    this.toks = lex(text, this.file)
+    this.source = new Source(file, text)
+    const toks = lex(text, file)
+    this.kinds = toks.kinds
+    this.starts = toks.starts
+    this.ends = toks.ends
+    this.rows = toks.rows
+    this.cols = toks.cols
+    this.flags = toks.flags
+    this.last = toks.count - 1
+    this.comments = toks.comments
+    this.lexErrors = toks.errors
     this.regoVersion = options.regoVersion ?? 'v1'
-    if (this.regoVersion === 'v1') for (const kind of FUTURE_KEYWORDS.values()) this.activeKeywords.add(kind)
+    this.inactive = this.regoVersion === 'v1' ? 0 : ALL_FUTURE_KEYWORDS
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Keywords
+
+  /** Makes a future keyword (`if`, `contains`, `in`, `every`) read as a keyword from now on. */
+  protected activateKeyword(kind: TokenKind): void {
+    this.inactive &= ~keywordBit(kind)
+  }
+
+  /** True when the future keyword `kind` reads as a keyword. */
+  protected isKeywordActive(kind: TokenKind): boolean {
+    return (this.inactive & keywordBit(kind)) === 0
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -71,9 +119,14 @@ export class TokenCursor {
 
   /** The effective kind of token `i`: an inactive future keyword reads as an identifier. */
   protected kindAt(i: number): TokenKind {
-    const kind = this.toks.kinds[i] as TokenKind
-    if (kind >= T.If && !this.activeKeywords.has(kind)) return T.Ident
+    const kind = this.kinds[i] as TokenKind
+    if (kind >= T.If && (this.inactive & keywordBit(kind)) !== 0) return T.Ident
     return kind
+  }
+
+  /** The kind of token `i` as lexed (future keywords included). */
+  protected rawKindAt(i: number): TokenKind {
+    return this.kinds[i] as TokenKind
   }
 
   protected peek(): TokenKind {
@@ -81,55 +134,57 @@ export class TokenCursor {
   }
 
   protected advance(): void {
-    if (this.i < this.toks.count - 1) this.i++
+    if (this.i < this.last) this.i++
   }
 
   protected tokText(i = this.i): string {
-    return this.text.slice(this.toks.starts[i], this.toks.ends[i])
+    return this.text.slice(this.starts[i], this.ends[i])
   }
 
   protected start(i = this.i): number {
-    return this.toks.starts[i] ?? 0
+    return this.starts[i] as number
   }
 
   /** End offset of the last consumed token (OPA's `lastEnd`). */
   protected get lastEnd(): number {
-    return this.i > 0 ? (this.toks.ends[this.i - 1] ?? 0) : 0
+    return this.i > 0 ? (this.ends[this.i - 1] as number) : 0
   }
 
   /** True when whitespace (or a comment) separates token `i` from the one before. */
   protected spaced(i = this.i): boolean {
-    return ((this.toks.flags[i] ?? 0) & WS_BEFORE) !== 0
+    return ((this.flags[i] as number) & WS_BEFORE) !== 0
   }
 
   /** True when a line break separates token `i` from the one before. */
   protected newlineBefore(i = this.i): boolean {
-    return ((this.toks.flags[i] ?? 0) & NL_BEFORE) !== 0
+    return ((this.flags[i] as number) & NL_BEFORE) !== 0
+  }
+
+  /** The 1-based column of token `i`. */
+  protected colAt(i: number): number {
+    return this.cols[i] as number
   }
 
   /** The location of token `i`. */
   protected loc(i = this.i): Location {
-    const start = this.toks.starts[i] ?? 0
-    const end = this.toks.ends[i] ?? start
     return new SourceLocation(
       this.text,
       this.file,
-      this.toks.rows[i] ?? 1,
-      this.toks.cols[i] ?? 1,
-      start,
-      end,
+      this.rows[i] as number,
+      this.cols[i] as number,
+      this.starts[i] as number,
+      this.ends[i] as number,
     )
   }
 
   /** A location from the start of token `tok` to `end` (default: the end of the last consumed token). */
   protected spanFrom(tok: number, end = this.lastEnd): Location {
-    const start = this.toks.starts[tok] ?? 0
     return new SourceLocation(
       this.text,
       this.file,
-      this.toks.rows[tok] ?? 1,
-      this.toks.cols[tok] ?? 1,
-      start,
+      this.rows[tok] as number,
+      this.cols[tok] as number,
+      this.starts[tok] as number,
       end,
     )
   }
@@ -139,20 +194,17 @@ export class TokenCursor {
     return new SourceLocation(this.text, from.file, from.row, from.col, from.offset, end)
   }
 
-  protected save(): SavedState {
-    return { i: this.i, wildcard: this.wildcard, depth: this.depth }
-  }
-
-  protected restore(s: SavedState): void {
-    this.i = s.i
-    this.wildcard = s.wildcard
-    this.depth = s.depth
+  /** Goes back to an earlier position (`i`, `wildcard` and `depth` as read before trying a branch). */
+  protected reset(i: number, wildcard: number, depth: number): void {
+    this.i = i
+    this.wildcard = wildcard
+    this.depth = depth
   }
 
   /** A keyword token directly followed by `.` or `[` is the head of a ref (`input.if`, `as.foo := 1`). */
   protected keywordStartsRef(i = this.i): boolean {
     const kind = this.kindAt(i)
-    if (!isKeywordKind(kind)) return false
+    if (kind < T.Package) return false
     const next = this.kindAt(i + 1)
     return (next === T.Dot || next === T.LBrack) && !this.spaced(i + 1)
   }
@@ -162,15 +214,14 @@ export class TokenCursor {
 
   /** Records a parse error at `location` and aborts the statement. */
   protected fail(message: string, location: Location = this.loc()): never {
-    const err = parseError(location, message, this.source.excerpt(location))
-    throw new ParseAbort(err)
+    throw new ParseAbort(this.source, location, message)
   }
 
   /** `unexpected X token[: note]`, as OPA words it. */
   protected unexpected(note?: string): never {
     const kind = this.peek()
     if (kind === T.Illegal) {
-      const lexError = this.toks.errors.find((e) => e.offset === this.start())
+      const lexError = this.lexErrors.find((e) => e.offset === this.start())
       this.fail(lexError?.message ?? 'illegal token')
     }
     const what = isKeywordKind(kind) ? 'keyword' : 'token'

@@ -11,7 +11,7 @@ import { attachAnnotations } from './annotations.js'
 import type { Body, Expr, Head, Import, Location, Module, Package, RefTerm, Rule, Term } from './ast.js'
 import { copyHead } from './copy.js'
 import { ParseAbort, type ParseOptions, Parser } from './parser.js'
-import { FUTURE_KEYWORDS, isKeywordKind, T, type TokenKind } from './tokens.js'
+import { FUTURE_KEYWORDS, isKeywordKind, T } from './tokens.js'
 
 /** The outcome of parsing one module: the module when it parsed, and the errors found. */
 export interface ModuleParseResult {
@@ -75,7 +75,7 @@ export class ModuleParser extends Parser {
       imports,
       rules,
       annotations: [],
-      comments: this.toks.comments,
+      comments: this.comments,
       regoVersion: this.regoVersion,
       location: pkg.location,
     }
@@ -90,8 +90,8 @@ export class ModuleParser extends Parser {
   private resync(): void {
     this.advance()
     const startsStatement = () => {
-      const kind = this.toks.kinds[this.i] as TokenKind
-      return this.newlineBefore() && this.toks.cols[this.i] === 1 && (kind === T.Ident || isKeywordKind(kind))
+      const kind = this.rawKindAt(this.i)
+      return this.newlineBefore() && this.colAt(this.i) === 1 && (kind === T.Ident || isKeywordKind(kind))
     }
     while (this.peek() !== T.EOF && !startsStatement()) this.advance()
   }
@@ -116,8 +116,8 @@ export class ModuleParser extends Parser {
 
   /** A dotted/bracketed path whose head is any word (keywords allowed, as in `package foo.as.bar`). */
   private parsePath(note: string): RefTerm {
-    const kind = this.toks.kinds[this.i] as number
-    if (kind !== T.Ident && !isKeywordKind(kind as never)) this.unexpected(note)
+    const kind = this.rawKindAt(this.i)
+    if (kind !== T.Ident && !isKeywordKind(kind)) this.unexpected(note)
     const head = this.parseVarWord()
     const term = this.parseTermSuffix(head, false)
     if (term.type === 'var') return { type: 'ref', value: [term], location: term.location }
@@ -171,7 +171,7 @@ export class ModuleParser extends Parser {
 
   private isActiveKeyword(word: string): boolean {
     const kind = FUTURE_KEYWORDS.get(word)
-    if (kind !== undefined) return this.activeKeywords.has(kind)
+    if (kind !== undefined) return this.isKeywordActive(kind)
     return [
       'package',
       'import',
@@ -205,10 +205,10 @@ export class ModuleParser extends Parser {
       const kind = FUTURE_KEYWORDS.get(third.value)
       if (kind === undefined)
         this.fail('unexpected keyword, must be one of [contains every if in]', imp.path.location)
-      this.activeKeywords.add(kind)
+      this.activateKeyword(kind)
       return
     }
-    for (const kind of FUTURE_KEYWORDS.values()) this.activeKeywords.add(kind)
+    for (const kind of FUTURE_KEYWORDS.values()) this.activateKeyword(kind)
   }
 
   /** `import rego.v1`: a no-op in v1; in v0 it enables every v1 keyword and v1's rules. */
@@ -224,7 +224,7 @@ export class ModuleParser extends Parser {
     if (this.regoVersion === 'v1') return
     if (imp.alias) this.fail('`rego` imports cannot be aliased', imp.path.location)
     this.v1Compatible = true
-    for (const kind of FUTURE_KEYWORDS.values()) this.activeKeywords.add(kind)
+    for (const kind of FUTURE_KEYWORDS.values()) this.activateKeyword(kind)
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -345,7 +345,9 @@ export class ModuleParser extends Parser {
         this.fail('found empty body', this.loc(this.i + 1))
       }
     }
-    const saved = this.save()
+    const si = this.i
+    const sw = this.wildcard
+    const sd = this.depth
     let bodyError: ParseAbort | undefined
     this.advance()
     try {
@@ -357,7 +359,7 @@ export class ModuleParser extends Parser {
       if (!(err instanceof ParseAbort)) throw err
       bodyError = err
     }
-    this.restore(saved)
+    this.reset(si, sw, sd)
     try {
       const expr = this.parseLiteral()
       const single = expr.terms
@@ -368,7 +370,7 @@ export class ModuleParser extends Parser {
       throw bodyError ?? err
     }
     if (bodyError) throw bodyError
-    this.restore(saved)
+    this.reset(si, sw, sd)
     this.advance()
     return this.parseBody()
   }

@@ -19,9 +19,10 @@
  * Errors abort the current statement with a `ParseAbort`; speculative branches (comprehension or
  * set, `k, v in`) catch it and restore the saved token index, as OPA's parser restores its state.
  */
-import type { Body, Every, Expr, Location, SomeDecl, Term, With } from './ast.js'
+import type { Body, Every, Expr, ExprTerms, Location, SomeDecl, Term, With } from './ast.js'
 import { ParseAbort } from './cursor.js'
 import { operatorText } from './literals.js'
+import { SourceLocation } from './source.js'
 import { TermParser } from './term-parser.js'
 import { OPERATOR_BUILTINS, T, TOKEN_NAMES, type TokenKind } from './tokens.js'
 
@@ -47,7 +48,7 @@ export class Parser extends TermParser {
         this.advance()
         continue
       }
-      if (this.peek() === end) return body
+      if (this.peek() === end) return body.slice()
       if (!this.newlineBefore()) this.unexpected(`expected \\n or ; or ${TOKEN_NAMES[end]}`)
     }
   }
@@ -65,45 +66,77 @@ export class Parser extends TermParser {
   protected parseLiteral(): Expr {
     const startTok = this.i
     let negated = false
-    if (this.peek() === T.Not && !this.keywordStartsRef()) {
+    let kind = this.peek()
+    if (kind === T.Not && !this.keywordStartsRef()) {
       negated = true
       this.advance()
+      kind = this.peek()
     }
-    let expr: Expr
-    if (this.peek() === T.Some && !this.keywordStartsRef()) {
+    let terms: ExprTerms
+    // The location of the whole expression when one term or call spans it (shared, not copied).
+    let whole: Location | undefined
+    if (kind === T.Some && !this.keywordStartsRef()) {
       if (negated) this.unexpected("illegal negation of 'some'")
-      expr = this.parseSome()
-    } else if (this.peek() === T.Every && !this.keywordStartsRef()) {
+      terms = this.parseSome()
+    } else if (kind === T.Every && !this.keywordStartsRef()) {
       if (negated) this.unexpected("illegal negation of 'every'")
-      expr = this.parseEvery()
+      terms = this.parseEvery()
     } else {
-      expr = this.parseExpr()
-      if (negated) expr.negated = true
+      // expr := in-expr [ (":=" | "=") in-expr ]; a top-level call becomes the expression's terms.
+      const lhs = this.parseInExpr(true)
+      const op = this.peek()
+      if (op === T.Assign || op === T.Unify) {
+        const operator = this.operatorTerm(op === T.Assign ? 'assign' : 'eq')
+        this.advance()
+        terms = [operator, lhs, this.parseInExpr(true)]
+      } else {
+        terms = lhs.type === 'call' ? lhs.value : lhs
+        whole = lhs.location
+      }
     }
-    if (this.peek() === T.With && !this.keywordStartsRef()) expr.with = this.parseWith()
-    expr.location = this.spanFrom(startTok)
-    return expr
+    let withs: With[] | undefined
+    if (this.peek() === T.With && !this.keywordStartsRef()) withs = this.parseWith()
+    // Objects are built whole, in the key order the AST has always had, so they keep one shape.
+    if (withs) {
+      const location = this.spanFrom(startTok)
+      return negated
+        ? { type: 'expr', index: 0, terms, negated: true, with: withs, location }
+        : { type: 'expr', index: 0, terms, with: withs, location }
+    }
+    const location = whole && this.spans(whole, startTok) ? whole : this.spanFrom(startTok)
+    return negated
+      ? { type: 'expr', index: 0, terms, negated: true, location }
+      : { type: 'expr', index: 0, terms, location }
+  }
+
+  /** True when `location` starts at token `tok` and ends at the last consumed token. */
+  private spans(location: Location, tok: number): boolean {
+    return (
+      location instanceof SourceLocation &&
+      location.end === this.lastEnd &&
+      location.offset === this.start(tok) &&
+      location.row === this.rows[tok] &&
+      location.col === this.cols[tok]
+    )
   }
 
   /** some-decl := "some" var { "," var } | "some" [term ","] term "in" term */
-  protected parseSome(): Expr {
+  protected parseSome(): SomeDecl {
     const declLoc = this.loc()
-    const saved = this.save()
+    const si = this.i
+    const sw = this.wildcard
+    const sd = this.depth
     this.advance()
     try {
       const term = this.parseInExpr(true)
       if (term.type === 'call') {
-        const name = operatorText(term.value[0])
-        if (name === 'internal.member_2' || name === 'internal.member_3') {
-          const decl: SomeDecl = { type: 'somedecl', symbols: [term], location: declLoc }
-          return { type: 'expr', index: 0, terms: decl }
-        }
+        if (isMemberCall(term.value[0])) return { type: 'somedecl', symbols: [term], location: declLoc }
         this.unexpected('expected `x in xs` or `x, y in xs` expression')
       }
     } catch (err) {
       if (!(err instanceof ParseAbort)) throw err
     }
-    this.restore(saved)
+    this.reset(si, sw, sd)
     const symbols: Term[] = []
     for (;;) {
       this.advance()
@@ -117,11 +150,11 @@ export class Parser extends TermParser {
       symbols.push(this.parseVar())
       if (this.peek() !== T.Comma) break
     }
-    return { type: 'expr', index: 0, terms: { type: 'somedecl', symbols, location: declLoc } }
+    return { type: 'somedecl', symbols, location: declLoc }
   }
 
   /** every := "every" [var ","] var "in" term "{" query "}" */
-  protected parseEvery(): Expr {
+  protected parseEvery(): Every {
     const loc = this.loc()
     this.advance()
     const term = this.parseInExpr(true)
@@ -145,8 +178,7 @@ export class Parser extends TermParser {
     if (this.peek() !== T.LBrace) this.unexpected('missing body')
     this.advance()
     const body = this.parseBody()
-    const every: Every = { type: 'every', key, value, domain, body, location: loc }
-    return { type: 'expr', index: 0, terms: every }
+    return { type: 'every', key, value, domain, body, location: loc }
   }
 
   /** with-modifiers := { "with" term "as" in-expr } */
@@ -164,20 +196,7 @@ export class Parser extends TermParser {
       const value = this.parseInExpr(true)
       withs.push({ type: 'with', target, value, location: this.spanFrom(startTok) })
     }
-    return withs
-  }
-
-  /** expr := in-expr [ (":=" | "=") in-expr ]; a top-level call becomes the expression's terms. */
-  protected parseExpr(): Expr {
-    const lhs = this.parseInExpr(true)
-    if (this.peek() === T.Assign || this.peek() === T.Unify) {
-      const op = this.operatorTerm(OPERATOR_BUILTINS[this.peek()] as string)
-      this.advance()
-      const rhs = this.parseInExpr(true)
-      return { type: 'expr', index: 0, terms: [op, lhs, rhs] }
-    }
-    if (lhs.type === 'call') return { type: 'expr', index: 0, terms: lhs.value }
-    return { type: 'expr', index: 0, terms: lhs }
+    return withs.slice()
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -192,7 +211,9 @@ export class Parser extends TermParser {
     const lhs = lhsIn ?? this.parseRelationExpr()
     const start = from ?? (lhs.location as Location)
     if (keyVal && this.peek() === T.Comma) {
-      const saved = this.save()
+      const si = this.i
+      const sw = this.wildcard
+      const sd = this.depth
       this.advance()
       try {
         const mhs = this.parseRelationExpr()
@@ -207,7 +228,7 @@ export class Parser extends TermParser {
       } catch (err) {
         if (!(err instanceof ParseAbort)) throw err
       }
-      this.restore(saved)
+      this.reset(si, sw, sd)
     }
     if (this.peek() === T.In && !this.keywordStartsRef()) {
       const op = this.memberOperator('member_2')
@@ -221,63 +242,50 @@ export class Parser extends TermParser {
     return lhs
   }
 
-  /** relation := or { ("==" | "!=" | "<" | "<=" | ">" | ">=") or } */
+  /** relation := or { ("==" | "!=" | "<" | "<=" | ">" | ">=") or }, and the tighter levels below it. */
   protected parseRelationExpr(): Term {
-    let lhs = this.parseOrExpr()
-    const start = lhs.location as Location
-    while (this.peek() >= T.Equal && this.peek() <= T.Gte) {
-      const op = this.operatorTerm(OPERATOR_BUILTINS[this.peek()] as string)
-      this.advance()
-      lhs = this.callTerm([op, lhs, this.parseOrExpr()], start)
-    }
-    return lhs
+    return this.parseBinary(1)
   }
 
-  /** or := and { "|" and } */
-  protected parseOrExpr(): Term {
-    let lhs = this.parseAndExpr()
-    const start = lhs.location as Location
-    while (this.peek() === T.Or) {
-      const op = this.operatorTerm('or')
-      this.advance()
-      lhs = this.callTerm([op, lhs, this.parseAndExpr()], start)
-    }
-    return lhs
-  }
-
-  /** and := arith { "&" arith } */
-  protected parseAndExpr(): Term {
-    let lhs = this.parseArithExpr()
-    const start = lhs.location as Location
-    while (this.peek() === T.And) {
-      const op = this.operatorTerm('and')
-      this.advance()
-      lhs = this.callTerm([op, lhs, this.parseArithExpr()], start)
-    }
-    return lhs
-  }
-
-  /** arith := factor { ("+" | "-") factor } */
-  protected parseArithExpr(): Term {
-    let lhs = this.parseFactorExpr()
-    const start = lhs.location as Location
-    while (this.peek() === T.Add || this.peek() === T.Sub) {
-      const op = this.operatorTerm(OPERATOR_BUILTINS[this.peek()] as string)
-      this.advance()
-      lhs = this.callTerm([op, lhs, this.parseFactorExpr()], start)
-    }
-    return lhs
-  }
-
-  /** factor := term { ("*" | "/" | "%") term } */
-  protected parseFactorExpr(): Term {
+  /**
+   * The binary levels of the ladder (relation, or, and, arith, factor) by precedence climbing: one
+   * loop instead of a call per level for every term. Every level is left-associative, and a call
+   * spans from its leftmost operand, so the trees and locations are those of the ladder.
+   */
+  private parseBinary(minPrec: number): Term {
     let lhs = this.parseTerm()
     const start = lhs.location as Location
-    while (this.peek() === T.Mul || this.peek() === T.Quo || this.peek() === T.Rem) {
-      const op = this.operatorTerm(OPERATOR_BUILTINS[this.peek()] as string)
+    for (;;) {
+      const kind = this.peek()
+      const prec = PRECEDENCE[kind] as number
+      if (prec < minPrec) return lhs
+      const op = this.operatorTerm(OPERATOR_BUILTINS[kind] as string)
       this.advance()
-      lhs = this.callTerm([op, lhs, this.parseTerm()], start)
+      const rhs = this.parseBinary(prec + 1)
+      lhs = this.callTerm([op, lhs, rhs], start)
     }
-    return lhs
   }
+}
+
+/** Binding power of each token kind as a binary operator (0: not one). */
+const PRECEDENCE = new Uint8Array(64)
+for (const kind of [T.Equal, T.Neq, T.Lt, T.Lte, T.Gt, T.Gte]) PRECEDENCE[kind] = 1
+PRECEDENCE[T.Or] = 2
+PRECEDENCE[T.And] = 3
+PRECEDENCE[T.Add] = 4
+PRECEDENCE[T.Sub] = 4
+PRECEDENCE[T.Mul] = 5
+PRECEDENCE[T.Quo] = 5
+PRECEDENCE[T.Rem] = 5
+
+/** True for the operator of `x in xs` and `k, v in xs`: the ref `internal.member_2` or `_3`. */
+function isMemberCall(op: Term | undefined): boolean {
+  if (op?.type !== 'ref' || op.value.length !== 2) return false
+  const [head, name] = op.value
+  return (
+    head?.type === 'var' &&
+    head.value === 'internal' &&
+    name?.type === 'string' &&
+    (name.value === 'member_2' || name.value === 'member_3')
+  )
 }

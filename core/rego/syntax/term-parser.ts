@@ -16,11 +16,10 @@ import type {
   Term,
   VarTerm,
 } from './ast.js'
-import { ParseAbort, type SavedState, TokenCursor } from './cursor.js'
+import { ParseAbort, TokenCursor } from './cursor.js'
 import { isScalarType, numberTooBig, operatorText, unescapeTemplate } from './literals.js'
+import { SourceLocation } from './source.js'
 import { isKeywordKind, T, TOKEN_NAMES, type TokenKind } from './tokens.js'
-
-const ROOT_DOCUMENTS = new Set(['data', 'input'])
 
 /** Parses terms; the operator ladder and bodies come from the subclass. */
 export abstract class TermParser extends TokenCursor {
@@ -42,7 +41,8 @@ export abstract class TermParser extends TokenCursor {
     const firstTok = this.i
     let term: Term
     let unaryMinus = false
-    const kind = this.keywordStartsRef() ? T.Ident : this.peek()
+    let kind = this.peek()
+    if (kind >= T.Package && this.keywordStartsRef()) kind = T.Ident
     switch (kind) {
       case T.Null:
         term = { type: 'null', value: null, location: this.loc() }
@@ -94,11 +94,17 @@ export abstract class TermParser extends TokenCursor {
         const inner = this.parseInExpr(true)
         if (this.peek() !== T.RParen) this.fail('non-terminated expression')
         this.advance()
-        term = {
-          ...inner,
-          // As in OPA: the inner term's position, with the text widened to include the parentheses.
-          location: this.span({ ...(inner.location as Location), offset: this.start(firstTok) }),
-        }
+        // As in OPA: the inner term's position, with the text widened to include the parentheses.
+        const at = inner.location as Location
+        const location = new SourceLocation(
+          this.text,
+          at.file,
+          at.row,
+          at.col,
+          this.start(firstTok),
+          this.lastEnd,
+        )
+        term = { ...inner, location }
         break
       }
       default:
@@ -128,7 +134,7 @@ export abstract class TermParser extends TokenCursor {
     if ((k === T.Dot || k === T.LBrack || k === T.LParen) && (allowSpaceFirst || !this.spaced())) {
       return this.parseRef(head)
     }
-    if (head.type === 'var' && ROOT_DOCUMENTS.has(head.value)) {
+    if (head.type === 'var' && (head.value === 'input' || head.value === 'data')) {
       return { type: 'ref', value: [head], location: head.location }
     }
     return head
@@ -157,7 +163,7 @@ export abstract class TermParser extends TokenCursor {
       const k = this.peek()
       if (k === T.Dot) {
         this.advance()
-        const word = this.toks.kinds[this.i] as TokenKind
+        const word = this.rawKindAt(this.i)
         if ((word !== T.Ident && !isKeywordKind(word)) || this.spaced()) this.unexpected('expected ident')
         ref.push({ type: 'string', value: this.tokText(), location: this.loc() })
         this.advance()
@@ -167,7 +173,7 @@ export abstract class TermParser extends TokenCursor {
         if (this.peek() !== T.RBrack) this.unexpected('expected ]')
         this.advance()
       } else if (k === T.LParen) {
-        const operator: RefTerm = { type: 'ref', value: ref, location: this.span(loc, this.start()) }
+        const operator: RefTerm = { type: 'ref', value: ref.slice(), location: this.span(loc, this.start()) }
         let call = this.parseCall(operator, loc)
         if ((this.peek() === T.Dot || this.peek() === T.LBrack) && !this.spaced()) call = this.parseRef(call)
         this.leave()
@@ -178,7 +184,7 @@ export abstract class TermParser extends TokenCursor {
     }
     this.leave()
     if (ref.length === 1) return head
-    return { type: 'ref', value: ref, location: this.span(loc) }
+    return { type: 'ref', value: ref.slice(), location: this.span(loc) }
   }
 
   /** call := operator "(" [ in-expr { "," in-expr } [","] ] ")"; `set()` is the empty set. */
@@ -240,17 +246,25 @@ export abstract class TermParser extends TokenCursor {
 
   /** string := '"' chars '"' | '`' raw chars '`' */
   protected parseString(): StringTerm {
-    const lit = this.tokText()
+    const start = this.start()
+    const end = this.ends[this.i] as number
     const location = this.loc()
     this.advance()
-    if (lit.charCodeAt(0) === 96) return { type: 'string', value: lit.slice(1, -1), location }
-    const inner = lit.slice(1, -1)
-    if (!inner.includes('\\')) return { type: 'string', value: inner, location }
-    try {
-      return { type: 'string', value: JSON.parse(lit) as string, location }
-    } catch {
-      this.fail(`illegal string literal: ${lit}`, location)
+    const text = this.text
+    // Only the value is sliced; the quotes and the token text are never materialised.
+    if (text.charCodeAt(start) !== 96) {
+      for (let i = start + 1; i < end - 1; i++) {
+        if (text.charCodeAt(i) === 92) {
+          const lit = text.slice(start, end)
+          try {
+            return { type: 'string', value: JSON.parse(lit) as string, location }
+          } catch {
+            this.fail(`illegal string literal: ${lit}`, location)
+          }
+        }
+      }
     }
+    return { type: 'string', value: text.slice(start + 1, end - 1), location }
   }
 
   /** template := '$"' { chars | "{" literal "}" } '"' (or the raw form with backticks) */
@@ -293,7 +307,7 @@ export abstract class TermParser extends TokenCursor {
     this.advance()
     return {
       type: 'templatestring',
-      value: { parts, multi_line: multiLine },
+      value: { parts: parts.slice(), multi_line: multiLine },
       location: this.spanFrom(startTok),
     }
   }
@@ -311,7 +325,9 @@ export abstract class TermParser extends TokenCursor {
       potentialComprehension = false
       this.advance()
     }
-    const saved = this.save()
+    const si = this.i
+    const sw = this.wildcard
+    const sd = this.depth
     // A single term first: `[a | b]` is a comprehension, not an array holding `a | b`.
     const head = this.parseTerm()
     if (this.peek() === T.RBrack) {
@@ -330,7 +346,7 @@ export abstract class TermParser extends TokenCursor {
       if (body)
         return { type: 'arraycomprehension', value: { term: head, body }, location: this.spanFrom(loc) }
     }
-    this.restore(saved)
+    this.reset(si, sw, sd)
     const items = this.parseTermList(T.RBrack, [])
     this.advance()
     return { type: 'array', value: items, location: this.spanFrom(loc) }
@@ -362,7 +378,9 @@ export abstract class TermParser extends TokenCursor {
       potentialComprehension = false
       this.advance()
     }
-    const saved = this.save()
+    const si = this.i
+    const sw = this.wildcard
+    const sd = this.depth
     let head: Term | undefined
     try {
       head = this.parseTerm()
@@ -372,18 +390,27 @@ export abstract class TermParser extends TokenCursor {
     if (head) {
       const k = this.peek()
       if ((k === T.Or && potentialComprehension) || k === T.RBrace || k === T.Comma) {
-        return this.parseSet(saved, head, potentialComprehension, loc)
+        return this.parseSet(si, sw, sd, head, potentialComprehension, loc)
       }
       if (k === T.Colon) return this.parseObject(head, potentialComprehension, loc)
     }
-    this.restore(saved)
+    this.reset(si, sw, sd)
     head = this.parseInExpr(false)
-    if (this.peek() === T.RBrace || this.peek() === T.Comma) return this.parseSet(saved, head, false, loc)
+    if (this.peek() === T.RBrace || this.peek() === T.Comma)
+      return this.parseSet(si, sw, sd, head, false, loc)
     if (this.peek() === T.Colon) return this.parseObject(head, potentialComprehension, loc)
     this.unexpected('non-terminated set')
   }
 
-  protected parseSet(saved: SavedState, head: Term, potentialComprehension: boolean, loc: number): Term {
+  /** The rest of a set (or set comprehension) whose first term is `head`; `si`/`sw`/`sd` restart it. */
+  protected parseSet(
+    si: number,
+    sw: number,
+    sd: number,
+    head: Term,
+    potentialComprehension: boolean,
+    loc: number,
+  ): Term {
     if (this.peek() === T.RBrace) {
       this.advance()
       return { type: 'set', value: [head], location: this.spanFrom(loc) }
@@ -399,7 +426,7 @@ export abstract class TermParser extends TokenCursor {
       const body = this.tryBody(T.RBrace)
       if (body) return { type: 'setcomprehension', value: { term: head, body }, location: this.spanFrom(loc) }
     }
-    this.restore(saved)
+    this.reset(si, sw, sd)
     const items = this.parseTermList(T.RBrace, [])
     this.advance()
     return { type: 'set', value: items, location: this.spanFrom(loc) }
@@ -407,7 +434,9 @@ export abstract class TermParser extends TokenCursor {
 
   protected parseObject(key: Term, potentialComprehension: boolean, loc: number): Term {
     this.advance()
-    const saved = this.save()
+    const si = this.i
+    const sw = this.wildcard
+    const sd = this.depth
     let potentialRelation = true
     if (potentialComprehension) {
       try {
@@ -421,7 +450,7 @@ export abstract class TermParser extends TokenCursor {
         if (!(err instanceof ParseAbort)) throw err
       }
     }
-    this.restore(saved)
+    this.reset(si, sw, sd)
     if (potentialRelation) {
       const value = this.parseInExpr(false)
       if (this.peek() === T.RBrace || this.peek() === T.Comma)
@@ -453,10 +482,10 @@ export abstract class TermParser extends TokenCursor {
     if (this.peek() === end) return items
     for (;;) {
       items.push(this.parseInExpr(false))
-      if (this.peek() === end) return items
+      if (this.peek() === end) return items.slice()
       if (this.peek() !== T.Comma) this.unexpected(`expected "," or "${TOKEN_NAMES[end]}"`)
       this.advance()
-      if (this.peek() === end) return items
+      if (this.peek() === end) return items.slice()
     }
   }
 
@@ -468,10 +497,10 @@ export abstract class TermParser extends TokenCursor {
       if (this.peek() !== T.Colon) this.unexpected('expected ":"')
       this.advance()
       pairs.push([key, this.parseInExpr(false)])
-      if (this.peek() === end) return pairs
+      if (this.peek() === end) return pairs.slice()
       if (this.peek() !== T.Comma) this.unexpected(`expected "," or "${TOKEN_NAMES[end]}"`)
       this.advance()
-      if (this.peek() === end) return pairs
+      if (this.peek() === end) return pairs.slice()
     }
   }
 
