@@ -10,10 +10,10 @@ import type { Hono } from 'hono'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import type { AppEnv } from '../../core/http/index.js'
-import { BufferOpenError, DecisionBuffer } from '../../store/decision-buffer/index.js'
+import { BufferOpenError } from '../../store/decision-buffer/index.js'
+import { BufferThread } from './buffer-thread.js'
 import { BUFFER_FILE_NAME, type DecisionLogsConfig } from './config.js'
 import { Forwarder, type ForwarderState } from './forwarder.js'
-import { GroupCommitter } from './group-commit.js'
 import { type IntakeDeps, installDecisionLogRoutes } from './intake.js'
 import { DecisionLogMetrics } from './metrics.js'
 import { ParsePool } from './parse-pool.js'
@@ -67,9 +67,9 @@ export interface DecisionLogsStatus {
 
 /** The decision-log intake, buffer and forwarder of one relay process. */
 export class DecisionLogs {
-  readonly buffer: DecisionBuffer
+  /** The buffer, on a thread of its own (SQLite never runs on the main thread). */
+  readonly buffer: BufferThread
   readonly metrics: DecisionLogMetrics
-  private readonly committer: GroupCommitter
   private readonly parser: ParsePool
   private readonly forwarder: Forwarder | undefined
   private stopping = false
@@ -87,23 +87,26 @@ export class DecisionLogs {
       )
     }
     let metrics: DecisionLogMetrics | undefined
-    this.buffer = DecisionBuffer.open({
-      path: join(options.storageDir, BUFFER_FILE_NAME),
-      sync: config.buffer.sync,
-      maxBytes: config.buffer.max_bytes,
-      overflow: config.buffer.overflow,
-      busyTimeoutMs: config.buffer.busy_timeout_ms,
-      integrityCheck: config.buffer.integrity_check,
-      deadLetterMaxEvents: config.dead_letter.max_events,
-      deadLetterMaxBytes: config.dead_letter.max_bytes,
-      onDrop: (drop) => {
-        metrics?.drop(drop.reason, drop.events)
-        logger.warn(
-          { reason: drop.reason, events: drop.events, bytes: drop.bytes },
-          'dropped undelivered decision events',
-        )
+    this.buffer = BufferThread.open(
+      {
+        path: join(options.storageDir, BUFFER_FILE_NAME),
+        sync: config.buffer.sync,
+        maxBytes: config.buffer.max_bytes,
+        overflow: config.buffer.overflow,
+        busyTimeoutMs: config.buffer.busy_timeout_ms,
+        integrityCheck: config.buffer.integrity_check,
+        deadLetterMaxEvents: config.dead_letter.max_events,
+        deadLetterMaxBytes: config.dead_letter.max_bytes,
+        onDrop: (drop) => {
+          metrics?.drop(drop.reason, drop.events)
+          logger.warn(
+            { reason: drop.reason, events: drop.events, bytes: drop.bytes },
+            'dropped undelivered decision events',
+          )
+        },
       },
-    })
+      logger,
+    )
     this.metrics = metrics = new DecisionLogMetrics(options.registry, () =>
       this.buffer.isClosed ? undefined : this.buffer.stats(),
     )
@@ -126,7 +129,6 @@ export class DecisionLogs {
     this.forwarder = options.upstream
       ? new Forwarder(this.buffer, options.upstream, config, this.metrics, logger)
       : undefined
-    this.committer = new GroupCommitter(this.buffer, () => this.forwarder?.wake())
     this.parser = new ParsePool(config.intake.parse_workers, logger)
     if (!options.upstream)
       logger.warn('no upstream for decision logs: events are kept on disk and not forwarded')
@@ -143,8 +145,9 @@ export class DecisionLogs {
   get intakeDeps(): IntakeDeps {
     return {
       config: this.options.config,
-      committer: this.committer,
+      buffer: this.buffer,
       parser: this.parser,
+      afterCommit: () => this.forwarder?.wake(),
       metrics: this.metrics,
       logger: this.options.logger,
       enter: () => {
@@ -217,11 +220,11 @@ export class DecisionLogs {
       // cannot hold the shutdown past the drain time).
       const deadline = Date.now() + Math.max(1000, this.options.config.upload.drain_timeout_ms)
       while (this.activeRequests > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
-      await this.committer.idle()
       await this.parser.close()
       await this.forwarder?.stop()
+      // Closing commits whatever was submitted before it, then checkpoints the WAL.
+      await this.buffer.close()
       const left = this.buffer.stats()
-      this.buffer.close()
       this.options.logger.info(
         { events_left: left.events, dead_events: left.deadEvents },
         'decision-log buffer closed',

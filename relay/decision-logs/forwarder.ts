@@ -13,7 +13,8 @@ import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import pRetry from 'p-retry'
 import type { Logger } from 'pino'
-import type { Batch, DecisionBuffer } from '../../store/decision-buffer/index.js'
+import type { Batch } from '../../store/decision-buffer/index.js'
+import type { BufferThread } from './buffer-thread.js'
 import type { DecisionLogsConfig } from './config.js'
 import type { DecisionLogMetrics } from './metrics.js'
 import { postBatch, type UploadOutcome, type UpstreamTarget } from './upload.js'
@@ -56,7 +57,7 @@ export class Forwarder {
   private readonly status: ForwarderState = { state: 'idle', consecutiveFailures: 0, lastError: null }
 
   constructor(
-    private readonly buffer: DecisionBuffer,
+    private readonly buffer: BufferThread,
     private readonly target: UpstreamTarget,
     private readonly config: Pick<DecisionLogsConfig, 'upload' | 'retry'>,
     private readonly metrics: DecisionLogMetrics,
@@ -116,9 +117,7 @@ export class Forwarder {
         // service's decision_id dedupe absorbs.
         this.logger.error({ err }, 'decision-log forwarding failed; retrying in a second')
         this.noteFailure('buffer', (err as Error).message)
-        try {
-          this.buffer.releaseAll()
-        } catch {}
+        await this.buffer.releaseAll().catch(() => {})
         await sleep(1000, this.abort.signal).catch(() => {})
       }
     }
@@ -128,13 +127,13 @@ export class Forwarder {
   private async nextBatch(): Promise<{ batch: Batch; gzipped: Buffer } | undefined> {
     const { max_batch_events: maxEvents } = this.config.upload
     const limit = Math.min(this.config.upload.max_batch_bytes, this.learnedLimit)
-    let batch = this.buffer.claim(maxEvents, Math.max(1, Math.floor(limit * this.ratio * 0.95)))
+    let batch = await this.buffer.claim(maxEvents, Math.max(1, Math.floor(limit * this.ratio * 0.95)))
     if (!batch) return undefined
     let body = encodeArray(batch.texts)
     let gzipped = await gzipAsync(body)
     while (gzipped.length > limit && batch.texts.length > 1) {
       const keep = Math.max(1, Math.floor(batch.texts.length * (limit / gzipped.length) * 0.9))
-      batch = this.buffer.shrink(batch, keep)
+      batch = await this.buffer.shrink(batch, keep)
       body = encodeArray(batch.texts)
       gzipped = await gzipAsync(body)
     }
@@ -155,7 +154,7 @@ export class Forwarder {
       const firstSeq = batch.seqs[part.from]!
       const lastSeq = batch.seqs[part.to - 1]!
       if (result.kind === 'delivered') {
-        this.buffer.acknowledge(batch, firstSeq, lastSeq)
+        await this.buffer.acknowledge(batch, firstSeq, lastSeq)
       } else if (result.kind === 'too_large' && part.to - part.from > 1) {
         this.learnedLimit = Math.max(1024, Math.min(this.learnedLimit, Math.floor(body.length * 0.9)))
         const middle = part.from + Math.floor((part.to - part.from) / 2)
@@ -169,7 +168,7 @@ export class Forwarder {
           result.kind === 'dead'
             ? { status: result.status, reason: result.message, attempts: result.attempts }
             : { status: 413, reason: 'a single event is larger than the upstream accepts (413)', attempts: 1 }
-        const moved = this.buffer.deadLetter(batch, why, firstSeq, lastSeq)
+        const moved = await this.buffer.deadLetter(batch, why, firstSeq, lastSeq)
         this.metrics.deadLetter(moved)
         this.logger.error(
           { events: moved, status: why.status, reason: why.reason },
@@ -203,7 +202,7 @@ export class Forwarder {
         this.metrics.uploadFailed(String(outcome.status), seconds)
         if (outcome.kind === 'too_large') return { kind: 'too_large' }
         this.noteFailure(String(outcome.status), outcome.kind === 'retry' ? outcome.message : outcome.message)
-        this.buffer.recordFailure(
+        await this.buffer.recordFailure(
           batch,
           typeof outcome.status === 'number' ? outcome.status : 0,
           outcome.message,

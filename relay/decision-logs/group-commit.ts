@@ -23,7 +23,7 @@ export class GroupCommitter {
 
   constructor(
     private readonly buffer: DecisionBuffer,
-    /** Called after each commit that stored events (wakes the forwarder). */
+    /** Called after each commit, before the requests in it are answered. */
     private readonly afterCommit: () => void,
   ) {}
 
@@ -60,8 +60,8 @@ export class GroupCommitter {
       const group = this.queue.splice(0, take)
       try {
         const outcomes = this.buffer.appendGroups(group.map((p) => p.events))
+        this.afterCommit()
         for (const [i, p] of group.entries()) p.resolve(outcomes[i]!)
-        if (outcomes.some((o) => o.kind === 'stored')) this.afterCommit()
       } catch (err) {
         for (const p of group) p.reject(err)
       }

@@ -1,4 +1,5 @@
 /** The relay's decision-log part: intake, durable buffer, forwarder (see decision-logs.ts). */
+export { BufferThread } from './buffer-thread.js'
 export { BUFFER_FILE_NAME, type DecisionLogsConfig, decisionLogsSectionSchema } from './config.js'
 export {
   DecisionLogs,
@@ -13,7 +14,7 @@ export { createIntakeHandler, type IntakeDeps, installDecisionLogRoutes } from '
 export { DecisionLogMetrics, type DecisionLogTotals } from './metrics.js'
 export { ParsePool } from './parse-pool.js'
 export { type ParsedUpload, parseUpload } from './parse-upload.js'
-export { EventsFormatError, splitEvents } from './split-events.js'
+export { type EventSpans, EventsFormatError, eventsOf, splitEventSpans, splitEvents } from './split-events.js'
 export {
   parseRetryAfter,
   postBatch,

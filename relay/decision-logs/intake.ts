@@ -9,6 +9,7 @@
  * full under backpressure, the disk is full, the file is locked past the busy timeout, or the
  * relay is shutting down: OPA keeps its copy and retries.
  */
+import type { IncomingMessage } from 'node:http'
 import type { Context, Hono } from 'hono'
 import type { Logger } from 'pino'
 import {
@@ -20,18 +21,21 @@ import {
   unsupportedMediaType,
 } from '../../core/http/index.js'
 import type { AppendOutcome } from '../../store/decision-buffer/index.js'
+import type { AppendAnswer } from './buffer-protocol.js'
+import type { BufferThread } from './buffer-thread.js'
 import type { DecisionLogsConfig } from './config.js'
-import type { GroupCommitter } from './group-commit.js'
 import type { DecisionLogMetrics } from './metrics.js'
 import type { ParsePool } from './parse-pool.js'
-import type { ParsedUpload } from './parse-upload.js'
 
 /** What the intake routes need from the decision-log part. */
 export interface IntakeDeps {
   config: Pick<DecisionLogsConfig, 'intake' | 'buffer'>
-  committer: GroupCommitter
-  /** Inflates and splits bodies (on worker threads when configured). */
+  /** Commits events (group commit on the buffer thread). */
+  buffer: Pick<BufferThread, 'append' | 'appendRaw'>
+  /** Inflates and splits bodies on worker threads; with none, the buffer thread does it. */
   parser: ParsePool
+  /** Called after a request's events were committed (wakes the forwarder). */
+  afterCommit: () => void
   metrics: DecisionLogMetrics
   logger: Logger
   /** Registers a request; false once shutdown began (the upload gets 503). */
@@ -67,11 +71,11 @@ export function createIntakeHandler(deps: IntakeDeps) {
       throw serviceUnavailable('the relay is shutting down; retry later', retryAfter)
     }
     try {
-      const split = await parseBody(c, deps)
-      const outcome = await commit(deps, split.events)
-      refuseUnlessStored(outcome, retryAfter)
-      events = split.events.length
-      malformed = split.malformed
+      const stored = await store(c, deps)
+      refuseUnlessStored(stored.outcome, retryAfter)
+      deps.afterCommit()
+      events = stored.events
+      malformed = stored.malformed
       deps.metrics.intake(204, events, malformed)
       return c.body(null, 204)
     } catch (err) {
@@ -84,8 +88,9 @@ export function createIntakeHandler(deps: IntakeDeps) {
 }
 
 /**
- * The body as received (not inflated: that is the parser's job, maybe on a worker thread),
- * refused with 413 past `maxBytes`.
+ * The body as received (not inflated: that is the parser's job, on a worker thread), refused
+ * with 413 past `maxBytes`. Read from Node's request directly when served by @hono/node-server
+ * (a web stream over it costs more than the read itself), else from the web request.
  */
 async function readRawBody(c: Context<AppEnv>, maxBytes: number): Promise<Buffer> {
   const tooLarge = () =>
@@ -93,6 +98,10 @@ async function readRawBody(c: Context<AppEnv>, maxBytes: number): Promise<Buffer
       `request body is larger than ${maxBytes} bytes (relay.decision_logs.intake.max_body_bytes)`,
     )
   if (Number(c.req.header('Content-Length') ?? 0) > maxBytes) throw tooLarge()
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
+  if (incoming && typeof incoming.on === 'function' && !incoming.readableDidRead) {
+    return readIncoming(incoming, maxBytes, tooLarge)
+  }
   const stream = c.req.raw.body
   if (!stream) return Buffer.alloc(0)
   const chunks: Uint8Array[] = []
@@ -111,21 +120,58 @@ async function readRawBody(c: Context<AppEnv>, maxBytes: number): Promise<Buffer
   return Buffer.concat(chunks, total)
 }
 
-async function parseBody(c: Context<AppEnv>, deps: IntakeDeps): Promise<Extract<ParsedUpload, { ok: true }>> {
+function readIncoming(incoming: IncomingMessage, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let total = 0
+    const done = (err?: Error) => {
+      incoming.off('data', onData)
+      incoming.off('end', onEnd)
+      incoming.off('error', onError)
+      incoming.off('close', onClose)
+      if (err) reject(err)
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total))
+    }
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength
+      // The server drains the rest of the body once the answer is sent.
+      if (total > maxBytes) done(tooLarge())
+      else chunks.push(chunk)
+    }
+    const onEnd = () => done()
+    const onError = (err: Error) => done(err)
+    const onClose = () => done(new Error('the client closed the request before its body ended'))
+    incoming.on('data', onData)
+    incoming.on('end', onEnd)
+    incoming.on('error', onError)
+    incoming.on('close', onClose)
+  })
+}
+
+/** Reads, parses and commits one upload; refusals are thrown as HttpErrors. */
+async function store(c: Context<AppEnv>, deps: IntakeDeps): Promise<Extract<AppendAnswer, { ok: true }>> {
   const { intake } = deps.config
   const raw = await readRawBody(c, intake.max_body_bytes)
   const encoding = (c.req.header('Content-Encoding') ?? 'identity').trim().toLowerCase()
-  const parsed = await deps.parser.parse(raw, encoding, intake.max_decompressed_bytes)
-  if (parsed.ok) return parsed
-  throw parsed.status === 415 ? unsupportedMediaType(parsed.message) : badRequest(parsed.message)
+  let answer: AppendAnswer
+  if (deps.parser.workers > 0) {
+    const parsed = await deps.parser.parse(raw, encoding, intake.max_decompressed_bytes)
+    if (!parsed.ok) throw refusal(parsed)
+    answer = await commit(deps, () => deps.buffer.append(parsed.split))
+  } else {
+    answer = await commit(deps, () => deps.buffer.appendRaw(raw, encoding, intake.max_decompressed_bytes))
+  }
+  if (!answer.ok) throw refusal(answer)
+  return answer
 }
 
-async function commit(
-  deps: IntakeDeps,
-  events: Parameters<GroupCommitter['submit']>[0],
-): Promise<AppendOutcome> {
+function refusal(refused: Extract<AppendAnswer, { ok: false }>): HttpError {
+  return refused.status === 415 ? unsupportedMediaType(refused.message) : badRequest(refused.message)
+}
+
+async function commit(deps: IntakeDeps, append: () => Promise<AppendAnswer>): Promise<AppendAnswer> {
   try {
-    return await deps.committer.submit(events)
+    return await append()
   } catch (err) {
     const code = (err as { code?: string }).code ?? ''
     const closed = /closed/i.test((err as Error).message)

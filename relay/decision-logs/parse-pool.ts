@@ -1,18 +1,17 @@
 /**
  * Parse workers for intake: inflating and splitting upload bodies on worker threads leaves the
- * main thread to HTTP and SQLite commits, so on a machine with two cores intake runs near the
- * speed of raw inserts instead of paying for parsing on the same thread. With no workers
- * (`intake.parse_workers: 0`) bodies are parsed on the main thread (gzip still inflates on
- * libuv's pool).
+ * main thread to HTTP and the buffer thread to SQLite, so the three run side by side. With no
+ * workers (`intake.parse_workers: 0`) the intake hands bodies to the buffer thread, which parses
+ * them itself (one thread less: less memory, less parallelism). Once the pool is closed, or if
+ * its workers keep dying, `parse` runs on the main thread (gzip still inflates on libuv's pool).
  */
-import { createRequire } from 'node:module'
-import { pathToFileURL } from 'node:url'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import { inflateBody } from '../../core/http/index.js'
 import type { ParsedUpload } from './parse-upload.js'
 import { parseUpload } from './parse-upload.js'
 import type { ParseRequest } from './parse-worker.js'
+import { startModuleWorker } from './start-worker.js'
 
 interface Pending {
   resolve: (parsed: ParsedUpload) => void
@@ -61,9 +60,9 @@ export class ParsePool {
     })
   }
 
-  /** Worker threads running now. */
+  /** Worker threads running now (0 once closed). */
   get workers(): number {
-    return this.slots.length
+    return this.closed ? 0 : this.slots.length
   }
 
   /** Stops the workers; later parses run inline. */
@@ -127,33 +126,9 @@ async function parseInline(
   return parseUpload(bytes, encoding, maxDecompressedBytes)
 }
 
-/**
- * Starts the worker from the compiled `.js` beside this file, or, in a source checkout run
- * through tsx, from the `.ts` with tsx registered inside the worker (loader hooks of the main
- * thread do not reach worker threads).
- */
+/** Starts one parse worker (see start-worker.ts). */
 function startWorker(): Worker {
-  const fromSource = import.meta.url.endsWith('.ts')
-  const entry = new URL(fromSource ? './parse-worker.ts' : './parse-worker.js', import.meta.url)
   // A small young generation: parsing makes short-lived strings, and the default semi-spaces
   // would add tens of MB of resident memory for nothing.
-  const resourceLimits = { maxYoungGenerationSizeMb: 4 }
-  if (!fromSource) return new Worker(entry, { resourceLimits })
-  // Resolved here, next to this file: the worker's own resolution would start from the cwd.
-  const tsx = resolveTsxEsmApi()
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}) })`
-  return new Worker(bootstrap, { eval: true, resourceLimits })
-}
-
-/** The ESM build of tsx's loader API (its CommonJS build cannot register hooks when imported). */
-function resolveTsxEsmApi(): string {
-  const resolve = (import.meta as { resolve?: (specifier: string) => string }).resolve
-  if (typeof resolve === 'function') return resolve('tsx/esm/api')
-  // Where import.meta.resolve is missing (test runners' transforms): the require build's path,
-  // with the ESM file beside it.
-  return pathToFileURL(
-    createRequire(import.meta.url)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  ).href
+  return startModuleWorker('parse-worker', { resourceLimits: { maxYoungGenerationSizeMb: 4 } })
 }

@@ -5,13 +5,13 @@
  */
 import { isUtf8 } from 'node:buffer'
 import { gunzipSync, inflateSync } from 'node:zlib'
-import type { RawEvent } from '../../store/decision-buffer/index.js'
-import { EventsFormatError, splitEvents } from './split-events.js'
+import { type EventSpans, EventsFormatError, SPAN_STRIDE, splitEventSpans } from './split-events.js'
 
-/** What one body holds, or why it is refused. */
-export type ParsedUpload =
-  | { ok: true; events: RawEvent[]; malformed: number }
-  | { ok: false; status: 400 | 415; message: string }
+/**
+ * What one body holds (as offsets into its text, each event's UTF-8 length known: see
+ * EventSpans), or why it is refused.
+ */
+export type ParsedUpload = { ok: true; split: EventSpans } | { ok: false; status: 400 | 415; message: string }
 
 /** Inflates `raw` per `encoding` (at most `maxDecompressedBytes`) and splits it into events. */
 export function parseUpload(raw: Uint8Array, encoding: string, maxDecompressedBytes: number): ParsedUpload {
@@ -42,10 +42,16 @@ export function parseUpload(raw: Uint8Array, encoding: string, maxDecompressedBy
   if (!isUtf8(bytes)) return refuse('the body is not valid UTF-8 JSON')
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
   try {
-    const { events, malformed } = splitEvents(text)
+    const split = splitEventSpans(text)
     // An all-ASCII body (the usual case): each event's byte length is its string length.
-    if (bytes.byteLength === text.length) for (const e of events) e.bytes = e.text.length
-    return { ok: true, events, malformed }
+    const ascii = bytes.byteLength === text.length
+    const { spans } = split
+    for (let at = 0; at < spans.length; at += SPAN_STRIDE) {
+      spans[at + 2] = ascii
+        ? spans[at + 1]! - spans[at]!
+        : Buffer.byteLength(text.slice(spans[at]!, spans[at + 1]))
+    }
+    return { ok: true, split }
   } catch (err) {
     if (err instanceof EventsFormatError)
       return refuse(`the body is not a JSON array of decision events: ${err.message}`)

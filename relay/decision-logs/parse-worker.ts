@@ -20,5 +20,6 @@ parentPort?.on('message', (req: ParseRequest) => {
   } catch (err) {
     result = { ok: false, status: 500, message: (err as Error).message }
   }
-  parentPort!.postMessage({ id: req.id, result })
+  // The spans move to the main thread instead of being copied.
+  parentPort!.postMessage({ id: req.id, result }, result.ok ? [result.split.spans.buffer as ArrayBuffer] : [])
 })

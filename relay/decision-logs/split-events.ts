@@ -27,6 +27,29 @@ export interface SplitEvents {
   malformed: number
 }
 
+/**
+ * Events of one body as offsets into its text: cheap to build, and cheap to send to another
+ * thread (one string and one Int32Array instead of an object and four strings per event).
+ *
+ * Per event, `SPAN_STRIDE` slots of `spans`: the event's start and end in `text`, its UTF-8
+ * length (-1 until known), then start and end of `decision_id`, `timestamp` and `labels.id`.
+ * A field's start is -1 when it is absent (or not a string); at most -2 when its string had
+ * escapes, the decoded value being `escapes[-2 - start]`.
+ */
+export interface EventSpans {
+  text: string
+  spans: Int32Array
+  count: number
+  escapes: string[]
+  malformed: number
+}
+
+/** Slots per event in `EventSpans.spans`. */
+export const SPAN_STRIDE = 9
+const FIELD_DECISION_ID = 3
+const FIELD_TIMESTAMP = 5
+const FIELD_AGENT_ID = 7
+
 /** How deep values may nest inside an event (deeper bodies are refused, not crashed on). */
 export const MAX_DEPTH = 1000
 
@@ -42,23 +65,58 @@ const BACKSLASH = 92
  *   // '{"decision_id":"a","req_id":18446744073709551615}'
  */
 export function splitEvents(text: string): SplitEvents {
+  const split = splitEventSpans(text)
+  return { events: eventsOf(split), malformed: split.malformed }
+}
+
+/**
+ * Splits `text` into events as offsets (see EventSpans).
+ * @throws EventsFormatError when the text is not a JSON array whose elements are all objects.
+ */
+export function splitEventSpans(text: string): EventSpans {
   return new Splitter(text).run()
+}
+
+/**
+ * The events of a split body as objects. Their texts are slices of the body (V8 shares the
+ * body's memory for long slices, so this copies no event text).
+ */
+export function eventsOf(split: EventSpans): RawEvent[] {
+  const { text, spans, escapes, count } = split
+  const events = new Array<RawEvent>(count)
+  const field = (at: number): string | null => {
+    const start = spans[at]!
+    if (start === -1) return null
+    if (start <= -2) return escapes[-2 - start]!
+    return text.slice(start, spans[at + 1])
+  }
+  for (let k = 0, at = 0; k < count; k++, at += SPAN_STRIDE) {
+    const bytes = spans[at + 2]!
+    events[k] = {
+      text: text.slice(spans[at]!, spans[at + 1]),
+      decisionId: field(at + FIELD_DECISION_ID),
+      timestamp: field(at + FIELD_TIMESTAMP),
+      agentId: field(at + FIELD_AGENT_ID),
+      ...(bytes >= 0 ? { bytes } : {}),
+    }
+  }
+  return events
 }
 
 class Splitter {
   private i = 0
   private readonly n: number
-  // Fields of the event being scanned (top-level keys only).
-  private decisionId: string | null = null
-  private timestamp: string | null = null
-  private agentId: string | null = null
+  private spans = new Int32Array(64 * SPAN_STRIDE)
+  private readonly escapes: string[] = []
+  /** Where the current event's slots start in `spans`. */
+  private at = 0
 
   constructor(private readonly text: string) {
     this.n = text.length
   }
 
-  run(): SplitEvents {
-    const events: RawEvent[] = []
+  run(): EventSpans {
+    let count = 0
     let malformed = 0
     this.skipWs()
     if (this.peek() !== 0x5b /* [ */) {
@@ -76,32 +134,42 @@ class Splitter {
       for (;;) {
         this.skipWs()
         if (this.peek() !== 0x7b /* { */) {
-          throw this.fail(`event ${events.length} is not a JSON object`)
+          throw this.fail(`event ${count} is not a JSON object`)
         }
-        const start = this.i
-        this.decisionId = null
-        this.timestamp = null
-        this.agentId = null
+        const at = count * SPAN_STRIDE
+        if (at + SPAN_STRIDE > this.spans.length) {
+          const grown = new Int32Array(this.spans.length * 2)
+          grown.set(this.spans)
+          this.spans = grown
+        }
+        const spans = this.spans
+        this.at = at
+        spans[at] = this.i
+        spans[at + 2] = -1
+        spans[at + FIELD_DECISION_ID] = -1
+        spans[at + FIELD_TIMESTAMP] = -1
+        spans[at + FIELD_AGENT_ID] = -1
         this.scanObject(1, true)
-        const event: RawEvent = {
-          text: this.text.slice(start, this.i),
-          decisionId: this.decisionId,
-          timestamp: this.timestamp,
-          agentId: this.agentId,
-        }
-        if (event.decisionId === null || event.timestamp === null) malformed++
-        events.push(event)
+        spans[at + 1] = this.i
+        if (spans[at + FIELD_DECISION_ID] === -1 || spans[at + FIELD_TIMESTAMP] === -1) malformed++
+        count++
         this.skipWs()
         const c = this.peek()
         this.i++
         if (c === 0x5d) break
-        if (c !== 0x2c /* , */)
-          throw this.fail(`expected "," or "]" after event ${events.length - 1}`, this.i - 1)
+        if (c !== 0x2c /* , */) throw this.fail(`expected "," or "]" after event ${count - 1}`, this.i - 1)
       }
     }
     this.skipWs()
     if (this.i < this.n) throw this.fail('unexpected text after the array')
-    return { events, malformed }
+    return {
+      text: this.text,
+      // A copy of its own size: it is sent to another thread whole.
+      spans: this.spans.slice(0, count * SPAN_STRIDE),
+      count,
+      escapes: this.escapes,
+      malformed,
+    }
   }
 
   /** Scans `{...}` at `this.i`; at the top level of an event it also records indexed fields. */
@@ -124,15 +192,11 @@ class Splitter {
       this.i++
       this.skipWs()
       if (top && (key === 'decision_id' || key === 'timestamp') && this.peek() === QUOTE) {
-        const valueStart = this.i
-        const value = this.stringValue(valueStart, this.scanString())
-        if (key === 'decision_id') this.decisionId = value
-        else this.timestamp = value
+        this.recordString(key === 'decision_id' ? FIELD_DECISION_ID : FIELD_TIMESTAMP)
       } else if (top && key === 'labels' && this.peek() === 0x7b) {
         this.scanObject(depth + 1, false, true)
       } else if (inLabels && key === 'id' && this.peek() === QUOTE) {
-        const valueStart = this.i
-        this.agentId = this.stringValue(valueStart, this.scanString())
+        this.recordString(FIELD_AGENT_ID)
       } else {
         this.scanValue(depth + 1)
       }
@@ -259,10 +323,18 @@ class Splitter {
       : this.text.slice(start + 1, this.i - 1)
   }
 
-  private stringValue(start: number, escaped: boolean): string {
-    return escaped
-      ? (JSON.parse(this.text.slice(start, this.i)) as string)
-      : this.text.slice(start + 1, this.i - 1)
+  /** Scans the string at `this.i` and records it as field `slot` of the current event. */
+  private recordString(slot: number): void {
+    const start = this.i
+    const escaped = this.scanString()
+    const at = this.at + slot
+    if (escaped) {
+      this.escapes.push(JSON.parse(this.text.slice(start, this.i)) as string)
+      this.spans[at] = -1 - this.escapes.length
+    } else {
+      this.spans[at] = start + 1
+      this.spans[at + 1] = this.i - 1
+    }
   }
 
   private skipWs(): void {

@@ -102,9 +102,9 @@ describe('decision-log forwarder', () => {
     await upstream.waitFor(() => upstream.acceptedCount >= 20)
     expect(upstream.accepted()).toEqual(small)
     await expect.poll(() => logs.buffer.stats().deadEvents).toBe(1)
-    const [dead] = logs.buffer.listDeadBatches()
+    const [dead] = await logs.buffer.listDeadBatches()
     expect(dead).toMatchObject({ events: 1, status: 413 })
-    expect(logs.buffer.deadBatchEvents(dead!.id)).toEqual(huge)
+    expect(await logs.buffer.deadBatchEvents(dead!.id)).toEqual(huge)
   })
 
   it('honours Retry-After on 429 and 503 before trying again (capped by max_delay_ms)', async () => {
@@ -146,10 +146,10 @@ describe('decision-log forwarder', () => {
     await post(next)
     await upstream.waitFor(() => upstream.acceptedCount >= 2)
     expect(upstream.accepted()).toEqual(next)
-    expect(logs.buffer.listDeadBatches()[0]).toMatchObject({ status: 400, attempts: 3 })
+    expect((await logs.buffer.listDeadBatches())[0]).toMatchObject({ status: 400, attempts: 3 })
     expect(logs.status().upload.dead_lettered_events).toBe(3)
     // Re-driven, the batch goes through once the upstream accepts it.
-    logs.buffer.redrive()
+    await logs.buffer.redrive()
     await upstream.waitFor(() => upstream.acceptedCount >= 5)
     expect(upstream.accepted()).toEqual([...next, ...first])
   })

@@ -47,8 +47,8 @@ describe('decision-log intake', () => {
     const events = makeEvents('agent-a', 0, 5)
     expect((await post('/v1/logs', gzipArray(events.slice(0, 3)))).status).toBe(204)
     expect((await post('/v1/logs/some/partition', `[${events.slice(3).join(',')}]`, {})).status).toBe(204)
-    expect(logs.buffer.peek(10)).toEqual(events)
-    expect(logs.buffer.peek(1)[0]).toContain(`"req_id":${bigReqId(0)}`)
+    expect(await logs.buffer.peek(10)).toEqual(events)
+    expect((await logs.buffer.peek(1))[0]).toContain(`"req_id":${bigReqId(0)}`)
     expect(logs.status().intake).toMatchObject({ requests: 2, events: 5, malformed_events: 0 })
   })
 
@@ -116,7 +116,7 @@ describe('decision-log intake', () => {
     const refused = await post('/v1/logs', gzipArray(events.slice(4)))
     expect(refused.status).toBe(503)
     expect(refused.headers.get('retry-after')).toBe('7')
-    expect(logs.buffer.peek(10)).toEqual(events.slice(0, 4))
+    expect(await logs.buffer.peek(10)).toEqual(events.slice(0, 4))
     // One request larger than the whole buffer can never fit: 413 rather than a retry loop.
     expect((await post('/v1/logs', gzipArray(makeEvents('a', 10, 6)))).status).toBe(413)
   })

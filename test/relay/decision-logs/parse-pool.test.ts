@@ -19,7 +19,7 @@ describe('ParsePool', () => {
     const bodies = Array.from({ length: 30 }, (_, k) => gzipArray(makeEvents(`agent-${k}`, k * 10, 10)))
     const parsed = await Promise.all(bodies.map((b) => pool!.parse(b, 'gzip', 1e7)))
     expect(parsed).toEqual(bodies.map((b) => parseUpload(b, 'gzip', 1e7)))
-    expect(parsed[3]).toMatchObject({ ok: true, malformed: 0 })
+    expect(parsed[3]).toMatchObject({ ok: true, split: { count: 10, malformed: 0 } })
     expect(pool.parsedOnWorkers).toBe(30)
   })
 

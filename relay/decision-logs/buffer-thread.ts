@@ -1,0 +1,257 @@
+/**
+ * The decision-log buffer run on a thread of its own (buffer-worker.ts), seen from the main
+ * thread: the same operations as DecisionBuffer, asynchronous, plus synchronous `stats()` read
+ * from memory the buffer thread shares. The main thread then spends no time in SQLite: under
+ * load it serves HTTP while the buffer thread commits, and requests that arrive during a
+ * commit (or its fsync) join the next one.
+ *
+ * Opening is synchronous, as DecisionBuffer.open is: the main thread waits until the buffer
+ * thread has opened, checked and recovered the file, so a failure still surfaces at start.
+ */
+import { MessageChannel, receiveMessageOnPort, type Worker } from 'node:worker_threads'
+import type { Logger } from 'pino'
+import {
+  type Batch,
+  BufferOpenError,
+  type BufferStats,
+  type DeadBatch,
+  type DeadLetterReason,
+  type DecisionBufferOptions,
+  type DropNotice,
+  type InFlightBatch,
+} from '../../store/decision-buffer/index.js'
+import {
+  type AppendAnswer,
+  type BufferMethod,
+  type BufferReply,
+  type BufferRequest,
+  type BufferWorkerData,
+  fromWireError,
+  type OpenAnswer,
+  readStats,
+  STATS_BYTES,
+} from './buffer-protocol.js'
+import type { EventSpans } from './split-events.js'
+import { startModuleWorker } from './start-worker.js'
+
+interface Pending {
+  resolve: (value: unknown) => void
+  reject: (err: Error) => void
+}
+
+/** How long start waits for the buffer thread to open the file (an integrity check reads it all). */
+const OPEN_TIMEOUT_MS = 10 * 60_000
+
+/** The buffer on its own thread; see the module comment. */
+export class BufferThread {
+  /** Set when the file failed its integrity check at open and was moved aside. */
+  readonly quarantinedTo: string | undefined
+  /** In-flight batches returned to pending when the buffer was opened. */
+  readonly recoveredBatches: number
+
+  private readonly worker: Worker
+  private readonly stats_: Float64Array
+  private readonly pending = new Map<number, Pending>()
+  private nextId = 1
+  private closed = false
+  private exited = false
+
+  private constructor(
+    private readonly options: DecisionBufferOptions,
+    private readonly logger: Logger,
+  ) {
+    const { onDrop: _, ...plain } = options
+    const stats = new SharedArrayBuffer(STATS_BYTES)
+    const opened = new SharedArrayBuffer(4)
+    const channel = new MessageChannel()
+    const workerData: BufferWorkerData = { options: plain, stats, opened, openPort: channel.port2 }
+    // A small young generation: the buffer thread makes short-lived strings only, and the
+    // default semi-spaces would add resident memory for nothing.
+    this.worker = startModuleWorker('buffer-worker', {
+      workerData,
+      transferList: [channel.port2],
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    })
+    this.stats_ = new Float64Array(stats)
+    const flag = new Int32Array(opened)
+    const waited = Atomics.wait(flag, 0, 0, OPEN_TIMEOUT_MS)
+    const answer = receiveMessageOnPort(channel.port1)?.message as OpenAnswer | undefined
+    channel.port1.close()
+    if (!answer?.ok) {
+      void this.worker.terminate()
+      const reason = answer
+        ? fromWireError(answer.error)
+        : new Error(waited === 'timed-out' ? 'it did not open in time' : 'its thread did not start')
+      if (reason.name === 'BufferOpenError') throw new BufferOpenError(reason.message)
+      throw new BufferOpenError(`cannot open the decision-log buffer ${options.path}: ${reason.message}`, {
+        cause: reason,
+      })
+    }
+    this.quarantinedTo = answer.quarantinedTo
+    this.recoveredBatches = answer.recoveredBatches
+    this.worker.on('message', (reply: BufferReply) => this.receive(reply))
+    this.worker.on('error', (err) => this.logger.error({ err }, 'decision-log buffer thread failed'))
+    this.worker.on('exit', (code) => {
+      this.exited = true
+      if (!this.closed) this.logger.error({ code }, 'decision-log buffer thread exited')
+      const err = Object.assign(new Error('the decision-log buffer is closed'), { code: 'SQLITE_CANTOPEN' })
+      for (const p of this.pending.values()) p.reject(err)
+      this.pending.clear()
+    })
+  }
+
+  /** Opens the buffer file on a new thread; throws BufferOpenError as DecisionBuffer.open does. */
+  static open(options: DecisionBufferOptions, logger: Logger): BufferThread {
+    return new BufferThread(options, logger)
+  }
+
+  /** The options the buffer was opened with. */
+  get settings(): Readonly<DecisionBufferOptions> {
+    return this.options
+  }
+
+  /** Appends one request's events (split on a parse worker); resolves once committed. */
+  append(split: EventSpans): Promise<AppendAnswer> {
+    return this.send({ kind: 'append', id: 0, split }) as Promise<AppendAnswer>
+  }
+
+  /** Parses one body on the buffer thread and appends its events; resolves once committed. */
+  appendRaw(raw: Buffer, encoding: string, maxDecompressedBytes: number): Promise<AppendAnswer> {
+    // A buffer of its own, so transferring it cannot detach Node's shared pool slab.
+    const copy = new Uint8Array(raw.byteLength)
+    copy.set(raw)
+    const request: BufferRequest = { kind: 'appendRaw', id: 0, raw: copy, encoding, maxDecompressedBytes }
+    return this.send(request, [copy.buffer]) as Promise<AppendAnswer>
+  }
+
+  /** See DecisionBuffer.claim; the batch carries its texts. */
+  claim(maxEvents: number, maxBytes: number): Promise<Batch | undefined> {
+    return this.call('claim', maxEvents, maxBytes) as Promise<Batch | undefined>
+  }
+
+  /** See DecisionBuffer.shrink. */
+  async shrink(batch: Batch, keep: number): Promise<Batch> {
+    if (keep <= 0 || keep >= batch.seqs.length) return batch
+    await this.call('shrink', batch.id, keep)
+    const sizes = batch.sizes.slice(0, keep)
+    const seqs = batch.seqs.slice(0, keep)
+    return {
+      id: batch.id,
+      firstSeq: batch.firstSeq,
+      lastSeq: seqs[keep - 1]!,
+      seqs,
+      texts: batch.texts.slice(0, keep),
+      sizes,
+      bytes: sizes.reduce((sum, n) => sum + n, 0),
+    }
+  }
+
+  /** See DecisionBuffer.acknowledge. */
+  async acknowledge(batch: Batch, fromSeq = batch.firstSeq, toSeq = batch.lastSeq): Promise<void> {
+    await this.call('acknowledge', batch.id, fromSeq, toSeq)
+  }
+
+  /** See DecisionBuffer.recordFailure. */
+  async recordFailure(batch: Batch, status: number, error: string): Promise<void> {
+    await this.call('recordFailure', batch.id, status, error)
+  }
+
+  /** See DecisionBuffer.deadLetter. */
+  deadLetter(batch: Batch, why: DeadLetterReason, fromSeq = batch.firstSeq, toSeq = batch.lastSeq) {
+    return this.call('deadLetter', batch.id, why, fromSeq, toSeq) as Promise<number>
+  }
+
+  /** See DecisionBuffer.releaseAll. */
+  async releaseAll(): Promise<void> {
+    if (this.closed) return
+    await this.call('releaseAll')
+  }
+
+  /** See DecisionBuffer.listInFlight. */
+  listInFlight(): Promise<InFlightBatch[]> {
+    return this.call('listInFlight') as Promise<InFlightBatch[]>
+  }
+
+  /** See DecisionBuffer.listDeadBatches. */
+  listDeadBatches(limit?: number): Promise<DeadBatch[]> {
+    return this.call('listDeadBatches', limit) as Promise<DeadBatch[]>
+  }
+
+  /** See DecisionBuffer.deadBatchEvents. */
+  deadBatchEvents(id: number): Promise<string[]> {
+    return this.call('deadBatchEvents', id) as Promise<string[]>
+  }
+
+  /** See DecisionBuffer.redrive. */
+  redrive(ids?: number[]): Promise<{ batches: number; events: number }> {
+    return this.call('redrive', ids) as Promise<{ batches: number; events: number }>
+  }
+
+  /** See DecisionBuffer.peek. */
+  peek(limit: number): Promise<string[]> {
+    return this.call('peek', limit) as Promise<string[]>
+  }
+
+  /**
+   * What is stored, as the buffer thread last published it (after each commit and each call;
+   * `refresh()` re-reads the file, e.g. after another process changed it).
+   */
+  stats(): BufferStats {
+    return readStats(this.stats_)
+  }
+
+  /** Re-reads the counters from the file (they are also refreshed by every claim). */
+  async refresh(): Promise<void> {
+    await this.call('refresh')
+  }
+
+  /** Commits what was submitted, checkpoints the WAL, closes the file and ends the thread. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    try {
+      if (!this.exited) await this.call('close')
+    } finally {
+      this.closed = true
+      await this.worker.terminate()
+    }
+  }
+
+  /** Whether `close()` was called. */
+  get isClosed(): boolean {
+    return this.closed
+  }
+
+  private call(method: BufferMethod, ...args: unknown[]): Promise<unknown> {
+    return this.send({ kind: 'call', id: 0, method, args })
+  }
+
+  private send(request: BufferRequest, transfer: ArrayBuffer[] = []): Promise<unknown> {
+    if (this.closed || this.exited) {
+      return Promise.reject(
+        Object.assign(new Error('the decision-log buffer is closed'), { code: 'SQLITE_CANTOPEN' }),
+      )
+    }
+    const id = this.nextId++
+    request.id = id
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject })
+      this.worker.postMessage(request, transfer)
+    })
+  }
+
+  private receive(reply: BufferReply): void {
+    if (reply.kind === 'drop') {
+      this.options.onDrop?.(reply.drop as DropNotice)
+      return
+    }
+    if (reply.kind === 'log') {
+      this.logger[reply.level]({ err: reply.error }, reply.message)
+      return
+    }
+    const pending = this.pending.get(reply.id)
+    if (!pending) return
+    this.pending.delete(reply.id)
+    if (reply.kind === 'done') pending.resolve(reply.value)
+    else pending.reject(fromWireError(reply.error))
+  }
+}
