@@ -33,6 +33,9 @@ interface Block {
   lines: Comment[]
 }
 
+/** A comment that opens a block (as `text.trim().startsWith('METADATA')`, without a trimmed copy). */
+const METADATA_START = /^\s*METADATA/
+
 /** Finds the METADATA blocks among comments (in source order). */
 export function metadataBlocks(comments: Comment[]): Block[] {
   const blocks: Block[] = []
@@ -46,7 +49,7 @@ export function metadataBlocks(comments: Comment[]): Block[] {
       continue
     }
     current = undefined
-    if (c.text.trim().startsWith('METADATA')) {
+    if (METADATA_START.test(c.text)) {
       current = { start: c, lines: [] }
       blocks.push(current)
     }
@@ -59,6 +62,9 @@ export function metadataBlocks(comments: Comment[]): Block[] {
 export function attachAnnotations(module: Module, source: Source): RegoError[] {
   const errors: RegoError[] = []
   const fail = (loc: Location, message: string) => errors.push(parseError(loc, message, source.excerpt(loc)))
+  const blocks = metadataBlocks(module.comments)
+  // Most modules have no METADATA block: then no statement list is built.
+  if (blocks.length === 0) return errors
   type Statement = { kind: 'package' | 'import' | 'rule'; row: number; rule?: Rule }
   const statements: Statement[] = [
     { kind: 'package' as const, row: module.package.location?.row ?? 0 },
@@ -67,7 +73,7 @@ export function attachAnnotations(module: Module, source: Source): RegoError[] {
   ].sort((a, b) => a.row - b.row)
 
   const attached: Array<{ annotation: Annotations; rule?: Rule }> = []
-  for (const block of metadataBlocks(module.comments)) {
+  for (const block of blocks) {
     const loc = block.start.location as Location
     const parsed = parseBlock(block, loc)
     if (typeof parsed === 'string') {

@@ -27,6 +27,8 @@ export class ModuleParser extends Parser {
   private readonly maxErrors: number
   /** True once `import rego.v1` is seen in a v0 module: the v1 keyword rules then apply. */
   private v1Compatible = false
+  /** Set by `parseHead`: whether the head used `contains`. */
+  private headUsesContains = false
 
   constructor(text: string, options: ParseOptions = {}) {
     super(text, options)
@@ -51,7 +53,7 @@ export class ModuleParser extends Parser {
         } else if (this.peek() === T.Import && !this.keywordStartsRef()) {
           imports.push(this.parseImport())
         } else {
-          rules.push(...this.parseRules())
+          this.parseRules(rules)
         }
       } catch (err) {
         if (err instanceof RangeError) {
@@ -125,8 +127,7 @@ export class ModuleParser extends Parser {
     return term
   }
 
-  private parseVarWord(): Term {
-    const location = this.loc()
+  private parseVarWord(location: Location = this.loc()): Term {
     const value = this.tokText()
     this.advance()
     return { type: 'var', value, location }
@@ -230,8 +231,12 @@ export class ModuleParser extends Parser {
   // -------------------------------------------------------------------------------------------------
   // Rules
 
-  /** rule := ["default"] head [ ["if"] body-or-literal ] { "else" ... } { "{" query "}" } */
-  private parseRules(): Rule[] {
+  /**
+   * rule := ["default"] head [ ["if"] body-or-literal ] { "else" ... } { "{" query "}" }
+   * Appends the rule, and one more per extra `{ ... }` body, to `out` once all of them parsed.
+   */
+  private parseRules(out: Rule[]): void {
+    const ruleTok = this.i
     const ruleLoc = this.loc()
     let isDefault = false
     if (this.peek() === T.Default && !this.keywordStartsRef()) {
@@ -240,17 +245,17 @@ export class ModuleParser extends Parser {
     }
     if (this.peek() !== T.Ident && !this.keywordStartsRef())
       this.unexpected(isDefault ? 'expected rule head name' : undefined)
-    const { head, usesContains } = this.parseHead(isDefault)
-    const rule: Rule = { type: 'rule', head, body: [], location: ruleLoc }
+    // Without `default`, the rule and its head start at the same token: one location for both.
+    const head = this.parseHead(isDefault, isDefault ? this.loc() : ruleLoc)
+    const usesContains = this.headUsesContains
     if (usesContains) head.keywords = { if: head.keywords?.if === true, contains: true }
 
+    // Rules are built whole at the end, with the keys they always had, so they keep one shape.
     if (isDefault) {
-      this.validateDefault(rule)
-      rule.default = true
-      rule.body = [trueExpr(ruleLoc)]
-      rule.generatedBody = true
-      rule.location = this.span(ruleLoc)
-      return [rule]
+      this.validateDefault(head, ruleLoc)
+      const body = [trueExpr(ruleLoc)]
+      out.push({ type: 'rule', head, body, location: this.span(ruleLoc), default: true, generatedBody: true })
+      return
     }
 
     const hasIf = this.peek() === T.If && !this.keywordStartsRef()
@@ -275,18 +280,19 @@ export class ModuleParser extends Parser {
       if (head.value === undefined) head.ref = [first]
     }
 
+    let body: Body
+    let generatedBody = false
     if (hasIf) {
       head.keywords = { if: true, contains: head.keywords?.contains === true }
       this.advance()
-      rule.body = this.parseIfBody()
+      body = this.parseIfBody()
     } else if (this.peek() === T.LBrace) {
       this.advance()
-      rule.body = this.parseBody()
+      body = this.parseBody()
     } else if (usesContains) {
-      rule.body = [trueExpr(ruleLoc)]
-      rule.generatedBody = true
-      rule.location = head.location
-      return [rule]
+      body = [trueExpr(ruleLoc)]
+      out.push({ type: 'rule', head, body, location: head.location, generatedBody: true })
+      return
     } else {
       if (this.peek() !== T.EOF && !this.newlineBefore() && this.peek() !== T.Semicolon) {
         const word = this.tokText()
@@ -299,18 +305,36 @@ export class ModuleParser extends Parser {
       if (head.ref.length === 1 && !head.args && head.generatedValue) {
         this.fail('var cannot be used for rule name', ruleLoc)
       }
-      rule.body = [trueExpr(ruleLoc)]
-      rule.generatedBody = true
+      body = [trueExpr(ruleLoc)]
+      generatedBody = true
     }
 
+    let elseRule: Rule | undefined
     if (this.peek() === T.Else && !this.keywordStartsRef()) {
       if (head.ref.length > 1 && !head.ref.slice(1).every(isGround)) {
         this.fail('else keyword cannot be used on rules with variables in head')
       }
       if (head.key) this.fail('else keyword cannot be used on multi-value rules')
-      rule.else = this.parseElse(head)
+      elseRule = this.parseElse(head)
     }
-    rule.location = this.span(ruleLoc)
+    // A rule without a written body spans what its head spans: share that location.
+    const location = this.spans(head.location as Location, ruleTok)
+      ? (head.location as Location)
+      : this.span(ruleLoc)
+    let rule: Rule
+    if (elseRule) {
+      rule = generatedBody
+        ? { type: 'rule', head, body, location, generatedBody: true, else: elseRule }
+        : { type: 'rule', head, body, location, else: elseRule }
+    } else {
+      rule = generatedBody
+        ? { type: 'rule', head, body, location, generatedBody: true }
+        : { type: 'rule', head, body, location }
+    }
+    if (this.peek() !== T.LBrace) {
+      out.push(rule)
+      return
+    }
     const rules = [rule]
     while (this.peek() === T.LBrace) {
       if (rule.else) this.fail('expected else keyword')
@@ -322,7 +346,7 @@ export class ModuleParser extends Parser {
       if (nextHead.args) nextHead.args = nextHead.args.map((a) => this.renameWildcards(a))
       rules.push({ type: 'rule', head: nextHead, body, location })
     }
-    return rules
+    for (const r of rules) out.push(r)
   }
 
   /**
@@ -376,9 +400,8 @@ export class ModuleParser extends Parser {
   }
 
   /** head := ref [ "(" args ")" ] [ "contains" term | (":=" | "=") term ] */
-  private parseHead(isDefault: boolean): { head: Head; usesContains: boolean } {
-    const loc = this.loc()
-    const name = this.parseVarWord()
+  private parseHead(isDefault: boolean, loc: Location): Head {
+    const name = this.parseVarWord(loc)
     const next = this.peek()
     if (next >= T.Equal && next <= T.Or && next !== T.Unify && next !== T.Assign && !this.spaced())
       this.unexpected()
@@ -398,15 +421,11 @@ export class ModuleParser extends Parser {
     } else {
       this.fail('expected rule head name', loc)
     }
-    const refText = head.ref
-      .map((t, i) => (i === 0 ? termText(t) : t.type === 'string' ? `.${t.value}` : `[${termText(t)}]`))
-      .join('')
-
     let usesContains = false
     if (this.peek() === T.Contains && !this.keywordStartsRef()) {
       if (head.args)
         this.unexpected(
-          `the contains keyword can only be used with multi-value rule definitions (e.g., ${refText} contains <VALUE> { ... })`,
+          `the contains keyword can only be used with multi-value rule definitions (e.g., ${refText(head)} contains <VALUE> { ... })`,
         )
       this.advance()
       head.key = this.parseInExpr(true)
@@ -416,7 +435,7 @@ export class ModuleParser extends Parser {
       this.advance()
       if (this.peek() === T.EOF) {
         const what = head.args ? 'function value' : isDefault ? 'default rule value' : 'rule value'
-        this.unexpected(`expected ${what} term (e.g., ${refText} := <VALUE> { ... })`)
+        this.unexpected(`expected ${what} term (e.g., ${refText(head)} := <VALUE> { ... })`)
       }
       head.value = this.parseInExpr(true)
     }
@@ -425,7 +444,8 @@ export class ModuleParser extends Parser {
       head.value = { type: 'boolean', value: true, location: loc }
     }
     head.location = this.span(loc)
-    return { head, usesContains }
+    this.headUsesContains = usesContains
+    return head
   }
 
   /** else := "else" [ (":=" | "=") term ] [ ["if"] body-or-literal ] [ else ] */
@@ -480,18 +500,17 @@ export class ModuleParser extends Parser {
   }
 
   /** Default rules need a constant value and plain, distinct var arguments (as OPA checks). */
-  private validateDefault(rule: Rule): void {
-    const value = rule.head.value
-    if (!value || rule.head.generatedValue)
-      this.fail('illegal default rule (must have a value)', rule.location)
+  private validateDefault(head: Head, location: Location): void {
+    const value = head.value
+    if (!value || head.generatedValue) this.fail('illegal default rule (must have a value)', location)
     const bad = findNonConstant(value)
-    if (bad) this.fail(`illegal default rule (value cannot contain ${bad})`, rule.location)
+    if (bad) this.fail(`illegal default rule (value cannot contain ${bad})`, location)
     const seen = new Set<string>()
-    for (const arg of rule.head.args ?? []) {
+    for (const arg of head.args ?? []) {
       if (arg.type !== 'var')
-        this.fail(`illegal default rule (arguments cannot contain ${arg.type})`, rule.location)
+        this.fail(`illegal default rule (arguments cannot contain ${arg.type})`, location)
       if (seen.has(arg.value))
-        this.fail(`illegal default rule (arguments cannot be repeated ${arg.value})`, rule.location)
+        this.fail(`illegal default rule (arguments cannot be repeated ${arg.value})`, location)
       seen.add(arg.value)
     }
   }
@@ -587,6 +606,13 @@ function relocate<N extends object>(node: N, loc: Location): N {
   }
   visit(node)
   return node
+}
+
+/** How a rule head's ref reads in messages (`a.b[c]`). */
+function refText(head: Head): string {
+  return head.ref
+    .map((t, i) => (i === 0 ? termText(t) : t.type === 'string' ? `.${t.value}` : `[${termText(t)}]`))
+    .join('')
 }
 
 function termText(term: Term): string {

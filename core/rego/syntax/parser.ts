@@ -110,7 +110,7 @@ export class Parser extends TermParser {
   }
 
   /** True when `location` starts at token `tok` and ends at the last consumed token. */
-  private spans(location: Location, tok: number): boolean {
+  protected spans(location: Location, tok: number): boolean {
     return (
       location instanceof SourceLocation &&
       location.end === this.lastEnd &&
