@@ -11,7 +11,14 @@
  */
 import type Database from 'better-sqlite3'
 import { openBufferDatabase } from './schema.js'
-import { type DeadRow, type InFlightRow, prepareStatements, toDeadBatch } from './statements.js'
+import {
+  type DeadRow,
+  INSERT_CHUNK,
+  type InFlightRow,
+  insertSql,
+  prepareStatements,
+  toDeadBatch,
+} from './statements.js'
 import type {
   AppendOutcome,
   Batch,
@@ -59,6 +66,9 @@ export class DecisionBuffer {
   private readonly inFlight = new Map<number, InFlight>()
   private closed = false
   private readonly sql: ReturnType<typeof prepareStatements>
+  /** Multi-row INSERT statements by their number of rows, prepared when first needed. */
+  private readonly inserts = new Map<number, Database.Statement>()
+  private readonly insertParams: unknown[] = []
 
   private constructor(options: DecisionBufferOptions) {
     this.options = options
@@ -137,10 +147,7 @@ export class DecisionBuffer {
             droppedBytes = dropped.bytes
             if (dropped.events > 0) drops.push({ reason: 'drop_oldest', ...dropped })
           }
-          for (let i = 0; i < group.length; i++) {
-            const e = group[i]!
-            this.sql.insert.run(now, sizes[i], e.decisionId, e.timestamp, e.agentId, e.text)
-          }
+          this.insertRows(group, sizes, now)
           events += group.length - droppedEvents
           bytes += groupBytes - droppedBytes
           results.push({
@@ -409,6 +416,42 @@ export class DecisionBuffer {
   /** Whether `close()` was called. */
   get isClosed(): boolean {
     return this.closed
+  }
+
+  /**
+   * Inserts a group's rows, in order, `INSERT_CHUNK` rows per statement: one statement per row
+   * costs SQLite a statement start and an AUTOINCREMENT update each time, and the binding a call
+   * across the native boundary.
+   */
+  private insertRows(group: RawEvent[], sizes: number[], now: number): void {
+    let i = 0
+    while (i < group.length) {
+      const rows = Math.min(INSERT_CHUNK, group.length - i)
+      const statement = this.insertStatement(rows)
+      const params = this.insertParams
+      params.length = rows * 6
+      for (let k = 0, at = 0; k < rows; k++, i++) {
+        const e = group[i]!
+        params[at++] = now
+        params[at++] = sizes[i]
+        params[at++] = e.decisionId
+        params[at++] = e.timestamp
+        params[at++] = e.agentId
+        params[at++] = e.text
+      }
+      statement.run(params)
+    }
+    // Let go of the event texts until the next append.
+    this.insertParams.length = 0
+  }
+
+  private insertStatement(rows: number): Database.Statement {
+    let statement = this.inserts.get(rows)
+    if (!statement) {
+      statement = this.db.prepare(insertSql(rows))
+      this.inserts.set(rows, statement)
+    }
+    return statement
   }
 
   private claimedThrough(): number {

@@ -64,6 +64,9 @@ CREATE TABLE IF NOT EXISTS dead_events (
 CREATE INDEX IF NOT EXISTS dead_events_by_batch ON dead_events(dead_batch_id);
 `
 
+/** Page size of new buffer files (see connect). */
+export const PAGE_SIZE = 16384
+
 /** The buffer file cannot be used; the message says why and what to do. */
 export class BufferOpenError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -125,6 +128,11 @@ function connect(path: string, options: { sync: SyncMode; busyTimeoutMs: number 
     })
   }
   try {
+    // 16 KiB pages for a new file (an existing one keeps its size): events are ~1 KB, and
+    // larger pages mean fewer pages written to the WAL and copied at checkpoints per event
+    // (appends cost about a quarter less CPU than with the default 4 KiB). It must come before
+    // WAL mode, which fixes the page size.
+    db.pragma(`page_size = ${PAGE_SIZE}`)
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`)
     // 8 MB of page cache (SQLite's default is 2 MB) keeps the indexes' hot pages in memory

@@ -40,12 +40,17 @@ export const toDeadBatch = (r: DeadRow): DeadBatch => ({
   firstReceivedAt: r.first_received_at,
 })
 
+/** Rows per INSERT statement on append (SQLite allows 32766 parameters; this uses 6 a row). */
+export const INSERT_CHUNK = 64
+
+/** An INSERT of `rows` events, in the order given (AUTOINCREMENT numbers them in that order). */
+export function insertSql(rows: number): string {
+  return `INSERT INTO events (received_at, bytes, decision_id, timestamp, agent_id, body) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ')}`
+}
+
 /** Every statement the buffer runs, prepared once per connection. */
 export function prepareStatements(db: Database.Database) {
   return {
-    insert: db.prepare(
-      'INSERT INTO events (received_at, bytes, decision_id, timestamp, agent_id, body) VALUES (?, ?, ?, ?, ?, ?)',
-    ),
     head: db.prepare('SELECT seq, bytes, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
     headSizes: db.prepare('SELECT seq, bytes FROM events WHERE seq > ? ORDER BY seq'),
     peek: db.prepare('SELECT body FROM events ORDER BY seq LIMIT ?'),

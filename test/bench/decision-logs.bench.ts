@@ -36,6 +36,8 @@ const BIG_FILL_TIME_LIMIT_MS = 90_000
 const SYNCS = ['full', 'normal'] as const
 type Sync = (typeof SYNCS)[number]
 // REGENT_BENCH_PARTS=intake,forward,rss runs only those parts (all by default).
+// Intake is measured with each of these parse_workers settings (REGENT_BENCH_WORKERS=1,0).
+const WORKER_COUNTS = (process.env.REGENT_BENCH_WORKERS ?? '1,0').split(',').map(Number)
 const PARTS = new Set((process.env.REGENT_BENCH_PARTS ?? 'intake,forward,rss').split(','))
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
@@ -69,8 +71,18 @@ function bufferAt(dir: string, sync: Sync, maxBytes = 8 * 1024 ** 3): DecisionBu
   })
 }
 
-/** Raw inserts of the same rows through a prepared statement, `perTransaction` rows per commit. */
-function rawInserts(rows: RawEvent[][], sync: Sync, perTransaction: number): number {
+/** Events/s and CPU microseconds per event (all threads of the process doing the work). */
+interface Rate {
+  perSecond: number
+  cpuMicros: number
+}
+
+/**
+ * Raw inserts of the same rows through a prepared statement, `perTransaction` rows per commit,
+ * into a file made by the buffer (same tables, indexes and page size) with the buffer's
+ * connection settings (WAL, sync, cache size).
+ */
+function rawInserts(rows: RawEvent[][], sync: Sync, perTransaction: number): Rate {
   const dir = mkdtempSync(join(tmpdir(), 'regent-bench-raw-'))
   try {
     // The buffer creates the same tables and indexes; the inserts below bypass it.
@@ -78,6 +90,7 @@ function rawInserts(rows: RawEvent[][], sync: Sync, perTransaction: number): num
     const db = new Database(join(dir, 'decision-logs.db'))
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${sync}`)
+    db.pragma('cache_size = -8192')
     const insert = db.prepare(
       'INSERT INTO events (received_at, bytes, decision_id, timestamp, agent_id, body) VALUES (?, ?, ?, ?, ?, ?)',
     )
@@ -90,14 +103,16 @@ function rawInserts(rows: RawEvent[][], sync: Sync, perTransaction: number): num
       }
     })
     const total = INTAKE_EVENTS
+    const cpu = process.cpuUsage()
     const started = performance.now()
     for (let i = 0; i < total && performance.now() - started < INTAKE_TIME_LIMIT_MS; i += perTransaction) {
       tx(i, Math.min(total, i + perTransaction))
     }
     const seconds = (performance.now() - started) / 1000
+    const used = process.cpuUsage(cpu)
     const count = (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n
     db.close()
-    return count / seconds
+    return { perSecond: count / seconds, cpuMicros: (used.user + used.system) / count }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -134,12 +149,20 @@ function rssOf(pid: number): number {
   return line ? Number(line[1]) * 1024 : Number.NaN
 }
 
-/** Posts bodies from AGENTS concurrent agents until INTAKE_EVENTS are stored; events/s. */
-async function measureIntake(url: string, bodies: Buffer[]): Promise<number> {
+/** CPU time (user + system, all threads) a process has used so far, in microseconds. */
+function cpuMicrosOf(pid: number): number {
+  // Fields after the command name; utime and stime are the 12th and 13th, in clock ticks (100/s).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
+}
+
+/** Posts bodies from AGENTS concurrent agents until INTAKE_EVENTS are stored. */
+async function measureIntake(url: string, pid: number, bodies: Buffer[]): Promise<Rate> {
   const pool = new Pool(url, { connections: AGENTS, pipelining: 1 })
   let next = 0
   let stored = 0
   const requests = INTAKE_EVENTS / EVENTS_PER_REQUEST
+  const cpu = cpuMicrosOf(pid)
   const started = performance.now()
   const agent = async () => {
     while (next < requests && performance.now() - started < INTAKE_TIME_LIMIT_MS) {
@@ -157,8 +180,9 @@ async function measureIntake(url: string, bodies: Buffer[]): Promise<number> {
   }
   await Promise.all(Array.from({ length: AGENTS }, agent))
   const seconds = (performance.now() - started) / 1000
+  const used = cpuMicrosOf(pid) - cpu
   await pool.close()
-  return stored / seconds
+  return { perSecond: stored / seconds, cpuMicros: used / stored }
 }
 
 /** An upstream that drains bodies and answers 204. */
@@ -281,26 +305,37 @@ const median = (values: number[]) => {
  * per-round ratio (intake / the faster raw of the same round), the fairest figure on a machine
  * others load unevenly.
  */
-async function intakeFigures(dir: string, sync: Sync, bodies: Buffer[], rows: RawEvent[][]): Promise<void> {
-  const raw100: number[] = []
-  const raw1000: number[] = []
-  const intake: number[] = []
+async function intakeFigures(
+  dir: string,
+  sync: Sync,
+  bodies: Buffer[],
+  rows: RawEvent[][],
+  workers = 1,
+): Promise<void> {
+  const raw100: Rate[] = []
+  const raw1000: Rate[] = []
+  const intake: Rate[] = []
   const ratios: number[] = []
-  const relay = await startRelay(dir, sync)
+  const relay = await startRelay(dir, sync, '-', `intake: {parse_workers: ${workers}}`)
   try {
     for (let round = 0; round < ROUNDS; round++) {
       raw100.push(rawInserts(rows, sync, EVENTS_PER_REQUEST))
       raw1000.push(rawInserts(rows, sync, 1000))
-      intake.push(await measureIntake(relay.ready.url, bodies))
-      ratios.push(intake.at(-1)! / Math.max(raw100.at(-1)!, raw1000.at(-1)!))
+      intake.push(await measureIntake(relay.ready.url, relay.ready.pid, bodies))
+      ratios.push(intake.at(-1)!.perSecond / Math.max(raw100.at(-1)!.perSecond, raw1000.at(-1)!.perSecond))
     }
   } finally {
     await stopRelay(relay)
   }
+  const rates = (values: Rate[]) => values.map((v) => v.perSecond)
   const both = (values: number[]) => `${fmt(Math.max(...values))} / ${fmt(median(values))}`
+  const cpu = (values: Rate[]) => `${Math.min(...values.map((v) => v.cpuMicros)).toFixed(1)} µs`
   const pct = (r: number) => `${(r * 100).toFixed(0)}%`
   console.log(
-    `   sync ${sync.padEnd(6)} (best / median of ${ROUNDS}): intake ${both(intake)} events/s; raw inserts ${both(raw100)}/s (100 per commit), ${both(raw1000)}/s (1000 per commit); intake / faster raw of its round ${pct(Math.max(...ratios))} / ${pct(median(ratios))} (goals >= 100,000/s and >= 50%)`,
+    `   sync ${sync.padEnd(6)}, ${workers} parse worker(s) (best / median of ${ROUNDS}): intake ${both(rates(intake))} events/s; raw inserts ${both(rates(raw100))}/s (100 per commit), ${both(rates(raw1000))}/s (1000 per commit); intake / faster raw of its round ${pct(Math.max(...ratios))} / ${pct(median(ratios))} (goals >= 100,000/s and >= 50%)`,
+  )
+  console.log(
+    `   sync ${sync.padEnd(6)}, ${workers} parse worker(s): CPU per event (least of ${ROUNDS}): relay ${cpu(intake)} (all its threads; the agents not counted), raw ${cpu(raw100)} (100 per commit), ${cpu(raw1000)} (1000 per commit)`,
   )
 }
 
@@ -319,8 +354,17 @@ export async function run(): Promise<void> {
     for (const sync of SYNCS) {
       const dir = mkdtempSync(join(tmpdir(), 'regent-bench-intake-'))
       try {
-        if (PARTS.has('intake')) await intakeFigures(dir, sync, bodies, rows)
-        else fill(dir, sync, rows, 100_000)
+        if (PARTS.has('intake')) {
+          // The first setting fills `dir` (forwarded below); the others get fresh folders.
+          for (const [k, workers] of WORKER_COUNTS.entries()) {
+            const own = k === 0 ? dir : mkdtempSync(join(tmpdir(), 'regent-bench-intake-'))
+            try {
+              await intakeFigures(own, sync, bodies, rows, workers)
+            } finally {
+              if (own !== dir) rmSync(own, { recursive: true, force: true })
+            }
+          }
+        } else fill(dir, sync, rows, 100_000)
         if (PARTS.has('forward')) {
           const forward32k = await measureForwarding(dir, sync, sink.url, 32 * 1024)
           console.log(

@@ -132,6 +132,28 @@ describe('DecisionBuffer', () => {
     buffer.close()
   })
 
+  it('keeps ingest order and every indexed field across multi-row inserts, in 16 KiB pages', () => {
+    const buffer = DecisionBuffer.open(options({ maxBytes: 1e9 }))
+    // Group sizes around the rows-per-statement chunk (64), so full and partial chunks mix.
+    const sizes = [1, 63, 64, 65, 130, 7]
+    let next = 0
+    buffer.appendGroups(sizes.map((n) => events((next += n) - n, n)))
+    buffer.close()
+    const db = new Database(join(dir, 'decision-logs.db'), { readonly: true })
+    expect(db.pragma('page_size', { simple: true })).toBe(16384)
+    const rows = db
+      .prepare('SELECT seq, decision_id, timestamp, agent_id, bytes, body FROM events ORDER BY seq')
+      .all() as Array<Record<string, unknown>>
+    db.close()
+    expect(rows.map((r) => r.body)).toEqual(events(0, next).map((e) => e.text))
+    expect(rows.map((r) => r.decision_id)).toEqual(events(0, next).map((e) => e.decisionId))
+    expect(
+      rows.every(
+        (r) => r.timestamp === '2024-01-01T00:00:00Z' && r.agent_id === 'agent-1' && r.bytes === 100,
+      ),
+    ).toBe(true)
+  })
+
   it('shrinks a claim and acknowledges or dead-letters parts of a batch', () => {
     const buffer = DecisionBuffer.open(options())
     buffer.append(events(0, 6))
