@@ -59,6 +59,8 @@ export type BufferRequest =
   /** A body as received: parse it here, then append (no parse workers). */
   | { kind: 'appendRaw'; id: number; raw: Uint8Array; encoding: string; maxDecompressedBytes: number }
   | { kind: 'call'; id: number; method: BufferMethod; args: unknown[] }
+  /** A port on which a parse worker sends `append` requests (answered to the main thread). */
+  | { kind: 'parser'; id: number; port: MessagePort }
 
 /** The answer to an append: the buffer's outcome, or the parser's refusal (appendRaw only). */
 export type AppendAnswer =

@@ -8,7 +8,7 @@
  * Opening is synchronous, as DecisionBuffer.open is: the main thread waits until the buffer
  * thread has opened, checked and recovered the file, so a failure still surfaces at start.
  */
-import { MessageChannel, receiveMessageOnPort, type Worker } from 'node:worker_threads'
+import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import {
   type Batch,
@@ -122,6 +122,43 @@ export class BufferThread {
     copy.set(raw)
     const request: BufferRequest = { kind: 'appendRaw', id: 0, raw: copy, encoding, maxDecompressedBytes }
     return this.send(request, [copy.buffer]) as Promise<AppendAnswer>
+  }
+
+  /**
+   * A port for a parse worker to send `append` requests on, straight to the buffer thread (the
+   * answers still come here, to the ticket's promise).
+   */
+  connectParser(): MessagePort {
+    const channel = new MessageChannel()
+    const request: BufferRequest = { kind: 'parser', id: 0, port: channel.port1 }
+    this.worker.postMessage(request, [channel.port1])
+    return channel.port2
+  }
+
+  /**
+   * Reserves an append whose events a parse worker sends here directly (ParsePool.parseInto):
+   * `answer` settles once they are committed (or refused).
+   */
+  ticket(): { id: number; answer: Promise<AppendAnswer> } {
+    if (this.closed || this.exited) {
+      const answer = Promise.reject(
+        Object.assign(new Error('the decision-log buffer is closed'), { code: 'SQLITE_CANTOPEN' }),
+      )
+      answer.catch(() => {})
+      return { id: 0, answer }
+    }
+    const id = this.nextId++
+    const answer = new Promise<AppendAnswer>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject })
+    })
+    // The caller awaits it only after the parse: a failure before then is not unhandled.
+    answer.catch(() => {})
+    return { id, answer }
+  }
+
+  /** Gives up a ticket whose events will never be sent (the body was refused or parsed inline). */
+  forget(id: number): void {
+    this.pending.delete(id)
   }
 
   /** See DecisionBuffer.claim; the batch carries its texts. */

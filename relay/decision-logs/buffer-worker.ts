@@ -129,10 +129,14 @@ function serve(buffer: DecisionBuffer): void {
     }
   }
 
-  port.on('message', (request: BufferRequest) => {
+  const onRequest = (request: BufferRequest) => {
     const fail = (err: unknown) => post({ kind: 'failed', id: request.id, error: toWireError(err) })
     if (request.kind === 'append') {
       append(request.id, request.split).catch(fail)
+      return
+    }
+    if (request.kind === 'parser') {
+      request.port.on('message', onRequest)
       return
     }
     if (request.kind === 'appendRaw') {
@@ -161,5 +165,6 @@ function serve(buffer: DecisionBuffer): void {
       publish()
       fail(err)
     }
-  })
+  }
+  port.on('message', onRequest)
 }

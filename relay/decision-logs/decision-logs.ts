@@ -129,7 +129,7 @@ export class DecisionLogs {
     this.forwarder = options.upstream
       ? new Forwarder(this.buffer, options.upstream, config, this.metrics, logger)
       : undefined
-    this.parser = new ParsePool(config.intake.parse_workers, logger)
+    this.parser = new ParsePool(config.intake.parse_workers, logger, () => this.buffer.connectParser())
     if (!options.upstream)
       logger.warn('no upstream for decision logs: events are kept on disk and not forwarded')
   }

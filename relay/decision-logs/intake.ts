@@ -31,7 +31,7 @@ import type { ParsePool } from './parse-pool.js'
 export interface IntakeDeps {
   config: Pick<DecisionLogsConfig, 'intake' | 'buffer'>
   /** Commits events (group commit on the buffer thread). */
-  buffer: Pick<BufferThread, 'append' | 'appendRaw'>
+  buffer: Pick<BufferThread, 'append' | 'appendRaw' | 'ticket' | 'forget'>
   /** Inflates and splits bodies on worker threads; with none, the buffer thread does it. */
   parser: ParsePool
   /** Called after a request's events were committed (wakes the forwarder). */
@@ -155,9 +155,25 @@ async function store(c: Context<AppEnv>, deps: IntakeDeps): Promise<Extract<Appe
   const encoding = (c.req.header('Content-Encoding') ?? 'identity').trim().toLowerCase()
   let answer: AppendAnswer
   if (deps.parser.workers > 0) {
-    const parsed = await deps.parser.parse(raw, encoding, intake.max_decompressed_bytes)
-    if (!parsed.ok) throw refusal(parsed)
-    answer = await commit(deps, () => deps.buffer.append(parsed.split))
+    // The parse worker sends the events straight to the buffer thread; the answer comes here.
+    const ticket = deps.buffer.ticket()
+    let parsed: Awaited<ReturnType<ParsePool['parseInto']>>
+    try {
+      parsed = await deps.parser.parseInto(ticket.id, raw, encoding, intake.max_decompressed_bytes)
+    } catch (err) {
+      deps.buffer.forget(ticket.id)
+      throw err
+    }
+    if (!parsed.ok) {
+      deps.buffer.forget(ticket.id)
+      throw refusal(parsed)
+    }
+    if ('forwarded' in parsed) {
+      answer = await commit(deps, () => ticket.answer)
+    } else {
+      deps.buffer.forget(ticket.id)
+      answer = await commit(deps, () => deps.buffer.append(parsed.split))
+    }
   } else {
     answer = await commit(deps, () => deps.buffer.appendRaw(raw, encoding, intake.max_decompressed_bytes))
   }

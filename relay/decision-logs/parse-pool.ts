@@ -5,16 +5,16 @@
  * them itself (one thread less: less memory, less parallelism). Once the pool is closed, or if
  * its workers keep dying, `parse` runs on the main thread (gzip still inflates on libuv's pool).
  */
-import type { Worker } from 'node:worker_threads'
+import type { MessagePort, Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import { inflateBody } from '../../core/http/index.js'
 import type { ParsedUpload } from './parse-upload.js'
 import { parseUpload } from './parse-upload.js'
-import type { ParseRequest } from './parse-worker.js'
+import type { ParseRequest, ParseWorkerData } from './parse-worker.js'
 import { startModuleWorker } from './start-worker.js'
 
 interface Pending {
-  resolve: (parsed: ParsedUpload) => void
+  resolve: (parsed: ParsedUpload | Forwarded) => void
   reject: (err: Error) => void
 }
 
@@ -23,7 +23,13 @@ interface Slot {
   pending: Map<number, Pending>
 }
 
-type WorkerAnswer = { id: number; result: ParsedUpload | { ok: false; status: 500; message: string } }
+/** A body whose events went straight to the buffer thread (see ParsePool.parseInto). */
+export type Forwarded = { ok: true; forwarded: true }
+
+type WorkerAnswer = {
+  id: number
+  result: ParsedUpload | Forwarded | { ok: false; status: 500; message: string }
+}
 
 /** Parses upload bodies on `size` worker threads (or inline when `size` is 0). */
 export class ParsePool {
@@ -39,6 +45,8 @@ export class ParsePool {
   constructor(
     size: number,
     private readonly logger: Logger,
+    /** Gives each new worker a port to the buffer thread, for parseInto. */
+    private readonly connectBuffer?: () => MessagePort,
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn())
   }
@@ -46,6 +54,33 @@ export class ParsePool {
   /** Inflates and splits one body. */
   async parse(raw: Buffer, encoding: string, maxDecompressedBytes: number): Promise<ParsedUpload> {
     if (this.slots.length === 0 || this.closed) return parseInline(raw, encoding, maxDecompressedBytes)
+    return (await this.send(raw, encoding, maxDecompressedBytes)) as ParsedUpload
+  }
+
+  /**
+   * Inflates and splits one body on a worker that sends the events straight to the buffer
+   * thread as append `ticket` (needs `connectBuffer`); resolves with the refusal, or with
+   * `forwarded` once they are on their way. Parses inline (answering with the events) when no
+   * worker runs.
+   */
+  async parseInto(
+    ticket: number,
+    raw: Buffer,
+    encoding: string,
+    maxDecompressedBytes: number,
+  ): Promise<ParsedUpload | Forwarded> {
+    if (this.slots.length === 0 || this.closed || !this.connectBuffer) {
+      return this.parse(raw, encoding, maxDecompressedBytes)
+    }
+    return this.send(raw, encoding, maxDecompressedBytes, ticket)
+  }
+
+  private send(
+    raw: Buffer,
+    encoding: string,
+    maxDecompressedBytes: number,
+    ticket?: number,
+  ): Promise<ParsedUpload | Forwarded> {
     // The least busy worker; ties go round-robin.
     let slot = this.slots[this.turn++ % this.slots.length]!
     for (const s of this.slots) if (s.pending.size < slot.pending.size) slot = s
@@ -53,8 +88,8 @@ export class ParsePool {
     // Copy into a buffer of its own so transferring it cannot detach Node's shared pool slab.
     const copy = new Uint8Array(raw.byteLength)
     copy.set(raw)
-    const request: ParseRequest = { id, raw: copy, encoding, maxDecompressedBytes }
-    return new Promise<ParsedUpload>((resolve, reject) => {
+    const request: ParseRequest = { id, raw: copy, encoding, maxDecompressedBytes, ticket }
+    return new Promise<ParsedUpload | Forwarded>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject })
       slot.worker.postMessage(request, [copy.buffer])
     })
@@ -72,7 +107,7 @@ export class ParsePool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: startWorker(), pending: new Map() }
+    const slot: Slot = { worker: startWorker(this.connectBuffer?.()), pending: new Map() }
     slot.worker.unref()
     slot.worker.on('message', ({ id, result }: WorkerAnswer) => {
       const pending = slot.pending.get(id)
@@ -82,7 +117,7 @@ export class ParsePool {
       this.parsedOnWorkers++
       if (!result.ok && result.status === 500)
         pending.reject(new Error(`parse worker failed: ${result.message}`))
-      else pending.resolve(result as ParsedUpload)
+      else pending.resolve(result as ParsedUpload | Forwarded)
     })
     const fail = (err: Error) => {
       for (const p of slot.pending.values()) p.reject(err)
@@ -126,9 +161,14 @@ async function parseInline(
   return parseUpload(bytes, encoding, maxDecompressedBytes)
 }
 
-/** Starts one parse worker (see start-worker.ts). */
-function startWorker(): Worker {
+/** Starts one parse worker (see start-worker.ts), with its port to the buffer thread if any. */
+function startWorker(buffer: MessagePort | undefined): Worker {
+  const workerData: ParseWorkerData = buffer ? { buffer } : {}
   // A small young generation: parsing makes short-lived strings, and the default semi-spaces
   // would add tens of MB of resident memory for nothing.
-  return startModuleWorker('parse-worker', { resourceLimits: { maxYoungGenerationSizeMb: 4 } })
+  return startModuleWorker('parse-worker', {
+    workerData,
+    transferList: buffer ? [buffer] : [],
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+  })
 }
