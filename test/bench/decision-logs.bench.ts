@@ -9,8 +9,10 @@
  *    opening that buffer took.
  * Every loop is bounded in count and time.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:http'
+import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,7 +23,7 @@ import type { DecisionLogsStatus } from '../../relay/decision-logs/index.js'
 import { splitEvents } from '../../relay/decision-logs/split-events.js'
 import { DecisionBuffer, type RawEvent } from '../../store/decision-buffer/index.js'
 import { makeEvent } from '../support/logs-agent.js'
-import { type StartedChild, startTsChild } from '../support/logs-child.js'
+import { ROOT, type StartedChild, startTsChild } from '../support/logs-child.js'
 
 const RELAY = 'test/support/decision-logs-relay.ts'
 const EVENTS_PER_REQUEST = 100
@@ -222,6 +224,80 @@ async function measureForwarding(
   }
 }
 
+/**
+ * The test relay as plain JavaScript, as a build ships it (no tsx loader in the process nor in
+ * its workers): bundled with esbuild (tsx's compiler) under node_modules/.cache, where Node finds
+ * the packages, with each worker module beside it as start-worker.ts expects in a build.
+ */
+function compiledRelay(): string | undefined {
+  let esbuild: { buildSync(options: Record<string, unknown>): unknown }
+  try {
+    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))
+    esbuild = fromTsx('esbuild') as typeof esbuild
+  } catch {
+    return undefined
+  }
+  const out = join(ROOT, 'node_modules', '.cache', 'regent-bench')
+  mkdirSync(out, { recursive: true })
+  const build = (entry: string, file: string) =>
+    esbuild.buildSync({
+      entryPoints: [join(ROOT, entry)],
+      outfile: join(out, file),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'silent',
+    })
+  build(RELAY, 'relay.mjs')
+  build('relay/decision-logs/buffer-worker.ts', 'buffer-worker.js')
+  build('relay/decision-logs/parse-worker.ts', 'parse-worker.js')
+  return join(out, 'relay.mjs')
+}
+
+/** Starts the compiled relay (see compiledRelay) with plain node; resolves once it listens. */
+async function startCompiledRelay(
+  script: string,
+  dir: string,
+  sync: Sync,
+  extra: string,
+  bufferExtra: string,
+): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [script, dir, '-'], {
+    env: {
+      ...process.env,
+      REGENT_DECISION_LOGS: `buffer: {sync: ${sync}, max_bytes: ${8 * 1024 ** 3}${bufferExtra}}\n${extra}`,
+      REGENT_LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  const ready = await new Promise<{ url: string; pid: number }>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error('the compiled relay did not start in 120 s'))
+    }, 120_000)
+    let out = ''
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      const line = out.split('\n').find((l) => l.includes('"url"'))
+      if (line) {
+        clearTimeout(timer)
+        resolve(JSON.parse(line) as { url: string; pid: number })
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`the compiled relay exited (${code})`)))
+  })
+  return {
+    ...ready,
+    stop: async () => {
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
 /** Fills a buffer with up to 1M events (bounded in time), then measures a relay's RSS on it. */
 async function measureBigBuffer(rows: RawEvent[][]): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'regent-bench-big-'))
@@ -245,39 +321,41 @@ async function measureBigBuffer(rows: RawEvent[][]): Promise<void> {
       `   1M buffer: filled ${fmt(filled)} events (${mb(fileBytes)} file) in ${fillSeconds.toFixed(1)} s${filled < BIG_BUFFER_EVENTS ? ' (stopped at the time limit)' : ''}`,
     )
     const bodies = rows.slice(0, 50).map((r) => gzipSync(`[${r.map((e) => e.text).join(',')}]`))
-    // The parse worker is a second V8 isolate (with its own tsx loader in a source checkout):
-    // measured with and without it.
-    const runs: Array<[Sync, number]> = [
-      ['full', 1],
-      ['normal', 1],
-      ['full', 0],
+    // Each parse worker is one more V8 isolate; a source checkout also runs tsx's loader (a
+    // thread of its own) beside the main thread. Measured both ways, and as a build runs.
+    const compiled = compiledRelay()
+    const runs: Array<[Sync, number, boolean]> = [
+      ['full', 1, false],
+      ['normal', 1, false],
+      ['full', 0, false],
     ]
-    for (const [sync, workers] of runs) {
+    if (compiled) runs.push(['full', 1, true], ['normal', 1, true], ['full', 0, true])
+    for (const [sync, workers, build] of runs) {
       const openStarted = performance.now()
-      const relay = await startRelay(
-        dir,
-        sync,
-        '-',
-        `intake: {parse_workers: ${workers}}`,
-        ', integrity_check: quick',
-      )
+      const extra = `intake: {parse_workers: ${workers}}`
+      const relay = build
+        ? await startCompiledRelay(compiled!, dir, sync, extra, ', integrity_check: quick')
+        : await startRelay(dir, sync, '-', extra, ', integrity_check: quick').then((r) => ({
+            ...r.ready,
+            stop: () => stopRelay(r),
+          }))
       const openSeconds = (performance.now() - openStarted) / 1000
       try {
         // Some intake on top, so the figure includes a working relay, not an idle one.
         for (const body of bodies) {
-          const res = await request(`${relay.ready.url}/v1/logs`, {
+          const res = await request(`${relay.url}/v1/logs`, {
             method: 'POST',
             headers: { 'content-encoding': 'gzip' },
             body,
           })
           await res.body.dump()
         }
-        const status = await relayStatus(relay.ready.url)
+        const status = await relayStatus(relay.url)
         console.log(
-          `   1M buffer, sync ${sync.padEnd(6)}, ${workers} parse worker(s): relay RSS ${mb(rssOf(relay.ready.pid))} with ${fmt(status.buffer.events)} events buffered (goal <= 150 MB); start with quick_check took ${openSeconds.toFixed(1)} s`,
+          `   1M buffer, sync ${sync.padEnd(6)}, ${workers} parse worker(s), ${build ? 'bundled JS as built' : 'source checkout, tsx'}: relay RSS ${mb(rssOf(relay.pid))} with ${fmt(status.buffer.events)} events buffered (goal <= 150 MB); start with quick_check took ${openSeconds.toFixed(1)} s`,
         )
       } finally {
-        await stopRelay(relay)
+        await relay.stop()
       }
     }
   } finally {
