@@ -9,7 +9,7 @@
 import { parseError, type RegoError, RegoErrors } from '../errors.js'
 import { attachAnnotations } from './annotations.js'
 import type { Body, Expr, Head, Import, Location, Module, Package, RefTerm, Rule, Term } from './ast.js'
-import { copyHead } from './copy.js'
+import { copyHead, copyTerm } from './copy.js'
 import { ParseAbort, type ParseOptions, Parser } from './parser.js'
 import { FUTURE_KEYWORDS, isKeywordKind, T } from './tokens.js'
 
@@ -451,30 +451,39 @@ export class ModuleParser extends Parser {
   /** else := "else" [ (":=" | "=") term ] [ ["if"] body-or-literal ] [ else ] */
   private parseElse(original: Head): Rule {
     const loc = this.loc()
-    const head = copyHead(original)
-    delete head.generatedValue
-    delete head.keywords
+    const k = this.kindAt(this.i + 1)
+    const generated = k === T.LBrace || k === T.If
+    // A copy of the head without the keys an else branch does not inherit, keeping the others in
+    // their order. Building it afresh (rather than deleting keys) keeps it a fast-mode object.
+    const dropAssign = generated || k === T.Unify
+    const copy: Record<string, unknown> = {}
+    for (const key of Object.keys(original) as Array<keyof Head>) {
+      if (key === 'generatedValue' || key === 'keywords' || (dropAssign && key === 'assign')) continue
+      const value = original[key]
+      if (key === 'ref' || key === 'args') copy[key] = (value as Term[]).map(copyTerm)
+      else if (key === 'key' || key === 'value') copy[key] = copyTerm(value as Term)
+      else copy[key] = value
+    }
+    const head = copy as unknown as Head
     if (head.args) head.args = head.args.map((a) => this.renameWildcards(a))
     head.location = loc
-    const rule: Rule = { type: 'rule', head, body: [], location: loc }
     this.advance()
-    const k = this.peek()
-    if (k === T.LBrace || k === T.If) {
+    if (generated) {
       head.generatedValue = true
       head.value = { type: 'boolean', value: true }
-      delete head.assign
     } else if (k === T.Assign || k === T.Unify) {
       if (k === T.Assign) head.assign = true
-      else delete head.assign
       this.advance()
       head.value = this.parseInExpr(true)
       head.location = this.span(loc)
     } else {
       this.unexpected('expected else value term or rule body')
     }
+    let body: Body
+    let generatedBody = false
     if (this.peek() !== T.If && this.peek() !== T.LBrace) {
-      rule.body = [trueExpr(loc)]
-      rule.generatedBody = true
+      body = [trueExpr(loc)]
+      generatedBody = true
     } else {
       if (this.peek() === T.If) {
         head.keywords = { if: true, contains: false }
@@ -482,16 +491,23 @@ export class ModuleParser extends Parser {
       }
       if (this.peek() === T.LBrace) {
         this.advance()
-        rule.body = this.parseBody()
+        body = this.parseBody()
       } else if (this.peek() !== T.EOF) {
-        rule.body = [this.parseLiteral()]
+        body = [this.parseLiteral()]
       } else {
         this.unexpected('rule body expected')
       }
     }
-    if (this.peek() === T.Else && !this.keywordStartsRef()) rule.else = this.parseElse(original)
-    rule.location = this.span(loc)
-    return rule
+    const next = this.peek() === T.Else && !this.keywordStartsRef() ? this.parseElse(original) : undefined
+    const location = this.span(loc)
+    if (next) {
+      return generatedBody
+        ? { type: 'rule', head, body, location, generatedBody: true, else: next }
+        : { type: 'rule', head, body, location, else: next }
+    }
+    return generatedBody
+      ? { type: 'rule', head, body, location, generatedBody: true }
+      : { type: 'rule', head, body, location }
   }
 
   private renameWildcards(term: Term): Term {
