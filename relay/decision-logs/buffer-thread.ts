@@ -49,6 +49,12 @@ export class BufferThread {
   /** In-flight batches returned to pending when the buffer was opened. */
   readonly recoveredBatches: number
 
+  /**
+   * Why the buffer cannot be used although nobody closed it (its thread died), for readiness:
+   * the relay then answers 503 to intake and should be restarted.
+   */
+  failure: string | undefined
+
   private readonly worker: Worker
   private readonly stats_: Float64Array
   private readonly pending = new Map<number, Pending>()
@@ -93,7 +99,10 @@ export class BufferThread {
     this.worker.on('error', (err) => this.logger.error({ err }, 'decision-log buffer thread failed'))
     this.worker.on('exit', (code) => {
       this.exited = true
-      if (!this.closed) this.logger.error({ code }, 'decision-log buffer thread exited')
+      if (!this.closed) {
+        this.failure = `the decision-log buffer thread exited (code ${code}); intake answers 503`
+        this.logger.error({ code }, 'decision-log buffer thread exited')
+      }
       const err = Object.assign(new Error('the decision-log buffer is closed'), { code: 'SQLITE_CANTOPEN' })
       for (const p of this.pending.values()) p.reject(err)
       this.pending.clear()

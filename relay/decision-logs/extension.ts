@@ -108,6 +108,6 @@ export const decisionLogsExtension: RelayExtensionFactory = (context): RelayExte
       await logs.stop()
     },
     status: () => ({ enabled: true, ...logs.status() }),
-    ready: () => (stopped ? 'decision-log buffer closed' : undefined),
+    ready: () => (stopped ? 'decision-log buffer closed' : logs.buffer.failure),
   }
 }

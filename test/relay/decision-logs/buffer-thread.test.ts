@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Worker } from 'node:worker_threads'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createLogger } from '../../../core/log.js'
 import { BufferThread } from '../../../relay/decision-logs/buffer-thread.js'
@@ -66,6 +67,17 @@ describe('BufferThread', () => {
       status: 400,
     })
     expect(thread.stats().events).toBe(2)
+  })
+
+  it('reports a buffer thread that died as a failure and answers appends with a transient error', async () => {
+    thread = BufferThread.open(options(join(dir, 'd.db')), logger)
+    expect(thread.failure).toBeUndefined()
+    // A crash of the thread, as an uncaught error or a native fault would end it.
+    await (thread as unknown as { worker: Worker }).worker.terminate()
+    await expect.poll(() => thread!.failure).toMatch(/buffer thread exited/)
+    await expect(thread.append(spans(makeEvents('d', 0, 1)))).rejects.toMatchObject({
+      code: 'SQLITE_CANTOPEN',
+    })
   })
 
   it('answers with a transient error once closed, and keeps what it committed', async () => {
