@@ -136,8 +136,9 @@ describe('DecisionBuffer', () => {
     const buffer = DecisionBuffer.open(options({ maxBytes: 1e9 }))
     // Group sizes around the rows-per-statement chunk (64), so full and partial chunks mix.
     const sizes = [1, 63, 64, 65, 130, 7]
-    let next = 0
-    buffer.appendGroups(sizes.map((n) => events((next += n) - n, n)))
+    const starts = sizes.map((_, k) => sizes.slice(0, k).reduce((a, b) => a + b, 0))
+    const next = sizes.reduce((a, b) => a + b, 0)
+    buffer.appendGroups(sizes.map((n, k) => events(starts[k]!, n)))
     buffer.close()
     const db = new Database(join(dir, 'decision-logs.db'), { readonly: true })
     expect(db.pragma('page_size', { simple: true })).toBe(16384)
