@@ -19,6 +19,8 @@ export interface ServiceDatabase {
   dialect: SqlDialect
   /** Where it lives, without credentials: a file path or `postgres://host:port/db`. */
   location: string
+  /** The PostgreSQL schema worked in, when one was given. */
+  schema?: string
   close(): Promise<void>
 }
 
@@ -88,5 +90,5 @@ async function openPostgres(options: OpenDatabaseOptions): Promise<ServiceDataba
   pool.on('error', () => {})
   const db = new Kysely<ServiceTables>({ dialect: new PostgresDialect({ pool }) })
   const location = `postgres://${url.host}${url.pathname}${schema ? `?schema=${schema}` : ''}`
-  return { db, dialect: 'postgres', location, close: () => db.destroy() }
+  return { db, dialect: 'postgres', location, schema, close: () => db.destroy() }
 }

@@ -25,6 +25,9 @@ function migratorFor(database: ServiceDatabase): Migrator {
     provider,
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,
+    // NOTE(store): Kysely looks its tables up by name across schemas; without the schema named,
+    // a run in one schema can see another's lock table and skip creating its own.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
   })
 }
 
