@@ -189,8 +189,13 @@ export class TokenCursor {
     )
   }
 
-  /** A location that starts where `from` starts and ends at `end` (default: the last consumed token). */
+  /**
+   * A location that starts where `from` starts and ends at `end` (default: the last consumed token).
+   * When `from` already ends there (a call's operator `f` in `f(x)`, a head that is just a name),
+   * it is `from` itself: locations are never changed in place, so equal ones can be shared.
+   */
   protected span(from: Location, end = this.lastEnd): Location {
+    if (from instanceof SourceLocation && from.end === end) return from
     return new SourceLocation(this.text, from.file, from.row, from.col, from.offset, end)
   }
 

@@ -499,7 +499,8 @@ export class ModuleParser extends Parser {
       }
     }
     const next = this.peek() === T.Else && !this.keywordStartsRef() ? this.parseElse(original) : undefined
-    const location = this.span(loc)
+    // The head starts where the branch starts: an `else := v` without a body shares its location.
+    const location = this.span(head.location ?? loc)
     if (next) {
       return generatedBody
         ? { type: 'rule', head, body, location, generatedBody: true, else: next }
