@@ -49,7 +49,7 @@ export function bundleFastPath(options: {
     const requestId = typeof offered === 'string' && ACCEPTABLE_ID.test(offered) ? offered : randomUUID()
     const prefer = headers.prefer
     const waitSeconds = parseWaitSeconds(Array.isArray(prefer) ? prefer.join(',') : prefer)
-    const finish = (answer: BundleAnswer) => {
+    const finish = (answer: BundleAnswer, held = false) => {
       if (res.destroyed) return // the agent went away while held
       if (answer.status === 503) {
         metrics.longPollRejected.inc()
@@ -69,7 +69,16 @@ export function bundleFastPath(options: {
           'Content-Length': answer.served.bytes.byteLength,
           'X-Request-Id': requestId,
         })
-        res.end(answer.served.bytes)
+        if (held) {
+          // A promotion answers every held poll in one pass of microtasks: send all the headers
+          // first and the bodies after, so the last agent hears of the new bundle at once instead
+          // of after a thousand bundle copies have been written ahead of it.
+          res.flushHeaders()
+          const bytes = answer.served.bytes
+          setImmediate(() => res.end(bytes))
+        } else {
+          res.end(answer.served.bytes)
+        }
       }
       const code = String(answer.status)
       if (answer.status !== 503) metrics.agentBundleResponses.inc({ bundle: state.target.name, code })
@@ -98,7 +107,7 @@ export function bundleFastPath(options: {
       waitSeconds,
       options.maxWaitSeconds,
       abort.signal,
-    ).then(finish)
+    ).then((answer) => finish(answer, true))
     return true
   }
 }
