@@ -6,6 +6,7 @@
  */
 import { compileError, type RegoError, RegoErrors } from '../errors.js'
 import type { Body, Import, Location, Module, Package, Rule, Term } from '../syntax/ast.js'
+import { copyModule } from '../syntax/copy.js'
 import { type BuiltinInfo, type BuiltinLookup, withLanguageBuiltins } from './builtin-info.js'
 import { LocalVarGenerator } from './local-vars.js'
 import type { RuleIndex } from './rule-index.js'
@@ -30,7 +31,7 @@ import { rewriteRefsInHead } from './stages/rewrite-refs-in-head.js'
 import { rewriteRuleHeadRefs } from './stages/rewrite-rule-head-refs.js'
 import { rewriteTemplateStrings } from './stages/rewrite-template-strings.js'
 import { rewriteWithModifiers } from './stages/rewrite-with-modifiers.js'
-import { copy, refName } from './terms.js'
+import { refName } from './terms.js'
 
 /** Options of one compilation. */
 export interface CompilerOptions {
@@ -138,7 +139,7 @@ export class Compiler {
   /** Compiles `modules` (name → module). Throws `RegoErrors` on failure. */
   compile(modules: Map<string, Module> | Record<string, Module>): this {
     const entries = modules instanceof Map ? [...modules] : Object.entries(modules)
-    this.modules = new Map(entries.map(([name, m]) => [name, copy(m)]))
+    this.modules = new Map(entries.map(([name, m]) => [name, copyModule(m)]))
     this.sorted = [...this.modules.keys()].sort()
     for (const stage of STAGES) {
       const start = process.hrtime.bigint()

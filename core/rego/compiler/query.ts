@@ -5,6 +5,7 @@
  */
 import { compileError, type RegoError, RegoErrors } from '../errors.js'
 import type { Body, Expr, Term } from '../syntax/ast.js'
+import { copyBody } from '../syntax/copy.js'
 import {
   type CompiledQuery,
   type Compiler,
@@ -34,14 +35,14 @@ import { rewriteQueryLocalVars } from './stages/rewrite-local-vars.js'
 import { erasePrintCalls, rewritePrintCallsInBody } from './stages/rewrite-print-calls.js'
 import { rewriteTemplateStringsInBody } from './stages/rewrite-template-strings.js'
 import { rewriteWithModifiersInBody } from './stages/rewrite-with-modifiers.js'
-import { copy, isAssignment, isEquality, operatorTerm, refName, varTerm, walkTerms } from './terms.js'
+import { isAssignment, isEquality, operatorTerm, refName, varTerm, walkTerms } from './terms.js'
 
 type QueryStage = (state: { body: Body; rewritten: Map<string, string> }) => RegoError[]
 
 /** Compiles `query` in the context of `c`; throws `RegoErrors` on failure. */
 export function compileQuery(c: Compiler, query: Body, ctx: QueryContext = {}): CompiledQuery {
   if (query.length === 0) throw new RegoErrors([compileError(undefined, 'empty query cannot be compiled')])
-  const state = { body: copy(query), rewritten: new Map<string, string>() }
+  const state = { body: copyBody(query), rewritten: new Map<string, string>() }
   let exprs: QueryExprInfo[] = query.map((e) => ({
     text: e.location?.text ?? '',
     location: e.location,
@@ -134,7 +135,7 @@ function captureValues(c: Compiler, body: Body, original: Body): QueryExprInfo[]
   const extra: Body = []
   let n = 0
   for (const [i, expr] of body.entries()) {
-    // Copies lose the parser's lazy `text`; the original expression still has it.
+    // The original expression's location (the copy shares it; rewritten ones may not have one).
     const loc = original[i]?.location ?? expr.location
     const info: QueryExprInfo = { text: loc?.text ?? '', location: loc, capture: undefined }
     infos.push(info)

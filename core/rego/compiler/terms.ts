@@ -219,11 +219,6 @@ export function requiresEval(t: Term | undefined): boolean {
   return t !== undefined && (containsRefs(t) || containsComprehensions(t))
 }
 
-/** Deep copy of any AST node. */
-export function copy<T>(node: T): T {
-  return structuredClone(node)
-}
-
 type Visitable = Term | Expr | Body | With | SomeDecl | Every | Term[]
 
 /**

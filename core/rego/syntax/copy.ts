@@ -3,7 +3,7 @@
  * on large trees and keep locations as they are (locations are shared, never mutated in place, and
  * `structuredClone` would drop their lazily computed `text`).
  */
-import type { Body, Expr, Head, Rule, Term } from './ast.js'
+import type { Body, Expr, Head, Import, Module, Package, Rule, Term } from './ast.js'
 
 /** A deep copy of a rule head. */
 export function copyHead(head: Head): Head {
@@ -81,4 +81,30 @@ export function copyRule(rule: Rule): Rule {
   if (rule.else) out.else = copyRule(rule.else)
   if (rule.annotations) out.annotations = [...rule.annotations]
   return out
+}
+
+/** A deep copy of a package statement. */
+export function copyPackage(pkg: Package): Package {
+  return { ...pkg, path: pkg.path.map(copyTerm) }
+}
+
+/** A deep copy of an import statement. */
+export function copyImport(imp: Import): Import {
+  return { ...imp, path: copyTerm(imp.path) }
+}
+
+/**
+ * A deep copy of a module: package, imports and rules are copied; annotations and comments are
+ * shared (nothing changes them in place, and a rule's annotations stay the same objects as the
+ * module's, as the metadata lookups expect).
+ */
+export function copyModule(m: Module): Module {
+  return {
+    ...m,
+    package: copyPackage(m.package),
+    imports: m.imports.map(copyImport),
+    rules: m.rules.map(copyRule),
+    annotations: [...m.annotations],
+    comments: [...m.comments],
+  }
 }

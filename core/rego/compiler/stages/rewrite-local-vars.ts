@@ -6,6 +6,7 @@
  */
 import { compileError, type RegoError } from '../../errors.js'
 import type { Body, Expr, Rule, Term, With } from '../../syntax/ast.js'
+import { copyExpr, copyTerm } from '../../syntax/copy.js'
 import type { Compiler } from '../compiler.js'
 import type { LocalVarGenerator } from '../local-vars.js'
 import { outputVarsForExprEq } from '../safety.js'
@@ -189,7 +190,7 @@ export class LocalVarRewriter {
     stack: LocalDeclaredVars,
     expr: Expr & { terms: { type: 'every' } },
   ): Expr | undefined {
-    const e: Expr = structuredClone(expr)
+    const e: Expr = copyExpr(expr)
     const every = e.terms as Extract<Expr['terms'], { type: 'every' }>
     this.rewriteTermRecursive(stack, every.domain)
     stack.push()
@@ -221,7 +222,7 @@ export class LocalVarRewriter {
     stack: LocalDeclaredVars,
     expr: Expr & { terms: { type: 'somedecl' } },
   ): Expr | undefined {
-    const e: Expr = structuredClone(expr)
+    const e: Expr = copyExpr(expr)
     const decl = e.terms as Extract<Expr['terms'], { type: 'somedecl' }>
     for (const sym of decl.symbols) {
       if (sym.type === 'var') {
@@ -491,7 +492,7 @@ export function rewriteLocalVars(c: Compiler): void {
       if (c.options.strict && rule.head.args) for (const v of varsOf(rule.head.args)) strictArgs.add(v)
       if (rule.head.args) rw.rewriteArgs(argsStack, rule.head.args)
       for (let r: Rule | undefined = rule.else; r; r = r.else) {
-        if (rule.head.args) r.head.args = structuredClone(rule.head.args)
+        if (rule.head.args) r.head.args = rule.head.args.map(copyTerm)
       }
       for (let r: Rule | undefined = rule; r; r = r.else) {
         const stack = rewriteLocalVarsInRule(rw, r, strictArgs, argsStack)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { copyBody, copyRule, copyTerm } from '../../../../core/rego/syntax/copy.js'
+import { copyBody, copyModule, copyRule, copyTerm } from '../../../../core/rego/syntax/copy.js'
 import { parseModule } from '../../../../core/rego/syntax/module-parser.js'
 import { parseTermText } from '../../../../core/rego/syntax/query.js'
 import { json } from './helpers.js'
@@ -24,5 +24,20 @@ describe('AST copies', () => {
     expect(c).not.toBe(t)
     expect(c.location?.text).toBe('[1, {"k": input.v}]')
     expect(copyBody([])).toEqual([])
+  })
+
+  it('copy modules: package, imports and rules are new objects, annotations are shared', () => {
+    const m = parseModule(
+      'package a.b\nimport data.x.y as z\n# METADATA\n# title: P\np contains 1 if input.q\n',
+      { file: 'm.rego' },
+    )
+    const c = copyModule(m)
+    expect(json(c)).toEqual(json(m))
+    expect(c.package.path[1]).not.toBe(m.package.path[1])
+    expect(c.imports[0]?.path).not.toBe(m.imports[0]?.path)
+    expect(c.rules[0]).not.toBe(m.rules[0])
+    expect(c.rules[0]?.annotations?.[0]).toBe(m.annotations[0])
+    ;(c.package.path[1] as { value: string }).value = 'changed'
+    expect((m.package.path[1] as { value: string }).value).toBe('a')
   })
 })
