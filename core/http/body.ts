@@ -71,10 +71,11 @@ export async function readRawBody(c: Context, maxBytes: number, hint?: string): 
 
 // On @hono/node-server the Node request stream is read directly: wrapping it in a web stream
 // first costs more than the rest of a small request. Elsewhere (app.request in tests) the
-// web stream is all there is.
+// web stream is all there is. Nothing may touch `c.req.raw.bodyUsed` first: on the Node server
+// that getter builds the full web Request, which costs as much as reading the body.
 function bodyChunks(c: Context): AsyncIterable<Uint8Array> | Iterable<Uint8Array> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
-  if (incoming && !incoming.readableEnded && !c.req.raw.bodyUsed) return incoming
+  if (incoming && !incoming.readableDidRead && !incoming.readableEnded) return incoming
   const stream = c.req.raw.body
   if (!stream) return []
   return (async function* () {
