@@ -3,10 +3,11 @@
  * tenant 2) compiled in process (partial evaluation alone, then the whole pipeline for PostgreSQL and
  * UCAST), how cost grows with the number of rules (10, 100, 1,000) and of unknown tables, and over HTTP
  * on 127.0.0.1: a bare Hono route answering fixed JSON (the baseline), the compile routes in this
- * process, and a real `regent relay` process serving the policy from a bundle it pulled.
+ * process, and real `regent relay` processes serving the policy from a bundle they pulled: one as a
+ * build ships it (bundled JavaScript) and one as a source checkout runs it (TypeScript through tsx).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,6 +23,7 @@ import { createLogger } from '../../core/log.js'
 import { parseModule, partialEvaluate } from '../../core/rego/index.js'
 import { fromJS } from '../../core/rego/values/index.js'
 import { startFaultUpstream } from '../support/fault-upstream.js'
+import { builtEntry } from './built.js'
 
 const BIN = fileURLToPath(new URL('../../bin/regent.js', import.meta.url))
 
@@ -64,7 +66,7 @@ function percentile(sorted: number[], p: number): number {
 
 function line(label: string, rate: number, unit: string, p50: string, p99: string): void {
   console.log(
-    `   ${label.padEnd(48)} ${Math.round(rate).toString().padStart(8)} ${unit}  p50 ${p50}  p99 ${p99}`,
+    `   ${label.padEnd(60)} ${Math.round(rate).toString().padStart(8)} ${unit}  p50 ${p50}  p99 ${p99}`,
   )
 }
 
@@ -89,7 +91,7 @@ async function timeLoop(label: string, iterations: number, fn: () => unknown, ma
   )
 }
 
-/** 4,000 requests (at most 20 s) over `concurrency` keep-alive connections. */
+/** 10,000 requests (at most 20 s) over `concurrency` keep-alive connections. */
 async function httpLoop(
   label: string,
   url: string,
@@ -98,7 +100,7 @@ async function httpLoop(
   concurrency = 8,
 ) {
   const agent = new Agent({ connections: concurrency })
-  const requests = 4000
+  const requests = 10_000
   const samples: number[] = []
   const deadline = performance.now() + 20_000
   let next = 0
@@ -207,7 +209,11 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what:
 }
 
 /** A `regent relay` process pulling the tickets bundle from a local upstream. */
-async function startRelay(dir: string, upstreamUrl: string): Promise<{ url: string; child: ChildProcess }> {
+async function startRelay(
+  dir: string,
+  upstreamUrl: string,
+  script: string,
+): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort()
   const config = join(dir, 'relay.yaml')
   writeFileSync(
@@ -216,7 +222,7 @@ async function startRelay(dir: string, upstreamUrl: string): Promise<{ url: stri
   )
   const child = spawn(
     process.execPath,
-    [BIN, 'relay', '-c', config, '--addr', `127.0.0.1:${port}`, '--data-dir', join(dir, 'relay-data')],
+    [script, 'relay', '-c', config, '--addr', `127.0.0.1:${port}`, '--data-dir', join(dir, 'relay-data')],
     { stdio: 'ignore', env: { ...process.env, REGENT_LOG_LEVEL: 'warn' } },
   )
   const url = `http://127.0.0.1:${port}`
@@ -235,7 +241,7 @@ async function startRelay(dir: string, upstreamUrl: string): Promise<{ url: stri
 }
 
 async function overHttp(): Promise<void> {
-  console.log('over HTTP on 127.0.0.1 (4,000 requests each):')
+  console.log('over HTTP on 127.0.0.1 (10,000 requests each, at most 20 s):')
   const logger = createLogger({ level: 'warn' })
   const bare = new Hono()
   bare.post('/fixed', (c) => c.json({ result: { query: "WHERE tickets.tenant = E'2'" } }))
@@ -256,7 +262,7 @@ async function overHttp(): Promise<void> {
   })
   const dir = mkdtempSync(join(tmpdir(), 'regent-compile-bench-'))
   const upstream = await startFaultUpstream()
-  let relay: { url: string; child: ChildProcess } | undefined
+  const relays: Array<{ label: string; url: string; child: ChildProcess }> = []
   try {
     const bytes = await writeBundle(
       bundleFromParts({
@@ -266,7 +272,17 @@ async function overHttp(): Promise<void> {
       }),
     )
     upstream.setBundle('/v1/bundles/tickets', bytes, '"t1"')
-    relay = await startRelay(dir, upstream.url)
+    // The relay as a build ships it, and as a source checkout runs it (through tsx).
+    const built = builtEntry('cli/main.ts', 'regent.mjs')
+    for (const [label, script] of [
+      ['regent relay process (as built)', built],
+      ['regent relay process (source, tsx)', BIN],
+    ] as const) {
+      if (!script) continue
+      const home = join(dir, String(relays.length))
+      mkdirSync(home)
+      relays.push({ label, ...(await startRelay(home, upstream.url, script)) })
+    }
     const url = (base: string) => `${base}/v1/compile/filters/include`
     for (const concurrency of [1, 8]) {
       await httpLoop(
@@ -283,19 +299,15 @@ async function overHttp(): Promise<void> {
         BODY,
         concurrency,
       )
-      await httpLoop('regent relay process, postgresql', url(relay.url), { Accept: SQL }, BODY, concurrency)
-      await httpLoop(
-        'regent relay process, ucast prisma',
-        url(relay.url),
-        { Accept: UCAST },
-        BODY,
-        concurrency,
-      )
+      for (const relay of relays) {
+        await httpLoop(`${relay.label}, postgresql`, url(relay.url), { Accept: SQL }, BODY, concurrency)
+        await httpLoop(`${relay.label}, ucast prisma`, url(relay.url), { Accept: UCAST }, BODY, concurrency)
+      }
     }
   } finally {
-    if (relay) {
+    for (const relay of relays) {
       relay.child.kill('SIGTERM')
-      await new Promise((r) => relay?.child.once('exit', r))
+      await new Promise((r) => relay.child.once('exit', r))
     }
     await upstream.stop()
     await compileServer.stop()

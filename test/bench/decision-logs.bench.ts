@@ -10,9 +10,8 @@
  * Every loop is bounded in count and time.
  */
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,7 +22,8 @@ import type { DecisionLogsStatus } from '../../relay/decision-logs/index.js'
 import { splitEvents } from '../../relay/decision-logs/split-events.js'
 import { DecisionBuffer, type RawEvent } from '../../store/decision-buffer/index.js'
 import { makeEvent } from '../support/logs-agent.js'
-import { ROOT, type StartedChild, startTsChild } from '../support/logs-child.js'
+import { type StartedChild, startTsChild } from '../support/logs-child.js'
+import { builtEntry } from './built.js'
 
 const RELAY = 'test/support/decision-logs-relay.ts'
 const EVENTS_PER_REQUEST = 100
@@ -224,36 +224,9 @@ async function measureForwarding(
   }
 }
 
-/**
- * The test relay as plain JavaScript, as a build ships it (no tsx loader in the process nor in
- * its workers): bundled with esbuild (tsx's compiler) under node_modules/.cache, where Node finds
- * the packages, with each worker module beside it as start-worker.ts expects in a build.
- */
+/** The test relay as plain JavaScript, as a build ships it (see built.ts). */
 function compiledRelay(): string | undefined {
-  let esbuild: { buildSync(options: Record<string, unknown>): unknown }
-  try {
-    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))
-    esbuild = fromTsx('esbuild') as typeof esbuild
-  } catch {
-    return undefined
-  }
-  const out = join(ROOT, 'node_modules', '.cache', 'regent-bench')
-  mkdirSync(out, { recursive: true })
-  const build = (entry: string, file: string) =>
-    esbuild.buildSync({
-      entryPoints: [join(ROOT, entry)],
-      outfile: join(out, file),
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      logLevel: 'silent',
-    })
-  build(RELAY, 'relay.mjs')
-  build('relay/decision-logs/buffer-worker.ts', 'buffer-worker.js')
-  build('relay/decision-logs/parse-worker.ts', 'parse-worker.js')
-  return join(out, 'relay.mjs')
+  return builtEntry(RELAY, 'relay.mjs')
 }
 
 /** Starts the compiled relay (see compiledRelay) with plain node; resolves once it listens. */

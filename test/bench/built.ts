@@ -1,0 +1,44 @@
+/**
+ * Regent as a build ships it, for benchmarks that start real processes: TypeScript run through
+ * tsx wraps every function in esbuild's `__name` helper (an `Object.defineProperty` per closure
+ * created), which costs several percent on hot paths that a build never pays. Bundled here with
+ * esbuild (tsx's compiler) under node_modules/.cache, where Node finds the packages, with the
+ * decision-log worker modules beside each entry as relay/decision-logs/start-worker.ts expects.
+ */
+import { mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { ROOT } from '../support/logs-child.js'
+
+const WORKERS = ['buffer-worker', 'parse-worker']
+
+/**
+ * Bundles `entry` (a path from the repository root) to `<cache>/<file>` and returns its path, or
+ * undefined when esbuild cannot be found.
+ * @example builtEntry('cli/main.ts', 'regent.mjs') // node_modules/.cache/regent-bench/regent.mjs
+ */
+export function builtEntry(entry: string, file: string): string | undefined {
+  let esbuild: { buildSync(options: Record<string, unknown>): unknown }
+  try {
+    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))
+    esbuild = fromTsx('esbuild') as typeof esbuild
+  } catch {
+    return undefined
+  }
+  const out = join(ROOT, 'node_modules', '.cache', 'regent-bench')
+  mkdirSync(out, { recursive: true })
+  const build = (from: string, to: string) =>
+    esbuild.buildSync({
+      entryPoints: [join(ROOT, from)],
+      outfile: join(out, to),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'silent',
+    })
+  build(entry, file)
+  for (const worker of WORKERS) build(`relay/decision-logs/${worker}.ts`, `${worker}.js`)
+  return join(out, file)
+}
