@@ -6,6 +6,7 @@
 import { compileError, type RegoError, RegoErrors } from '../errors.js'
 import type { Body, Expr, Term } from '../syntax/ast.js'
 import { copyBody } from '../syntax/copy.js'
+import { locationText } from '../syntax/source.js'
 import {
   type CompiledQuery,
   type Compiler,
@@ -44,7 +45,7 @@ export function compileQuery(c: Compiler, query: Body, ctx: QueryContext = {}): 
   if (query.length === 0) throw new RegoErrors([compileError(undefined, 'empty query cannot be compiled')])
   const state = { body: copyBody(query), rewritten: new Map<string, string>() }
   let exprs: QueryExprInfo[] = query.map((e) => ({
-    text: e.location?.text ?? '',
+    text: locationText(e.location) ?? '',
     location: e.location,
     capture: undefined,
   }))
@@ -137,7 +138,7 @@ function captureValues(c: Compiler, body: Body, original: Body): QueryExprInfo[]
   for (const [i, expr] of body.entries()) {
     // The original expression's location (the copy shares it; rewritten ones may not have one).
     const loc = original[i]?.location ?? expr.location
-    const info: QueryExprInfo = { text: loc?.text ?? '', location: loc, capture: undefined }
+    const info: QueryExprInfo = { text: locationText(loc) ?? '', location: loc, capture: undefined }
     infos.push(info)
     if (expr.negated || isAssignment(expr) || isEquality(expr)) continue
     const ts = expr.terms

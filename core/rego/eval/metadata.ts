@@ -8,6 +8,7 @@ import type { RegoMetadata } from '../builtins/context.js'
 import type { Compiler } from '../compiler/compiler.js'
 import { groundPrefix } from '../compiler/terms.js'
 import type { Annotations, Location, Module, Rule, Term } from '../syntax/ast.js'
+import { locationText } from '../syntax/source.js'
 import { fromJS, ObjectValue, type Value } from '../values/index.js'
 import { constantValue } from './prepare.js'
 
@@ -73,10 +74,8 @@ export function metadataLookup(c: Compiler): (location?: Location) => RegoMetada
     }
     for (const rule of module.rules) {
       const loc = rule.location
-      // The parser's locations carry `end`; plain ones (copies) may only have `text`.
-      const end =
-        (loc as (Location & { end?: number }) | undefined)?.end ??
-        (loc ? loc.offset + (loc.text?.length ?? 0) : 0)
+      // The parser's locations carry `end`; plain ones may only have `text`.
+      const end = loc?.end ?? (loc ? loc.offset + (locationText(loc)?.length ?? 0) : 0)
       if (loc) located.push({ rule, module, start: loc.offset, end })
       const path = key(rulePath(module, rule))
       for (const a of rule.annotations ?? []) {

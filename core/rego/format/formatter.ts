@@ -14,6 +14,7 @@ import { formatError, RegoErrors } from '../errors.js'
 import type { Body, Expr, Head, Import, Location, Module, Rule, SomeDecl, Term } from '../syntax/ast.js'
 import { parseModuleWithErrors } from '../syntax/module-parser.js'
 import type { ParseOptions } from '../syntax/parser.js'
+import { locationText } from '../syntax/source.js'
 import {
   compareImports,
   groundPrefix,
@@ -181,7 +182,7 @@ class ModulePrinter extends TermPrinter {
       const only = rule.body[0]
       if (rule.body.length === 1 && only && !isSetTerm(only) && !isEmptyObject(only)) {
         const headLoc = rule.head.location
-        const headEndRow = (headLoc?.row ?? 0) + newlines(headLoc?.text ?? '')
+        const headEndRow = (headLoc?.row ?? 0) + newlines(locationText(headLoc) ?? '')
         if (only.location?.row === headEndRow) {
           w.write(' ')
           this.expr(only)
@@ -208,7 +209,7 @@ class ModulePrinter extends TermPrinter {
   private elseRule(rule: Rule): void {
     const w = this.w
     const next = rule.else as Rule
-    const lines = (rule.location?.text ?? '').split('\n')
+    const lines = (locationText(rule.location) ?? '').split('\n')
     const rel = (next.location?.row ?? 0) - (rule.location?.row ?? 0)
     const wasInline = rel > 0 && rel < lines.length && !(lines[rel] ?? '').trim().startsWith('else')
     const commentAbove = w.nextCommentRow() < (next.location?.row ?? 0) || w.beforeEnd !== undefined
@@ -275,7 +276,7 @@ class ModulePrinter extends TermPrinter {
       const prev = body[i - 1]
       if (prev?.location && expr.location) {
         // Keep one blank line where the source had one; comments just above count as the start.
-        const lastRow = prev.location.row + newlines(prev.location.text ?? '')
+        const lastRow = prev.location.row + newlines(locationText(prev.location) ?? '')
         const nextComment = w.nextCommentRow()
         const start = nextComment > lastRow ? Math.min(expr.location.row, nextComment) : expr.location.row
         if (start > lastRow + 1) w.blankLine()

@@ -3,6 +3,7 @@
  * ref heads and composites were laid out in the source, and small predicates on expressions.
  */
 import type { Expr, Import, Location, Term } from '../syntax/ast.js'
+import { locationText } from '../syntax/source.js'
 
 /** Infix operators: builtin name to symbol and arity. */
 export const INFIX: Record<string, [string, number]> = {
@@ -67,7 +68,7 @@ export const V1_KEYWORDS = new Set([
 
 /** A string as written in the source (keeping its escapes or raw form), else JSON-quoted. */
 export function stringText(t: Extract<Term, { type: 'string' }>): string {
-  const text = t.location?.text
+  const text = locationText(t.location)
   if (text && (text.startsWith('"') || text.startsWith('`')) && text.length >= 2) return text
   return JSON.stringify(t.value)
 }
@@ -170,7 +171,7 @@ export function groupByRow(
       if (lines.length === 0) lines.push([])
       ;(lines[lines.length - 1] as Array<Term | [Term, Term]>).push(item)
     } else lines.push([item])
-    if (row !== undefined) lastRow = Math.max(lastRow, row + newlines(itemLoc(item)?.text ?? ''))
+    if (row !== undefined) lastRow = Math.max(lastRow, row + newlines(locationText(itemLoc(item)) ?? ''))
   }
   return lines.length ? lines : [[]]
 }
@@ -179,7 +180,7 @@ export function groupByRow(
 export function termsEndRow(expr: Expr): number {
   const loc = expr.location
   if (!loc) return 0
-  let text = loc.text ?? ''
+  let text = locationText(loc) ?? ''
   const first = expr.with?.[0]?.location
   if (first) {
     const off = first.offset - loc.offset

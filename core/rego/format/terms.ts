@@ -4,6 +4,7 @@
  * template strings. Statements and bodies are printed by the module printer in formatter.ts.
  */
 import type { Body, Expr, Location, Term } from '../syntax/ast.js'
+import { locationText } from '../syntax/source.js'
 import {
   groupByRow,
   INFIX,
@@ -151,15 +152,15 @@ export abstract class TermPrinter {
       if (lineStart && term.type === 'number' && term.value.startsWith('-')) w.write(`(${term.value})`)
       else print(this, term)
     } catch (err) {
-      if (!(err instanceof UnexpectedComment) || !term.location?.text) throw err
+      const text = locationText(term.location)
+      if (!(err instanceof UnexpectedComment) || !text) throw err
       w.out = saved.out
       w.level = saved.level
       w.inline = saved.inline
       w.head = saved.head
       w.beforeEnd = saved.beforeEnd
-      const loc = term.location
-      w.write(loc.text)
-      w.skipCommentsThrough(loc.row + newlines(loc.text))
+      w.write(text)
+      w.skipCommentsThrough((term.location as Location).row + newlines(text))
     }
   }
 
@@ -168,14 +169,14 @@ export abstract class TermPrinter {
     const [head, ...path] = ref
     if (!head) return
     if (head.type === 'call') {
-      const parens = head.location?.text?.startsWith('(') ?? false
+      const parens = locationText(head.location)?.startsWith('(') ?? false
       if (parens) w.write('(')
       this.call(head.value, false)
       if (parens) w.write(')')
     } else this.term(head)
     for (const t of path) {
       if (t.type === 'string') {
-        const quoted = t.location?.text?.startsWith('"') || t.location?.text?.startsWith('`')
+        const quoted = /^["`]/.test(locationText(t.location) ?? '')
         const keyword = V1_KEYWORDS.has(t.value)
         if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(t.value) && (!keyword || allowKeywords || !quoted))
           w.write(`.${t.value}`)
@@ -218,7 +219,7 @@ export abstract class TermPrinter {
       const firstLoc = first ? itemLoc(first) : undefined
       if (firstLoc) {
         const cut = firstLoc.offset - loc.offset
-        if (cut > 0 && (loc.text ?? '').slice(0, cut).includes('\n')) multiline = true
+        if (cut > 0 && (locationText(loc) ?? '').slice(0, cut).includes('\n')) multiline = true
       }
     }
     if (multiline) {
@@ -322,7 +323,7 @@ export abstract class TermPrinter {
         w.write('{')
         this.expr(part)
         w.write('}')
-      } else if (part.type === 'string' && !/^["`]/.test(part.location?.text ?? '')) {
+      } else if (part.type === 'string' && !/^["`]/.test(locationText(part.location) ?? '')) {
         const escaped = multi ? part.value : JSON.stringify(part.value).slice(1, -1)
         w.write(escaped.replaceAll('{', '\\{'))
       } else {

@@ -4,6 +4,7 @@
  * goes at the end of the output line), as `opa fmt` places them.
  */
 import type { Comment, Location } from '../syntax/ast.js'
+import { locationText } from '../syntax/source.js'
 
 /** Thrown when two comments would end the same output line; the caller falls back to source text. */
 export class UnexpectedComment extends Error {}
@@ -157,7 +158,7 @@ export function closingRow(
   skip?: [string, string],
 ): RowLocation {
   if (!loc) return { row: -1 }
-  const text = loc.text ?? ''
+  const text = locationText(loc) ?? ''
   let i = 0
   let offset = 0
   if (skip) {

@@ -17,13 +17,28 @@
  * here too because the formatter needs them; `toOpaJson` leaves them out.
  */
 
-/** A source position. `text` is the node's source text; `offset` is the byte offset of its start. */
+/**
+ * A source position: file, 1-based row and column, and `offset`, the index of its first character
+ * in the file. The located source text is read with `locationText` (syntax/source.ts): the parser's
+ * locations are plain objects that keep `end` and the shared `source` of their file and slice the
+ * text only when asked; locations made elsewhere (generated nodes, tests) may give `text` instead.
+ */
 export interface Location {
   file: string
   row: number
   col: number
-  text: string
   offset: number
+  /** End index (exclusive) of the located text in `source`. */
+  end?: number
+  /** The file the parser read (shared by all its locations; JSON and copies leave it out). */
+  source?: LocationSource
+  /** The located text, for locations that have no `source`. Read it with `locationText`. */
+  text?: string
+}
+
+/** What a parsed location keeps of its file: only the text, behind a getter (see `Source`). */
+export interface LocationSource {
+  readonly text: string
 }
 
 interface Located {

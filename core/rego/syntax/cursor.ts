@@ -9,7 +9,7 @@
 import { parseError, type RegoError } from '../errors.js'
 import type { Comment, Location } from './ast.js'
 import { type LexError, lex } from './lexer.js'
-import { Source, SourceLocation } from './source.js'
+import { Source } from './source.js'
 import { isKeywordKind, NL_BEFORE, T, TOKEN_NAMES, type TokenKind, WS_BEFORE } from './tokens.js'
 
 /** Options shared by every parse entry point. */
@@ -167,26 +167,26 @@ export class TokenCursor {
 
   /** The location of token `i`. */
   protected loc(i = this.i): Location {
-    return new SourceLocation(
-      this.text,
-      this.file,
-      this.rows[i] as number,
-      this.cols[i] as number,
-      this.starts[i] as number,
-      this.ends[i] as number,
-    )
+    return {
+      file: this.file,
+      row: this.rows[i] as number,
+      col: this.cols[i] as number,
+      offset: this.starts[i] as number,
+      end: this.ends[i] as number,
+      source: this.source,
+    }
   }
 
   /** A location from the start of token `tok` to `end` (default: the end of the last consumed token). */
   protected spanFrom(tok: number, end = this.lastEnd): Location {
-    return new SourceLocation(
-      this.text,
-      this.file,
-      this.rows[tok] as number,
-      this.cols[tok] as number,
-      this.starts[tok] as number,
+    return {
+      file: this.file,
+      row: this.rows[tok] as number,
+      col: this.cols[tok] as number,
+      offset: this.starts[tok] as number,
       end,
-    )
+      source: this.source,
+    }
   }
 
   /**
@@ -195,8 +195,8 @@ export class TokenCursor {
    * it is `from` itself: locations are never changed in place, so equal ones can be shared.
    */
   protected span(from: Location, end = this.lastEnd): Location {
-    if (from instanceof SourceLocation && from.end === end) return from
-    return new SourceLocation(this.text, from.file, from.row, from.col, from.offset, end)
+    if (from.source !== undefined && from.end === end) return from
+    return { file: from.file, row: from.row, col: from.col, offset: from.offset, end, source: this.source }
   }
 
   /** Goes back to an earlier position (`i`, `wildcard` and `depth` as read before trying a branch). */

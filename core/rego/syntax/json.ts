@@ -21,6 +21,7 @@ import type {
   Rule,
   Term,
 } from './ast.js'
+import { locationText } from './source.js'
 
 /** What optional parts to include. Comments are on by default (as in `opa parse`), locations off. */
 export interface OpaJsonOptions {
@@ -252,7 +253,10 @@ class JsonWriter {
       row: new LosslessNumber(String(l.row)),
       col: new LosslessNumber(String(l.col)),
     }
-    if (this.options.locationText && l.text) out.text = Buffer.from(l.text, 'utf8').toString('base64')
+    if (this.options.locationText) {
+      const text = locationText(l)
+      if (text) out.text = Buffer.from(text, 'utf8').toString('base64')
+    }
     return out
   }
 }

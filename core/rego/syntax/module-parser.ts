@@ -11,6 +11,7 @@ import { attachAnnotations } from './annotations.js'
 import type { Body, Expr, Head, Import, Location, Module, Package, RefTerm, Rule, Term } from './ast.js'
 import { copyHead, copyTerm } from './copy.js'
 import { ParseAbort, type ParseOptions, Parser } from './parser.js'
+import { locationText } from './source.js'
 import { FUTURE_KEYWORDS, isKeywordKind, T } from './tokens.js'
 
 /** The outcome of parsing one module: the module when it parsed, and the errors found. */
@@ -560,8 +561,8 @@ function isAmbiguousUnion(body: Body): boolean {
   const op = first.terms[0]
   return (
     op?.type === 'ref' &&
-    op.location?.text === '|' &&
-    !(first.location?.text ?? '').trimStart().startsWith('(')
+    locationText(op.location) === '|' &&
+    !(locationText(first.location) ?? '').trimStart().startsWith('(')
   )
 }
 
@@ -633,7 +634,9 @@ function refText(head: Head): string {
 }
 
 function termText(term: Term): string {
-  return term.location?.text ?? (term.type === 'var' || term.type === 'string' ? term.value : term.type)
+  return (
+    locationText(term.location) ?? (term.type === 'var' || term.type === 'string' ? term.value : term.type)
+  )
 }
 
 /**

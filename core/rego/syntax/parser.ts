@@ -22,7 +22,6 @@
 import type { Body, Every, Expr, ExprTerms, Location, SomeDecl, Term, With } from './ast.js'
 import { ParseAbort } from './cursor.js'
 import { operatorText } from './literals.js'
-import { SourceLocation } from './source.js'
 import { TermParser } from './term-parser.js'
 import { OPERATOR_BUILTINS, T, TOKEN_NAMES, type TokenKind } from './tokens.js'
 
@@ -112,7 +111,7 @@ export class Parser extends TermParser {
   /** True when `location` starts at token `tok` and ends at the last consumed token. */
   protected spans(location: Location, tok: number): boolean {
     return (
-      location instanceof SourceLocation &&
+      location.source !== undefined &&
       location.end === this.lastEnd &&
       location.offset === this.start(tok) &&
       location.row === this.rows[tok] &&

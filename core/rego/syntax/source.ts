@@ -2,7 +2,7 @@
  * A Rego source text with its file name, and the position helpers every stage needs: offsets to
  * rows and columns, the line under a location, and the caret excerpt shown under error messages.
  */
-import type { Location } from './ast.js'
+import type { Location, LocationSource } from './ast.js'
 
 /** The offending line and the caret position within it, as OPA's parser error `details`. */
 export interface Excerpt {
@@ -13,50 +13,43 @@ export interface Excerpt {
 }
 
 /**
- * A location whose `text` is sliced from the source only when read. Parsing a large policy creates
- * millions of locations; not materialising their text up front roughly halves the garbage the parser
- * produces. The source is held in a private field, so copies (spread, `structuredClone`, JSON) never
- * drag the whole file along; they keep `file`, `row`, `col` and `offset`.
+ * The source text of a location: sliced from its file when the parser made it (`source` and `end`),
+ * else the `text` it was given; undefined when neither is there (a location rebuilt by
+ * `structuredClone`, whose `source` has lost the text).
+ *
+ * The parser makes millions of locations for a large policy, so they are plain object literals
+ * (which V8 can allocate directly in the old generation) holding offsets and the shared `Source`,
+ * and their text is only sliced when asked for.
  */
-export class SourceLocation implements Location {
-  file: string
-  row: number
-  col: number
-  offset: number
-  /** End offset (exclusive) of the located text. */
-  end: number
-  #source: string
-
-  constructor(source: string, file: string, row: number, col: number, offset: number, end: number) {
-    this.file = file
-    this.row = row
-    this.col = col
-    this.offset = offset
-    this.end = end
-    this.#source = source
+export function locationText(location: Location | undefined): string | undefined {
+  if (location === undefined) return undefined
+  const source = location.source
+  if (source !== undefined && location.end !== undefined) {
+    const text = source.text as string | undefined
+    if (text !== undefined) return text.slice(location.offset, location.end)
   }
-
-  get text(): string {
-    return this.#source.slice(this.offset, this.end)
-  }
-
-  /** Replaces the text (rare: generated nodes); the location then describes `text` alone. */
-  set text(text: string) {
-    this.#source = text
-    this.offset = 0
-    this.end = text.length
-  }
+  return location.text
 }
 
 /** One source file. Row and column numbers are 1-based, as OPA reports them. */
-export class Source {
+export class Source implements LocationSource {
   readonly file: string
-  readonly text: string
+  /** The text, in a private field: copies of locations (spread, `structuredClone`) never hold it. */
+  readonly #text: string
   #lineStarts: number[] | undefined
 
   constructor(file: string, text: string) {
     this.file = file
-    this.text = text
+    this.#text = text
+  }
+
+  get text(): string {
+    return this.#text
+  }
+
+  /** Left out of JSON: `JSON.stringify` of a location gives its fields, not the whole file. */
+  toJSON(): undefined {
+    return undefined
   }
 
   /** Offsets at which each line starts (computed once, on first use). */
@@ -85,7 +78,7 @@ export class Source {
   /** A location covering `[start, end)`. */
   location(start: number, end: number): Location {
     const { row, col } = this.position(start)
-    return new SourceLocation(this.text, this.file, row, col, start, end)
+    return { file: this.file, row, col, offset: start, end, source: this }
   }
 
   /** The text of 1-based line `row`, without its line break. */

@@ -18,7 +18,6 @@ import type {
 } from './ast.js'
 import { ParseAbort, TokenCursor } from './cursor.js'
 import { isScalarType, numberTooBig, operatorText, unescapeTemplate } from './literals.js'
-import { SourceLocation } from './source.js'
 import { isKeywordKind, T, TOKEN_NAMES, type TokenKind } from './tokens.js'
 
 /** Parses terms; the operator ladder and bodies come from the subclass. */
@@ -96,14 +95,14 @@ export abstract class TermParser extends TokenCursor {
         this.advance()
         // As in OPA: the inner term's position, with the text widened to include the parentheses.
         const at = inner.location as Location
-        const location = new SourceLocation(
-          this.text,
-          at.file,
-          at.row,
-          at.col,
-          this.start(firstTok),
-          this.lastEnd,
-        )
+        const location: Location = {
+          file: at.file,
+          row: at.row,
+          col: at.col,
+          offset: this.start(firstTok),
+          end: this.lastEnd,
+          source: this.source,
+        }
         term = { ...inner, location }
         break
       }

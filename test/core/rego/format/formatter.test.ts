@@ -5,6 +5,7 @@ import { formatModule, formatSource } from '../../../../core/rego/format/formatt
 import type { Module } from '../../../../core/rego/syntax/ast.js'
 import { stringifyOpaJson } from '../../../../core/rego/syntax/json.js'
 import { parseModule, parseModuleWithErrors } from '../../../../core/rego/syntax/module-parser.js'
+import { locationText } from '../../../../core/rego/syntax/source.js'
 import { conformanceModules } from '../syntax/conformance-modules.js'
 
 const KITCHEN_SINK = readFileSync(new URL('./fixtures/kitchen-sink.rego', import.meta.url), 'utf8')
@@ -100,6 +101,8 @@ describe('formatter', () => {
 
   it('formats trees whose locations lost their text (structuredClone, generated nodes)', () => {
     const m = structuredClone(parseModule(KITCHEN_SINK, { file: 'k.rego' }))
+    expect(m.rules[0]?.location?.row).toBeGreaterThan(0)
+    expect(locationText(m.rules[0]?.location)).toBeUndefined()
     const out = formatModule(m)
     expect(astOf(parseModule(out))).toBe(astOf(parseModule(KITCHEN_SINK)))
   })

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { copyBody, copyModule, copyRule, copyTerm } from '../../../../core/rego/syntax/copy.js'
 import { parseModule } from '../../../../core/rego/syntax/module-parser.js'
 import { parseTermText } from '../../../../core/rego/syntax/query.js'
+import { locationText } from '../../../../core/rego/syntax/source.js'
 import { json } from './helpers.js'
 
 describe('AST copies', () => {
@@ -22,7 +23,7 @@ describe('AST copies', () => {
     const t = parseTermText('[1, {"k": input.v}]', { file: 'q.rego' })
     const c = copyTerm(t)
     expect(c).not.toBe(t)
-    expect(c.location?.text).toBe('[1, {"k": input.v}]')
+    expect(locationText(c.location)).toBe('[1, {"k": input.v}]')
     expect(copyBody([])).toEqual([])
   })
 

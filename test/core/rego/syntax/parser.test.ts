@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { stringifyOpaJson } from '../../../../core/rego/syntax/json.js'
 import { parseQuery } from '../../../../core/rego/syntax/query.js'
+import { locationText } from '../../../../core/rego/syntax/source.js'
 import { call, member2, member3, n, op, ref, s, terms, v } from './helpers.js'
 
 describe('terms', () => {
@@ -152,6 +153,7 @@ describe('bodies and literals', () => {
 
   it('records locations with row, column and source text', () => {
     const [, expr] = parseQuery('a\n  x := [1,\n 2]')
-    expect(expr?.location).toMatchObject({ row: 2, col: 3, text: 'x := [1,\n 2]' })
+    expect(expr?.location).toMatchObject({ row: 2, col: 3, offset: 4 })
+    expect(locationText(expr?.location)).toBe('x := [1,\n 2]')
   })
 })

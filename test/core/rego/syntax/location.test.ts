@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest'
+import { RegoErrors } from '../../../../core/rego/errors.js'
+import type { Location } from '../../../../core/rego/syntax/ast.js'
+import { copyTerm } from '../../../../core/rego/syntax/copy.js'
+import { stringifyOpaJson } from '../../../../core/rego/syntax/json.js'
+import { parseModule } from '../../../../core/rego/syntax/module-parser.js'
+import { parseTermText } from '../../../../core/rego/syntax/query.js'
+import { locationText } from '../../../../core/rego/syntax/source.js'
+
+const TEXT = 'package a\n\np := {"k": [1,\n  2]} if input.x\n'
+
+describe('locations', () => {
+  it('give row, column, offset and the located text', () => {
+    const m = parseModule(TEXT, { file: 'a.rego' })
+    const value = m.rules[0]?.head.value
+    expect(value?.location).toMatchObject({ file: 'a.rego', row: 3, col: 6, offset: 16 })
+    expect(locationText(value?.location)).toBe('{"k": [1,\n  2]}')
+    expect(locationText(m.package.location)).toBe('package a')
+  })
+
+  it('never carry the whole file into JSON or structuredClone', () => {
+    const m = parseModule(TEXT, { file: 'a.rego' })
+    const loc = m.rules[0]?.location as Location
+    expect(JSON.parse(JSON.stringify(loc))).toEqual({ file: 'a.rego', row: 3, col: 1, offset: 11, end: 42 })
+    expect(JSON.stringify(m)).not.toContain('package a')
+    const cloned = structuredClone(loc)
+    expect(JSON.stringify(cloned)).not.toContain('package a')
+    expect(cloned).toMatchObject({ file: 'a.rego', row: 3, col: 1, offset: 11 })
+    expect(locationText(cloned)).toBeUndefined()
+  })
+
+  it('keep their text through spreads and AST copies', () => {
+    const t = parseTermText('[1, 2]', { file: 'q.rego' })
+    expect(locationText({ ...(t.location as Location) })).toBe('[1, 2]')
+    expect(locationText(copyTerm(t).location)).toBe('[1, 2]')
+  })
+
+  it('made by hand (generated nodes) give their text', () => {
+    const loc: Location = { file: 'g.rego', row: 1, col: 1, offset: 0, text: 'x' }
+    expect(locationText(loc)).toBe('x')
+    expect(locationText(undefined)).toBeUndefined()
+    const json = stringifyOpaJson(
+      { type: 'var', value: 'x', location: loc },
+      { locations: true, locationText: true },
+    )
+    expect(JSON.parse(json)).toEqual({
+      type: 'var',
+      value: 'x',
+      location: { file: 'g.rego', row: 1, col: 1, text: 'eA==' },
+    })
+  })
+
+  it('put file:row:col and a caret excerpt in parse errors', () => {
+    let err: unknown
+    try {
+      parseModule('package a\n\np := ]\n', { file: 'bad.rego' })
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(RegoErrors)
+    const first = (err as RegoErrors).errors[0]
+    expect(String(first)).toBe('bad.rego:3:6: rego_parse_error: unexpected ] token\n\tp := ]\n\t     ^')
+  })
+
+  it('in OPA JSON give the text in base64', () => {
+    const m = parseModule(TEXT, { file: 'a.rego' })
+    const json = JSON.parse(stringifyOpaJson(m.package, { locations: true, locationText: true }))
+    expect(json.location).toEqual({
+      file: 'a.rego',
+      row: 1,
+      col: 1,
+      text: Buffer.from('package a').toString('base64'),
+    })
+  })
+})
