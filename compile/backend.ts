@@ -83,7 +83,12 @@ export class EngineBackend implements CompileBackend {
       nondeterministicBuiltins: request.nondeterministicBuiltins,
       ctx: this.#context(policy),
     })
-    return { queries: result.queries, support: result.support, metrics: result.metrics }
+    return {
+      queries: result.queries,
+      support: result.support,
+      metrics: result.metrics,
+      failedExpressions: result.failedExpressions,
+    }
   }
 
   async evaluate(request: EvaluationRequest): Promise<JsonValue | undefined> {

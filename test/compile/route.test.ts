@@ -48,6 +48,36 @@ describe('compile routes', () => {
     expect(r.text).toBe(`{"result":{"query":"WHERE fruits.colour = E'green'"}}\n`)
   })
 
+  it('hints at an input table that is neither given nor unknown, with the closest unknown', async () => {
+    const typo = {
+      'filters.rego': `package filters
+
+include if input.fruit.cost < 10
+include if input.fruits.colour == input.fav
+include if input.frutis.colour == "red"
+include if input.fav == "blue"
+`,
+    }
+    const r = await post(engineBackend(typo), filters, body)
+    expect(r.status).toBe(200)
+    expect(r.json).toEqual({
+      result: { query: "WHERE fruits.colour = E'green'" },
+      hints: [
+        {
+          message: 'input.fruit.cost undefined, did you mean input.fruits.cost?',
+          location: { file: 'filters.rego', row: 3, col: 12 },
+        },
+        {
+          message: 'input.frutis.colour undefined, did you mean input.fruits.colour?',
+          location: { file: 'filters.rego', row: 5, col: 12 },
+        },
+      ],
+    })
+    // No hint when every failing expression reads what the request gave (input.fav is "green").
+    const clean = await post(engineBackend(POLICY), filters, body)
+    expect(clean.json.hints).toBeUndefined()
+  })
+
   it('answers unconditional allow and deny in each shape', async () => {
     const allow = { ...body, input: { admin: true } }
     expect((await post(engineBackend(POLICY), filters, allow)).json).toEqual({ result: { query: '' } })

@@ -52,6 +52,12 @@ export class PartialEval {
   readonly support = new SupportModules()
   /** The expression being evaluated (saved entries take its location). */
   current: PExpr | undefined
+  /**
+   * Expressions that produced no result (in the order they first failed): the compile endpoint's
+   * "did you mean" hints come from those that read an `input` document that is neither given nor
+   * unknown. Negations are left out: a failing `not` means its operand held.
+   */
+  readonly failed = new Set<Expr>()
   readonly #builtins: ReadonlyMap<string, Builtin>
   readonly #root: VNode
 
@@ -109,8 +115,10 @@ export class PartialEval {
   track(expr: PExpr, iter: Iter, run: (iter: Iter) => boolean): boolean {
     const outer = this.current
     this.current = expr
+    let succeeded = false
     try {
       return run(() => {
+        succeeded = true
         this.current = outer
         try {
           return iter()
@@ -120,6 +128,7 @@ export class PartialEval {
       })
     } finally {
       this.current = outer
+      if (!succeeded && !expr.negated) this.failed.add(expr.src)
     }
   }
 

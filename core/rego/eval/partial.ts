@@ -52,6 +52,8 @@ export interface PartialResult {
   support: Module[]
   /** Timers in nanoseconds, named as OPA names them. */
   metrics: Record<string, number>
+  /** Expressions (as written) that produced no result during the evaluation, in the order they failed. */
+  failedExpressions: Expr[]
 }
 
 interface Prepared {
@@ -129,6 +131,7 @@ export function partialEvaluateSync(
   return {
     queries,
     support: pe.support.list(),
+    failedExpressions: [...pe.failed],
     metrics: {
       timer_rego_query_compile_ns: Number(t1 - t0),
       timer_rego_partial_eval_ns: Number(t2 - t1),

@@ -210,3 +210,31 @@ include if { not input.present; input.fruits.b == 2 }`,
     expect(r.queries.map(text)).toEqual(['plus(input.a, 1, y)'])
   })
 })
+
+describe('failed expressions', () => {
+  it('lists the expressions that produced no result, once each, negations left out', async () => {
+    const policy = compile(
+      {
+        'p.rego': parseModule(
+          `package filters
+include if {
+  some x in [1, 2, 3]
+  input.fruit.cost < x
+}
+include if not input.fav
+include if input.fruits.colour == input.fav
+`,
+          { file: 'p.rego' },
+        ),
+      },
+      {},
+    )
+    const result = await partialEvaluate(policy, 'data.filters.include', {
+      input: fromJS({ fav: 'green' }),
+      unknowns: ['input.fruits'],
+    })
+    expect(result.queries.map(text)).toEqual(['"green" = input.fruits.colour'])
+    // Once, although the loop ran it three times (as the compiler left it: the ref may be hoisted).
+    expect(result.failedExpressions.map(exprToString)).toEqual([expect.stringContaining('input.fruit.cost')])
+  })
+})
