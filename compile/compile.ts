@@ -6,6 +6,7 @@
  * reference's order (details §13).
  */
 import type { RefTerm } from '../core/rego/syntax/ast.js'
+import { RequestMetrics } from '../core/request-metrics.js'
 import { negotiateAccept } from './accept.js'
 import { AnnotationCache } from './annotation-cache.js'
 import {
@@ -32,7 +33,6 @@ import {
 } from './response.js'
 import { renderSql, SqlRenderError } from './sql/index.js'
 import { parseTargetDialects, resultKey } from './targets.js'
-import { Timers } from './timers.js'
 import type { CompileBackend, JsonObject, PartialEvaluationResult, SqlDialect, Target } from './types.js'
 import { queriesToUcast } from './ucast.js'
 
@@ -76,7 +76,7 @@ export class CompileService {
    * @throws CompileFailure with the status and OPA envelope to answer.
    */
   async compile(req: CompileInput): Promise<CompileOutput> {
-    const timers = new Timers()
+    const timers = new RequestMetrics()
     timers.start('timer_server_handler_ns')
     timers.start('timer_rego_query_parse_ns')
     const body = decodeCompileBody(req.bodyText, req.contentType)
@@ -97,7 +97,7 @@ export class CompileService {
       if (targets.length === 0) {
         return {
           mediaType: format.mediaType,
-          body: withExtras({ result: {} }, [], timers.report(req.metrics)),
+          body: withExtras({ result: {} }, [], req.metrics ? timers.all() : undefined),
         }
       }
     } else {
@@ -123,7 +123,10 @@ export class CompileService {
 
     if (format.kind === 'ast') {
       const result = this.backend.toAstJson(partial)
-      return { mediaType: format.mediaType, body: withExtras({ result }, hints, timers.report(req.metrics)) }
+      return {
+        mediaType: format.mediaType,
+        body: withExtras({ result }, hints, req.metrics ? timers.all() : undefined),
+      }
     }
 
     timers.start('timer_compile_eval_constraints_ns')
@@ -164,7 +167,10 @@ export class CompileService {
     }
     timers.stop('timer_server_handler_ns')
     const out: CompileResponseBody = result === undefined ? {} : { result }
-    return { mediaType: format.mediaType, body: withExtras(out, hints, timers.report(req.metrics)) }
+    return {
+      mediaType: format.mediaType,
+      body: withExtras(out, hints, req.metrics ? timers.all() : undefined),
+    }
   }
 
   /** The query text and, when it is a plain ref, the filter rule's ref. */
@@ -191,7 +197,7 @@ export class CompileService {
     }
   }
 
-  #annotationUnknowns(ref: RefTerm | undefined, key: string, timers: Timers): RefTerm[] | undefined {
+  #annotationUnknowns(ref: RefTerm | undefined, key: string, timers: RequestMetrics): RefTerm[] | undefined {
     if (!ref) return undefined
     const modules = this.backend.modules()
     const { value } = this.unknownsCache.get(modules, key, () => {
@@ -204,7 +210,7 @@ export class CompileService {
     return value.unknowns.length > 0 ? value.unknowns : undefined
   }
 
-  #annotationMaskRule(ref: RefTerm | undefined, key: string, timers: Timers): RefTerm | undefined {
+  #annotationMaskRule(ref: RefTerm | undefined, key: string, timers: RequestMetrics): RefTerm | undefined {
     if (!ref) return undefined
     const modules = this.backend.modules()
     const { value } = this.maskRuleCache.get(modules, key, () => {

@@ -9,6 +9,9 @@ import { parseYamlData } from '../../core/bundle/data.js'
 import { type AppEnv, type BodyLimits, badRequest, HttpError, readBody } from '../../core/http/index.js'
 import { fromJS, parseJSON, toJSONText, type Value } from '../../core/rego/values/index.js'
 
+// The routes take OPA's per-request metrics from here with the rest of their HTTP helpers.
+export { RequestMetrics } from '../../core/request-metrics.js'
+
 /**
  * A boolean query parameter as OPA's `getBoolParam` reads it: present without a value, or with a
  * value equal to `true` (any case) in any of its occurrences.
@@ -84,43 +87,4 @@ export function parseDocumentText(text: string, yaml: boolean): Value | undefine
   // YAML as OPA's Go library reads it (1.1), integers exact.
   if (yaml) return fromJS(parseYamlData(text, 'the YAML document', { exactIntegers: true }))
   return parseJSON(text)
-}
-
-/** OPA's per-request metrics: `timer_*_ns` and `counter_*`, reported with `?metrics`. */
-export class RequestMetrics {
-  readonly #values = new Map<string, number>()
-  readonly #started = new Map<string, bigint>()
-
-  /** Starts the timer `name` (e.g. `timer_rego_query_eval_ns`). */
-  start(name: string): void {
-    this.#started.set(name, process.hrtime.bigint())
-  }
-
-  /** Stops the timer `name`, adding the time since `start`. */
-  stop(name: string): void {
-    const started = this.#started.get(name)
-    if (started === undefined) return
-    this.#started.delete(name)
-    this.#values.set(name, (this.#values.get(name) ?? 0) + Number(process.hrtime.bigint() - started))
-  }
-
-  /** Times `f` under `name`. */
-  time<T>(name: string, f: () => T): T {
-    this.start(name)
-    try {
-      return f()
-    } finally {
-      this.stop(name)
-    }
-  }
-
-  /** Adds `by` to the counter `name`. */
-  count(name: string, by = 1): void {
-    this.#values.set(name, (this.#values.get(name) ?? 0) + by)
-  }
-
-  /** Every timer and counter by name (OPA's `m.All()`). */
-  all(): Record<string, number> {
-    return Object.fromEntries([...this.#values].sort(([a], [b]) => (a < b ? -1 : 1)))
-  }
 }
