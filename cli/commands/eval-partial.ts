@@ -1,6 +1,6 @@
 /**
- * `regent eval -p [-u REF]... <query>`: partial evaluation instead of evaluation, as `opa eval -p`
- * does. JSON output is OPA's `{"partial": {"queries": [...], "support": [...]}}` in AST JSON; the
+ * `regent eval -p [-u REF]... [--disable-inlining REF]... [--shallow-inlining] <query>`: partial
+ * evaluation instead of evaluation, as `opa eval -p` does. JSON output is OPA's `{"partial": {"queries": [...], "support": [...]}}` in AST JSON; the
  * pretty output lists each residual query as Rego and the support modules formatted.
  */
 import { readFile } from 'node:fs/promises'
@@ -22,6 +22,9 @@ export interface PartialEvalOptions {
   input?: string
   stdinInput?: boolean
   unknowns: string[]
+  disableInlining: string[]
+  shallowInlining?: boolean
+  nondeterminsticBuiltins?: boolean
   format: string
   strict?: boolean
   v0Compatible?: boolean
@@ -51,6 +54,9 @@ export async function runPartialEval(
     const result = await partialEvaluate(policy, query, {
       ...(input !== undefined ? { input } : {}),
       unknowns: options.unknowns.length > 0 ? options.unknowns : ['input'],
+      disableInlining: options.disableInlining,
+      shallowInlining: options.shallowInlining === true,
+      nondeterministicBuiltins: options.nondeterminsticBuiltins === true,
       ctx: createBuiltinContext({ strictBuiltinErrors: options.strictBuiltinErrors === true }),
       ...(timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {}),
     })

@@ -66,6 +66,9 @@ interface EvalOptions {
   instrument?: boolean
   partial?: boolean
   unknowns: string[]
+  disableInlining: string[]
+  shallowInlining?: boolean
+  nondeterminsticBuiltins?: boolean
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v]
@@ -133,73 +136,84 @@ function errorText(err: unknown): string {
 
 /** Builds the `eval` command. */
 export function evalCommand(): Command {
-  return new Command('eval')
-    .description('evaluate a Rego query')
-    .argument('[query]', 'the query to evaluate')
-    .option(
-      '-d, --data <path>',
-      'policy or data files and directories (prefix:path to root them)',
-      collect,
-      [],
-    )
-    .option('-b, --bundle <path>', 'bundle directories or .tar.gz files', collect, [])
-    .option('-i, --input <path>', 'input document (JSON or YAML)')
-    .option('-I, --stdin-input', 'read the input document from stdin')
-    .option('--stdin', 'read the query from stdin')
-    .option('--package <path>', 'package the query is evaluated in')
-    .option('--import <import>', 'import for the query (repeatable)', collect, [])
-    .addOption(
-      new Option('-f, --format <format>', 'output format')
-        .choices(['json', 'values', 'bindings', 'pretty', 'raw'])
-        .default('json'),
-    )
-    .option('--fail', 'exit 1 when the result is undefined')
-    .option('--fail-defined', 'exit 1 when the result is defined')
-    .option('--count <n>', 'evaluate the query n times', '1')
-    .option('--timeout <duration>', 'stop evaluation after this long (e.g. 5s)')
-    .option('--metrics', 'report timings')
-    .option('--profile', 'report per-expression statistics')
-    .option('--profile-limit <n>', 'number of profile rows', '10')
-    .option('--profile-sort <keys>', 'profile sort order (comma separated)')
-    .addOption(
-      new Option('--explain <mode>', 'trace evaluation')
-        .choices(['off', 'notes', 'fails', 'full'])
-        .default('off'),
-    )
-    .option('--strict-builtin-errors', 'treat built-in errors as fatal')
-    .option('--show-builtin-errors', 'report built-in errors that were ignored')
-    .option('-S, --strict', 'strict compile checks')
-    .option('--v0-compatible', 'parse with Rego v0 syntax')
-    .option('--instruction-limit <n>', 'maximum number of expressions evaluated')
-    .option('--disable-indexing', 'evaluate every rule (no rule indexing)')
-    .option('--disable-early-exit', 'evaluate every rule body (no early exit)')
-    .option('--ignore <glob>', 'file names to skip when loading', collect, [])
-    .option('--pretty-limit <n>', 'truncate values in pretty output', '80')
-    .option('--coverage', 'report coverage of the evaluated policies')
-    .option('--instrument', 'report detailed metrics (implies --metrics)')
-    .option('-p, --partial', 'partially evaluate the query (residual queries and support modules)')
-    .option(
-      '-u, --unknowns <ref>',
-      'ref treated as unknown by --partial (repeatable; default input)',
-      collect,
-      [],
-    )
-    .action(async (queryArg: string | undefined, options: EvalOptions) => {
-      if (options.stdin && options.stdinInput) return usage('--stdin and --stdin-input cannot be combined')
-      const query = options.stdin ? await readStdin() : queryArg
-      if (!query) return usage('missing query (give it as an argument or with --stdin)')
-      const count = Number(options.count)
-      if (!Number.isInteger(count) || count < 1) return usage(`invalid --count ${options.count}`)
-      let timeoutMs: number | undefined
-      try {
-        timeoutMs = options.timeout ? parseDuration(options.timeout) : undefined
-      } catch (err) {
-        return usage((err as Error).message)
-      }
-      if (options.instrument) options.metrics = true
-      if (options.partial) return runPartialEval(query, options, readStdin, timeoutMs)
-      await runEval(query, options, count, timeoutMs)
-    })
+  return (
+    new Command('eval')
+      .description('evaluate a Rego query')
+      .argument('[query]', 'the query to evaluate')
+      .option(
+        '-d, --data <path>',
+        'policy or data files and directories (prefix:path to root them)',
+        collect,
+        [],
+      )
+      .option('-b, --bundle <path>', 'bundle directories or .tar.gz files', collect, [])
+      .option('-i, --input <path>', 'input document (JSON or YAML)')
+      .option('-I, --stdin-input', 'read the input document from stdin')
+      .option('--stdin', 'read the query from stdin')
+      .option('--package <path>', 'package the query is evaluated in')
+      .option('--import <import>', 'import for the query (repeatable)', collect, [])
+      .addOption(
+        new Option('-f, --format <format>', 'output format')
+          .choices(['json', 'values', 'bindings', 'pretty', 'raw'])
+          .default('json'),
+      )
+      .option('--fail', 'exit 1 when the result is undefined')
+      .option('--fail-defined', 'exit 1 when the result is defined')
+      .option('--count <n>', 'evaluate the query n times', '1')
+      .option('--timeout <duration>', 'stop evaluation after this long (e.g. 5s)')
+      .option('--metrics', 'report timings')
+      .option('--profile', 'report per-expression statistics')
+      .option('--profile-limit <n>', 'number of profile rows', '10')
+      .option('--profile-sort <keys>', 'profile sort order (comma separated)')
+      .addOption(
+        new Option('--explain <mode>', 'trace evaluation')
+          .choices(['off', 'notes', 'fails', 'full'])
+          .default('off'),
+      )
+      .option('--strict-builtin-errors', 'treat built-in errors as fatal')
+      .option('--show-builtin-errors', 'report built-in errors that were ignored')
+      .option('-S, --strict', 'strict compile checks')
+      .option('--v0-compatible', 'parse with Rego v0 syntax')
+      .option('--instruction-limit <n>', 'maximum number of expressions evaluated')
+      .option('--disable-indexing', 'evaluate every rule (no rule indexing)')
+      .option('--disable-early-exit', 'evaluate every rule body (no early exit)')
+      .option('--ignore <glob>', 'file names to skip when loading', collect, [])
+      .option('--pretty-limit <n>', 'truncate values in pretty output', '80')
+      .option('--coverage', 'report coverage of the evaluated policies')
+      .option('--instrument', 'report detailed metrics (implies --metrics)')
+      .option('-p, --partial', 'partially evaluate the query (residual queries and support modules)')
+      .option(
+        '-u, --unknowns <ref>',
+        'ref treated as unknown by --partial (repeatable; default input)',
+        collect,
+        [],
+      )
+      .option(
+        '--disable-inlining <ref>',
+        'rule kept as a support rule by --partial (repeatable)',
+        collect,
+        [],
+      )
+      .option('--shallow-inlining', '--partial keeps rules that depend on unknowns as support rules')
+      // OPA's flag, misspelling included.
+      .option('--nondeterminstic-builtins', '--partial evaluates non-deterministic built-ins (http.send, …)')
+      .action(async (queryArg: string | undefined, options: EvalOptions) => {
+        if (options.stdin && options.stdinInput) return usage('--stdin and --stdin-input cannot be combined')
+        const query = options.stdin ? await readStdin() : queryArg
+        if (!query) return usage('missing query (give it as an argument or with --stdin)')
+        const count = Number(options.count)
+        if (!Number.isInteger(count) || count < 1) return usage(`invalid --count ${options.count}`)
+        let timeoutMs: number | undefined
+        try {
+          timeoutMs = options.timeout ? parseDuration(options.timeout) : undefined
+        } catch (err) {
+          return usage((err as Error).message)
+        }
+        if (options.instrument) options.metrics = true
+        if (options.partial) return runPartialEval(query, options, readStdin, timeoutMs)
+        await runEval(query, options, count, timeoutMs)
+      })
+  )
 }
 
 async function runEval(query: string, options: EvalOptions, count: number, timeoutMs: number | undefined) {

@@ -44,9 +44,10 @@ function evalFunctionPartial(
   frame: Frame,
   iter: Iter,
 ): boolean | undefined {
-  const disabled = overlapsAny(pe.analysis.disabled, set.node.path)
   const argsUnknown = call.args.some((a) => pe.analysis.term(a, frame))
-  if (!disabled && !argsUnknown && !pe.analysis.ruleSet(set)) return undefined
+  const unknown = argsUnknown || pe.analysis.ruleSet(set)
+  const disabled = overlapsAny(pe.analysis.disabled, set.node.path) || (pe.shallow && unknown)
+  if (!disabled && !unknown) return undefined
   // Ordered definitions (`else`) are not partially evaluated, as in OPA: the call is kept.
   if (set.rules.some((r) => r.else !== undefined)) return e.saveCall(expr, frame, iter)
   let support = disabled

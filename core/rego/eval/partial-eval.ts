@@ -5,10 +5,10 @@
  * evaluation, with what must be saved going to the save stack (partial-stack.ts).
  */
 import type { Builtin } from '../builtins/define.js'
-import type { Expr, Head, Location, Term } from '../syntax/ast.js'
+import type { Body, Expr, Head, Location, Term } from '../syntax/ast.js'
 import type { Value } from '../values/index.js'
 import { Frame, plug, TermBinding } from './bindings.js'
-import { copyPropagate } from './copy-propagation.js'
+import { type CopyPropagationOptions, copyPropagate } from './copy-propagation.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import {
   type FunctionRef,
@@ -40,6 +40,11 @@ export interface PartialSettings {
   disableInlining: Value[][]
   /** Evaluate non-deterministic built-ins whose arguments are known. */
   nondeterministicBuiltins: boolean
+  /**
+   * OPA's shallow inlining: rules and functions that depend on unknowns are kept as support rules
+   * instead of being inlined, and no copy propagation simplifies the result.
+   */
+  shallowInlining?: boolean
 }
 
 /** Partial evaluation hooks and state for one evaluator. */
@@ -58,6 +63,8 @@ export class PartialEval {
    * unknown. Negations are left out: a failing `not` means its operand held.
    */
   readonly failed = new Set<Expr>()
+  /** Shallow inlining (see PartialSettings). */
+  readonly shallow: boolean
   readonly #builtins: ReadonlyMap<string, Builtin>
   readonly #root: VNode
 
@@ -70,6 +77,7 @@ export class PartialEval {
       settings.disableInlining,
       settings.nondeterministicBuiltins,
     )
+    this.shallow = settings.shallowInlining === true
     this.names = new FrameNames(top)
     this.plugger = new Plugger(this.names)
     this.#builtins = e.policy.builtins
@@ -102,6 +110,15 @@ export class PartialEval {
   /** A new frame for a rule body, numbered in creation order. */
   frame(r: PRule): Frame {
     return this.names.register(new Frame(r.slots, r.names))
+  }
+
+  /** Copy propagation of a residual body; under shallow inlining the body stays as saved, as in OPA. */
+  propagate(body: Body, options: CopyPropagationOptions): Body {
+    if (!this.shallow) return copyPropagate(body, options)
+    if (options.ensureNonEmpty && body.length === 0) {
+      return [{ type: 'expr', index: 0, terms: { type: 'boolean', value: true } }]
+    }
+    return body
   }
 
   location(): Location | undefined {
@@ -308,7 +325,7 @@ export class PartialEval {
           const live = new Set<string>()
           for (const t of [head.key, head.value, ...(head.args ?? []), ...rule.slice(1)])
             if (t) varsIn(t, live)
-          const body = copyPropagate(this.plugger.query(current), {
+          const body = this.propagate(this.plugger.query(current), {
             live,
             arity: this.arity,
             ensureNonEmpty: true,

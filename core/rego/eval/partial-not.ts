@@ -7,7 +7,6 @@
  */
 import type { Body, Expr, Term } from '../syntax/ast.js'
 import type { Frame } from './bindings.js'
-import { copyPropagate } from './copy-propagation.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import type { PExpr } from './ir.js'
 import type { PartialEval } from './partial-eval.js'
@@ -29,7 +28,7 @@ export function evalNotPartial(
   try {
     e.evalStep(positive, frame, () => {
       const q = pe.plugger.query(pe.stack.entries())
-      queries.push(copyPropagate(q, { live: unknowns, arity: pe.arity, ensureNonEmpty: true }))
+      queries.push(pe.propagate(q, { live: unknowns, arity: pe.arity, ensureNonEmpty: true }))
       return false
     })
   } finally {

@@ -133,8 +133,9 @@ function next(
 
 function virtual(c: RefUnify, pos: number, set: RuleSet, plugged: Value[], iter: Iter): boolean {
   const { pe, e, ref, fr } = c
-  const disabled = overlapsAny(pe.analysis.disabled, plugged)
-  const unknown = disabled || pe.analysis.ruleSet(set)
+  const dependsOnUnknowns = pe.analysis.ruleSet(set)
+  const disabled = overlapsAny(pe.analysis.disabled, plugged) || (pe.shallow && dependsOnUnknowns)
+  const unknown = disabled || dependsOnUnknowns
   // Partial evaluation of ordered rules (`else`) is not supported, as in OPA: the ref is kept.
   if (unknown && set.rules.some((r) => r.else !== undefined)) return save(c, iter)
   if (set.kind === SetKind.Function) return false

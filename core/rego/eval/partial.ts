@@ -16,7 +16,6 @@ import type { Value } from '../values/index.js'
 import { Frame } from './bindings.js'
 import { UNDEFINED } from './cache.js'
 import { AsyncCallNeeded } from './calls.js'
-import { copyPropagate } from './copy-propagation.js'
 import { Evaluator } from './evaluator.js'
 import type { PExpr } from './ir.js'
 import { PartialEval } from './partial-eval.js'
@@ -37,6 +36,8 @@ export interface PartialOptions {
   disableInlining?: readonly string[]
   /** Evaluate non-deterministic built-ins (`http.send`, `time.now_ns`) when their arguments are known. */
   nondeterministicBuiltins?: boolean
+  /** Keep rules and functions that depend on unknowns as support rules, without copy propagation (OPA's `--shallow-inlining`). */
+  shallowInlining?: boolean
   /** Built-in context (clock, caches, `http.send` settings); a fresh one by default. */
   ctx?: BuiltinContext
   /** Milliseconds since the epoch after which evaluation is cancelled. */
@@ -116,6 +117,7 @@ export function partialEvaluateSync(
     unknowns,
     disableInlining,
     nondeterministicBuiltins: options.nondeterministicBuiltins ?? false,
+    shallowInlining: options.shallowInlining === true,
   })
   const live = new Set<string>()
   for (const u of unknowns) live.add(String(u[0]))
@@ -124,7 +126,7 @@ export function partialEvaluateSync(
   e.evalQuery(q.body, frame, () => {
     const body = pe.plugger.query(pe.stack.entries())
     body.push(...bindings(pe, frame))
-    queries.push(copyPropagate(body, { live, arity: pe.arity }))
+    queries.push(pe.propagate(body, { live, arity: pe.arity }))
     return false
   })
   const t2 = process.hrtime.bigint()

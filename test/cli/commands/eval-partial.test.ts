@@ -57,6 +57,25 @@ describe('regent eval -p', () => {
     })
   })
 
+  it('passes --disable-inlining and --shallow-inlining to partial evaluation', async () => {
+    const base = ['eval', '-p', '-f', 'pretty', '-u', 'input.fruits', '-d', join(dir, 'filters.rego')]
+    const disabled = await runRegent([
+      ...base,
+      '--disable-inlining',
+      'data.filters.ok',
+      'data.filters.include',
+    ])
+    expect(disabled.code).toBe(0)
+    expect(disabled.stdout).toContain('data.partial.filters.ok')
+    const shallow = await runRegent([...base, '--shallow-inlining', 'data.filters.include'])
+    expect(shallow.code).toBe(0)
+    // The whole include rule set depends on unknowns: the query refers to its support rules.
+    expect(shallow.stdout).toContain('data.partial.filters.include')
+    expect(shallow.stdout).toContain('package partial.filters')
+    const inlined = await runRegent([...base, 'data.filters.include'])
+    expect(inlined.stdout).not.toContain('data.partial.filters.include')
+  })
+
   it('prints Rego with --format pretty, and all of input unknown by default', async () => {
     const pretty = await runRegent([
       'eval',

@@ -13,6 +13,7 @@ interface Case {
   data?: unknown
   disableInlining?: string[]
   nondeterministicBuiltins?: boolean
+  shallowInlining?: boolean
 }
 
 async function pe(c: Case) {
@@ -24,6 +25,7 @@ async function pe(c: Case) {
     ...(c.nondeterministicBuiltins !== undefined
       ? { nondeterministicBuiltins: c.nondeterministicBuiltins }
       : {}),
+    ...(c.shallowInlining ? { shallowInlining: true } : {}),
   })
   return {
     queries: result.queries.map(text),
@@ -169,6 +171,28 @@ include if { not input.present; input.fruits.b == 2 }`,
     })
     expect(r.queries).toEqual(['data.partial.filters.allowed'])
     expect(r.support).toEqual(['partial.filters.allowed = true { gt(input.fruits.price, 1) }'])
+  })
+
+  it('keeps rules and functions that depend on unknowns as support rules under shallow inlining', async () => {
+    const policy = `package filters
+include if { allowed; cheap(input.fruits.price) }
+include if known
+allowed if input.fruits.colour == "red"
+cheap(p) if p < 10
+known if input.fav == "kiwi"
+`
+    const inlined = await pe({ policy, input: { fav: 'kiwi' } })
+    expect(inlined.queries).toEqual(['"red" = input.fruits.colour; lt(input.fruits.price, 10)', ''])
+    const shallow = await pe({ policy, input: { fav: 'kiwi' }, shallowInlining: true })
+    // The rule that depends on nothing unknown (known) is still inlined; the query itself depends on
+    // unknowns, so it becomes a support rule too, and nothing is copy-propagated.
+    expect(shallow.queries).toEqual(['data.partial.filters.include = __term_0_0; __term_0_0'])
+    expect(shallow.support).toEqual([
+      'partial.filters.allowed = true { __local2__2 = input.fruits.colour; __local2__2 = "red" }',
+      'partial.filters.cheap(__local0__3) = true { lt(__local0__3, 10) }',
+      'partial.filters.include = true { data.partial.filters.allowed = __term_1_0; __term_1_0; __local1__1 = input.fruits.price; data.partial.filters.cheap(__local1__1) }',
+      'partial.filters.include = true { true }',
+    ])
   })
 
   it('folds a call whose output is used once into its use', async () => {
