@@ -236,7 +236,12 @@ async function startRelay(
     ).body
       .text()
       .then((t) => t.includes('WHERE'))
-  await waitUntil(ready, 30_000, 'relay serving the tickets bundle')
+  try {
+    await waitUntil(ready, 30_000, 'relay serving the tickets bundle')
+  } catch (err) {
+    child.kill('SIGKILL') // never leave a relay running behind a failed bench
+    throw err
+  }
   return { url, child }
 }
 
