@@ -184,7 +184,7 @@ export async function startRelay(options: StartRelayOptions): Promise<RunningRel
         ownReport: () => relayStatusReport(status),
         intervalMs: section.status.forward_interval_seconds * 1000,
         metrics,
-        logger: logger.child({ part: 'status' }),
+        logger: logger.child({ component: 'status' }),
       })
     : undefined
   forwarder?.start()

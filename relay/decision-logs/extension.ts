@@ -90,7 +90,7 @@ export function bufferFolder(context: RelayContext): string {
 export const decisionLogsExtension: RelayExtensionFactory = (context): RelayExtension => {
   const config = readDecisionLogsConfig(context.config.relay.decision_logs)
   if (!config.enabled) return { name: 'decision_logs', status: () => ({ enabled: false }) }
-  const logger = context.logger.child({ part: 'decision_logs' })
+  const logger = context.logger.child({ component: 'decision_logs' })
   const upstream = resolveUpstream(context, config)
   const logs = DecisionLogs.start({
     config,
