@@ -19,9 +19,10 @@
 
 /**
  * A source position: file, 1-based row and column, and `offset`, the index of its first character
- * in the file. The located source text is read with `locationText` (syntax/source.ts): the parser's
- * locations are plain objects that keep `end` and the shared `source` of their file and slice the
- * text only when asked; locations made elsewhere (generated nodes, tests) may give `text` instead.
+ * in the file. The located source text is read with `locationText` (syntax/source.ts). The parser's
+ * locations are `SourceLocation`s, which keep only the shared `source` of their file, `offset` and
+ * `end`, and compute `file`, `row` and `col` when read; locations made elsewhere (generated nodes,
+ * tests) are plain objects and may give `text` instead of `source` and `end`.
  */
 export interface Location {
   file: string
@@ -30,7 +31,7 @@ export interface Location {
   offset: number
   /** End index (exclusive) of the located text in `source`. */
   end?: number
-  /** The file the parser read (shared by all its locations; JSON and copies leave it out). */
+  /** The file the parser read (shared by all its locations; JSON leaves it out). */
   source?: LocationSource
   /** The located text, for locations that have no `source`. Read it with `locationText`. */
   text?: string

@@ -9,7 +9,7 @@
 import { parseError, type RegoError } from '../errors.js'
 import type { Comment, Location } from './ast.js'
 import { type LexError, lex } from './lexer.js'
-import { Source } from './source.js'
+import { Source, SourceLocation } from './source.js'
 import { isKeywordKind, NL_BEFORE, T, TOKEN_NAMES, type TokenKind, WS_BEFORE } from './tokens.js'
 
 /** Options shared by every parse entry point. */
@@ -167,26 +167,12 @@ export class TokenCursor {
 
   /** The location of token `i`. */
   protected loc(i = this.i): Location {
-    return {
-      file: this.file,
-      row: this.rows[i] as number,
-      col: this.cols[i] as number,
-      offset: this.starts[i] as number,
-      end: this.ends[i] as number,
-      source: this.source,
-    }
+    return new SourceLocation(this.source, this.starts[i] as number, this.ends[i] as number)
   }
 
   /** A location from the start of token `tok` to `end` (default: the end of the last consumed token). */
   protected spanFrom(tok: number, end = this.lastEnd): Location {
-    return {
-      file: this.file,
-      row: this.rows[tok] as number,
-      col: this.cols[tok] as number,
-      offset: this.starts[tok] as number,
-      end,
-      source: this.source,
-    }
+    return new SourceLocation(this.source, this.starts[tok] as number, end)
   }
 
   /**
@@ -195,7 +181,9 @@ export class TokenCursor {
    * it is `from` itself: locations are never changed in place, so equal ones can be shared.
    */
   protected span(from: Location, end = this.lastEnd): Location {
-    if (from.source !== undefined && from.end === end) return from
+    if (from instanceof SourceLocation)
+      return from.end === end ? from : new SourceLocation(this.source, from.offset, end)
+    // A parenthesised term's location (row and column of the inner term) or a generated one.
     return { file: from.file, row: from.row, col: from.col, offset: from.offset, end, source: this.source }
   }
 

@@ -22,6 +22,7 @@
 import type { Body, Every, Expr, ExprTerms, Location, SomeDecl, Term, With } from './ast.js'
 import { ParseAbort } from './cursor.js'
 import { operatorText } from './literals.js'
+import { SourceLocation } from './source.js'
 import { TermParser } from './term-parser.js'
 import { OPERATOR_BUILTINS, T, TOKEN_NAMES, type TokenKind } from './tokens.js'
 
@@ -111,11 +112,9 @@ export class Parser extends TermParser {
   /** True when `location` starts at token `tok` and ends at the last consumed token. */
   protected spans(location: Location, tok: number): boolean {
     return (
-      location.source !== undefined &&
+      location instanceof SourceLocation &&
       location.end === this.lastEnd &&
-      location.offset === this.start(tok) &&
-      location.row === this.rows[tok] &&
-      location.col === this.cols[tok]
+      location.offset === this.start(tok)
     )
   }
 
