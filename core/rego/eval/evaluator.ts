@@ -118,6 +118,19 @@ export class Evaluator {
     return this.saveSet === undefined && this.tracer === undefined ? r.fastBody : r.body
   }
 
+  /** Evaluates a rule's body in `frame`, reporting Enter, Exit and Redo of the rule to a tracer. */
+  evalRuleBody(r: PRule, frame: Frame, iter: Iter): boolean {
+    const tracer = this.tracer
+    if (tracer === undefined) return this.evalBody(this.bodyOf(r), 0, frame, iter)
+    tracer.ruleEnter?.(r)
+    return this.evalBody(r.body, 0, frame, () => {
+      tracer.ruleExit?.(r)
+      const stop = iter()
+      tracer.ruleRedo?.(r)
+      return stop
+    })
+  }
+
   /** Evaluates a query body in `frame`; `iter` sees each solution. */
   evalQuery(body: PExpr[], frame: Frame, iter: Iter): boolean {
     return this.evalBody(body, 0, frame, iter)

@@ -7,6 +7,7 @@ import { type BuiltinContext, nowNs } from '../builtins/context.js'
 import type { BuiltinCallError } from '../builtins/errors.js'
 import type { CompiledQuery } from '../compiler/compiler.js'
 import { isGeneratedVar } from '../compiler/terms.js'
+import { bodyString } from '../compiler/text.js'
 import type { Location } from '../syntax/ast.js'
 import type { Value } from '../values/index.js'
 import { Frame, plug } from './bindings.js'
@@ -69,8 +70,13 @@ export class PreparedQuery {
     const frame = new Frame(this.names.length, this.names)
     const results: QueryResult[] = []
     const slots = new Map(this.names.map((n, i) => [n, i]))
+    const text = tracer?.query ? bodyString(this.compiled.body) : ''
+    const location = this.compiled.body[0]?.location
+    tracer?.query?.('Enter', text, location)
     e.evalQuery(this.body, frame, () => {
+      tracer?.query?.('Exit', text, location)
       results.push(this.#result(frame, slots))
+      tracer?.query?.('Redo', text, location)
       return false
     })
     return { results, builtinErrors: e.builtinErrors, instructions: e.instructions }

@@ -1,10 +1,10 @@
 /**
- * Tracing (`--explain`): the evaluator reports entering, succeeding, failing and redoing each
- * expression to a tracer, which records OPA-style events for `regent eval --explain` and
+ * Tracing (`--explain`): the evaluator reports entering, succeeding, failing and redoing the query,
+ * each rule body and each expression to a tracer, which records OPA-style events for `regent eval --explain` and
  * `regent test -v`.
  */
-import { bodyString, exprString } from '../compiler/text.js'
-import type { Location } from '../syntax/ast.js'
+import { bodyString, exprString, refString } from '../compiler/text.js'
+import type { Location, Term } from '../syntax/ast.js'
 import type { Frame } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import type { PExpr, PRule } from './ir.js'
@@ -17,6 +17,7 @@ export interface TraceEvent {
   op: TraceOp
   text: string
   location: Location | undefined
+  /** How many `| ` the pretty trace prints before the op (OPA's indentation). */
   depth: number
 }
 
@@ -26,14 +27,33 @@ export interface Tracer {
   expr(e: Evaluator, expr: PExpr, frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean
   /** A `trace(note)` call or a custom note. */
   note(message: string, location?: Location): void
+  /** A rule body is about to be evaluated (OPA's Enter event for rules). */
+  ruleEnter?(rule: PRule): void
   /** A rule body succeeded (OPA's Exit event for rules). */
   ruleExit?(rule: PRule): void
+  /** Evaluation goes back into a rule body for its next result (OPA's Redo event for rules). */
+  ruleRedo?(rule: PRule): void
+  /** The query is about to be evaluated, it succeeded, or evaluation goes back into it. */
+  query?(op: 'Enter' | 'Exit' | 'Redo', text: string, location: Location | undefined): void
+}
+
+/** `data.pkg.rule` for a rule or function (its ground ref, as OPA names rules in traces). */
+export function rulePath(rule: PRule): string {
+  const { rule: r, module } = rule.src
+  const ground: Term[] = []
+  for (const [i, t] of r.head.ref.entries()) {
+    if (i > 0 && t.type !== 'string') break
+    ground.push(i === 0 && t.type === 'var' ? { type: 'string', value: t.value } : t)
+  }
+  return refString([...module.package.path, ...ground])
 }
 
 /** A tracer that keeps every event in memory (the `--explain full` trace). */
 export class BufferTracer implements Tracer {
   readonly events: TraceEvent[] = []
-  #depth = 0
+  // The query's own events stand at depth 0, its expressions at 1; a rule body evaluated from an
+  // expression is a query one level down (its Enter at the expression's depth + 1 - 1).
+  #depth = 1
 
   expr(_e: Evaluator, expr: PExpr, _frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean {
     const text = exprString(expr.src)
@@ -57,6 +77,28 @@ export class BufferTracer implements Tracer {
   note(message: string, location?: Location): void {
     this.events.push({ op: 'Note', text: message, location, depth: this.#depth })
   }
+
+  // As OPA indents them: a query's (or rule body's) Enter and Redo one level above its
+  // expressions, its Exit at their level.
+  ruleEnter(rule: PRule): void {
+    this.#ruleEvent('Enter', rule, this.#depth - 1)
+  }
+
+  ruleExit(rule: PRule): void {
+    this.#ruleEvent('Exit', rule, this.#depth)
+  }
+
+  ruleRedo(rule: PRule): void {
+    this.#ruleEvent('Redo', rule, this.#depth - 1)
+  }
+
+  query(op: 'Enter' | 'Exit' | 'Redo', text: string, location: Location | undefined): void {
+    this.events.push({ op, text, location, depth: op === 'Exit' ? 1 : 0 })
+  }
+
+  #ruleEvent(op: TraceOp, rule: PRule, depth: number): void {
+    this.events.push({ op, text: rulePath(rule), location: rule.src.rule.location, depth })
+  }
 }
 
 /** Renders events as OPA's pretty trace (`| Eval x = 1`). */
@@ -65,7 +107,7 @@ export function prettyTrace(events: readonly TraceEvent[], ops?: ReadonlySet<Tra
   for (const ev of events) {
     if (ops && !ops.has(ev.op)) continue
     const loc = ev.location ? `${ev.location.file || 'query'}:${ev.location.row}` : ''
-    lines.push(`${loc.padEnd(20)} ${'| '.repeat(ev.depth + 1)}${ev.op} ${ev.text}`)
+    lines.push(`${loc.padEnd(20)} ${'| '.repeat(ev.depth)}${ev.op} ${ev.text}`)
   }
   return lines.join('\n')
 }

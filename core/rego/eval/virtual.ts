@@ -57,8 +57,7 @@ function ruleLocation(r: PRule) {
 function ruleValue(e: Evaluator, r: PRule, prev: Value | undefined, findOne: boolean): Value | undefined {
   let result: Value | undefined
   const frame = new Frame(r.slots, r.names)
-  e.evalBody(e.bodyOf(r), 0, frame, () => {
-    e.tracer?.ruleExit?.(r)
+  e.evalRuleBody(r, frame, () => {
     const v = e.valueOf(r.value as PTerm, frame)
     if ((prev !== undefined && !same(prev, v)) || (result !== undefined && !same(result, v))) {
       throw completeConflictError(ruleLocation(r))
@@ -98,8 +97,7 @@ function evalPartialSet(e: Evaluator, set: RuleSet): Value {
   for (const i of candidates(e, set)) {
     const r = set.rules[i] as PRule
     const frame = new Frame(r.slots, r.names)
-    e.evalBody(e.bodyOf(r), 0, frame, () => {
-      e.tracer?.ruleExit?.(r)
+    e.evalRuleBody(r, frame, () => {
       out.add(e.valueOf(r.key as PTerm, frame))
       return false
     })
@@ -116,8 +114,7 @@ function evalObject(e: Evaluator, set: RuleSet): Value {
   for (const i of candidates(e, set)) {
     const r = set.rules[i] as PRule
     const frame = new Frame(r.slots, r.names)
-    e.evalBody(e.bodyOf(r), 0, frame, () => {
-      e.tracer?.ruleExit?.(r)
+    e.evalRuleBody(r, frame, () => {
       const keys = r.refTail.map((t) => e.valueOf(t, frame))
       insertRuleValue(e, r, frame, out, keys, visited)
       return false
@@ -145,8 +142,7 @@ export function objectKeyValue(e: Evaluator, set: RuleSet, key: Value): Value | 
     if (!first) continue
     const frame = new Frame(r.slots, r.names)
     unifyValue(e, first, frame, key, () =>
-      e.evalBody(e.bodyOf(r), 0, frame, () => {
-        e.tracer?.ruleExit?.(r)
+      e.evalRuleBody(r, frame, () => {
         const keys = r.refTail.map((t) => e.valueOf(t, frame))
         insertRuleValue(e, r, frame, out, keys, visited)
         return false
@@ -220,8 +216,7 @@ function funcRuleValue(
   const params = r.args ?? []
   const bind = (i: number): boolean => {
     if (i === params.length) {
-      return e.evalBody(e.bodyOf(r), 0, frame, () => {
-        e.tracer?.ruleExit?.(r)
+      return e.evalRuleBody(r, frame, () => {
         const v = e.valueOf(r.value as PTerm, frame)
         if ((prev !== undefined && !same(prev, v)) || (result !== undefined && !same(result, v))) {
           throw functionConflictError(ruleLocation(r))

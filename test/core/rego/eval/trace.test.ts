@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest'
+import { BufferTracer, prettyTrace } from '../../../../core/rego/eval/trace.js'
+import { compile, parseModule } from '../../../../core/rego/index.js'
+import { fromJS } from '../../../../core/rego/values/index.js'
+
+async function trace(policy: string, query: string, input: unknown): Promise<string> {
+  const compiled = compile({ 't.rego': parseModule(policy, { file: 't.rego' }) }, {})
+  const tracer = new BufferTracer()
+  await compiled.prepare(query).eval({ input: fromJS(input), tracer })
+  return prettyTrace(tracer.events)
+}
+
+describe('explain traces', () => {
+  it('reports the query and each rule body with Enter, Exit and Redo, indented as OPA indents them', async () => {
+    const text = await trace('package t\nallow if { input.x == 1; f(2) }\nf(y) if y > 1\n', 'data.t.allow', {
+      x: 1,
+    })
+    const lines = text.split('\n').map((l) => l.slice(21))
+    expect(lines[0]).toMatch(/^Enter data\.t\.allow = /)
+    expect(lines[1]).toMatch(/^\| Eval data\.t\.allow = /)
+    expect(lines).toContain('| Enter data.t.allow')
+    expect(lines).toContain('| | Enter data.t.f')
+    expect(lines).toContain('| | | Exit data.t.f')
+    expect(lines).toContain('| | Redo data.t.f')
+    expect(lines).toContain('| | Exit data.t.allow')
+    expect(lines).toContain('| Redo data.t.allow')
+    // Enter before the body's expressions, Exit after them.
+    expect(lines.indexOf('| Enter data.t.allow')).toBeLessThan(lines.indexOf('| | Exit data.t.allow'))
+    expect(lines.at(-3)).toMatch(/^\| Exit data\.t\.allow = /)
+    expect(lines.at(-2)).toMatch(/^Redo data\.t\.allow = /)
+  })
+
+  it('has no Exit for a rule whose body fails, and a Fail for the failing expression', async () => {
+    const text = await trace('package t\nallow if input.x > 1\n', 'data.t.allow', { x: 0 })
+    const lines = text.split('\n').map((l) => l.slice(21))
+    expect(lines).toContain('| Enter data.t.allow')
+    expect(lines.some((l) => l.startsWith('| | Fail'))).toBe(true)
+    expect(lines).not.toContain('| | Exit data.t.allow')
+  })
+})
