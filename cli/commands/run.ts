@@ -1,8 +1,8 @@
 /**
  * `regent run -s [-a HOST:PORT]... [-b BUNDLE]... [PATH...]`: an OPA-compatible policy server on
  * regent's own Rego engine (OPA's REST API: data, query, policies, health; see docs/run.md).
- * Positional paths are policy and data files (`prefix:path` roots them); `-b` loads bundles. The
- * interactive shell (`run` without `-s`) is not implemented: it exits 2 with a hint.
+ * Positional paths are policy and data files (`prefix:path` roots them); `-b` loads bundles.
+ * Without `-s` it starts the interactive shell (OPA's REPL, cli/repl/) on the same policies and data.
  */
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
@@ -11,9 +11,11 @@ import { parseAddress, type RunningServer, startServer, stopOnSignals } from '..
 import { createLogger, type Logger } from '../../core/log.js'
 import { RegoErrors } from '../../core/rego/index.js'
 import { fromJS } from '../../core/rego/values/index.js'
+import { runShell } from '../repl/shell.js'
+import { ShellState } from '../repl/state.js'
 import { createRunApp } from '../run-server/app.js'
 import { stateCompileBackend } from '../run-server/compile-backend.js'
-import { loadInitialState } from '../run-server/load.js'
+import { type LoadedState, loadInitialState } from '../run-server/load.js'
 import { ServerState } from '../run-server/state.js'
 import { REGENT_VERSION } from '../version-info.js'
 
@@ -24,6 +26,7 @@ const DEFAULT_V0_ADDR = ':8181'
 /** Options as commander parses them. */
 interface RunFlags {
   server?: boolean
+  format?: 'pretty' | 'json'
   addr: string[]
   bundle: string[] | true
   ignore: string[]
@@ -45,8 +48,12 @@ interface RunFlags {
   authorization: string
 }
 
-/** Validated settings of one server run. */
+/** Validated settings of one run (server or shell). */
 export interface RunSettings {
+  /** `-s`: serve OPA's REST API; otherwise the interactive shell. */
+  server: boolean
+  /** The shell's output format (`-f`). */
+  format: 'pretty' | 'json'
   addrs: Array<{ host: string; port: number }>
   files: string[]
   bundles: string[]
@@ -66,9 +73,16 @@ const collect = (value: string, previous: string[] | true) => [...(previous === 
 /** Builds the `run` command. */
 export function runCommand(): Command {
   return new Command('run')
-    .description('start an OPA-compatible policy server (-s) on regent’s Rego engine')
+    .description(
+      'start the interactive shell, or an OPA-compatible policy server (-s), on regent’s Rego engine',
+    )
     .argument('[paths...]', 'policy and data files or directories (prefix:path roots them under data)')
-    .option('-s, --server', 'start the server (the interactive shell is not implemented)')
+    .option('-s, --server', 'start the server (without it: the interactive shell)')
+    .addOption(
+      new Option('-f, --format <format>', 'shell output format')
+        .choices(['pretty', 'json'])
+        .default('pretty'),
+    )
     .option('-a, --addr <host:port>', `listen address, repeatable (default ${DEFAULT_RUN_ADDR})`, collect, [])
     .option(
       '-b, --bundle [path]',
@@ -114,6 +128,10 @@ export function runCommand(): Command {
         if (!(err instanceof RunUsageError)) throw err
         command.error(err.message, { exitCode: 2, code: 'regent.usage' })
       }
+      if (!settings.server) {
+        await shell(settings)
+        return
+      }
       const logger = createLogger({
         level: flags.logLevel,
         ...(flags.logFormat ? { pretty: flags.logFormat !== 'json' } : {}),
@@ -127,11 +145,6 @@ export function runCommand(): Command {
  * @throws RunUsageError naming the flag at fault.
  */
 export function runSettings(paths: string[], flags: RunFlags): RunSettings {
-  if (!flags.server) {
-    throw new RunUsageError(
-      'only server mode is supported: use regent run -s (for one-off queries, regent eval)',
-    )
-  }
   if (flags.watch)
     throw new RunUsageError(
       '--watch is not supported: restart the server, or PUT changes to /v1/policies and /v1/data',
@@ -171,6 +184,8 @@ export function runSettings(paths: string[], flags: RunFlags): RunSettings {
     }
   })
   return {
+    server: flags.server === true,
+    format: flags.format ?? 'pretty',
     addrs,
     files,
     bundles,
@@ -224,9 +239,14 @@ function verification(flags: RunFlags, haveBundles: boolean): VerificationConfig
   }
 }
 
-/** Loads, listens on every address, and stops on SIGTERM/SIGINT. Load or bind failures exit 1. */
-async function serve(settings: RunSettings, logger: Logger): Promise<void> {
-  let state: ServerState
+/**
+ * Loads the policies, data and bundles of `settings` and builds a state from them; on failure
+ * prints the error and sets exit code 1 (both modes refuse to start on what does not load).
+ */
+async function loadState<S>(
+  settings: RunSettings,
+  build: (loaded: LoadedState) => S,
+): Promise<S | undefined> {
   try {
     const loaded = await loadInitialState({
       paths: settings.files,
@@ -235,14 +255,42 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
       regoVersion: settings.regoVersion,
       ...(settings.verification ? { verification: settings.verification } : {}),
     })
-    state = new ServerState(loaded, { regoVersion: settings.regoVersion, maxErrors: settings.maxErrors })
+    return build(loaded)
   } catch (err) {
     process.stderr.write(
       `regent run: ${err instanceof RegoErrors ? err.toString() : (err as Error).message}\n`,
     )
     process.exitCode = 1
-    return
+    return undefined
   }
+}
+
+/** The interactive shell on stdin/stdout; prompts and banner only on a terminal. Exit 0 at the end. */
+async function shell(settings: RunSettings): Promise<void> {
+  const state = await loadState(
+    settings,
+    (loaded) => new ShellState(loaded, { regoVersion: settings.regoVersion, maxErrors: settings.maxErrors }),
+  )
+  if (!state) return
+  await runShell({
+    state,
+    input: process.stdin,
+    output: process.stdout,
+    terminal: process.stdin.isTTY === true && process.stdout.isTTY === true,
+    banner: `regent ${REGENT_VERSION} (OPA-compatible shell on regent's Rego engine)\nRun 'help' to see a list of commands.`,
+    format: settings.format,
+  })
+  // readline leaves a terminal's stdin referenced; let the process end.
+  process.stdin.pause()
+}
+
+/** Loads, listens on every address, and stops on SIGTERM/SIGINT. Load or bind failures exit 1. */
+async function serve(settings: RunSettings, logger: Logger): Promise<void> {
+  const state = await loadState(
+    settings,
+    (loaded) => new ServerState(loaded, { regoVersion: settings.regoVersion, maxErrors: settings.maxErrors }),
+  )
+  if (!state) return
   const runtime = fromJS({ version: REGENT_VERSION, commit: '', env: { ...process.env } })
   const app = createRunApp({
     state,

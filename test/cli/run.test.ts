@@ -67,7 +67,6 @@ describe('regent run flags', () => {
   })
 
   it.each([
-    [{ server: false }, 'only server mode is supported'],
     [{ watch: true }, '--watch is not supported'],
     [{ configFile: 'c.yaml' }, '--config-file is not supported'],
     [{ authentication: 'token' }, '--authentication token is not supported'],
@@ -124,10 +123,9 @@ describe.concurrent('regent run (process)', () => {
     await rm(dir, { recursive: true, force: true })
   })
 
-  it('exits 2 with a hint without -s', async () => {
-    const repl = await runRegent(['run'])
-    expect(repl.code).toBe(2)
-    expect(repl.stderr).toContain('only server mode is supported')
+  it('starts the interactive shell without -s, and exits 0 at the end of its input', async () => {
+    const repl = await runRegent(['run'], { stdin: '1 + 1\n' })
+    expect(repl).toMatchObject({ code: 0, stdout: '2\n', stderr: '' })
   })
 
   it('exits 1 naming the parse error when a policy does not load', async () => {

@@ -1,0 +1,94 @@
+/**
+ * The interactive shell of `regent run` (no `-s`): OPA's REPL on regent's engine. It reads lines
+ * (prompts and a banner only on a terminal, so piped input gives just the outputs), runs commands,
+ * gathers multi-line statements, and prints each result. Nothing a user types stops it: errors are
+ * printed and the next line is read. It ends at `exit`, Ctrl-D or the end of the input.
+ */
+import { findCommand } from './commands.js'
+import { execute } from './evaluate.js'
+import { LineReader } from './line-reader.js'
+import { errorText } from './print.js'
+import type { ShellState } from './state.js'
+import type { Outcome, Session, ShellSettings } from './types.js'
+
+/** What a shell runs on. */
+export interface ShellOptions {
+  state: ShellState
+  input: NodeJS.ReadableStream
+  output: NodeJS.WritableStream
+  /** True on a terminal: prompts, banner, line editing. */
+  terminal: boolean
+  /** Shown first on a terminal (OPA: version and "Run 'help' to see a list of commands"). */
+  banner: string
+  format?: ShellSettings['format']
+}
+
+/**
+ * Runs the shell until its input ends or `exit` is typed.
+ * @example await runShell({ state, input: process.stdin, output: process.stdout, terminal: false, banner: '' })
+ */
+export async function runShell(options: ShellOptions): Promise<void> {
+  const session: Session = {
+    state: options.state,
+    settings: {
+      format: options.format ?? 'pretty',
+      prettyLimit: 80,
+      metrics: false,
+      strictBuiltinErrors: false,
+    },
+    write: (text) => {
+      options.output.write(text)
+    },
+  }
+  let buffer: string[] = []
+  const reader = new LineReader(
+    { input: options.input, output: options.output, terminal: options.terminal },
+    () => {
+      buffer = []
+    },
+  )
+  if (options.terminal && options.banner) options.output.write(`${options.banner}\n`)
+  reader.prompt(false)
+  let exited = false
+  try {
+    for await (const line of reader.lines()) {
+      const outcome = await handleLine(session, buffer, line)
+      if (outcome === 'exit') {
+        exited = true
+        break
+      }
+      if (outcome !== 'incomplete') buffer = []
+      reader.prompt(buffer.length > 0)
+    }
+    // Input ended inside a statement: run what there is, as an empty line would.
+    if (buffer.length > 0) await safely(session, () => execute(session, buffer.join('\n'), true))
+    // Ctrl-D leaves the cursor after the prompt; end the line there.
+    if (!exited && options.terminal) options.output.write('\n')
+  } finally {
+    reader.close()
+  }
+}
+
+/** One line: a command, the start or the continuation of a statement, or the empty line ending one. */
+async function handleLine(session: Session, buffer: string[], line: string): Promise<Outcome> {
+  if (buffer.length === 0) {
+    if (line.trim() === '') return 'done'
+    const command = findCommand(line)
+    if (command) return safely(session, () => command.run(session))
+    buffer.push(line)
+    return safely(session, () => execute(session, line, false))
+  }
+  if (line.trim() === '') return safely(session, () => execute(session, buffer.join('\n'), true))
+  buffer.push(line)
+  return safely(session, () => execute(session, buffer.join('\n'), false))
+}
+
+/** Runs `f`, printing anything it throws: the shell never stops on an error. */
+async function safely(session: Session, f: () => Promise<Outcome>): Promise<Outcome> {
+  try {
+    return await f()
+  } catch (err) {
+    session.write(errorText(err))
+    return 'done'
+  }
+}
