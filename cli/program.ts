@@ -7,6 +7,7 @@ import { buildCommand } from './commands/build.js'
 import { capabilitiesCommand } from './commands/capabilities.js'
 import { checkCommand } from './commands/check.js'
 import { demoCommand } from './commands/demo.js'
+import { depsCommand } from './commands/deps.js'
 import { evalCommand } from './commands/eval.js'
 import { fmtCommand } from './commands/fmt.js'
 import { inspectCommand } from './commands/inspect.js'
@@ -35,6 +36,7 @@ const COMMANDS: Array<() => Command> = [
   inspectCommand,
   evalCommand,
   testCommand,
+  depsCommand,
   runCommand,
   capabilitiesCommand,
 ]

@@ -3,6 +3,7 @@
  * folder (syntax/, format/, and later compiler/ and eval/).
  */
 
+export { type DependencyRef, type QueryDependencies, queryDependencies } from './compiler/deps.js'
 export { RegoError, type RegoErrorCode, type RegoErrorJson, RegoErrors } from './errors.js'
 export { type CompileOptions, checkModules, compile, type EvaluateOptions, evaluate } from './eval/api.js'
 export { EvalError, type EvalErrorCode, type EvalErrorJson } from './eval/errors.js'
