@@ -3,6 +3,7 @@
  * listed once here.
  */
 import { Command, CommanderError } from 'commander'
+import { benchCommand } from './commands/bench.js'
 import { buildCommand } from './commands/build.js'
 import { capabilitiesCommand } from './commands/capabilities.js'
 import { checkCommand } from './commands/check.js'
@@ -36,6 +37,7 @@ const COMMANDS: Array<() => Command> = [
   inspectCommand,
   evalCommand,
   testCommand,
+  benchCommand,
   depsCommand,
   runCommand,
   capabilitiesCommand,
