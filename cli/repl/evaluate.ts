@@ -78,6 +78,7 @@ async function define(session: Session, rule: Rule): Promise<void> {
       session.write('error: input is undefined\n')
       return
     }
+    state.ensureModule()
     state.setInput({ text, value })
   } else {
     redefined = state.addRules([rule]).redefined

@@ -165,14 +165,27 @@ export class ShellState {
     return true
   }
 
-  /** The current module as `regent fmt` prints it, or OPA's `no rules defined`. */
+  /**
+   * The current module as `regent fmt` prints it, with a blank line between rules as OPA's `show`
+   * has them, or OPA's `no rules defined`. Each rule is formatted on its own: rules typed on
+   * different lines of the shell all sit on row 1, and the formatter would run them together.
+   */
   show(): string {
     const module = this.currentModule
     if (!module) return 'no rules defined\n'
-    let text = formatModule(module)
+    const header = formatModule({ ...module, rules: [] })
+    const rules = module.rules.map((rule) => {
+      const text = formatModule({ ...module, rules: [rule] })
+      return (text.startsWith(header) ? text.slice(header.length) : text).trim()
+    })
     if (this.#input && packagePath(module.package) === DEFAULT_PACKAGE)
-      text += `\ninput := ${this.#input.text}\n`
-    return text
+      rules.push(`input := ${this.#input.text}`)
+    return rules.length === 0 ? header : `${header}\n${rules.join('\n\n')}\n`
+  }
+
+  /** Creates package repl's module unless a module is current (OPA's `initModule`). */
+  ensureModule(): Module {
+    return this.#ensureModule()
   }
 
   #ensureModule(): Module {

@@ -143,7 +143,8 @@ function failed(err: unknown, queryErrors: RegoError[], final: boolean): Stateme
   const all = [...err.errors, ...queryErrors]
   if (!final && all.some((e) => e.message.startsWith('unexpected eof'))) return { kind: 'incomplete' }
   const first = err.errors[0]
-  const ruleFailedAtStart = first?.location?.row === 1 && first.location.col === 1
+  const ruleFailedAtStart =
+    first?.location?.row === 1 && first.location.col === 1 && first.message.startsWith('unexpected')
   if (queryErrors.length > 0 && ruleFailedAtStart)
     return { kind: 'error', errors: new RegoErrors(queryErrors) }
   return { kind: 'error', errors: err }
