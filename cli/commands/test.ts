@@ -13,7 +13,9 @@ import { BufferTracer, prettyTrace, type TraceOp, type Tracer } from '../../core
 import type { Location } from '../../core/rego/syntax/ast.js'
 import { loadPolicy } from '../policy-files.js'
 import { type Doc, renderJson } from '../presentation.js'
+import { parseBenchTime } from './bench.js'
 import { parseDuration } from './eval.js'
+import { runTestBenchmarks } from './test-bench.js'
 
 interface TestOptions {
   verbose?: boolean
@@ -29,6 +31,9 @@ interface TestOptions {
   ignore: string[]
   v0Compatible?: boolean
   maxErrors: string
+  bench?: boolean
+  benchmem: boolean
+  benchtime: string
 }
 
 /** One discovered test. */
@@ -59,9 +64,11 @@ export function testCommand(): Command {
     .option('-v, --verbose', 'report every test, with traces of failures')
     .option('-r, --run <regex>', 'only run tests whose full name matches')
     .addOption(
-      new Option('-f, --format <format>', 'output format').choices(['pretty', 'json']).default('pretty'),
+      new Option('-f, --format <format>', 'output format (gobench with --bench)')
+        .choices(['pretty', 'json', 'gobench'])
+        .default('pretty'),
     )
-    .option('-t, --timeout <duration>', 'timeout per test', '5s')
+    .option('-t, --timeout <duration>', 'timeout per test (30s with --bench)', '5s')
     .option('-c, --coverage', 'report coverage (JSON)')
     .option('--threshold <percent>', 'fail when coverage is below this percentage', '0')
     .option('-z, --exit-zero-on-skipped', 'skipped tests do not fail the run')
@@ -73,16 +80,38 @@ export function testCommand(): Command {
     .option('--ignore <glob>', 'file names to skip', collect, [])
     .option('--v0-compatible', 'parse with Rego v0 syntax')
     .option('-m, --max-errors <n>', 'stop compiling after this many errors', '10')
-    .action(async (paths: string[], options: TestOptions) => {
+    .option('--bench', 'benchmark the tests that pass (see regent bench)')
+    .option('--benchmem', 'report heap bytes per evaluation with --bench (default)', true)
+    .option('--no-benchmem', 'do not measure memory with --bench')
+    .option(
+      '--benchtime <t>',
+      'with --bench: run each benchmark this long (1s) or this many times (100x)',
+      '1s',
+    )
+    .action(async (paths: string[], options: TestOptions, command: Command) => {
       const threshold = Number(options.threshold)
       if (!(threshold >= 0 && threshold <= 100)) {
         process.stderr.write('Code coverage threshold must be between 0 and 100\n')
         process.exitCode = 1
         return
       }
+      if (options.format === 'gobench' && !options.bench) {
+        process.stderr.write('regent: -f gobench needs --bench\n')
+        process.exitCode = 2
+        return
+      }
+      if (options.bench && (options.coverage || threshold > 0)) {
+        process.stderr.write('regent: --bench cannot be combined with coverage\n')
+        process.exitCode = 2
+        return
+      }
+      // Spec: the test timeout is 5s, 30s when benchmarking.
+      if (options.bench && command.getOptionValueSource('timeout') === 'default') options.timeout = '30s'
       let timeoutMs: number
+      let benchtime: ReturnType<typeof parseBenchTime> | undefined
       try {
         timeoutMs = parseDuration(options.timeout)
+        if (options.bench) benchtime = parseBenchTime(options.benchtime)
       } catch (err) {
         process.stderr.write(`regent: ${(err as Error).message}\n`)
         process.exitCode = 2
@@ -107,6 +136,27 @@ export function testCommand(): Command {
       }
       const filter = options.run ? new RegExp(options.run) : undefined
       const tests = discover(policy).filter((t) => !filter || filter.test(`${t.pkg}.${t.name}`))
+      if (benchtime) {
+        const failed = await runTestBenchmarks(
+          policy,
+          tests,
+          {
+            format: options.format,
+            benchmem: options.benchmem,
+            count: Math.max(1, Number(options.count) || 1),
+            benchtime,
+            timeoutMs,
+            exitZeroOnSkipped: options.exitZeroOnSkipped === true,
+          },
+          {
+            runTest: (t) => runTest(policy, t, timeoutMs, options, undefined),
+            outcome,
+            resultDoc,
+          },
+        )
+        if (failed) process.exitCode = 2
+        return
+      }
       const coverage = options.coverage || threshold > 0 ? new CoverageTracer() : undefined
       let results: TestResult[] = []
       for (let i = 0; i < Math.max(1, Number(options.count) || 1); i++) {

@@ -1,0 +1,147 @@
+/**
+ * `regent test --bench`: every test that passes is then run as a benchmark (as `opa test
+ * --bench`): its query is prepared once and evaluated as Go's `testing.B` would, each evaluation
+ * checked to still be `true`. Tests that fail, err or are skipped are reported as `regent test`
+ * reports them. Pretty and gobench output print one line per benchmark, `name  N  ns/op  B/op`
+ * (gobench names are `BenchmarkDataPkgTestName`); JSON adds OPA's `benchmark_result` (Go's
+ * `BenchmarkResult`) to each test result.
+ */
+import { createBuiltinContext } from '../../core/rego/builtins/context.js'
+import type { Policy } from '../../core/rego/index.js'
+import { type Doc, renderJson } from '../presentation.js'
+import { type BenchmarkResult, type BenchTime, benchmarkDoc, benchmarkLine, runBenchmark } from './bench.js'
+import type { TestResult } from './test.js'
+
+/** What `regent test` lends the benchmarks: its own test run and result rendering. */
+export interface TestBenchHooks {
+  /** Runs a test once, as `regent test` does. */
+  runTest(test: TestResult['test']): Promise<TestResult>
+  /** `PASS (1.2ms)`, `FAIL (...)`, `SKIPPED`, `ERROR (...)`. */
+  outcome(result: TestResult): string
+  /** A result in OPA's test JSON shape. */
+  resultDoc(result: TestResult): Doc
+}
+
+/** Options of {@link runTestBenchmarks}. */
+export interface TestBenchOptions {
+  format: string
+  benchmem: boolean
+  count: number
+  benchtime: BenchTime
+  /** Time allowed for one test's benchmark (30s unless `--timeout` says otherwise). */
+  timeoutMs: number
+  /** `-z`: skipped tests do not fail the run. */
+  exitZeroOnSkipped: boolean
+}
+
+interface BenchResult {
+  result: TestResult
+  benchmark: BenchmarkResult | undefined
+}
+
+/** Runs `tests` as benchmarks, prints the report, and resolves to true when the run failed (exit 2). */
+export async function runTestBenchmarks(
+  policy: Policy,
+  tests: Array<TestResult['test']>,
+  options: TestBenchOptions,
+  hooks: TestBenchHooks,
+): Promise<boolean> {
+  const results: BenchResult[] = []
+  for (let i = 0; i < options.count; i++) {
+    for (const test of tests) {
+      const result = await hooks.runTest(test)
+      const passed = !result.test.skip && !result.fail && result.error === undefined
+      let benchmark: BenchmarkResult | undefined
+      if (passed) {
+        try {
+          benchmark = await benchmarkTest(policy, test, options)
+        } catch (err) {
+          result.error = err instanceof Error ? String(err) : String(err)
+        }
+      }
+      results.push({ result, benchmark })
+    }
+  }
+  if (options.format === 'json') {
+    const docs = results.map(({ result, benchmark }) => {
+      const doc = hooks.resultDoc(result) as { [key: string]: Doc | undefined }
+      if (benchmark) doc.benchmark_result = benchmarkDoc(benchmark)
+      return doc
+    })
+    process.stdout.write(`${renderJson(docs)}\n`)
+  } else {
+    process.stdout.write(report(results, options, hooks))
+  }
+  return results.some(
+    ({ result: r }) => r.fail || r.error !== undefined || (r.test.skip && !options.exitZeroOnSkipped),
+  )
+}
+
+async function benchmarkTest(
+  policy: Policy,
+  test: TestResult['test'],
+  options: TestBenchOptions,
+): Promise<BenchmarkResult> {
+  const prepared = policy.prepare(`${test.pkg}.${test.name}`)
+  const deadline = Date.now() + options.timeoutMs
+  const ignore = () => {}
+  return runBenchmark(
+    async () => {
+      const run = await prepared.eval({ ctx: createBuiltinContext({ print: ignore }), deadline })
+      if (run.results[0]?.expressions[0]?.value !== true) throw new Error('test failed while benchmarking')
+    },
+    { benchtime: options.benchtime, benchmem: options.benchmem, timer: undefined },
+  )
+}
+
+/** OPA's pretty test report with benchmark lines for the tests that passed. */
+function report(results: BenchResult[], options: TestBenchOptions, hooks: TestBenchHooks): string {
+  const lines: string[] = []
+  const counts = { pass: 0, fail: 0, skip: 0, error: 0 }
+  let lastFile = ''
+  for (const { result: r, benchmark } of results) {
+    if (r.test.skip) counts.skip++
+    else if (r.error !== undefined) counts.error++
+    else if (r.fail) counts.fail++
+    else counts.pass++
+    const name = `${r.test.pkg}.${r.test.name}`
+    if (benchmark && r.error === undefined) {
+      // gobench lines leave allocs/op out (not a number here); pretty shows it as n/a.
+      if (options.format === 'gobench')
+        lines.push(`${goBenchName(name)}\t${benchmarkLine(benchmark, options.benchmem)}`)
+      else
+        lines.push(
+          `${name}\t${benchmarkLine(benchmark, false)}${options.benchmem ? `\t${memString(benchmark)}` : ''}`,
+        )
+      continue
+    }
+    const loc = r.test.location
+    if (loc) {
+      if (lastFile !== '' && lastFile !== loc.file) lines.push('')
+      lines.push(`${loc.file}:${loc.row}:`)
+      lastFile = loc.file
+    }
+    lines.push(`${name}: ${hooks.outcome(r)}`)
+    if (r.error !== undefined) lines.push(`  ${r.error}`)
+  }
+  if (results.length > 0) lines.push('-'.repeat(80))
+  const total = results.length
+  if (counts.pass) lines.push(`PASS: ${counts.pass}/${total}`)
+  if (counts.fail) lines.push(`FAIL: ${counts.fail}/${total}`)
+  if (counts.skip) lines.push(`SKIPPED: ${counts.skip}/${total}`)
+  if (counts.error) lines.push(`ERROR: ${counts.error}/${total}`)
+  if (total === 0) lines.push('no tests found')
+  return `${lines.join('\n')}\n`
+}
+
+/** Go's `MemString` with the allocation count Node.js cannot measure shown as n/a. */
+function memString(b: BenchmarkResult): string {
+  const bytes = b.bytesPerOp === undefined ? 'n/a' : String(b.bytesPerOp)
+  return `${bytes.padStart(8)} B/op\t${'n/a'.padStart(8)} allocs/op`
+}
+
+/** `data.authz_test.test_admin` as a Go benchmark name: `BenchmarkDataAuthzTestTestAdmin`. */
+export function goBenchName(name: string): string {
+  const parts = name.replaceAll('_', '.').split('.')
+  return `Benchmark${parts.map((p) => (p ? p[0]?.toUpperCase() + p.slice(1) : '')).join('')}`
+}
