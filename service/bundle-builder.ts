@@ -12,6 +12,7 @@ import type { BundleKind, ServiceStore, SystemRow } from '../store/service/index
 import { discoveryDocument, type PublishedKey } from './agent-config.js'
 import type { BundleWatch } from './bundle-watch.js'
 import { DataConflictError, placeAt } from './data-tree.js'
+import { isJsonObject, parseJsonDocument, stringifyJsonDocument } from './json-document.js'
 import type { ServiceMetrics } from './metrics.js'
 import type { ModuleValidator } from './policy-validation.js'
 
@@ -106,7 +107,7 @@ export class BundleBuilder {
     const data: Record<string, unknown> = {}
     for (const doc of documents) {
       const rel = relativeTo(prefix, doc.path)
-      placeAt(data, rel === '' ? [] : rel.split('/'), JSON.parse(doc.value), `data ${doc.path}`)
+      placeAt(data, rel === '' ? [] : rel.split('/'), parseJsonDocument(doc.value), `data ${doc.path}`)
     }
     const revision = contentDigest(modules, data)
     return bundleFromParts({ modules, data, manifest: { revision } })
@@ -162,11 +163,11 @@ export function contentDigest(modules: Record<string, string>, data: Record<stri
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value !== null && typeof value === 'object') {
+  if (isJsonObject(value)) {
     const entries = Object.keys(value as object)
       .sort()
       .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
     return `{${entries.join(',')}}`
   }
-  return JSON.stringify(value)
+  return stringifyJsonDocument(value)
 }

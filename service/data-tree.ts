@@ -1,3 +1,4 @@
+import { isJsonObject } from './json-document.js'
 import { setOwn } from './json-patch.js'
 
 /** Placing data documents stored at slash paths into one JSON tree, as OPA's data namespace does. */
@@ -12,7 +13,7 @@ export class DataConflictError extends Error {
   }
 }
 
-const isObject = (v: unknown): v is Tree => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isObject = isJsonObject
 
 /**
  * Places `value` at `segments` inside `tree`, merging objects key by key.

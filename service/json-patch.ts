@@ -1,8 +1,10 @@
 /**
- * JSON Patch (RFC 6902) applied to a plain JSON document, for `PATCH /v1/data/{path}`. The
- * input is never mutated; any failing operation fails the whole patch.
+ * JSON Patch (RFC 6902) applied to a JSON document (see json-document.ts: numbers may be held as
+ * text), for `PATCH /v1/data/{path}`. The input is never mutated; any failing operation fails the
+ * whole patch.
  */
 import { z } from 'zod'
+import { copyJson, isJsonContainer, isJsonObject, jsonEqual } from './json-document.js'
 
 /** The JSON body of a PATCH: a list of operations. */
 export const jsonPatchSchema = z.array(
@@ -25,21 +27,21 @@ type Container = Record<string, unknown> | unknown[]
 
 /** The document with every operation applied in order. @throws JsonPatchError */
 export function applyJsonPatch(document: unknown, patch: JsonPatch): unknown {
-  let doc = structuredClone(document)
+  let doc = copyJson(document)
   patch.forEach((op, i) => {
     const where = `operation ${i} (${op.op} ${op.path})`
     switch (op.op) {
       case 'add':
-        doc = put(doc, parsePointer(op.path, where), structuredClone(op.value), 'add', where)
+        doc = put(doc, parsePointer(op.path, where), copyJson(op.value), 'add', where)
         break
       case 'replace':
-        doc = put(doc, parsePointer(op.path, where), structuredClone(op.value), 'replace', where)
+        doc = put(doc, parsePointer(op.path, where), copyJson(op.value), 'replace', where)
         break
       case 'remove':
         doc = remove(doc, parsePointer(op.path, where), where).doc
         break
       case 'test':
-        if (!deepEqual(get(doc, parsePointer(op.path, where), where), op.value)) {
+        if (!jsonEqual(get(doc, parsePointer(op.path, where), where), op.value)) {
           throw new JsonPatchError(`${where}: test failed`)
         }
         break
@@ -53,7 +55,7 @@ export function applyJsonPatch(document: unknown, patch: JsonPatch): unknown {
         doc = put(
           doc,
           parsePointer(op.path, where),
-          structuredClone(get(doc, parsePointer(op.from, where), where)),
+          copyJson(get(doc, parsePointer(op.from, where), where)),
           'add',
           where,
         )
@@ -84,17 +86,14 @@ function get(doc: unknown, tokens: string[], where: string): unknown {
 
 function child(node: unknown, token: string): unknown {
   if (Array.isArray(node)) return /^(0|[1-9]\d*)$/.test(token) ? node[Number(token)] : undefined
-  if (typeof node === 'object' && node !== null) {
-    return Object.hasOwn(node, token) ? (node as Record<string, unknown>)[token] : undefined
-  }
+  if (isJsonObject(node)) return Object.hasOwn(node, token) ? node[token] : undefined
   return undefined
 }
 
 function parentOf(doc: unknown, tokens: string[], where: string): Container {
   const parent = get(doc, tokens.slice(0, -1), where)
-  if (typeof parent !== 'object' || parent === null)
-    throw new JsonPatchError(`${where}: the parent is not an object or array`)
-  return parent as Container
+  if (!isJsonContainer(parent)) throw new JsonPatchError(`${where}: the parent is not an object or array`)
+  return parent
 }
 
 function put(
@@ -135,20 +134,4 @@ function remove(doc: unknown, tokens: string[], where: string): { doc: unknown; 
 /** Sets an own data property, so a key such as `__proto__` is stored as data, never as a prototype. */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
-  if (Array.isArray(a) !== Array.isArray(b)) return false
-  const ka = Object.keys(a)
-  const kb = Object.keys(b)
-  return (
-    ka.length === kb.length &&
-    ka.every(
-      (k) =>
-        Object.hasOwn(b, k) &&
-        deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
-    )
-  )
 }

@@ -3,6 +3,7 @@
  * out; a `Bundle` in, gzipped tar bytes out; signing and verification of `.signatures.json` as
  * OPA does them. Shared by the relay (verify and serve), the service (build and sign) and the CLI.
  */
+import { stringify as stringifyLossless } from 'lossless-json'
 import { bundleFromEntries, entriesOfBundle, manifestWithDefaults } from './assemble.js'
 import { loadDirectory } from './directory.js'
 import { signedEntryOrder } from './file-list.js'
@@ -99,7 +100,8 @@ export function bundleFromFiles(files: readonly BundleEntry[]): Bundle {
 
 /**
  * A bundle from in-memory parts, for builders such as the service: modules by path, one data
- * tree (written as a root `data.json`), an optional manifest. Roots are checked.
+ * tree (written as a root `data.json`; lossless-json numbers keep their digits), an optional
+ * manifest. Roots are checked.
  * @example bundleFromParts({ modules: { 'authz/policy.rego': 'package authz\n' }, data: { x: 1 } })
  */
 export function bundleFromParts(parts: {
@@ -113,7 +115,8 @@ export function bundleFromParts(parts: {
     raw: encoder.encode(source),
   }))
   const data = parts.data ?? {}
-  const dataText = JSON.stringify(data)
+  // lossless-json writes numbers held as text (LosslessNumber) as the numbers they are.
+  const dataText = stringifyLossless(data) ?? '{}'
   const bundle: Bundle = {
     manifest: manifestWithDefaults(parts.manifest),
     modules,

@@ -14,13 +14,13 @@ import {
   HttpError,
   mediaType,
   notFound,
-  parseJsonText,
   parseYamlText,
   readBody,
 } from '../../core/http/index.js'
 import { type Actor, createdBy, type DataDocumentRow } from '../../store/service/index.js'
 import { requireAdmin } from '../auth.js'
 import { DataConflictError, placeAt, valueAt } from '../data-tree.js'
+import { parseJsonDocument, stringifyJsonDocument } from '../json-document.js'
 import { applyJsonPatch, JsonPatchError, jsonPatchSchema } from '../json-patch.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkSlashPath, envelope, pathAfter, systemOfPath, validateBody } from '../validation.js'
@@ -46,7 +46,13 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 async function readDocument(c: Context, limits: BodyLimits): Promise<unknown> {
   const text = (await readBody(c, limits)).toString('utf8')
   if (text.trim() === '') throw badRequest('request body is required: the JSON document to store')
-  return YAML_TYPES.has(mediaType(c)) ? parseYamlText(text) : parseJsonText(text)
+  return YAML_TYPES.has(mediaType(c)) ? parseYamlText(text) : parseJsonDocument(text)
+}
+
+/** The service's `{request_id, result}` envelope, the document's numbers written as stored. */
+function documentEnvelope(c: Context<ServiceEnv>, result: unknown): Response {
+  const text = stringifyJsonDocument({ request_id: c.var.requestId, result })
+  return c.body(text, 200, { 'Content-Type': 'application/json' })
 }
 
 /** Routes of `/v1/data`. */
@@ -74,7 +80,7 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
       if (existing && c.req.header('If-None-Match')?.trim() === '*')
         throw conflict(`document ${path} already exists`)
       const updated = next(existing)
-      const text = JSON.stringify(updated)
+      const text = stringifyJsonDocument(updated)
       const audit = createdBy(actor)
       await tx.dataDocuments.upsert({
         path,
@@ -103,7 +109,7 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
     if (exact) {
       c.header('ETag', exact.etag)
       if (matchesEtag(c.req.header('If-None-Match'), exact.etag)) return c.body(null, 304)
-      return envelope(c, JSON.parse(exact.value))
+      return documentEnvelope(c, parseJsonDocument(exact.value))
     }
     // A value inside a stored document?
     const segments = path.split('/')
@@ -112,8 +118,8 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
       (a, b) => b.path.length - a.path.length,
     )
     if (closest) {
-      const inner = valueAt(JSON.parse(closest.value), segments.slice(closest.path.split('/').length))
-      if (inner !== undefined) return envelope(c, inner)
+      const inner = valueAt(parseJsonDocument(closest.value), segments.slice(closest.path.split('/').length))
+      if (inner !== undefined) return documentEnvelope(c, inner)
     }
     // The documents below the path, assembled into one tree.
     const below = await store.dataDocuments.listBelow(path)
@@ -121,12 +127,12 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
     const tree: Record<string, unknown> = {}
     try {
       for (const doc of below)
-        placeAt(tree, doc.path.slice(path.length + 1).split('/'), JSON.parse(doc.value), doc.path)
+        placeAt(tree, doc.path.slice(path.length + 1).split('/'), parseJsonDocument(doc.value), doc.path)
     } catch (err) {
       if (err instanceof DataConflictError) throw conflict(err.message)
       throw err
     }
-    return envelope(c, tree)
+    return documentEnvelope(c, tree)
   })
 
   app.put('/v1/data/*', async (c) => {
@@ -142,14 +148,14 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
     const result = await write(c, path, (existing) => {
       if (!existing) throw notFound(`no data document at ${path}`)
       try {
-        return applyJsonPatch(JSON.parse(existing.value), patch)
+        return applyJsonPatch(parseJsonDocument(existing.value), patch)
       } catch (err) {
         if (err instanceof JsonPatchError)
           throw badRequest(`cannot apply the patch to ${path}: ${err.message}`)
         throw err
       }
     })
-    return envelope(c, result)
+    return documentEnvelope(c, result)
   })
 
   app.delete('/v1/data/*', async (c) => {

@@ -107,6 +107,32 @@ for (const backend of BACKENDS) {
       expect((await bundle()).data).toEqual({})
     })
 
+    it('keeps every digit of numbers a double cannot hold, through PUT, GET, PATCH and the bundle', async () => {
+      const path = `/v1/data/systems/${id}/ids`
+      const big = '12345678901234567890'
+      const json = { 'Content-Type': 'application/json' }
+      const raw = `{"n": ${big}, "list": [98765432109876543210, 0.1], "small": 7}`
+      expect((await t.call('PUT', path, { raw, headers: json })).status).toBe(200)
+      const text = async (p: string) => (await t.call('GET', p)).text()
+      expect(await text(path)).toContain(`"result":{"n":${big},"list":[98765432109876543210,0.1],"small":7}`)
+      expect(await text(`${path}/n`)).toContain(`"result":${big}`)
+      expect(await text(`/v1/data/systems/${id}`)).toContain(`"ids":{"n":${big}`)
+      const dataJson = new TextDecoder().decode((await bundle()).dataFiles[0]!.raw)
+      expect(dataJson).toContain(big)
+      // JSON Patch compares numbers by value and copies them whole.
+      const patch = (ops: string) =>
+        t.call('PATCH', path, { raw: ops, headers: { 'Content-Type': 'application/json-patch+json' } })
+      const passing = await patch(`[{"op": "test", "path": "/n", "value": ${big}},
+        {"op": "copy", "from": "/n", "path": "/m"}, {"op": "test", "path": "/small", "value": 7.0}]`)
+      expect(passing.status).toBe(200)
+      expect(await passing.text()).toContain(`"m":${big}`)
+      const failing = await patch('[{"op": "test", "path": "/n", "value": 12345678901234567891}]')
+      expect(failing.status).toBe(400)
+      // A number is not a container a pointer can step into.
+      expect((await patch('[{"op": "add", "path": "/n/value", "value": 1}]')).status).toBe(400)
+      expect((await t.json('DELETE', path)).status).toBe(200)
+    })
+
     it('refuses malformed bodies with 400 and unknown media types with 415', async () => {
       const bad = await t.json('PUT', '/v1/data/x', {
         raw: '{"a": [1,}',
