@@ -83,9 +83,17 @@ function definesRule(body: Body, context: StatementContext): 'yes' | 'maybe' | '
   const [op, lhs] = expr.terms as Term[]
   if (expr.terms.length !== 3 || op?.type !== 'ref' || op.value.length !== 1) return 'no'
   const name = op.value[0]?.type === 'var' ? op.value[0].value : ''
-  if (name === 'assign') return lhs?.type === 'var' ? 'yes' : 'maybe'
-  if (name === 'eq' && lhs?.type === 'var' && !context.isGlobal(lhs.value)) return 'yes'
+  const target = lhs ? varName(lhs) : undefined
+  if (name === 'assign') return target !== undefined ? 'yes' : 'maybe'
+  if (name === 'eq' && target !== undefined && !context.isGlobal(target)) return 'yes'
   return 'no'
+}
+
+/** The name of a var term, or of a root document written alone (`input` parses as a ref). */
+function varName(term: Term): string | undefined {
+  if (term.type === 'var') return term.value
+  const [only] = term.type === 'ref' && term.value.length === 1 ? term.value : []
+  return only?.type === 'var' ? only.value : undefined
 }
 
 /**
