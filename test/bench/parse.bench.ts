@@ -3,7 +3,9 @@
  * growing linearly with size), with the heap the AST keeps per MB of source, the lexer alone and
  * the formatter. The machine is shared, so every parse run is followed by a `JSON.parse` of a JSON
  * document of the same size: the ratio of the two (best to best, median to median) moves much
- * less with the load than either figure. Each figure is given as best and median of the runs.
+ * less with the load than either figure. Each figure is given as best and median of the runs; the
+ * spread between them comes as much from V8's pretenuring decisions, which change from one process
+ * to the next, as from the load (docs/parser-performance.md).
  */
 import { spawnSync } from 'node:child_process'
 import os from 'node:os'
