@@ -6,6 +6,7 @@
  */
 import {
   type Body,
+  type Import,
   type Package,
   type Policy,
   parseQuery,
@@ -17,7 +18,7 @@ import {
 } from '../../core/rego/index.js'
 import type { Value } from '../../core/rego/values/index.js'
 import { errorText, evalErrorText, resultsText, type Timers } from './print.js'
-import { DEFAULT_PACKAGE, ruleName } from './state.js'
+import { DEFAULT_PACKAGE, defaultPackage, ruleName } from './state.js'
 import { parseStatement, type Statement } from './statements.js'
 import type { Outcome, Session } from './types.js'
 
@@ -154,22 +155,11 @@ async function replInput(policy: Policy): Promise<Value | undefined> {
 }
 
 /** The package and imports queries are compiled in (package repl before any definition). */
-function queryContext(session: Session): {
-  package: Package
-  imports: NonNullable<Session['state']['currentModule']>['imports']
-} {
+function queryContext(session: Session): { package: Package; imports: Import[] } {
   const module = session.state.currentModule
-  if (module) return { package: module.package, imports: module.imports }
-  return {
-    package: {
-      type: 'package',
-      path: [
-        { type: 'var', value: 'data' },
-        { type: 'string', value: DEFAULT_PACKAGE },
-      ],
-    },
-    imports: [],
-  }
+  return module
+    ? { package: module.package, imports: module.imports }
+    : { package: defaultPackage(), imports: [] }
 }
 
 /** A rule's head reference as OPA prints it in messages (`p`, `a.b.c`, `p[x]`). */

@@ -255,7 +255,7 @@ function emptyModule(pkg: Package, regoVersion: 'v0' | 'v1'): Module {
 }
 
 /** `package repl`, which OPA's REPL creates on the first definition. */
-function defaultPackage(): Package {
+export function defaultPackage(): Package {
   return {
     type: 'package',
     path: [

@@ -2,7 +2,7 @@
  * `regent run` without `-s` as a user pipes into it: the real launcher, files and a data file on
  * the command line, exit codes, `print()` on stderr, and a policy that does not load.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -19,6 +19,12 @@ describe.concurrent('regent run (shell process)', () => {
     )
     await writeFile(join(dir, 'data.json'), '{"admins": ["alice"]}')
     await writeFile(join(dir, 'broken.rego'), 'package broken\n\nallow if {\n')
+    await mkdir(join(dir, 'bundle', 'shop'), { recursive: true })
+    await writeFile(
+      join(dir, 'bundle', 'shop', 'price.rego'),
+      'package shop\n\nprice := data.shop.base * 2\n',
+    )
+    await writeFile(join(dir, 'bundle', 'shop', 'data.json'), '{"base": 21}')
   })
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true })
@@ -31,6 +37,11 @@ describe.concurrent('regent run (shell process)', () => {
     expect(res.stderr).toBe('')
     expect(res.stdout).toBe(`[\n  "alice"\n]\nfalse\ntrue\n${defined('x', 'authz')}`)
     expect(res.code).toBe(0)
+  })
+
+  it('loads bundles given with -b', async () => {
+    const res = await runRegent(['run', '-b', join(dir, 'bundle')], { stdin: 'data.shop.price\n' })
+    expect(res).toMatchObject({ code: 0, stdout: '42\n', stderr: '' })
   })
 
   it('writes print() output to stderr and results to stdout', async () => {

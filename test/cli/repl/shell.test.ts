@@ -297,6 +297,16 @@ describe('regent run shell: commands', () => {
   })
 })
 
+describe('regent run shell: on a terminal', () => {
+  it('shows the banner, the prompt, and the continuation prompt while a statement is open', async () => {
+    const out = await shellOutput('p := 1\nallow if {\ntrue\n}\np\n', { terminal: true })
+    // Cursor movements aside, readline echoes the typed lines and the shell prompts before each read.
+    const plain = out.replace(/\u001b\[\d*[GJ]/g, '')
+    expect(plain.startsWith('BANNER\n> ')).toBe(true)
+    expect(plain).toContain(`${defined('p')}> | | ${defined('allow')}> 1\n> \n`)
+  })
+})
+
 describe('regent run shell: loaded policies and data', () => {
   const files = {
     'authz.rego': 'package authz\n\ndefault allow := false\n\nallow if input.user in data.admins\n',

@@ -16,9 +16,11 @@ export interface ShellRun {
   files?: Record<string, string>
   regoVersion?: 'v0' | 'v1'
   format?: 'pretty' | 'json'
+  /** Talk to the shell as a terminal would (prompts, banner `BANNER`). */
+  terminal?: boolean
 }
 
-/** Runs the shell on `input` (piped, no terminal) and resolves to what it printed. */
+/** Runs the shell on `input` (piped, unless `run.terminal`) and resolves to what it printed. */
 export async function shellOutput(input: string, run: ShellRun = {}): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'regent-repl-'))
   try {
@@ -43,8 +45,8 @@ export async function shellOutput(input: string, run: ShellRun = {}): Promise<st
       state,
       input: Readable.from([input]),
       output,
-      terminal: false,
-      banner: 'never shown when piped',
+      terminal: run.terminal === true,
+      banner: run.terminal ? 'BANNER' : 'never shown when piped',
       ...(run.format ? { format: run.format } : {}),
     })
     return out
