@@ -17,6 +17,10 @@ beforeAll(() => {
   writeFileSync(policy, 'package policy\n\nallow if is_admin\n\nis_admin if "admin" in input.user.roles\n')
   writeFileSync(input, '{"user": {"roles": ["admin"]}}')
   writeFileSync(join(dir, 'broken.rego'), 'package broken\n\nallow if {\n')
+  writeFileSync(
+    join(dir, 'noisy.rego'),
+    'package noisy\n\nallow if {\n\tprint("evaluating")\n\tinput.ok\n}\n',
+  )
 })
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -159,6 +163,16 @@ describe('regent bench', () => {
     const ok = await runRegent(['bench', '--no-fail', '--benchtime', '5x', '-d', policy, 'data.policy.allow'])
     expect(ok.code).toBe(0)
     expect(ok.stdout).toContain('| samples ')
+  })
+
+  it('drops print() calls instead of printing one line per iteration', async () => {
+    const { code, stdout, stderr } = await runRegent(
+      ['bench', '--benchtime', '50x', '-d', join(dir, 'noisy.rego'), '-I', 'data.noisy.allow'],
+      { stdin: '{"ok": true}' },
+    )
+    expect(code).toBe(0)
+    expect(stderr).toBe('')
+    expect(stdout).toMatch(/\| samples +\| +50 \|/)
   })
 
   it('exits 1 with OPA’s errors for malformed Rego and bad queries, 2 for usage errors', async () => {
