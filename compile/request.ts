@@ -6,6 +6,7 @@ import { isLosslessNumber, LosslessNumber, parse as parseLossless } from 'lossle
 import { parseDocument } from 'yaml'
 import { z } from 'zod'
 import type { RefTerm } from '../core/rego/syntax/ast.js'
+import { findSelfReference } from '../core/self-reference.js'
 import { invalidParameter } from './errors.js'
 import { parseRefText } from './refs.js'
 import type { JsonValue } from './types.js'
@@ -83,7 +84,10 @@ function parseText(text: string, contentType: string): unknown {
     if (first)
       throw invalidParameter(`error(s) occurred while decoding request: ${first.message.split('\n')[0]}`)
     try {
-      return exactNumbers(doc.toJS({ maxAliasCount: 100 }))
+      const value: unknown = doc.toJS({ maxAliasCount: 100 })
+      const loop = findSelfReference(value)
+      if (loop !== undefined) throw new Error(`the alias at ${loop} refers to a node that contains it`)
+      return exactNumbers(value)
     } catch (err) {
       throw invalidParameter(`error(s) occurred while decoding request: ${(err as Error).message}`)
     }

@@ -9,6 +9,7 @@ import { gunzip, inflate } from 'node:zlib'
 import type { Context } from 'hono'
 import { parse as parseLossless } from 'lossless-json'
 import { parseDocument } from 'yaml'
+import { findSelfReference } from '../self-reference.js'
 import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.js'
 
 const gunzipAsync = promisify(gunzip)
@@ -150,11 +151,17 @@ export function parseYamlText(text: string): unknown {
       `malformed YAML body${where}: ${first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
     )
   }
+  let value: unknown
   try {
-    return doc.toJS({ maxAliasCount: 100 })
+    value = doc.toJS({ maxAliasCount: 100 })
   } catch (err) {
     throw badRequest(`malformed YAML body: ${(err as Error).message}`)
   }
+  const loop = findSelfReference(value)
+  if (loop !== undefined) {
+    throw badRequest(`malformed YAML body: the alias at ${loop} refers to a node that contains it`)
+  }
+  return value
 }
 
 /**

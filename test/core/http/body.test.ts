@@ -85,6 +85,22 @@ describe('readStructuredBody', () => {
     expect(res.body.message).toMatch(/^malformed YAML body at line \d+, column \d+: /)
   })
 
+  it('answers 400 for a YAML alias inside the node it names, naming where', async () => {
+    for (const [body, where] of [
+      ['a: &x [*x]', 'a.0'],
+      ['a:\n  b: &y\n    c: *y', 'a.b.c'],
+    ]) {
+      const res = await post('/doc', body as string, { 'Content-Type': 'application/yaml' })
+      expect(res.status).toBe(400)
+      expect(res.body.message).toBe(
+        `malformed YAML body: the alias at ${where} refers to a node that contains it`,
+      )
+    }
+    // An alias to a sibling is fine.
+    const ok = await post('/doc', 'a: &x [1]\nb: *x', { 'Content-Type': 'application/yaml' })
+    expect(ok.body).toEqual({ doc: { a: [1], b: [1] } })
+  })
+
   it('bounds YAML alias expansion (billion laughs)', async () => {
     const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for (let i = 1; i < 10; i++)
