@@ -16,7 +16,12 @@ function walk(node: unknown, path: string[], ancestors: Set<object>): string | u
   if (node === null || typeof node !== 'object') return undefined
   if (ancestors.has(node)) return path.join('.') || '(root)'
   ancestors.add(node)
-  const entries = Array.isArray(node) ? node.entries() : Object.entries(node)
+  const entries =
+    Array.isArray(node) || node instanceof Map
+      ? node.entries()
+      : node instanceof Set
+        ? [...node].entries()
+        : Object.entries(node)
   for (const [key, child] of entries) {
     const found = walk(child, [...path, String(key)], ancestors)
     if (found !== undefined) return found

@@ -5,6 +5,7 @@
  * library OPA uses, so `yes` is `true` there as here.
  */
 import { parseDocument } from 'yaml'
+import { findSelfReference } from '../self-reference.js'
 import { bundleError, reason } from './errors.js'
 import { dataPathOf } from './paths.js'
 import type { BundleDataFile } from './types.js'
@@ -47,11 +48,20 @@ export function parseYamlData(
   })
   const first = doc.errors[0]
   if (first) throw bundleError('bundle_data_invalid', `${what} is not valid YAML: ${first.message}`)
+  let value: unknown
   try {
-    return doc.toJS({ maxAliasCount: 100 }) ?? null
+    value = doc.toJS({ maxAliasCount: 100 }) ?? null
   } catch (err) {
     throw bundleError('bundle_data_invalid', `${what} is not valid YAML: ${reason(err)}`, err)
   }
+  const loop = findSelfReference(value)
+  if (loop !== undefined) {
+    throw bundleError(
+      'bundle_data_invalid',
+      `${what} is not valid YAML: the alias at ${loop} contains itself`,
+    )
+  }
+  return value
 }
 
 /** Whether `value` is a plain JSON object (not an array, not null). */

@@ -3,6 +3,7 @@
  * as Go's (padding, alphabet) and fail with Go's messages where OPA's tests look at them.
  */
 import { parseDocument, stringify as yamlStringify } from 'yaml'
+import { findSelfReference } from '../../self-reference.js'
 import { t } from '../types/index.js'
 import type { Value } from '../values/index.js'
 import { fromJS, isArray, isSet, ObjectValue, parseJSON, toJS, toJSONText } from '../values/index.js'
@@ -216,7 +217,10 @@ export function parseYamlValue(text: string): Value {
   const doc = parseDocument(text, YAML_OPTIONS)
   const first = doc.errors[0]
   if (first) throw yamlError(first)
-  return yamlToValue(doc.toJS({ mapAsMap: true }))
+  const parsed: unknown = doc.toJS({ mapAsMap: true, maxAliasCount: 100 })
+  // Go's YAML library refuses an anchor used inside its own value; here it would recurse forever.
+  if (findSelfReference(parsed) !== undefined) throw new BuiltinError('yaml: anchor value contains itself')
+  return yamlToValue(parsed)
 }
 
 export const yamlMarshal = defineBuiltin({

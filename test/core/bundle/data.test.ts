@@ -50,6 +50,12 @@ describe('parseYamlData', () => {
     })
   })
 
+  it('refuses an alias inside the node it names, saying where', () => {
+    expect(() => parseYamlData('a:\n  b: &x [*x]\n', 'x/data.yaml')).toThrow(
+      'x/data.yaml is not valid YAML: the alias at a.b.0 contains itself',
+    )
+  })
+
   it('refuses alias bombs', () => {
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
     for (let i = 1; i < 10; i++)

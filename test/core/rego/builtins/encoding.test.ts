@@ -50,6 +50,11 @@ describe('JSON and YAML', () => {
     expect(json('yaml.is_valid', 'foo:\n  - qux: bar\n  - baz: 2')).toBe('true')
     expect(json('yaml.is_valid', 'foo:\n   - qux: bar\n   - baz: {')).toBe('false')
     expect(json('yaml.is_valid', 1)).toBe('false')
+    // An anchor used inside its own value is an error, as in Go's YAML library, not endless recursion.
+    expectError('eval_builtin_error', 'yaml: anchor value contains itself', 'yaml.unmarshal', 'a: &x [*x]')
+    expectError('eval_builtin_error', 'yaml: anchor value contains itself', 'yaml.unmarshal', 'a: &x {b: *x}')
+    expect(json('yaml.is_valid', 'a: &x [*x]')).toBe('false')
+    expect(json('yaml.unmarshal', 'a: &x [1]\nb: *x')).toBe('{"a":[1],"b":[1]}')
   })
 })
 
