@@ -18,9 +18,11 @@ import { AsyncCallNeeded } from '../../core/rego/eval/calls.js'
 import type { Import, Package, PreparedQuery, QueryOptions, QueryRun } from '../../core/rego/index.js'
 import {
   compile,
+  type PartialResult,
   parseModule,
   parseQuery,
   partialEvaluate,
+  partialEvaluateSync,
   RegoError,
   RegoErrors,
 } from '../../core/rego/index.js'
@@ -187,12 +189,23 @@ async function prepareOperation(query: string, options: BenchOptions): Promise<O
   const policy = compile(loaded.modules, loaded.data, { enablePrintStatements: false })
   if (options.partial) {
     const unknowns = options.unknowns.length > 0 ? options.unknowns : ['input']
-    return async () => {
-      const result = await partialEvaluate(policy, query, {
-        ...(input !== undefined ? { input } : {}),
-        unknowns,
-      })
+    const partialOptions = { ...(input !== undefined ? { input } : {}), unknowns }
+    const check = (result: PartialResult) => {
       if (options.fail && result.queries.length === 0) throw new Error('undefined result')
+    }
+    // Synchronous as evaluations are (see `evaluation`), awaiting only for asynchronous built-ins.
+    let sync = true
+    return () => {
+      if (sync) {
+        try {
+          check(partialEvaluateSync(policy, query, partialOptions))
+          return
+        } catch (err) {
+          if (!(err instanceof AsyncCallNeeded)) throw err
+          sync = false
+        }
+      }
+      return partialEvaluate(policy, query, partialOptions).then(check)
     }
   }
   const prepared = policy.prepare(parseQuery(query), queryContext(options))
