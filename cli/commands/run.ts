@@ -5,6 +5,8 @@
  * Without `-s` it starts the interactive shell (OPA's REPL, cli/repl/) on the same policies and data.
  */
 import { readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
 import { Command, Option } from 'commander'
 import type { VerificationConfig } from '../../core/bundle/index.js'
 import { parseAddress, type RunningServer, startServer, stopOnSignals } from '../../core/http/index.js'
@@ -27,6 +29,7 @@ const DEFAULT_V0_ADDR = ':8181'
 interface RunFlags {
   server?: boolean
   format?: 'pretty' | 'json'
+  history?: string
   addr: string[]
   bundle: string[] | true
   ignore: string[]
@@ -54,6 +57,8 @@ export interface RunSettings {
   server: boolean
   /** The shell's output format (`-f`). */
   format: 'pretty' | 'json'
+  /** The shell's history file (`-H`; OPA's default is `~/.opa_history`, regent's `~/.regent_history`). */
+  historyFile: string
   addrs: Array<{ host: string; port: number }>
   files: string[]
   bundles: string[]
@@ -83,6 +88,7 @@ export function runCommand(): Command {
         .choices(['pretty', 'json'])
         .default('pretty'),
     )
+    .option('-H, --history <file>', 'shell history file (default ~/.regent_history)')
     .option('-a, --addr <host:port>', `listen address, repeatable (default ${DEFAULT_RUN_ADDR})`, collect, [])
     .option(
       '-b, --bundle [path]',
@@ -186,6 +192,7 @@ export function runSettings(paths: string[], flags: RunFlags): RunSettings {
   return {
     server: flags.server === true,
     format: flags.format ?? 'pretty',
+    historyFile: flags.history ?? join(homedir(), '.regent_history'),
     addrs,
     files,
     bundles,
@@ -279,6 +286,7 @@ async function shell(settings: RunSettings): Promise<void> {
     terminal: process.stdin.isTTY === true && process.stdout.isTTY === true,
     banner: `regent ${REGENT_VERSION} (OPA-compatible shell on regent's Rego engine)\nRun 'help' to see a list of commands.`,
     format: settings.format,
+    historyFile: settings.historyFile,
   })
   // readline leaves a terminal's stdin referenced; let the process end.
   process.stdin.pause()

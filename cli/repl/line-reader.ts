@@ -59,7 +59,14 @@ export interface LineReaderOptions {
   output: NodeJS.WritableStream
   /** Prompts, the banner and line editing only on a terminal. */
   terminal: boolean
+  /** Earlier lines, newest first, for the up arrow (terminal only). */
+  history?: string[]
+  /** Candidates for the word before the cursor (Tab, terminal only). */
+  complete?: (word: string) => string[]
 }
+
+/** Lines kept in the history (OPA's liner keeps 1000). */
+export const HISTORY_SIZE = 1000
 
 /**
  * The lines of `input`, one at a time, with the prompt written before each read on a terminal.
@@ -72,9 +79,18 @@ export class LineReader {
 
   constructor(options: LineReaderOptions, onInterrupt: () => void) {
     this.#terminal = options.terminal
+    const complete = options.complete
     this.#rl = createInterface({
       input: options.input,
-      ...(options.terminal ? { output: options.output, terminal: true } : { terminal: false }),
+      ...(options.terminal
+        ? {
+            output: options.output,
+            terminal: true,
+            history: options.history ?? [],
+            historySize: HISTORY_SIZE,
+            ...(complete ? { completer: (line: string) => completeLine(line, complete) } : {}),
+          }
+        : { terminal: false }),
       crlfDelay: Number.POSITIVE_INFINITY,
     })
     if (options.terminal) {
@@ -99,8 +115,19 @@ export class LineReader {
     return this.#rl[Symbol.asyncIterator]()
   }
 
+  /** The session's lines, newest first (what `history` started with included). */
+  history(): string[] {
+    return [...((this.#rl as Interface & { history?: string[] }).history ?? [])]
+  }
+
   /** Stops reading. */
   close(): void {
     this.#rl.close()
   }
+}
+
+/** readline's completer: candidates for the last word of `line`, and that word. */
+function completeLine(line: string, complete: (word: string) => string[]): [string[], string] {
+  const word = /[\w.[\]"]*$/.exec(line)?.[0] ?? ''
+  return [complete(word), word]
 }

@@ -4,9 +4,10 @@
  * gathers multi-line statements, and prints each result. Nothing a user types stops it: errors are
  * printed and the next line is read. It ends at `exit`, Ctrl-D or the end of the input.
  */
+import { readFile, writeFile } from 'node:fs/promises'
 import { findCommand } from './commands.js'
 import { execute } from './evaluate.js'
-import { LineReader } from './line-reader.js'
+import { HISTORY_SIZE, LineReader } from './line-reader.js'
 import { errorText } from './print.js'
 import type { ShellState } from './state.js'
 import type { Outcome, Session, ShellSettings } from './types.js'
@@ -21,6 +22,8 @@ export interface ShellOptions {
   /** Shown first on a terminal (OPA: version and "Run 'help' to see a list of commands"). */
   banner: string
   format?: ShellSettings['format']
+  /** On a terminal: a file of earlier lines, newest last, read at start and written at the end. */
+  historyFile?: string
 }
 
 /**
@@ -41,8 +44,15 @@ export async function runShell(options: ShellOptions): Promise<void> {
     },
   }
   let buffer: string[] = []
+  const history = options.terminal && options.historyFile ? await readHistory(options.historyFile) : []
   const reader = new LineReader(
-    { input: options.input, output: options.output, terminal: options.terminal },
+    {
+      input: options.input,
+      output: options.output,
+      terminal: options.terminal,
+      history,
+      complete: (word) => options.state.completions(word),
+    },
     () => {
       buffer = []
     },
@@ -66,6 +76,29 @@ export async function runShell(options: ShellOptions): Promise<void> {
     if (!exited && options.terminal) options.output.write('\n')
   } finally {
     reader.close()
+    if (options.terminal && options.historyFile) await writeHistory(options.historyFile, reader.history())
+  }
+}
+
+/** The lines of a history file, newest first as readline wants them; none when it cannot be read. */
+async function readHistory(file: string): Promise<string[]> {
+  try {
+    return (await readFile(file, 'utf8'))
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .reverse()
+      .slice(0, HISTORY_SIZE)
+  } catch {
+    return []
+  }
+}
+
+/** Saves the history, oldest first (as OPA's liner writes it); a failure only costs the history. */
+async function writeHistory(file: string, newestFirst: string[]): Promise<void> {
+  try {
+    await writeFile(file, `${[...newestFirst].reverse().join('\n')}\n`)
+  } catch {
+    // not writable (read-only home, ...): the session still worked
   }
 }
 

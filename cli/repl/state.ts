@@ -95,6 +95,24 @@ export class ShellState {
     return modules.some((m) => packagePath(m.package) === pkg && m.rules.some((r) => ruleName(r) === name))
   }
 
+  /**
+   * Rule paths (`data.a.b.p`) of every module, rule names of the current package, and the current
+   * module's import names that start with `prefix` (OPA's completer), sorted.
+   */
+  completions(prefix: string): string[] {
+    const found = new Set<string>()
+    const pkg = this.packageText
+    for (const module of [...this.#loaded.values(), ...this.#modules.values()]) {
+      const path = packagePath(module.package)
+      for (const rule of module.rules) {
+        found.add(`data.${path}.${ruleName(rule)}`)
+        if (path === pkg) found.add(ruleName(rule))
+      }
+    }
+    for (const imp of this.currentModule?.imports ?? []) found.add(importName(imp))
+    return [...found].filter((c) => c.startsWith(prefix)).sort()
+  }
+
   /** Switches to `pkg`, creating its module on first use (OPA's `evalPackage`). */
   enterPackage(pkg: Package): void {
     const id = moduleId(pkg)

@@ -2,6 +2,9 @@
  * The interactive shell driven through piped input (no terminal: no prompt, no banner), asserting
  * everything it prints. Expected texts follow OPA's REPL (repl.go and its tests).
  */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { defined, redefined, shellOutput } from './support.js'
 
@@ -304,6 +307,18 @@ describe('regent run shell: on a terminal', () => {
     const plain = out.replace(/\u001b\[\d*[GJ]/g, '')
     expect(plain.startsWith('BANNER\n> ')).toBe(true)
     expect(plain).toContain(`${defined('p')}> | | ${defined('allow')}> 1\n> \n`)
+  })
+
+  it('reads earlier lines from the history file and saves the session’s lines to it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'regent-repl-history-'))
+    try {
+      const historyFile = join(dir, 'history')
+      await writeFile(historyFile, 'old := 1\n')
+      await shellOutput('p := 1\np\n', { terminal: true, historyFile })
+      expect(await readFile(historyFile, 'utf8')).toBe('old := 1\np := 1\np\n')
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
 

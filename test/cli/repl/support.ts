@@ -18,6 +18,8 @@ export interface ShellRun {
   format?: 'pretty' | 'json'
   /** Talk to the shell as a terminal would (prompts, banner `BANNER`). */
   terminal?: boolean
+  /** History file for a terminal session. */
+  historyFile?: string
 }
 
 /** Runs the shell on `input` (piped, unless `run.terminal`) and resolves to what it printed. */
@@ -48,6 +50,7 @@ export async function shellOutput(input: string, run: ShellRun = {}): Promise<st
       terminal: run.terminal === true,
       banner: run.terminal ? 'BANNER' : 'never shown when piped',
       ...(run.format ? { format: run.format } : {}),
+      ...(run.historyFile ? { historyFile: run.historyFile } : {}),
     })
     return out
   } finally {
