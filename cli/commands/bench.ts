@@ -297,12 +297,15 @@ export async function runBenchmark(op: Operation, settings: BenchmarkSettings): 
   return { N: n, T: t, bytesPerOp, extra }
 }
 
+/** Batches of evaluations the memory pass measures. */
+const BATCHES = 25
+
 /**
  * Heap bytes one call of `op` allocates: heap growth over batches of calls, keeping only the
  * batches no garbage collection overlapped, median over the batches, less the cost of reading
  * the heap size itself. Undefined when too few batches were clean.
  */
-async function heapBytesPerOp(op: Operation, maxPerBatch: number): Promise<number | undefined> {
+async function heapBytesPerOp(op: Operation, timedOps: number): Promise<number | undefined> {
   const gcs: Array<[number, number]> = []
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) gcs.push([e.startTime, e.startTime + e.duration])
@@ -320,13 +323,16 @@ async function heapBytesPerOp(op: Operation, maxPerBatch: number): Promise<numbe
   }
   try {
     const first = await batch(1)
+    // 25 batches of about 256 KiB each, together at most a quarter of the timed run's
+    // iterations (at least 25), so a slow policy is not run for much longer than benchmarked.
+    const budget = Math.max(BATCHES, Math.floor(timedOps / 4))
     const size = Math.max(
       1,
-      Math.min(1000, maxPerBatch, Math.floor((256 * 1024) / Math.max(first.bytes, 64))),
+      Math.min(1000, Math.floor(budget / BATCHES), Math.floor((256 * 1024) / Math.max(first.bytes, 64))),
     )
     const empty: Array<Awaited<ReturnType<typeof batch>>> = []
     const full: Array<Awaited<ReturnType<typeof batch>>> = []
-    for (let i = 0; i < 25; i++) {
+    for (let i = 0; i < BATCHES; i++) {
       empty.push(await batch(0))
       full.push(await batch(size))
     }
