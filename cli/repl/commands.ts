@@ -155,14 +155,14 @@ const COMMANDS: Command[] = [
 
 /** OPA's commands the shell does not have, with what to use instead. */
 const ABSENT: Record<string, string> = {
-  trace: 'regent eval --explain full',
-  notes: 'regent eval --explain notes',
-  fails: 'regent eval --explain fails',
-  instrument: 'regent eval --instrument',
-  profile: 'regent eval --profile',
-  types: 'regent check',
-  unknown: 'regent eval --partial',
-  target: 'regent eval (only the rego target exists)',
+  trace: 'use regent eval --explain full',
+  notes: 'use regent eval --explain notes',
+  fails: 'use regent eval --explain fails',
+  instrument: 'use regent eval --instrument',
+  profile: 'use regent eval --profile',
+  types: 'no equivalent yet',
+  unknown: 'use regent eval --partial',
+  target: 'regent has only the rego target',
 }
 
 /**
@@ -179,7 +179,7 @@ export function findCommand(line: string): { run: (session: Session) => Promise<
   if (instead !== undefined && args.every((a) => /^[a-z]+$/.test(a))) {
     return {
       run: async (session) => {
-        session.write(`error: ${name} is not supported by regent's shell (use ${instead})\n`)
+        session.write(`error: ${name} is not supported by regent's shell (${instead})\n`)
         return 'done'
       },
     }
@@ -217,7 +217,7 @@ function debugText(session: Session): string {
 const EXAMPLES: Array<[string, string]> = [
   ['data', 'show all documents'],
   ['data[x] = _', 'show all top level keys'],
-  ['data.system.version', 'drill into specific document'],
+  ['data.repl', 'show the documents defined in the shell'],
 ]
 
 const STATEMENTS: Array<[string, string]> = [
@@ -253,8 +253,8 @@ function helpText(): string {
     '',
     ...topics.map(line),
     '',
-    'Not available in regent (use another command)',
-    '=============================================',
+    'Not available in regent',
+    '=======================',
     '',
     ...Object.entries(ABSENT).map(line),
     '',

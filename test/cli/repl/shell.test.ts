@@ -288,7 +288,7 @@ describe('regent run shell: commands', () => {
     expect(help).toContain('Commands\n========\n')
     expect(help).toContain('  unset <var> : unset rules in currently active module\n')
     expect(help).toContain('Not available in regent')
-    expect(help).toContain('trace : regent eval --explain full\n')
+    expect(help).toContain('trace : use regent eval --explain full\n')
     expect(await shellOutput('help input\n')).toContain('input := <value> in package repl')
     expect(await shellOutput('help nope\n')).toBe("unknown topic 'nope'\n")
   })
