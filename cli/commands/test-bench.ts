@@ -39,6 +39,8 @@ export interface TestBenchOptions {
   timeoutMs: number
   /** `-z`: skipped tests do not fail the run. */
   exitZeroOnSkipped: boolean
+  /** `-v`: print output of tests that did not pass, and the traces of failures. */
+  verbose: boolean
 }
 
 interface BenchResult {
@@ -131,7 +133,17 @@ function report(results: BenchResult[], options: TestBenchOptions, hooks: TestBe
       lastFile = loc.file
     }
     lines.push(`${name}: ${hooks.outcome(r)}`)
+    if (options.verbose && r.output) lines.push('', ...r.output.split('\n').map((l) => `  ${l}`), '')
     if (r.error !== undefined) lines.push(`  ${r.error}`)
+  }
+  const failures = results.map(({ result }) => result).filter((r) => r.fail)
+  if (options.verbose && failures.length > 0) {
+    lines.push('-'.repeat(80), 'FAILURES', '-'.repeat(80))
+    for (const f of failures) {
+      lines.push(`${f.test.pkg}.${f.test.name}: ${hooks.outcome(f)}`)
+      if (f.trace) lines.push('', ...f.trace.split('\n').map((l) => `  ${l}`))
+      lines.push('')
+    }
   }
   if (results.length > 0) lines.push('-'.repeat(80))
   const total = results.length

@@ -147,6 +147,7 @@ export function testCommand(): Command {
             benchtime,
             timeoutMs,
             exitZeroOnSkipped: options.exitZeroOnSkipped === true,
+            verbose: options.verbose === true,
           },
           {
             runTest: (t) => runTest(policy, t, timeoutMs, options, undefined),

@@ -61,6 +61,22 @@ describe('regent test --bench', () => {
     expect(stdout).toMatch(/authz_test\.rego:12:\ndata\.authz_test\.test_wrong: FAIL \(/)
     expect(stdout).toContain('data.authz_test.todo_test_later: SKIPPED')
     expect(lines.slice(-5)).toEqual(['-'.repeat(80), 'PASS: 2/4', 'FAIL: 1/4', 'SKIPPED: 1/4', ''])
+    const verbose = await runRegent([
+      'test',
+      '--bench',
+      '-v',
+      '--benchtime',
+      '3x',
+      '--run',
+      'test_(users|wrong)',
+      dir,
+    ])
+    expect(verbose.code).toBe(2)
+    expect(verbose.stdout).toMatch(/^data\.authz_test\.test_users\t {7}3\t/)
+    expect(verbose.stdout).toContain(
+      `${'-'.repeat(80)}\nFAILURES\n${'-'.repeat(80)}\ndata.authz_test.test_wrong: FAIL (`,
+    )
+    expect(verbose.stdout).toContain('| Fail data.authz.allow with input as {"path": []}')
   })
 
   it('prints gobench lines, repeated with --count, and exits 0 when all selected tests pass', async () => {
