@@ -81,7 +81,7 @@ export function testCommand(): Command {
     .option('--v0-compatible', 'parse with Rego v0 syntax')
     .option('-m, --max-errors <n>', 'stop compiling after this many errors', '10')
     .option('--bench', 'benchmark the tests that pass (see regent bench)')
-    .option('--benchmem', 'report heap bytes per evaluation with --bench (default)', true)
+    .option('--benchmem', 'report heap bytes per evaluation with --bench', true)
     .option('--no-benchmem', 'do not measure memory with --bench')
     .option(
       '--benchtime <t>',
