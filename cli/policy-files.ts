@@ -14,6 +14,7 @@ import { RegoErrors } from '../core/rego/errors.js'
 import type { Module } from '../core/rego/syntax/ast.js'
 import { parseModule } from '../core/rego/syntax/module-parser.js'
 import { fromJS, isObject, ObjectValue, type Value } from '../core/rego/values/index.js'
+import { findSelfReference } from '../core/self-reference.js'
 
 /** What was loaded. */
 export interface LoadedPolicy {
@@ -42,7 +43,12 @@ const DATA_FILES = new Set(['data.json', 'data.yaml', 'data.yml'])
 /** Parses a JSON or YAML document without losing big numbers (JSON). */
 export function parseDocument(text: string, file: string): Value {
   try {
-    if (/\.ya?ml$/i.test(file)) return fromJS(parseYaml(text) ?? null)
+    if (/\.ya?ml$/i.test(file)) {
+      const value: unknown = parseYaml(text) ?? null
+      const loop = findSelfReference(value)
+      if (loop !== undefined) throw new Error(`the YAML alias at ${loop} refers to a node that contains it`)
+      return fromJS(value)
+    }
     return fromJS(losslessParse(text))
   } catch (err) {
     throw new Error(`${file}: ${err instanceof Error ? err.message : String(err)}`)

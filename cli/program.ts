@@ -10,6 +10,7 @@ import { checkCommand } from './commands/check.js'
 import { demoCommand } from './commands/demo.js'
 import { depsCommand } from './commands/deps.js'
 import { evalCommand } from './commands/eval.js'
+import { execCommand } from './commands/exec.js'
 import { fmtCommand } from './commands/fmt.js'
 import { inspectCommand } from './commands/inspect.js'
 import { parseCommand } from './commands/parse.js'
@@ -36,6 +37,7 @@ const COMMANDS: Array<() => Command> = [
   signCommand,
   inspectCommand,
   evalCommand,
+  execCommand,
   testCommand,
   benchCommand,
   depsCommand,
