@@ -69,6 +69,19 @@ describe('compiler stages', () => {
     expect(errorsOf('package a\np if {\n  x := y\n}')).toContain('rego_unsafe_var_error: var y is unsafe')
   })
 
+  it('reports an unsafe query variable once, not the capture of its expression as well', () => {
+    const c = compile('package a\np := 1')
+    for (const query of ['y > 1', 'x = 1; y > x']) {
+      let messages: string[] = []
+      try {
+        compileQuery(c, parseQuery(query), { captureValues: true })
+      } catch (err) {
+        messages = (err as RegoErrors).errors.map((e) => e.message)
+      }
+      expect(messages, query).toEqual(['var y is unsafe'])
+    }
+  })
+
   it('stops after the error limit', () => {
     const src = `package a\n${Array.from({ length: 5 }, (_, i) => `p${i} if x${i} > 1`).join('\n')}`
     const errs = errorsOf(src, { maxErrors: 2 })
