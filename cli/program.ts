@@ -1,52 +1,45 @@
 /**
  * The `regent` command tree. Every command lives in its own file under `commands/` and is
- * listed once here.
+ * listed once here, loaded when it runs.
  */
 import { Command, CommanderError } from 'commander'
-import { benchCommand } from './commands/bench.js'
-import { buildCommand } from './commands/build.js'
-import { capabilitiesCommand } from './commands/capabilities.js'
-import { checkCommand } from './commands/check.js'
-import { demoCommand } from './commands/demo.js'
-import { depsCommand } from './commands/deps.js'
-import { evalCommand } from './commands/eval.js'
-import { execCommand } from './commands/exec.js'
-import { fmtCommand } from './commands/fmt.js'
-import { inspectCommand } from './commands/inspect.js'
-import { parseCommand } from './commands/parse.js'
-import { relayCommand } from './commands/relay.js'
-import { runCommand } from './commands/run.js'
-import { serviceCommand } from './commands/service.js'
-import { signCommand } from './commands/sign.js'
-import { testCommand } from './commands/test.js'
-import { versionCommand } from './commands/version.js'
 import { REGENT_VERSION } from './version-info.js'
 
 /** Exit code for usage errors (unknown command or flag, bad argument), as OPA's CLI uses. */
 export const USAGE_EXIT_CODE = 2
 
-const COMMANDS: Array<() => Command> = [
-  versionCommand,
-  serviceCommand,
-  relayCommand,
-  demoCommand,
-  parseCommand,
-  fmtCommand,
-  checkCommand,
-  buildCommand,
-  signCommand,
-  inspectCommand,
-  evalCommand,
-  execCommand,
-  testCommand,
-  benchCommand,
-  depsCommand,
-  runCommand,
-  capabilitiesCommand,
+type CommandModule = Promise<Record<string, unknown>>
+
+/**
+ * Every command, in help order, with the module that builds it. A command's module (and what it
+ * pulls in: the relay, the service, the Rego engine) is loaded only when that command runs, or for
+ * help and unknown names, when all are: `regent version` need not load the service.
+ */
+const COMMANDS: ReadonlyArray<[name: string, load: () => CommandModule, factory: string]> = [
+  ['version', () => import('./commands/version.js'), 'versionCommand'],
+  ['service', () => import('./commands/service.js'), 'serviceCommand'],
+  ['relay', () => import('./commands/relay.js'), 'relayCommand'],
+  ['demo', () => import('./commands/demo.js'), 'demoCommand'],
+  ['parse', () => import('./commands/parse.js'), 'parseCommand'],
+  ['fmt', () => import('./commands/fmt.js'), 'fmtCommand'],
+  ['check', () => import('./commands/check.js'), 'checkCommand'],
+  ['build', () => import('./commands/build.js'), 'buildCommand'],
+  ['sign', () => import('./commands/sign.js'), 'signCommand'],
+  ['inspect', () => import('./commands/inspect.js'), 'inspectCommand'],
+  ['eval', () => import('./commands/eval.js'), 'evalCommand'],
+  ['exec', () => import('./commands/exec.js'), 'execCommand'],
+  ['test', () => import('./commands/test.js'), 'testCommand'],
+  ['bench', () => import('./commands/bench.js'), 'benchCommand'],
+  ['deps', () => import('./commands/deps.js'), 'depsCommand'],
+  ['run', () => import('./commands/run.js'), 'runCommand'],
+  ['capabilities', () => import('./commands/capabilities.js'), 'capabilitiesCommand'],
 ]
 
-/** Builds the program; `exitOverride` turns commander's exits into `CommanderError`s. */
-export function buildProgram(): Command {
+/**
+ * Builds the program for `argv`; `exitOverride` turns commander's exits into `CommanderError`s.
+ * Only the command `argv` names is loaded; with none or an unknown one (help, suggestions), all.
+ */
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('regent')
     .description('regent: an edge companion for Open Policy Agent deployments')
     .version(REGENT_VERSION, '--version', 'print the version')
@@ -55,7 +48,12 @@ export function buildProgram(): Command {
     .exitOverride()
     // Errors are printed by runCli as one line with a hint.
     .configureOutput({ outputError: () => {} })
-  for (const make of COMMANDS) program.addCommand(withCliSettings(make()))
+  const named = argv.find((a) => !a.startsWith('-'))
+  const wanted = COMMANDS.filter(([name]) => name === named)
+  for (const [, load, factory] of wanted.length > 0 ? wanted : COMMANDS) {
+    const make = (await load())[factory] as () => Command
+    program.addCommand(withCliSettings(make()))
+  }
   return program
 }
 
@@ -72,7 +70,7 @@ function withCliSettings(command: Command): Command {
 
 /** Runs the CLI with `argv` (user arguments only) and resolves to the process exit code. */
 export async function runCli(argv: string[]): Promise<number> {
-  const program = buildProgram()
+  const program = await buildProgram(argv)
   if (argv.length === 0) {
     program.outputHelp()
     return 0
