@@ -23,13 +23,12 @@ import {
   parseQuery,
   partialEvaluate,
   partialEvaluateSync,
-  RegoError,
   RegoErrors,
 } from '../../core/rego/index.js'
 import type { Value } from '../../core/rego/values/index.js'
 import { loadPolicy, parseDocument } from '../policy-files.js'
 import { type Doc, renderJson } from '../presentation.js'
-import { parseDuration } from './eval.js'
+import { errorDocs, parseDuration, readStdin } from './eval.js'
 
 interface BenchOptions {
   data: string[]
@@ -543,35 +542,9 @@ function writeBenchError(err: unknown, format: string): void {
   process.exitCode = 1
 }
 
-function errorDocs(err: unknown): Doc[] {
-  const one = (e: unknown): Doc => {
-    if (e instanceof RegoError) {
-      const j = e.toJSON()
-      return {
-        details: j.details as Doc | undefined,
-        location: j.location as Doc | undefined,
-        message: j.message,
-        code: j.code,
-      }
-    }
-    if (e && typeof e === 'object' && 'toJSON' in e && typeof e.toJSON === 'function') {
-      const j = e.toJSON() as { code: string; message: string; location?: Doc }
-      return { location: j.location, message: j.message, code: j.code }
-    }
-    return { message: e instanceof Error ? e.message : String(e) }
-  }
-  return err instanceof RegoErrors ? err.errors.map(one) : [one(err)]
-}
-
 function errorText(err: unknown): string {
   if (err instanceof RegoErrors) return err.toString()
   return `1 error occurred: ${err instanceof Error && 'code' in err ? String(err) : err instanceof Error ? err.message : String(err)}`
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
 }
 
 function usage(message: string): void {

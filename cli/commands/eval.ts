@@ -95,7 +95,8 @@ export function parseDuration(text: string): number {
   return total
 }
 
-async function readStdin(): Promise<string> {
+/** All of stdin as text. */
+export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks).toString('utf8')
@@ -107,7 +108,7 @@ function usage(message: string): void {
 }
 
 /** The errors of a failed run in OPA's JSON shape. */
-function errorDocs(err: unknown): Doc[] {
+export function errorDocs(err: unknown): Doc[] {
   const one = (e: unknown): Doc => {
     if (e instanceof RegoError) {
       const j = e.toJSON()
