@@ -8,15 +8,10 @@
  */
 import { createBuiltinContext } from '../../core/rego/builtins/context.js'
 import type { Policy } from '../../core/rego/index.js'
+import { type BenchmarkResult, type BenchTime, runBenchmark } from '../bench/measure.js'
+import { benchmarkDoc, benchmarkLine } from '../bench/render.js'
 import { type Doc, renderJson } from '../presentation.js'
-import {
-  type BenchmarkResult,
-  type BenchTime,
-  benchmarkDoc,
-  benchmarkLine,
-  evaluation,
-  runBenchmark,
-} from './bench.js'
+import { evaluation } from './bench.js'
 import type { TestResult } from './test.js'
 
 /** What `regent test` lends the benchmarks: its own test run and result rendering. */
