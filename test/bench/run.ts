@@ -1,29 +1,47 @@
 /**
  * `npm run bench [-- filter...]`: runs every test/bench/*.bench.ts (or those whose name
  * contains a filter) one after another, each exporting `run(): Promise<void>` that prints its
- * figures beside a baseline measured in the same run.
+ * figures beside a baseline measured in the same run. Each file runs in a process of its own, so
+ * one benchmark's heap (the parse bench keeps gigabytes) and its compiled code never slow down the
+ * next one's load generator.
  */
+import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
+const CHILD_FLAG = '--bench-file'
 const dir = new URL('.', import.meta.url)
-const filters = process.argv.slice(2)
-const files = readdirSync(dir)
-  .filter((f) => f.endsWith('.bench.ts'))
-  .filter((f) => filters.length === 0 || filters.some((filter) => f.includes(filter)))
-  .sort()
+const childAt = process.argv.indexOf(CHILD_FLAG)
 
-if (files.length === 0) {
-  console.log(`no benchmark matches ${filters.join(', ') || '(none exist yet)'}`)
-}
-for (const file of files) {
-  console.log(`\n== ${file}`)
-  const started = performance.now()
+if (childAt !== -1) {
+  // In the child: run one file's benchmarks.
+  const file = process.argv[childAt + 1] as string
   const mod = (await import(pathToFileURL(new URL(file, dir).pathname).href)) as { run?: () => Promise<void> }
-  if (typeof mod.run !== 'function') {
-    console.log(`   ${file} exports no run(); skipped`)
-    continue
+  if (typeof mod.run !== 'function') console.log(`   ${file} exports no run(); skipped`)
+  else await mod.run()
+} else {
+  const filters = process.argv.slice(2)
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.bench.ts'))
+    .filter((f) => filters.length === 0 || filters.some((filter) => f.includes(filter)))
+    .sort()
+  if (files.length === 0) {
+    console.log(`no benchmark matches ${filters.join(', ') || '(none exist yet)'}`)
   }
-  await mod.run()
-  console.log(`   (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+  let failed = 0
+  for (const file of files) {
+    console.log(`\n== ${file}`)
+    const started = performance.now()
+    const child = spawnSync(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(import.meta.url), CHILD_FLAG, file],
+      { stdio: 'inherit' },
+    )
+    if (child.status !== 0) {
+      failed++
+      console.log(`   ${file} failed (exit ${child.status ?? child.signal})`)
+    }
+    console.log(`   (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+  }
+  if (failed > 0) process.exitCode = 1
 }
