@@ -10,7 +10,7 @@ import type { Evaluator, Iter } from './evaluator.js'
 import type { PExpr, PRule } from './ir.js'
 
 /** OPA's trace operations. */
-export type TraceOp = 'Enter' | 'Exit' | 'Eval' | 'Fail' | 'Redo' | 'Note'
+export type TraceOp = 'Enter' | 'Exit' | 'Eval' | 'Fail' | 'Redo' | 'Note' | 'Index'
 
 /** One trace event. */
 export interface TraceEvent {
@@ -35,6 +35,8 @@ export interface Tracer {
   ruleRedo?(rule: PRule): void
   /** The query is about to be evaluated, it succeeded, or evaluation goes back into it. */
   query?(op: 'Enter' | 'Exit' | 'Redo', text: string, location: Location | undefined): void
+  /** Rule indexing chose `matched` of the rules of `first`'s rule set (OPA's Index event). */
+  index?(first: PRule, matched: number, earlyExit: boolean): void
 }
 
 /** `data.pkg.rule` for a rule or function (its ground ref, as OPA names rules in traces). */
@@ -55,9 +57,14 @@ export class BufferTracer implements Tracer {
   // expression is a query one level down (its Enter at the expression's depth + 1 - 1).
   #depth = 1
 
+  // The expression being evaluated: an Index event stands at its line.
+  #where: Location | undefined
+
   expr(_e: Evaluator, expr: PExpr, _frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean {
     const text = exprString(expr.src)
     const location = expr.src.location
+    const outer = this.#where
+    this.#where = location
     this.events.push({ op: 'Eval', text, location, depth: this.#depth })
     let defined = false
     this.#depth++
@@ -66,12 +73,20 @@ export class BufferTracer implements Tracer {
       this.#depth--
       const r = iter()
       this.#depth++
+      this.#where = location
       this.events.push({ op: 'Redo', text, location, depth: this.#depth - 1 })
       return r
     })
     this.#depth--
+    this.#where = outer
     if (!defined) this.events.push({ op: 'Fail', text, location, depth: this.#depth })
     return stop
+  }
+
+  index(first: PRule, matched: number, earlyExit: boolean): void {
+    const rules = matched === 1 ? '1 rule' : `${matched} rules`
+    const text = `${rulePath(first)} (matched ${rules}${earlyExit ? ', early exit' : ''})`
+    this.events.push({ op: 'Index', text, location: this.#where, depth: this.#depth - 1 })
   }
 
   note(message: string, location?: Location): void {

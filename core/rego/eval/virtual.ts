@@ -31,6 +31,13 @@ export function ruleSetValue(e: Evaluator, set: RuleSet): Value | undefined {
 
 /** The indices of the rules whose index constraints hold. */
 function candidates(e: Evaluator, set: RuleSet, args?: readonly Value[]): readonly number[] {
+  const out = indexed(e, set, args)
+  const first = set.rules[0]
+  if (e.tracer?.index && first) e.tracer.index(first, out.length, set.earlyExit && e.earlyExit)
+  return out
+}
+
+function indexed(e: Evaluator, set: RuleSet, args?: readonly Value[]): readonly number[] {
   if (!e.indexing || !set.indexed) return set.all
   const out: number[] = []
   for (let i = 0; i < set.rules.length; i++) {

@@ -19,6 +19,8 @@ describe('explain traces', () => {
     expect(lines[0]).toMatch(/^Enter data\.t\.allow = /)
     expect(lines[1]).toMatch(/^\| Eval data\.t\.allow = /)
     expect(lines).toContain('| Enter data.t.allow')
+    expect(lines).toContain('| Index data.t.allow (matched 1 rule, early exit)')
+    expect(lines).toContain('| | Index data.t.f (matched 1 rule, early exit)')
     expect(lines).toContain('| | Enter data.t.f')
     expect(lines).toContain('| | | Exit data.t.f')
     expect(lines).toContain('| | Redo data.t.f')
@@ -36,5 +38,15 @@ describe('explain traces', () => {
     expect(lines).toContain('| Enter data.t.allow')
     expect(lines.some((l) => l.startsWith('| | Fail'))).toBe(true)
     expect(lines).not.toContain('| | Exit data.t.allow')
+  })
+
+  it('reports what rule indexing chose, including no rule at all', async () => {
+    const text = await trace('package t\nallow if input.x == 1\nallow if input.x == 2\n', 'data.t.allow', {
+      x: 3,
+    })
+    const lines = text.split('\n').map((l) => l.slice(21))
+    expect(lines).toContain('| Index data.t.allow (matched 0 rules, early exit)')
+    expect(lines.some((l) => l.includes('Enter data.t.allow'))).toBe(true) // the query's own Enter
+    expect(lines).not.toContain('| Enter data.t.allow')
   })
 })
