@@ -3,8 +3,9 @@
  * against each input file, as `opa exec` does. Input paths are files or directories (walked for
  * `.json`, `.yaml` and `.yml` files, in name order); each gets one entry in OPA's output
  * `{"result": [{"decision_id", "path", "result"} | {"path", "error": {code, message}}]}`. Policies
- * and data come from local bundles (`-b`) and files (`-d`); OPA's plugins (`-c` with services,
- * bundle downloads, decision logs) are not run: give the bundle a relay or the service serves.
+ * and data come from local bundles (`-b`), files (`-d`), and the bundles an OPA configuration names
+ * (`-c`), downloaded and verified once as an agent would; status and decision-log plugins are not
+ * run.
  */
 import { randomUUID } from 'node:crypto'
 import { readdir, readFile, stat } from 'node:fs/promises'
@@ -15,6 +16,7 @@ import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import type { Policy } from '../../core/rego/eval/policy.js'
 import { compilePolicy } from '../../core/rego/eval/policy.js'
 import { toJSONText, type Value } from '../../core/rego/values/index.js'
+import { downloadConfiguredBundles } from '../exec-bundles.js'
 import { loadPolicy, parseDocument } from '../policy-files.js'
 import { parseDuration } from './eval.js'
 
@@ -24,7 +26,8 @@ export const DEFAULT_DECISION = '/system/main'
 const INPUT_FILE = /\.(json|ya?ml)$/i
 
 interface ExecOptions {
-  decision: string
+  decision?: string
+  configFile?: string
   bundle: string[]
   data: string[]
   ignore: string[]
@@ -104,12 +107,26 @@ function isEmptyResult(result: unknown): boolean {
 
 const collect = (v: string, prev: string[]) => [...prev, v]
 
+/** Reports a failure that stops the whole run (exit 1, nothing on stdout). */
+function fail(err: unknown): undefined {
+  process.stderr.write(`${err instanceof RegoErrors ? err.toString() : (err as Error).message}\n`)
+  process.exitCode = 1
+  return undefined
+}
+
 /** Builds the `exec` command. */
 export function execCommand(): Command {
   return new Command('exec')
     .description('evaluate a decision against input files')
     .argument('<path...>', 'input files, or directories holding .json/.yaml/.yml inputs')
-    .option('--decision <path>', 'decision to evaluate (slash path)', DEFAULT_DECISION)
+    .option(
+      '--decision <path>',
+      `decision to evaluate (slash path; default: the config's default_decision, else ${DEFAULT_DECISION})`,
+    )
+    .option(
+      '-c, --config-file <path>',
+      'OPA configuration whose bundles are downloaded from its services and verified',
+    )
     .option('-b, --bundle <path>', 'bundle directories or .tar.gz files', collect, [])
     .option('-d, --data <path>', 'policy or data files and directories', collect, [])
     .option('--ignore <glob>', 'file names to skip when loading', collect, [])
@@ -120,24 +137,32 @@ export function execCommand(): Command {
     .option('--timeout <duration>', 'time limit for each evaluation (e.g. 5s)')
     .option('--v0-compatible', 'parse modules with Rego v0 syntax')
     .action(async (paths: string[], options: ExecOptions) => {
-      const decision = options.decision.startsWith('/') ? options.decision : `/${options.decision}`
       let policy: Policy
       let files: string[]
+      let configured: string | undefined
       // Load everything first: a policy that does not compile is one error, not one per input.
+      const downloaded = options.configFile
+        ? await downloadConfiguredBundles(options.configFile).catch(fail)
+        : undefined
+      if (options.configFile && !downloaded) return
       try {
+        configured = downloaded?.defaultDecision
         const loaded = await loadPolicy({
           paths: options.data,
-          bundles: options.bundle,
+          bundles: [...options.bundle, ...(downloaded?.paths ?? [])],
           ignore: options.ignore,
           ...(options.v0Compatible ? { v0: true } : {}),
         })
         policy = compilePolicy(loaded.modules, loaded.data, {})
         files = await inputFiles(paths)
       } catch (err) {
-        process.stderr.write(`${err instanceof RegoErrors ? err.toString() : (err as Error).message}\n`)
-        process.exitCode = 1
+        fail(err)
         return
+      } finally {
+        await downloaded?.cleanup()
       }
+      const chosen = options.decision ?? configured ?? DEFAULT_DECISION
+      const decision = chosen.startsWith('/') ? chosen : `/${chosen}`
       let timeoutMs: number | undefined
       try {
         timeoutMs = options.timeout ? parseDuration(options.timeout) : undefined

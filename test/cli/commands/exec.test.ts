@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bundleFromParts, writeBundle } from '../../../core/bundle/index.js'
+import { bundleFromParts, signBundle, writeBundle } from '../../../core/bundle/index.js'
+import { type FaultUpstream, startFaultUpstream } from '../../support/fault-upstream.js'
 import { runRegent } from '../../support/run-cli.js'
 
 let dir: string
@@ -115,5 +116,78 @@ describe('regent exec', () => {
     const missing = await runRegent(['exec', '-b', join(dir, 'bundle'), join(dir, 'nowhere')])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain('nowhere')
+  })
+
+  describe('with -c, an OPA configuration', () => {
+    let upstream: FaultUpstream
+    beforeAll(async () => {
+      upstream = await startFaultUpstream()
+      const plain = bundleFromParts({ modules: MODULES, manifest: { revision: 'r1' } })
+      upstream.setBundle('/v1/bundles/plain', await writeBundle(plain), '"p1"')
+      const signed = await signBundle(plain, { key: 'secret', algorithm: 'HS256', keyId: 'k' })
+      upstream.setBundle('/v1/bundles/signed', await writeBundle(signed), '"s1"')
+    })
+    afterAll(async () => upstream?.stop())
+
+    const config = (text: string) => {
+      const file = join(dir, `config-${Math.random().toString(36).slice(2)}.yaml`)
+      writeFileSync(file, text)
+      return file
+    }
+
+    it("downloads the configured bundles and uses the config's default_decision", async () => {
+      const file = config(`services: { up: { url: "${upstream.url}/v1" } }
+bundles:
+  plain: { service: up, resource: bundles/plain }
+default_decision: /authz/allow
+`)
+      const { code, stdout, stderr } = await runRegent([
+        'exec',
+        '-c',
+        file,
+        join(dir, 'inputs', 'more', 'c.yml'),
+      ])
+      expect(stderr).toBe('')
+      expect(code).toBe(0)
+      expect(entries(stdout)[0]).toMatchObject({ result: true })
+    })
+
+    it('verifies signed bundles with the configured keys, and refuses a wrong key without evaluating', async () => {
+      const signed = (key: string) =>
+        config(`services: { up: { url: "${upstream.url}/v1" } }
+bundles:
+  signed: { service: up, resource: bundles/signed, signing: { keyid: k } }
+keys:
+  k: { key: ${key}, algorithm: HS256 }
+`)
+      const good = await runRegent([
+        'exec',
+        '-c',
+        signed('secret'),
+        '--decision',
+        'authz/allow',
+        join(dir, 'inputs'),
+      ])
+      expect(good.code).toBe(0)
+      expect(entries(good.stdout).some((e) => e.result === true)).toBe(true)
+      const bad = await runRegent(['exec', '-c', signed('wrong'), join(dir, 'inputs')])
+      expect(bad.code).toBe(1)
+      expect(bad.stdout).toBe('')
+      expect(bad.stderr).toContain('bundle signed')
+    })
+
+    it('fails clearly when the service cannot be reached or the file is not a configuration', async () => {
+      const down = await runRegent([
+        'exec',
+        '-c',
+        config('services: { up: { url: "http://127.0.0.1:9/v1" } }\nbundles: { b: { service: up } }\n'),
+        join(dir, 'inputs'),
+      ])
+      expect(down.code).toBe(1)
+      expect(down.stderr).toMatch(/bundle b/)
+      const broken = await runRegent(['exec', '-c', config('services: [\n'), join(dir, 'inputs')])
+      expect(broken.code).toBe(1)
+      expect(broken.stderr).toContain('invalid configuration')
+    })
   })
 })

@@ -1,0 +1,65 @@
+/**
+ * The bundles an OPA configuration names, downloaded once for `regent exec -c`: each `bundles.<name>`
+ * is fetched from its service (credentials, TLS and S3 signing as the relay uses them) and verified
+ * as an agent would verify it, then written to a temporary folder so the loader reads it like a
+ * `-b` bundle. Discovery is not followed: exec evaluates what the file names.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '../core/config.js'
+import { verifyDownload } from '../relay/bundles/verify.js'
+import { relayConfigSchema } from '../relay/config.js'
+import { resolveTargets } from '../relay/targets.js'
+import { fetchBundle } from '../relay/upstream/fetch-bundle.js'
+import { ServiceClient } from '../relay/upstream/service-client.js'
+import { REGENT_VERSION } from './version-info.js'
+
+/** Downloaded bundle files and how to remove them. */
+export interface DownloadedBundles {
+  paths: string[]
+  /** The configuration's `default_decision`, when it sets one. */
+  defaultDecision: string | undefined
+  cleanup(): Promise<void>
+}
+
+/**
+ * Downloads and verifies every bundle of the configuration at `file`.
+ * @throws ConfigError for a bad file; Error naming the bundle when a download or verification fails.
+ */
+export async function downloadConfiguredBundles(file: string): Promise<DownloadedBundles> {
+  const config = loadConfig(file, relayConfigSchema)
+  const clients = new Map(
+    Object.entries(config.services).map(([name, service]) => [
+      name,
+      new ServiceClient(name, service, { userAgent: `regent-exec/${REGENT_VERSION}` }),
+    ]),
+  )
+  const dir = await mkdtemp(join(tmpdir(), 'regent-exec-'))
+  const cleanup = () => rm(dir, { recursive: true, force: true })
+  try {
+    const paths: string[] = []
+    for (const target of resolveTargets(config).filter((t) => t.kind === 'bundle')) {
+      const client = clients.get(target.service)
+      if (!client) throw new Error(`bundle ${target.name}: no service named "${target.service}"`)
+      const named = (err: unknown) => new Error(`bundle ${target.name}: ${(err as Error).message}`)
+      const fetched = await fetchBundle(client, target.resource, { maxBytes: target.sizeLimitBytes }).catch(
+        (err) => {
+          throw named(err)
+        },
+      )
+      if (fetched.kind !== 'modified') throw new Error(`bundle ${target.name}: the service sent no bundle`)
+      await verifyDownload(fetched.bytes, target).catch((err) => {
+        throw named(err)
+      })
+      const path = join(dir, `${paths.length}.tar.gz`)
+      await writeFile(path, fetched.bytes)
+      paths.push(path)
+    }
+    const raw = (config as { default_decision?: unknown }).default_decision
+    return { paths, defaultDecision: typeof raw === 'string' ? raw : undefined, cleanup }
+  } catch (err) {
+    await cleanup()
+    throw err
+  }
+}
