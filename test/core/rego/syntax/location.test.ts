@@ -14,7 +14,8 @@ describe('locations', () => {
     const many = parseModule('package a\n\np := 1\n\tq := [\n\t\t2]\n', { file: 'b.rego' })
     // Rows and columns are computed from offsets; read out of order they stay right.
     const [p, q] = many.rules
-    const two = (q?.head.value as { value: Array<{ location?: Location }> }).value[0]
+    const array = q?.head.value as { value: Array<{ location?: Location }> } | undefined
+    const two = array?.value[0]
     expect([two?.location?.row, two?.location?.col, q?.head.value?.location?.row]).toEqual([5, 3, 4])
     expect([p?.location?.row, p?.location?.col, q?.location?.row, q?.location?.col]).toEqual([3, 1, 4, 2])
     expect(many.package.location).toMatchObject({ file: 'b.rego', row: 1, col: 1, offset: 0 })
