@@ -1,8 +1,8 @@
 /**
  * The shell's commands, as OPA's REPL has them (`repl.go`'s `builtin` table): a command is
  * recognised when the first word of a fresh input names one (case-insensitive), and never inside a
- * multi-line statement. Commands OPA has that regent's shell does not (tracing, profiling, partial
- * evaluation, wasm) answer with a hint instead of being evaluated as a query.
+ * multi-line statement. Commands OPA has that regent's shell does not (profiling, partial evaluation,
+ * wasm) answer with a hint instead of being evaluated as a query.
  */
 import { writeFile } from 'node:fs/promises'
 import { parseModule, parseTerm, RegoErrors } from '../../core/rego/index.js'
@@ -113,6 +113,23 @@ const COMMANDS: Command[] = [
       return 'done'
     },
   },
+  ...(['full', 'notes', 'fails'] as const).map(
+    (mode): Command => ({
+      name: mode === 'full' ? 'trace' : mode,
+      args: '',
+      help:
+        mode === 'full'
+          ? 'toggle full trace'
+          : mode === 'notes'
+            ? 'toggle notes trace'
+            : 'toggle fails trace',
+      run: (session) => {
+        // As OPA: each toggles its own mode on, or off when it is the mode already on.
+        session.settings.explain = session.settings.explain === mode ? 'off' : mode
+        return 'done'
+      },
+    }),
+  ),
   {
     name: 'strict-builtin-errors',
     args: '',
@@ -155,9 +172,6 @@ const COMMANDS: Command[] = [
 
 /** OPA's commands the shell does not have, with what to use instead. */
 const ABSENT: Record<string, string> = {
-  trace: 'use regent eval --explain full',
-  notes: 'use regent eval --explain notes',
-  fails: 'use regent eval --explain fails',
   instrument: 'use regent eval --instrument',
   profile: 'use regent eval --profile',
   types: 'no equivalent yet',
@@ -205,7 +219,7 @@ function ruleArgument(text: string): string | undefined {
 function debugText(session: Session): string {
   const s = session.settings
   const state = {
-    explain: 'off',
+    explain: s.explain,
     metrics: s.metrics,
     instrument: false,
     profile: false,

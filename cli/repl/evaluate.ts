@@ -4,6 +4,8 @@
  * current package with its imports and evaluated against the loaded data and every module, with
  * the input document taken from `data.repl.input` as OPA's REPL does.
  */
+
+import { BufferTracer, prettyTrace, type TraceOp } from '../../core/rego/eval/trace.js'
 import {
   type Body,
   type Import,
@@ -132,12 +134,18 @@ export async function evaluateQuery(session: Session, body: Body): Promise<void>
     const prepared = await time('timer_rego_query_compile_ns', () =>
       policy.prepare(body, queryContext(session)),
     )
+    const tracer = settings.explain === 'off' ? undefined : new BufferTracer()
     const run = await time('timer_rego_query_eval_ns', () =>
       prepared.eval({
         ...(input !== undefined ? { input } : {}),
+        ...(tracer ? { tracer } : {}),
         strictBuiltinErrors: settings.strictBuiltinErrors,
       }),
     )
+    if (tracer) {
+      const trace = prettyTrace(tracer.events, EXPLAIN_OPS[settings.explain])
+      if (trace !== '') session.write(`${trace}\n`)
+    }
     results = run.results
   } catch (err) {
     if (err instanceof RegoEvalError) session.write(evalErrorText(err, settings.format))
@@ -146,6 +154,13 @@ export async function evaluateQuery(session: Session, body: Body): Promise<void>
     return
   }
   session.write(resultsText(results, settings.format, settings.prettyLimit, timers))
+}
+
+/** Which trace events each explain mode prints (all of them for `full`). */
+const EXPLAIN_OPS: Record<string, ReadonlySet<TraceOp> | undefined> = {
+  full: undefined,
+  notes: new Set<TraceOp>(['Note']),
+  fails: new Set<TraceOp>(['Fail']),
 }
 
 /** The input document: `data.repl.input` (a data file loaded as `repl.input:file.json`, or rules). */

@@ -38,6 +38,7 @@ export async function runShell(options: ShellOptions): Promise<void> {
       prettyLimit: 80,
       metrics: false,
       strictBuiltinErrors: false,
+      explain: 'off',
     },
     write: (text) => {
       options.output.write(text)

@@ -12,7 +12,12 @@ export interface ShellSettings {
   metrics: boolean
   /** `strict-builtin-errors`: built-in errors stop the query instead of making it undefined. */
   strictBuiltinErrors: boolean
+  /** `trace`, `notes`, `fails`: which evaluation trace is printed before each result, as OPA's explain modes. */
+  explain: ExplainMode
 }
+
+/** OPA's explain modes as the shell's toggles set them. */
+export type ExplainMode = 'off' | 'full' | 'notes' | 'fails'
 
 /** One running shell: its modules, its settings, and where its output goes. */
 export interface Session {

@@ -89,8 +89,10 @@ export class BufferTracer implements Tracer {
     this.events.push({ op: 'Index', text, location: this.#where, depth: this.#depth - 1 })
   }
 
+  // A note comes from a `trace(...)` call evaluated by an expression: it stands at that
+  // expression's level, its message quoted as OPA prints it (Go's %q).
   note(message: string, location?: Location): void {
-    this.events.push({ op: 'Note', text: message, location, depth: this.#depth })
+    this.events.push({ op: 'Note', text: JSON.stringify(message), location, depth: this.#depth - 1 })
   }
 
   // As OPA indents them: a query's (or rule body's) Enter and Redo one level above its

@@ -278,6 +278,22 @@ describe('regent run shell: commands', () => {
     )
   })
 
+  it('prints the trace before each result with trace, only notes with notes, and none when toggled off', async () => {
+    const full = await shellOutput('p if { x := 1; x > 0 }\ntrace\np\n')
+    const lines = full.split('\n').map((l) => l.slice(21))
+    expect(lines).toContain('Enter data.repl.p = $term0')
+    expect(lines).toContain('| Index data.repl.p (matched 1 rule, early exit)')
+    expect(lines).toContain('| Enter data.repl.p')
+    expect(full.trimEnd().endsWith('true')).toBe(true)
+    const notes = await shellOutput('q if { trace("hello"); true }\nnotes\nq\nnotes\nq\n')
+    expect(notes.split('\n').filter((l) => l.includes('Note'))).toEqual([
+      expect.stringMatching(/\| \| Note "hello"$/),
+    ])
+    expect(notes.trimEnd().split('\n').slice(-2)).toEqual(['true', 'true'])
+    const debug = await shellOutput('fails\nshow debug\n')
+    expect(JSON.parse(debug).explain).toBe('fails')
+  })
+
   it('dumps the data document', async () => {
     const out = await shellOutput('dump\n', { files: { 'data.json': '{"a": [1, 2]}' } })
     expect(out).toBe('{"a":[1,2]}\n')
@@ -288,14 +304,15 @@ describe('regent run shell: commands', () => {
     expect(help).toContain('Commands\n========\n')
     expect(help).toContain('  unset <var> : unset rules in currently active module\n')
     expect(help).toContain('Not available in regent')
-    expect(help).toContain('trace : use regent eval --explain full\n')
+    expect(help).toContain('  trace : toggle full trace\n')
+    expect(help).toContain('profile : use regent eval --profile\n')
     expect(await shellOutput('help input\n')).toContain('input := <value> in package repl')
     expect(await shellOutput('help nope\n')).toBe("unknown topic 'nope'\n")
   })
 
   it('answers the OPA commands it does not have instead of evaluating them', async () => {
-    expect(await shellOutput('trace\n')).toBe(
-      "error: trace is not supported by regent's shell (use regent eval --explain full)\n",
+    expect(await shellOutput('profile\n')).toBe(
+      "error: profile is not supported by regent's shell (use regent eval --profile)\n",
     )
   })
 })
