@@ -79,7 +79,8 @@ export function decodeCompileBody(text: string, contentType: string): CompileBod
 function parseText(text: string, contentType: string): unknown {
   const type = contentType.split(';')[0]!.trim().toLowerCase()
   if (YAML_TYPES.has(type)) {
-    const doc = parseDocument(text, { uniqueKeys: true })
+    // Integers as bigint: exactNumbers keeps every digit, as for JSON bodies.
+    const doc = parseDocument(text, { uniqueKeys: true, intAsBigInt: true })
     const first = doc.errors[0]
     if (first)
       throw invalidParameter(`error(s) occurred while decoding request: ${first.message.split('\n')[0]}`)

@@ -6,7 +6,7 @@
  * objects.
  */
 import { isLosslessNumber, isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json'
-import { badRequest, parseJsonText } from '../core/http/index.js'
+import { badRequest, parseJsonText, parseYamlText } from '../core/http/index.js'
 
 const numberOf = (text: string): number | LosslessNumber =>
   isSafeNumber(text) ? Number(text) : new LosslessNumber(text)
@@ -22,6 +22,31 @@ export function parseJsonDocument(text: string): unknown {
     parseJsonText(text) // throws the 400 that says where the text is wrong
     throw badRequest('malformed JSON body')
   }
+}
+
+/**
+ * Parses a YAML document the same way: integers a double cannot hold keep their digits.
+ * @throws HttpError 400 naming the line and column of malformed YAML.
+ */
+export function parseYamlDocument(text: string): unknown {
+  return exactIntegers(parseYamlText(text, { intAsBigInt: true }))
+}
+
+function exactIntegers(value: unknown): unknown {
+  if (typeof value === 'bigint') return numberOf(value.toString())
+  if (Array.isArray(value)) return value.map(exactIntegers)
+  if (isJsonObject(value)) {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value))
+      Object.defineProperty(out, k, {
+        value: exactIntegers(v),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      })
+    return out
+  }
+  return value
 }
 
 /** The JSON text of a document, its numbers exactly as they were parsed. */

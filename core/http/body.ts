@@ -140,9 +140,12 @@ function describeJsonError(text: string): string {
   return ''
 }
 
-/** Parses YAML text (aliases bounded by the yaml package), 400 with line and column on error. */
-export function parseYamlText(text: string): unknown {
-  const doc = parseDocument(text, { uniqueKeys: true })
+/**
+ * Parses YAML text (aliases bounded by the yaml package), 400 with line and column on error.
+ * `intAsBigInt` gives integers as bigint, for callers that keep every digit.
+ */
+export function parseYamlText(text: string, options: { intAsBigInt?: boolean } = {}): unknown {
+  const doc = parseDocument(text, { uniqueKeys: true, intAsBigInt: options.intAsBigInt ?? false })
   const first = doc.errors[0]
   if (first) {
     const pos = first.linePos?.[0]

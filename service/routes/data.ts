@@ -14,13 +14,12 @@ import {
   HttpError,
   mediaType,
   notFound,
-  parseYamlText,
   readBody,
 } from '../../core/http/index.js'
 import { type Actor, createdBy, type DataDocumentRow } from '../../store/service/index.js'
 import { requireAdmin } from '../auth.js'
 import { DataConflictError, placeAt, valueAt } from '../data-tree.js'
-import { parseJsonDocument, stringifyJsonDocument } from '../json-document.js'
+import { parseJsonDocument, parseYamlDocument, stringifyJsonDocument } from '../json-document.js'
 import { applyJsonPatch, JsonPatchError, jsonPatchSchema } from '../json-patch.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkSlashPath, envelope, pathAfter, systemOfPath, validateBody } from '../validation.js'
@@ -46,7 +45,7 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 async function readDocument(c: Context, limits: BodyLimits): Promise<unknown> {
   const text = (await readBody(c, limits)).toString('utf8')
   if (text.trim() === '') throw badRequest('request body is required: the JSON document to store')
-  return YAML_TYPES.has(mediaType(c)) ? parseYamlText(text) : parseJsonDocument(text)
+  return YAML_TYPES.has(mediaType(c)) ? parseYamlDocument(text) : parseJsonDocument(text)
 }
 
 /** The service's `{request_id, result}` envelope, the document's numbers written as stored. */

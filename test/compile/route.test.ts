@@ -251,6 +251,12 @@ include if input.fav == "blue"
       'Content-Type': 'application/x-yaml',
     })
     expect(yaml.json).toEqual(gz.json)
+    // YAML integers keep every digit, as JSON numbers do.
+    const big = await post(b, filters, 'input:\n  fav: 12345678901234567890\nunknowns: [input.fruits]\n', {
+      Accept: SQL,
+      'Content-Type': 'application/x-yaml',
+    })
+    expect(big.text).toContain("fruits.colour = E'12345678901234567890'")
     const byQuery = await post(b, '/v1/compile', { ...body, query: 'data.filters.include' })
     expect(byQuery.json).toEqual(gz.json)
     const noQuery = await post(b, '/v1/compile', body)

@@ -131,6 +131,11 @@ for (const backend of BACKENDS) {
       // A number is not a container a pointer can step into.
       expect((await patch('[{"op": "add", "path": "/n/value", "value": 1}]')).status).toBe(400)
       expect((await t.json('DELETE', path)).status).toBe(200)
+      // YAML bodies too.
+      const yaml = { 'Content-Type': 'application/yaml' }
+      expect((await t.call('PUT', path, { raw: `n: ${big}\nf: 1.5\n`, headers: yaml })).status).toBe(200)
+      expect(await text(path)).toContain(`"result":{"n":${big},"f":1.5}`)
+      expect((await t.json('DELETE', path)).status).toBe(200)
     })
 
     it('refuses malformed bodies with 400 and unknown media types with 415', async () => {
