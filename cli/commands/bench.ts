@@ -31,6 +31,7 @@ import {
 import { renderBenchmark } from '../bench/render.js'
 import { loadPolicy, parseDocument } from '../policy-files.js'
 import { renderJson } from '../presentation.js'
+import { collect, withQueryOptions } from '../query-options.js'
 import { errorDocs, parseDuration, readStdin } from './eval.js'
 
 interface BenchOptions {
@@ -53,8 +54,6 @@ interface BenchOptions {
   unknowns: string[]
 }
 
-const collect = (v: string, prev: string[]) => [...prev, v]
-
 /** Parses Go's `-benchtime` syntax: a duration (`1s`, `200ms`) or an iteration count (`100x`). */
 export function parseBenchTime(text: string): BenchTime {
   const count = /^(\d+)x$/.exec(text)
@@ -70,23 +69,9 @@ export function parseBenchTime(text: string): BenchTime {
 
 /** Builds the `bench` command. */
 export function benchCommand(): Command {
-  return new Command('bench')
+  return withQueryOptions(new Command('bench'))
     .description('benchmark a Rego query (repeat an evaluation and print performance results)')
     .argument('[query]', 'the query to benchmark')
-    .option(
-      '-d, --data <path>',
-      'policy or data files and directories (prefix:path to root them)',
-      collect,
-      [],
-    )
-    .option('-b, --bundle <path>', 'bundle directories or .tar.gz files', collect, [])
-    .option('-i, --input <path>', 'input document (JSON or YAML)')
-    .option('-I, --stdin-input', 'read the input document from stdin')
-    .option('--stdin', 'read the query from stdin')
-    .option('--package <path>', 'package the query is evaluated in')
-    .option('--import <import>', 'import for the query (repeatable)', collect, [])
-    .option('--ignore <glob>', 'file names to skip when loading', collect, [])
-    .option('--v0-compatible', 'parse with Rego v0 syntax')
     .addOption(
       new Option('-f, --format <format>', 'output format')
         .choices(['pretty', 'json', 'gobench'])

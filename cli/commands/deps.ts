@@ -21,6 +21,7 @@ import {
   toOpaJson,
 } from '../../core/rego/index.js'
 import { loadPolicy } from '../policy-files.js'
+import { collect } from '../query-options.js'
 
 interface DepsOptions {
   data: string[]
@@ -29,8 +30,6 @@ interface DepsOptions {
   v0Compatible?: boolean
   format: string
 }
-
-const collect = (v: string, prev: string[]) => [...prev, v]
 
 /** Builds the `deps` command. */
 export function depsCommand(): Command {

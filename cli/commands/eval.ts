@@ -32,6 +32,7 @@ import {
   resultDoc,
   table,
 } from '../presentation.js'
+import { collect, withQueryOptions } from '../query-options.js'
 import { runPartialEval } from './eval-partial.js'
 import { coverageDoc } from './test.js'
 
@@ -70,8 +71,6 @@ interface EvalOptions {
   shallowInlining?: boolean
   nondeterminsticBuiltins?: boolean
 }
-
-const collect = (v: string, prev: string[]) => [...prev, v]
 
 /** Parses Go-style durations (`5s`, `100ms`, `1m30s`) into milliseconds. */
 export function parseDuration(text: string): number {
@@ -138,21 +137,9 @@ function errorText(err: unknown): string {
 /** Builds the `eval` command. */
 export function evalCommand(): Command {
   return (
-    new Command('eval')
+    withQueryOptions(new Command('eval'))
       .description('evaluate a Rego query')
       .argument('[query]', 'the query to evaluate')
-      .option(
-        '-d, --data <path>',
-        'policy or data files and directories (prefix:path to root them)',
-        collect,
-        [],
-      )
-      .option('-b, --bundle <path>', 'bundle directories or .tar.gz files', collect, [])
-      .option('-i, --input <path>', 'input document (JSON or YAML)')
-      .option('-I, --stdin-input', 'read the input document from stdin')
-      .option('--stdin', 'read the query from stdin')
-      .option('--package <path>', 'package the query is evaluated in')
-      .option('--import <import>', 'import for the query (repeatable)', collect, [])
       .addOption(
         new Option('-f, --format <format>', 'output format')
           .choices(['json', 'values', 'bindings', 'pretty', 'raw'])
@@ -174,11 +161,9 @@ export function evalCommand(): Command {
       .option('--strict-builtin-errors', 'treat built-in errors as fatal')
       .option('--show-builtin-errors', 'report built-in errors that were ignored')
       .option('-S, --strict', 'strict compile checks')
-      .option('--v0-compatible', 'parse with Rego v0 syntax')
       .option('--instruction-limit <n>', 'maximum number of expressions evaluated')
       .option('--disable-indexing', 'evaluate every rule (no rule indexing)')
       .option('--disable-early-exit', 'evaluate every rule body (no early exit)')
-      .option('--ignore <glob>', 'file names to skip when loading', collect, [])
       .option('--pretty-limit <n>', 'truncate values in pretty output', '80')
       .option('--coverage', 'report coverage of the evaluated policies')
       .option('--instrument', 'report detailed metrics (implies --metrics)')

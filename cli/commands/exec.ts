@@ -18,6 +18,7 @@ import { compilePolicy } from '../../core/rego/eval/policy.js'
 import { toJSONText, type Value } from '../../core/rego/values/index.js'
 import { downloadConfiguredBundles } from '../exec-bundles.js'
 import { loadPolicy, parseDocument } from '../policy-files.js'
+import { collect } from '../query-options.js'
 import { parseDuration } from './eval.js'
 
 /** OPA's default decision (`default_decision` in its configuration). */
@@ -104,8 +105,6 @@ function isEmptyResult(result: unknown): boolean {
   if (result !== null && typeof result === 'object') return Object.keys(result).length === 0
   return false
 }
-
-const collect = (v: string, prev: string[]) => [...prev, v]
 
 /** Reports a failure that stops the whole run (exit 1, nothing on stdout). */
 function fail(err: unknown): undefined {

@@ -13,6 +13,7 @@ import { BufferTracer, prettyTrace, type TraceOp, type Tracer } from '../../core
 import type { Location } from '../../core/rego/syntax/ast.js'
 import { loadPolicy } from '../policy-files.js'
 import { type Doc, renderJson } from '../presentation.js'
+import { collect } from '../query-options.js'
 import { parseBenchTime } from './bench.js'
 import { parseDuration } from './eval.js'
 import { runTestBenchmarks } from './test-bench.js'
@@ -53,8 +54,6 @@ export interface TestResult {
   output: string
   trace: string
 }
-
-const collect = (v: string, prev: string[]) => [...prev, v]
 
 /** Builds the `test` command. */
 export function testCommand(): Command {
