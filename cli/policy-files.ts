@@ -124,6 +124,28 @@ async function walk(dir: string, ignore: string[]): Promise<string[]> {
   return out
 }
 
+/**
+ * The files under `paths` that `accept` takes: a file named in `paths` is taken as given,
+ * directories are walked with their entries in name order.
+ * @example await filesUnder(['policies'], (p) => p.endsWith('.rego'))
+ */
+export async function filesUnder(
+  paths: readonly string[],
+  accept: (path: string) => boolean,
+): Promise<string[]> {
+  const out: string[] = []
+  const visit = async (path: string, explicit: boolean): Promise<void> => {
+    const info = await stat(path)
+    if (info.isDirectory()) {
+      for (const entry of (await readdir(path)).sort()) await visit(join(path, entry), false)
+    } else if (explicit || accept(path)) {
+      out.push(path)
+    }
+  }
+  for (const path of paths) await visit(path, true)
+  return out
+}
+
 /** Merges `value` into `doc` at `path`; two non-objects at one path conflict. */
 function insertAt(doc: Value, path: readonly string[], value: Value, file: string): Value {
   if (path.length === 0) return mergeDocs(doc, value, file, [])

@@ -1,5 +1,4 @@
-import { isJsonObject } from './json-document.js'
-import { setOwn } from './json-patch.js'
+import { isJsonObject, setOwn } from './json-document.js'
 
 /** Placing data documents stored at slash paths into one JSON tree, as OPA's data namespace does. */
 

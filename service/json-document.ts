@@ -32,22 +32,8 @@ export function parseYamlDocument(text: string): unknown {
   return exactIntegers(parseYamlText(text, { intAsBigInt: true }))
 }
 
-function exactIntegers(value: unknown): unknown {
-  if (typeof value === 'bigint') return numberOf(value.toString())
-  if (Array.isArray(value)) return value.map(exactIntegers)
-  if (isJsonObject(value)) {
-    const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value))
-      Object.defineProperty(out, k, {
-        value: exactIntegers(v),
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      })
-    return out
-  }
-  return value
-}
+const exactIntegers = (value: unknown): unknown =>
+  mapJson(value, (leaf) => (typeof leaf === 'bigint' ? numberOf(leaf.toString()) : leaf))
 
 /** The JSON text of a document, its numbers exactly as they were parsed. */
 export function stringifyJsonDocument(value: unknown): string {
@@ -66,17 +52,21 @@ export function isJsonContainer(value: unknown): value is Record<string, unknown
 
 /** A deep copy (numbers held as text are immutable and shared). */
 export function copyJson<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(copyJson) as T
-  if (!isJsonObject(value)) return value
+  return mapJson(value, (leaf) => leaf) as T
+}
+
+/** A deep copy of arrays and objects with `leaf` applied to every other value. */
+function mapJson(value: unknown, leaf: (value: unknown) => unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => mapJson(v, leaf))
+  if (!isJsonObject(value)) return leaf(value)
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value))
-    Object.defineProperty(out, k, {
-      value: copyJson(v),
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    })
-  return out as T
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, mapJson(v, leaf))
+  return out
+}
+
+/** Sets an own data property, so a key such as `__proto__` is stored as data, never as a prototype. */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
 }
 
 /** JSON equality: numbers by value (`1`, `1.0` and a held `1` are equal), objects key by key. */

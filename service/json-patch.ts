@@ -4,7 +4,7 @@
  * whole patch.
  */
 import { z } from 'zod'
-import { copyJson, isJsonContainer, isJsonObject, jsonEqual } from './json-document.js'
+import { copyJson, isJsonContainer, isJsonObject, jsonEqual, setOwn } from './json-document.js'
 
 /** The JSON body of a PATCH: a list of operations. */
 export const jsonPatchSchema = z.array(
@@ -129,9 +129,4 @@ function remove(doc: unknown, tokens: string[], where: string): { doc: unknown; 
   if (Array.isArray(parent)) parent.splice(Number(last), 1)
   else delete parent[last]
   return { doc, value }
-}
-
-/** Sets an own data property, so a key such as `__proto__` is stored as data, never as a prototype. */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
 }

@@ -3,28 +3,17 @@
  * Silent with exit 0 when everything parses; errors (pretty or OPA's JSON) and exit 1 otherwise.
  * Compile-level checks (safety, types, strict mode) come with the compiler.
  */
-import { readdir, readFile, stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
 import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import { checkModules } from '../../core/rego/index.js'
 import type { Module } from '../../core/rego/syntax/ast.js'
 import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
+import { filesUnder } from '../policy-files.js'
 
 /** Every `.rego` file under `paths` (files are taken as given), sorted within each directory. */
-export async function collectRegoFiles(paths: string[]): Promise<string[]> {
-  const out: string[] = []
-  const visit = async (path: string, explicit: boolean): Promise<void> => {
-    const info = await stat(path)
-    if (info.isDirectory()) {
-      const entries = (await readdir(path)).sort()
-      for (const entry of entries) await visit(join(path, entry), false)
-    } else if (explicit || path.endsWith('.rego')) {
-      out.push(path)
-    }
-  }
-  for (const p of paths) await visit(p, true)
-  return out
+export function collectRegoFiles(paths: string[]): Promise<string[]> {
+  return filesUnder(paths, (path) => path.endsWith('.rego'))
 }
 
 /** Prints errors as `regent check` and `regent parse` do: OPA's `{"errors": [...]}` or pretty text. */

@@ -8,8 +8,7 @@
  * run.
  */
 import { randomUUID } from 'node:crypto'
-import { readdir, readFile, stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
 import { parse as parseLossless, stringify } from 'lossless-json'
 import { RegoError, RegoErrors } from '../../core/rego/errors.js'
@@ -17,7 +16,7 @@ import type { Policy } from '../../core/rego/eval/policy.js'
 import { compilePolicy } from '../../core/rego/eval/policy.js'
 import { toJSONText, type Value } from '../../core/rego/values/index.js'
 import { downloadConfiguredBundles } from '../exec-bundles.js'
-import { loadPolicy, parseDocument } from '../policy-files.js'
+import { filesUnder, loadPolicy, parseDocument } from '../policy-files.js'
 import { collect } from '../query-options.js'
 import { parseDuration } from './eval.js'
 
@@ -48,19 +47,9 @@ interface ExecEntry {
   result?: unknown
 }
 
-/** Every input file under `paths`: files as given, directories walked in name order. */
-export async function inputFiles(paths: readonly string[]): Promise<string[]> {
-  const out: string[] = []
-  const visit = async (path: string, explicit: boolean): Promise<void> => {
-    const info = await stat(path)
-    if (info.isDirectory()) {
-      for (const entry of (await readdir(path)).sort()) await visit(join(path, entry), false)
-    } else if (explicit || INPUT_FILE.test(path)) {
-      out.push(path)
-    }
-  }
-  for (const path of paths) await visit(path, true)
-  return out
+/** Every input file under `paths`: files as given, directories walked for .json/.yaml/.yml in name order. */
+export function inputFiles(paths: readonly string[]): Promise<string[]> {
+  return filesUnder(paths, (path) => INPUT_FILE.test(path))
 }
 
 /** `/authz/allow` (or `authz/allow`) as the query `data["authz"]["allow"]`. */

@@ -2,8 +2,8 @@
  * `regent inspect <path> [-f pretty|json] [-a]`: summarises a bundle (folder or tarball) or a
  * single Rego file as `opa inspect` does: the manifest (revision, roots, metadata), the
  * namespaces with the files that define them, whether the bundle is signed, and with `-a` the
- * `# METADATA` annotations. Modules are parsed with regent's Rego parser; if the engine cannot be
- * loaded, the package is read from the `package` line and annotations are reported as unavailable.
+ * `# METADATA` annotations. Modules are parsed with regent's Rego parser; a module that does not
+ * parse still names its namespace from its `package` line.
  */
 import { existsSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -11,6 +11,7 @@ import { posix } from 'node:path'
 import { Command } from 'commander'
 import { stringify } from 'lossless-json'
 import { type Bundle, bundleFromFiles, packagePath, readBundle } from '../../core/bundle/index.js'
+import { parseModuleWithErrors, toOpaJson } from '../../core/rego/index.js'
 import type { Annotations, Module, Term } from '../../core/rego/syntax/ast.js'
 import { CommandError, type CommandIo, PROCESS_IO, reportError } from './sign.js'
 
@@ -35,8 +36,6 @@ export interface InspectInfo {
   annotations?: InspectAnnotation[]
   /** Files that are neither modules nor data (carried by the bundle). */
   files: string[]
-  /** Set when modules could not be parsed with the Rego engine. */
-  notes?: string[]
 }
 
 /** Builds the `inspect` command. */
@@ -85,7 +84,6 @@ export async function inspectPath(path: string, withAnnotations: boolean): Promi
     bundle = await readBundle(await readFile(path))
     display = (file) => `/${file}`
   }
-  const parser = await loadParser()
   const info: InspectInfo = {
     manifest: { revision: '', ...bundle.manifest },
     namespaces: {},
@@ -96,22 +94,19 @@ export async function inspectPath(path: string, withAnnotations: boolean): Promi
   const regoVersion = bundle.manifest.rego_version === 0 ? 'v0' : 'v1'
   for (const module of bundle.modules) {
     const file = display(module.path)
-    const parsed = parser?.parseModuleWithErrors(module.source, { file, regoVersion }).module
+    const parsed = parseModuleWithErrors(module.source, { file, regoVersion }).module
     const pkg = parsed
       ? refText(parsed.package.path)
       : `data.${packagePath(module.source, module.path).replaceAll('/', '.')}`
     addNamespace(info, pkg, file)
-    if (parsed && withAnnotations && parser) annotations.push(...moduleAnnotations(parsed, pkg, parser))
+    if (parsed && withAnnotations) annotations.push(...moduleAnnotations(parsed, pkg))
   }
   for (const dataFile of bundle.dataFiles) {
     const dir = posix.dirname(dataFile.path)
     const namespace = dir === '.' ? 'data' : `data.${dir.replaceAll('/', '.')}`
     addNamespace(info, namespace, display(dataFile.path))
   }
-  if (withAnnotations) {
-    if (parser) info.annotations = annotations
-    else info.notes = ["annotations are unavailable: regent's Rego parser could not be loaded"]
-  }
+  if (withAnnotations) info.annotations = annotations
   return info
 }
 
@@ -121,27 +116,7 @@ function addNamespace(info: InspectInfo, namespace: string, file: string): void 
   else info.namespaces[namespace] = [file]
 }
 
-/** The parts of the Rego engine inspect uses. */
-interface RegoParser {
-  parseModuleWithErrors(
-    text: string,
-    options: { file: string; regoVersion: 'v0' | 'v1' },
-  ): { module?: Module }
-  toOpaJson(node: Annotations, options: { locations: boolean }): unknown
-}
-
-// NOTE(bundle): the engine is built in parallel (core/rego); loading it lazily keeps `inspect`
-// usable, with package names from the `package` line, when the engine is mid-change.
-async function loadParser(): Promise<RegoParser | undefined> {
-  try {
-    const rego = await import('../../core/rego/index.js')
-    return { parseModuleWithErrors: rego.parseModuleWithErrors, toOpaJson: rego.toOpaJson }
-  } catch {
-    return undefined
-  }
-}
-
-function moduleAnnotations(module: Module, pkg: string, parser: RegoParser): InspectAnnotation[] {
+function moduleAnnotations(module: Module, pkg: string): InspectAnnotation[] {
   const ruleOf = new Map<Annotations, string>()
   for (const rule of module.rules) {
     for (const block of rule.annotations ?? []) ruleOf.set(block, `${pkg}.${refText(rule.head.ref)}`)
@@ -153,7 +128,7 @@ function moduleAnnotations(module: Module, pkg: string, parser: RegoParser): Ins
       row: block.location?.row ?? 0,
       col: block.location?.col ?? 0,
     },
-    annotations: parser.toOpaJson(block, { locations: false }),
+    annotations: toOpaJson(block, { locations: false }),
   }))
 }
 
@@ -209,7 +184,6 @@ function renderPretty(info: InspectInfo): string {
       }
     }
   }
-  for (const note of info.notes ?? []) out += `NOTE: ${note}\n`
   return out
 }
 

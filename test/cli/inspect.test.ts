@@ -7,12 +7,6 @@ import { captureIo, tempFolder, writeTree } from './bundle-helpers.js'
 
 let dir: string
 let cleanup: () => Promise<void>
-// The Rego engine is built in parallel; annotation output needs its parser.
-const regoAvailable = await import('../../core/rego/index.js').then(
-  () => true,
-  () => false,
-)
-if (!regoAvailable) console.log('inspect annotation test skipped: core/rego/index.ts could not be loaded')
 
 const POLICY = `# METADATA
 # title: Authorization
@@ -81,7 +75,7 @@ describe('regent inspect', () => {
     expect(io.out).toMatch(/NAMESPACES:[\s\S]*\| data\.authz\s+\| \/authz\/policy\.rego/)
   })
 
-  it.skipIf(!regoAvailable)('lists annotations with -a, with the document each describes', async () => {
+  it('lists annotations with -a, with the document each describes', async () => {
     const info = await inspectJson(join(dir, 'single.rego'), true)
     expect(info.namespaces).toEqual({ 'data.authz': [join(dir, 'single.rego')] })
     expect(info.annotations).toEqual([

@@ -4,6 +4,7 @@
  * (`input.x > 1`), folds calls whose output is used once into their use (`gt(equal(…), 0)`), and
  * keeps an equality only where it still binds a live var or makes a var safe.
  */
+import { isConstant } from '../compiler/terms.js'
 import type { Body, Expr, Term } from '../syntax/ast.js'
 import { eqOperator } from './partial-plug.js'
 
@@ -298,24 +299,6 @@ function disjointSets(live: ReadonlySet<string>, query: Body): UnionFind | undef
 
 // ---------------------------------------------------------------------------------------------
 // Term helpers.
-
-/** True for terms without vars, refs, calls or comprehensions. */
-export function isConstant(t: Term): boolean {
-  switch (t.type) {
-    case 'null':
-    case 'boolean':
-    case 'number':
-    case 'string':
-      return true
-    case 'array':
-    case 'set':
-      return t.value.every(isConstant)
-    case 'object':
-      return t.value.every(([k, v]) => isConstant(k) && isConstant(v))
-    default:
-      return false
-  }
-}
 
 function isGround(t: Term): boolean {
   let ground = true
