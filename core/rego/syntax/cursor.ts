@@ -68,8 +68,6 @@ export class TokenCursor {
   protected readonly kinds: Uint8Array
   protected readonly starts: Int32Array
   protected readonly ends: Int32Array
-  protected readonly rows: Int32Array
-  protected readonly cols: Int32Array
   protected readonly flags: Uint8Array
   /** Index of the EOF token (the last one). */
   protected readonly last: number
@@ -91,8 +89,6 @@ export class TokenCursor {
     this.kinds = toks.kinds
     this.starts = toks.starts
     this.ends = toks.ends
-    this.rows = toks.rows
-    this.cols = toks.cols
     this.flags = toks.flags
     this.last = toks.count - 1
     this.comments = toks.comments
@@ -160,9 +156,10 @@ export class TokenCursor {
     return ((this.flags[i] as number) & NL_BEFORE) !== 0
   }
 
-  /** The 1-based column of token `i`. */
-  protected colAt(i: number): number {
-    return this.cols[i] as number
+  /** True when token `i` is the first thing on its line (column 1). */
+  protected atLineStart(i: number): boolean {
+    const start = this.starts[i] as number
+    return start === 0 || this.text.charCodeAt(start - 1) === 10
   }
 
   /** The location of token `i`. */

@@ -1,6 +1,6 @@
 /**
  * The Rego lexer. It turns a whole source into a token stream held in typed arrays (kind, start,
- * end, row, column, flags), because the parser backtracks (comprehensions versus sets, `k, v in`)
+ * end, flags), because the parser backtracks (comprehensions versus sets, `k, v in`)
  * and an index into arrays is the cheapest state to save and restore. No token object or substring
  * is made here: the parser slices the text of the tokens it keeps. Comments are collected on the
  * side, as OPA does. Template strings (`$"a {x} b"`) are lexed with a small mode stack: the `{`
@@ -26,8 +26,6 @@ export interface TokenStream {
   kinds: Uint8Array
   starts: Int32Array
   ends: Int32Array
-  rows: Int32Array
-  cols: Int32Array
   flags: Uint8Array
   comments: Comment[]
   errors: LexError[]
@@ -162,8 +160,6 @@ class Lexer {
   kinds: Uint8Array
   starts: Int32Array
   ends: Int32Array
-  rows: Int32Array
-  cols: Int32Array
   flags: Uint8Array
   count = 0
   readonly comments: Comment[] = []
@@ -184,8 +180,6 @@ class Lexer {
     this.kinds = new Uint8Array(cap)
     this.starts = new Int32Array(cap)
     this.ends = new Int32Array(cap)
-    this.rows = new Int32Array(cap)
-    this.cols = new Int32Array(cap)
     this.flags = new Uint8Array(cap)
   }
 
@@ -200,26 +194,18 @@ class Lexer {
     const ends = new Int32Array(cap)
     ends.set(this.ends)
     this.ends = ends
-    const rows = new Int32Array(cap)
-    rows.set(this.rows)
-    this.rows = rows
-    const cols = new Int32Array(cap)
-    cols.set(this.cols)
-    this.cols = cols
     const flags = new Uint8Array(cap)
     flags.set(this.flags)
     this.flags = flags
     this.cap = cap
   }
 
-  push(kind: number, start: number, end: number, row: number, col: number): void {
+  push(kind: number, start: number, end: number): void {
     const i = this.count
     if (i === this.cap) this.grow()
     this.kinds[i] = kind
     this.starts[i] = start
     this.ends[i] = end
-    this.rows[i] = row
-    this.cols[i] = col
     this.flags[i] = this.pending
     this.pending = 0
     this.count = i + 1
@@ -291,11 +277,11 @@ class Lexer {
         pos++
         while (pos < n && isIdentPart(text.charCodeAt(pos))) pos++
         const kind = c >= 97 ? keywordKind(text, start, pos - start, c) : T.Ident
-        this.push(kind, start, pos, this.row, start - this.lineStart + 1)
+        this.push(kind, start, pos)
         continue
       }
       if (cls === C_SINGLE) {
-        this.push(SINGLE_KIND[c] as number, start, pos + 1, this.row, start - this.lineStart + 1)
+        this.push(SINGLE_KIND[c] as number, start, pos + 1)
         pos++
         continue
       }
@@ -305,14 +291,12 @@ class Lexer {
       }
       pos = this.other(c, pos)
     }
-    this.push(T.EOF, n, n, this.row, n - this.lineStart + 1)
+    this.push(T.EOF, n, n)
     return {
       count: this.count,
       kinds: this.kinds,
       starts: this.starts,
       ends: this.ends,
-      rows: this.rows,
-      cols: this.cols,
       flags: this.flags,
       comments: this.comments,
       errors: this.errors,
@@ -339,7 +323,7 @@ class Lexer {
         while (pos < n && isDigit(text.charCodeAt(pos))) pos++
       }
     }
-    this.push(T.Number, start, pos, this.row, start - this.lineStart + 1)
+    this.push(T.Number, start, pos)
     return pos
   }
 
@@ -394,24 +378,24 @@ class Lexer {
         }
         if (!ok) {
           this.error(start, 'non-terminated string', tokRow, tokCol)
-          this.push(T.Illegal, start, pos, tokRow, tokCol)
+          this.push(T.Illegal, start, pos)
           return pos
         }
-        this.push(T.String, start, pos, tokRow, tokCol)
+        this.push(T.String, start, pos)
         return pos
       }
       case BACKTICK: {
         const end = text.indexOf('`', pos + 1)
         if (end === -1) {
           this.error(start, 'non-terminated raw string', tokRow, tokCol)
-          this.push(T.Illegal, start, n, tokRow, tokCol)
+          this.push(T.Illegal, start, n)
           return n
         }
         for (let i = text.indexOf('\n', pos + 1); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) {
           this.row++
           this.lineStart = i + 1
         }
-        this.push(T.RawString, start, end + 1, tokRow, tokCol)
+        this.push(T.RawString, start, end + 1)
         return end + 1
       }
       case DOLLAR: {
@@ -420,7 +404,7 @@ class Lexer {
           const raw = q === BACKTICK
           const kind = this.scanTemplateSegment(pos + 2, raw, start)
           const end = this.segmentEnd
-          this.push(kind, start, end, tokRow, tokCol)
+          this.push(kind, start, end)
           if (kind === T.TemplatePart || kind === T.RawTemplatePart) this.templates.push({ raw, depth: 0 })
           return end
         }
@@ -429,7 +413,7 @@ class Lexer {
       case LBRACE: {
         const top = this.templates[this.templates.length - 1]
         if (top) top.depth++
-        this.push(T.LBrace, start, pos + 1, tokRow, tokCol)
+        this.push(T.LBrace, start, pos + 1)
         return pos + 1
       }
       case RBRACE: {
@@ -438,12 +422,12 @@ class Lexer {
           // This `}` closes a template expression: continue the template string.
           const kind = this.scanTemplateSegment(pos + 1, top.raw, start)
           const end = this.segmentEnd
-          this.push(kind, start, end, tokRow, tokCol)
+          this.push(kind, start, end)
           if (kind !== T.TemplatePart && kind !== T.RawTemplatePart) this.templates.pop()
           return end
         }
         if (top) top.depth--
-        this.push(T.RBrace, start, pos + 1, tokRow, tokCol)
+        this.push(T.RBrace, start, pos + 1)
         return pos + 1
       }
     }
@@ -488,10 +472,10 @@ class Lexer {
       const cp = text.codePointAt(pos) ?? c
       const width = cp > 0xffff ? 2 : 1
       this.error(start, `illegal token: ${JSON.stringify(text.slice(pos, pos + width))}`, tokRow, tokCol)
-      this.push(T.Illegal, start, pos + width, tokRow, tokCol)
+      this.push(T.Illegal, start, pos + width)
       return pos + width
     }
-    this.push(kind, start, pos + len, tokRow, tokCol)
+    this.push(kind, start, pos + len)
     return pos + len
   }
 }

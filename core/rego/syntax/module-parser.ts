@@ -94,7 +94,7 @@ export class ModuleParser extends Parser {
     this.advance()
     const startsStatement = () => {
       const kind = this.rawKindAt(this.i)
-      return this.newlineBefore() && this.colAt(this.i) === 1 && (kind === T.Ident || isKeywordKind(kind))
+      return this.newlineBefore() && this.atLineStart(this.i) && (kind === T.Ident || isKeywordKind(kind))
     }
     while (this.peek() !== T.EOF && !startsStatement()) this.advance()
   }
