@@ -49,7 +49,10 @@ export class RegoError extends Error {
     this.details = details
   }
 
-  /** `file:row:col: code: message`, then the source line and a caret when an excerpt is attached. */
+  /**
+   * `file:row:col: code: message`, then the source line and a caret when an excerpt is attached, or
+   * a type error's details (`have: ...`, `want: ...`) a line each.
+   */
   override toString(): string {
     const loc = this.location
     const prefix = loc ? `${loc.file ? `${loc.file}:` : ''}${loc.row}:${loc.col}: ` : ''
@@ -57,6 +60,10 @@ export class RegoError extends Error {
     const d = this.details
     if (d && typeof d.line === 'string' && typeof d.idx === 'number') {
       for (const line of excerptLines({ line: d.line, idx: d.idx })) out += `\n\t${line}`
+    } else if (d && this.code === 'rego_type_error') {
+      // As OPA prints a type error's details: `have: (number)`, `want: (string)`.
+      for (const [key, value] of Object.entries(d))
+        if (typeof value === 'string') out += `\n\t${key}: ${value}`
     }
     return out
   }

@@ -1,61 +1,140 @@
 /**
- * CheckTypes: built-in calls whose operands are literals of a type the declaration rejects are
- * `rego_type_error`s (`count: invalid argument(s)`). NOTE(regent): OPA infers types through rules,
- * refs and schemas; regent only checks literal operands, so a policy it accepts may still be
+ * CheckTypes: `rego_type_error`s for what is certainly wrong given the types regent infers
+ * (compiler/type-inference.ts): a built-in argument whose type cannot overlap the declared one
+ * (`count(x)` after `x := 1`: `count: invalid argument(s)`), and a ref into a value that cannot
+ * have that key (`p.foo` where `p := 1`: `undefined ref: data.t.p.foo`). NOTE(regent): OPA
+ * infers more (rule bodies, function results, schemas), so a policy regent accepts may still be
  * rejected by OPA, never the other way round. See docs/conformance.md.
  */
 import { type RegoError, typeError } from '../../errors.js'
-import type { Body } from '../../syntax/ast.js'
-import { type Type, typeOf, typeToString, unwrap } from '../../types/index.js'
-import { typeName, type Value } from '../../values/index.js'
+import type { Body, Expr, Term } from '../../syntax/ast.js'
+import { overlaps, type Type, typeToString } from '../../types/index.js'
 import type { Compiler } from '../compiler.js'
-import { constantValue } from '../constant-value.js'
-import { isConstant, refName, walkExprs } from '../terms.js'
+import { refName } from '../terms.js'
+import { refString, termString } from '../text.js'
+import { BodyTypes, RuleTypes } from '../type-inference.js'
 
 /** The stage. */
 export function checkTypes(c: Compiler): void {
+  const rules = new RuleTypes(c)
   for (const mod of c.sortedModules()) {
     for (const rule of mod.rules) {
       for (let r: typeof rule | undefined = rule; r; r = r.else) {
-        if (!c.err(...typeErrors(c, r.body))) return
+        if (!c.err(...typeErrors(c, r.body, rules))) return
       }
     }
   }
 }
 
-/** Type errors for built-in calls with literal operands of the wrong type. */
-export function typeErrors(c: Compiler, body: Body): RegoError[] {
-  const errs: RegoError[] = []
-  walkExprs(body, (e) => {
-    if (!Array.isArray(e.terms)) return false
-    const [op, ...args] = e.terms
-    const name = op ? refName(op) : undefined
-    const bi = name !== undefined ? c.builtin(name) : undefined
-    const decl = bi?.decl
-    if (!decl || bi.arity < 0) return false
-    const operands = args.slice(0, bi.arity)
-    const literal = operands.map((a) => (isConstant(a) ? constantValue(a) : undefined))
-    const bad = literal.some(
-      (v, i) => v !== undefined && decl.args[i] !== undefined && !kindAllowed(v, decl.args[i] as Type),
-    )
-    if (!bad) return false
-    errs.push(
-      typeError(e.location, `${name}: invalid argument(s)`, {
-        have: `(${literal.map((v) => (v === undefined ? 'any' : typeToString(typeOf(v)))).join(', ')})`,
+/** The type errors of `body` (a rule body or a query). */
+export function typeErrors(c: Compiler, body: Body, rules = new RuleTypes(c)): RegoError[] {
+  const checker = new BodyChecker(c, new BodyTypes(c, rules))
+  checker.body(body)
+  return checker.errors
+}
+
+/** Reads a body in order: checks each expression with the types known so far, then learns from it. */
+class BodyChecker {
+  readonly errors: RegoError[] = []
+  readonly #compiler: Compiler
+  readonly #types: BodyTypes
+
+  constructor(compiler: Compiler, types: BodyTypes) {
+    this.#compiler = compiler
+    this.#types = types
+  }
+
+  body(body: Body): void {
+    for (const expr of body) {
+      this.#expr(expr)
+      this.#types.learn(expr)
+    }
+  }
+
+  #expr(expr: Expr): void {
+    const terms = expr.terms
+    if (Array.isArray(terms)) {
+      const [op, ...args] = terms
+      for (const arg of args) this.#term(arg, expr)
+      if (op) this.#call(op, args, expr)
+    } else if (terms.type === 'every') {
+      this.#term(terms.domain, expr)
+      this.#types.learn(expr)
+      this.body(terms.body)
+    } else if (terms.type === 'somedecl') {
+      for (const symbol of terms.symbols) if (symbol.type === 'call') this.#term(symbol, expr)
+    } else {
+      this.#term(terms, expr)
+    }
+    for (const w of expr.with ?? []) this.#term(w.value, expr)
+  }
+
+  /** Refs that cannot refer to anything, inside `term`; comprehension bodies are read in turn. */
+  #term(term: Term, expr: Expr): void {
+    switch (term.type) {
+      case 'ref': {
+        for (const part of term.value.slice(1)) this.#term(part, expr)
+        const head = term.value[0] as Term
+        if (head.type !== 'var') this.#term(head, expr)
+        const { miss } = this.#types.refType(term.value)
+        if (miss) this.#undefinedRef(term, miss.at, miss.have, expr)
+        return
+      }
+      case 'array':
+      case 'set':
+        for (const x of term.value) this.#term(x, expr)
+        return
+      case 'object':
+        for (const [k, v] of term.value) {
+          this.#term(k, expr)
+          this.#term(v, expr)
+        }
+        return
+      case 'call':
+        for (const x of term.value.slice(1)) this.#term(x, expr)
+        this.#call(term.value[0] as Term, term.value.slice(1), expr)
+        return
+      default:
+        if (term.type === 'arraycomprehension' || term.type === 'setcomprehension') {
+          this.body(term.value.body)
+          this.#term(term.value.term, expr)
+        } else if (term.type === 'objectcomprehension') {
+          this.body(term.value.body)
+          this.#term(term.value.key, expr)
+          this.#term(term.value.value, expr)
+        }
+    }
+  }
+
+  /** A built-in call whose argument types cannot overlap the declared ones. */
+  #call(op: Term, args: Term[], expr: Expr): void {
+    const name = refName(op)
+    const builtin = name === undefined ? undefined : this.#compiler.builtin(name)
+    const decl = builtin?.decl
+    if (!decl || !builtin || builtin.arity < 0) return
+    const have = args.slice(0, builtin.arity).map((a) => this.#types.termType(a))
+    const bad = have.some((type, i) => {
+      const want = decl.args[i]
+      return want !== undefined && !overlaps(type, want)
+    })
+    if (!bad) return
+    this.errors.push(
+      typeError(expr.location, `${name}: invalid argument(s)`, {
+        have: `(${have.map(typeToString).join(', ')})`,
         want: `(${decl.args.map(typeToString).join(', ')})`,
       }),
     )
-    return false
-  })
-  return errs
-}
+  }
 
-/**
- * True when the declared type admits values of `v`'s kind. Only kinds are compared (not element
- * or property types), so a literal is never rejected where OPA's finer checker would accept it.
- */
-function kindAllowed(v: Value, declared: Type): boolean {
-  const d = unwrap(declared)
-  if (d.kind === 'any') return d.of.length === 0 || d.of.some((m) => kindAllowed(v, m))
-  return d.kind === typeName(v)
+  #undefinedRef(term: Term & { type: 'ref' }, at: number, have: Type, expr: Expr): void {
+    const shown = term.value.map((p) =>
+      p.type === 'var' ? { ...p, value: this.#compiler.rewrittenVars.get(p.value) ?? p.value } : p,
+    )
+    this.errors.push(
+      typeError(term.location ?? expr.location, `undefined ref: ${refString(shown)}`, {
+        'have (type)': typeToString(have),
+        key: termString(term.value[at] as Term),
+      }),
+    )
+  }
 }

@@ -88,6 +88,10 @@ describe('lattice', () => {
     expect(overlaps(t.number, t.set(t.any))).toBe(false)
     expect(overlaps(t.any, t.set(t.any))).toBe(true)
     expect(overlaps(t.tuple(t.number), t.tuple(t.number, t.number))).toBe(false)
+    const options = t.record({ indent: t.string, pretty: t.boolean }, { key: t.string, value: t.any })
+    expect(overlaps(t.record({ pretty: t.boolean }), options)).toBe(true)
+    expect(overlaps(t.record({ pretty: t.string }), options)).toBe(false)
+    expect(overlaps(t.record({ other: t.null }), t.record({ pretty: t.boolean }))).toBe(false)
   })
 
   it('selects into collections', () => {

@@ -1,0 +1,256 @@
+/**
+ * What regent knows of the types of a rule body's terms, for the type checker: literals; local vars
+ * bound to a term of known type (`x := 1`, `[a, b] := [1, "s"]`), to a built-in's result or to the
+ * members of a typed collection (`some x in [1, 2]`, `every k, v in ...`); and `data` refs to
+ * rules whose every definition has a constant value (`p := 1`, `default p := false`, `s contains
+ * "a"`). Everything else is `any`: OPA's checker also types rule bodies, function results and
+ * schemas, so regent reports a subset of OPA's type errors and never one OPA would not.
+ *
+ * Bodies are read in order after CheckSafety has put every expression after the ones that bind its
+ * vars, and after RewriteLocalVars gave every local var a name of its own, so one map of var names
+ * serves a rule body and the comprehensions and `every` bodies inside it.
+ */
+import type { Expr, Term } from '../syntax/ast.js'
+import { type FunctionType, type ObjectType, type Type, t, typeOf, unionOf, unwrap } from '../types/index.js'
+import { keysOf, valuesOf } from '../types/lattice.js'
+import { equalValues, typeName, type Value } from '../values/index.js'
+import type { Compiler } from './compiler.js'
+import { constantValue } from './constant-value.js'
+import type { RuleTreeNode } from './rule-tree.js'
+import { isConstant, isOperator, refName } from './terms.js'
+
+/** A ref that cannot refer to anything: `ref[at]` is a key the type before it cannot have. */
+export interface RefMiss {
+  at: number
+  have: Type
+}
+
+/** Types of the rules under `data` whose definitions all have constant values. */
+export class RuleTypes {
+  readonly #compiler: Compiler
+  readonly #cache = new Map<RuleTreeNode, Type | null>()
+
+  constructor(compiler: Compiler) {
+    this.#compiler = compiler
+  }
+
+  /** The type of the rule that `path` (after `data`) starts with, and how many parts name it. */
+  at(path: Term[]): { type: Type; length: number } | undefined {
+    const { node, tail } = this.#compiler.ruleTree.find(path)
+    const type = this.#typeOf(node)
+    return type ? { type, length: path.length - tail.length } : undefined
+  }
+
+  #typeOf(node: RuleTreeNode): Type | undefined {
+    let type = this.#cache.get(node)
+    if (type === undefined) {
+      type = ruleSetType(node) ?? null
+      this.#cache.set(node, type)
+    }
+    return type ?? undefined
+  }
+}
+
+/** The union of the values of every definition at `node`, when all are constant and nothing is below. */
+function ruleSetType(node: RuleTreeNode): Type | undefined {
+  if (node.rules.length === 0 || node.children.size > 0) return undefined
+  const types: Type[] = []
+  for (const { rule } of node.rules) {
+    for (let r: typeof rule | undefined = rule; r; r = r.else) {
+      const head = r.head
+      if (head.args || head.ref.some((p, i) => i > 0 && !isConstant(p))) return undefined
+      if (head.key && head.value) return undefined
+      if (head.key) types.push(t.set(constantType(head.key) ?? t.any))
+      else {
+        const type = head.value && constantType(head.value)
+        if (!type) return undefined
+        types.push(type)
+      }
+    }
+  }
+  return unionOf(...types)
+}
+
+/** The type of a constant term's value, or undefined when `term` is not constant. */
+function constantType(term: Term): Type | undefined {
+  const value = isConstant(term) ? constantValue(term) : undefined
+  return value === undefined ? undefined : typeOf(value)
+}
+
+/** True for the top type (any value), which tells nothing. */
+function isTop(type: Type): boolean {
+  const x = unwrap(type)
+  return x.kind === 'any' && x.of.length === 0
+}
+
+/**
+ * True when no value of `type` can have the constant key `key`: scalars have no keys, an object
+ * without dynamic part only its static ones, an array no key but a number. Numbers are not checked
+ * against arrays, nor anything against sets.
+ */
+function cannotHave(type: Type, key: Value): boolean {
+  const x = unwrap(type)
+  switch (x.kind) {
+    case 'any':
+      return x.of.length > 0 && x.of.every((m) => cannotHave(m, key))
+    case 'null':
+    case 'boolean':
+    case 'number':
+    case 'string':
+      return true
+    case 'object':
+      return !x.dynamic && !hasStaticKey(x, key)
+    case 'array':
+      return typeName(key) !== 'number'
+    default:
+      return false
+  }
+}
+
+function hasStaticKey(o: ObjectType, key: Value): boolean {
+  return o.static.some((p) => equalValues(p.key, key))
+}
+
+/** The type of `type[key]` for a key the type may have (any element of an array, for a number). */
+function keyed(type: Type, key: Value): Type {
+  const x = unwrap(type)
+  if (x.kind === 'object')
+    return x.static.find((p) => equalValues(p.key, key))?.value ?? x.dynamic?.value ?? t.any
+  return valuesOf(x) ?? t.any
+}
+
+/** The types of one rule body's (or query's) vars, learnt expression by expression. */
+export class BodyTypes {
+  readonly #compiler: Compiler
+  readonly #rules: RuleTypes
+  readonly #vars = new Map<string, Type>()
+
+  constructor(compiler: Compiler, rules: RuleTypes) {
+    this.#compiler = compiler
+    this.#rules = rules
+  }
+
+  /** The type of `term`, `any` when unknown. Reading a ref binds its unbound var keys. */
+  termType(term: Term): Type {
+    const constant = constantType(term)
+    if (constant) return constant
+    switch (term.type) {
+      case 'var':
+        return this.#vars.get(term.value) ?? t.any
+      case 'ref':
+        return this.refType(term.value).type
+      case 'array':
+        return t.tuple(...term.value.map((x) => this.termType(x)))
+      case 'set':
+        return t.set(term.value.length ? unionOf(...term.value.map((x) => this.termType(x))) : t.any)
+      case 'object':
+        return t.object(t.any, t.any)
+      case 'arraycomprehension':
+        return t.array(t.any)
+      case 'setcomprehension':
+        return t.set(t.any)
+      case 'objectcomprehension':
+        return t.object(t.any, t.any)
+      case 'templatestring':
+        return t.string
+      case 'call': {
+        const op = term.value[0]
+        const decl = op ? this.#builtinDecl(op) : undefined
+        return decl?.result ? unwrap(decl.result) : t.any
+      }
+      default:
+        return t.any
+    }
+  }
+
+  /** The type of `ref`, and where it stops referring to anything, if it does. */
+  refType(ref: Term[]): { type: Type; miss?: RefMiss } {
+    const head = ref[0] as Term
+    let type: Type = t.any
+    let i = 1
+    if (head.type === 'var' && head.value === 'data') {
+      const rule = this.#rules.at(ref.slice(1))
+      if (!rule) return { type: t.any }
+      type = rule.type
+      i = 1 + rule.length
+    } else if (head.type === 'var' && head.value === 'input') {
+      return { type: t.any }
+    } else {
+      type = this.termType(head)
+    }
+    for (; i < ref.length; i++) {
+      if (isTop(type)) return { type }
+      const key = ref[i] as Term
+      const value = isConstant(key) ? constantValue(key) : undefined
+      if (value !== undefined) {
+        if (cannotHave(type, value)) return { type: t.any, miss: { at: i, have: type } }
+        type = keyed(type, value)
+      } else {
+        if (key.type === 'var' && !this.#vars.has(key.value)) this.#vars.set(key.value, keysOf(type) ?? t.any)
+        type = valuesOf(type) ?? t.any
+      }
+    }
+    return { type }
+  }
+
+  /** Records the vars that `expr` binds. */
+  learn(expr: Expr): void {
+    if (expr.negated) return
+    const terms = expr.terms
+    if (!Array.isArray(terms)) {
+      if (terms.type === 'every') {
+        const domain = this.termType(terms.domain)
+        if (terms.key) this.#bind(terms.key, keysOf(domain) ?? t.any)
+        this.#bind(terms.value, valuesOf(domain) ?? t.any)
+      } else if (terms.type === 'somedecl') {
+        for (const symbol of terms.symbols) if (symbol.type === 'call') this.#learnCall(symbol.value)
+      }
+      return
+    }
+    this.#learnCall(terms)
+  }
+
+  #learnCall(terms: Term[]): void {
+    const [op, ...args] = terms
+    if (!op) return
+    if (isOperator(op, 'eq') || isOperator(op, 'assign')) {
+      const [a, b] = args as [Term, Term]
+      this.#unify(a, b)
+      return
+    }
+    if (isOperator(op, 'internal.member_2')) {
+      const collection = this.termType(args[1] as Term)
+      this.#bind(args[0] as Term, valuesOf(collection) ?? t.any)
+      return
+    }
+    if (isOperator(op, 'internal.member_3')) {
+      const collection = this.termType(args[2] as Term)
+      this.#bind(args[0] as Term, keysOf(collection) ?? t.any)
+      this.#bind(args[1] as Term, valuesOf(collection) ?? t.any)
+      return
+    }
+    const decl = this.#builtinDecl(op)
+    if (decl?.result && args.length === decl.args.length + 1)
+      this.#bind(args[args.length - 1] as Term, decl.result)
+  }
+
+  /** `a = b` (or `:=`): binds an unbound var side to the other side's type, arrays element-wise. */
+  #unify(a: Term, b: Term): void {
+    if (a.type === 'var' && !this.#vars.has(a.value)) this.#bind(a, this.termType(b))
+    else if (b.type === 'var' && !this.#vars.has(b.value)) this.#bind(b, this.termType(a))
+    else if (a.type === 'array' && b.type === 'array' && a.value.length === b.value.length) {
+      for (const [i, x] of a.value.entries()) this.#unify(x, b.value[i] as Term)
+    }
+  }
+
+  /** Binds `term` when it is a var not seen before (a var seen before keeps its first type). */
+  #bind(term: Term, type: Type): void {
+    if (term.type === 'var' && !this.#vars.has(term.value)) this.#vars.set(term.value, type)
+  }
+
+  #builtinDecl(op: Term): FunctionType | undefined {
+    const name = refName(op)
+    const builtin = name === undefined ? undefined : this.#compiler.builtin(name)
+    return builtin && builtin.arity >= 0 ? builtin.decl : undefined
+  }
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_BUILTINS } from '../../../../core/rego/builtins/registry.js'
+import { lookupFromDeclarations } from '../../../../core/rego/compiler/builtin-info.js'
+import { Compiler } from '../../../../core/rego/compiler/compiler.js'
+import { BodyTypes, RuleTypes } from '../../../../core/rego/compiler/type-inference.js'
+import { parseModule, parseQuery } from '../../../../core/rego/index.js'
+import type { Term } from '../../../../core/rego/syntax/ast.js'
+import { parseTermText } from '../../../../core/rego/syntax/query.js'
+import { typeToString } from '../../../../core/rego/types/index.js'
+
+const builtins = lookupFromDeclarations(DEFAULT_BUILTINS)
+
+function compile(src: string): Compiler {
+  return new Compiler({ builtins }).compile({ 'test.rego': parseModule(src, { file: 'test.rego' }) })
+}
+
+function ref(text: string): Term[] {
+  const term = parseTermText(text)
+  if (term.type !== 'ref') throw new Error(`${text} is not a ref`)
+  return term.value
+}
+
+/** The type of `term` after learning from each expression of `query` in order. */
+function typeAfter(c: Compiler, query: string, term: string): string {
+  const types = new BodyTypes(c, new RuleTypes(c))
+  for (const expr of parseQuery(query)) types.learn(expr)
+  return typeToString(types.termType(parseTermText(term)))
+}
+
+describe('RuleTypes', () => {
+  const c = compile(`package t
+default flag := false
+flag := true if input.on
+n := 1
+mixed := 1 if input.a
+mixed := "s" if input.b
+names contains "a"
+names contains "b"
+computed := input.x
+f(x) := 1
+nested.deeper := 1
+`)
+  const rules = new RuleTypes(c)
+  const typeAt = (path: string) => {
+    const found = rules.at(ref(path).slice(1))
+    return found && { type: typeToString(found.type), length: found.length }
+  }
+
+  it('unites the constant values of every definition', () => {
+    expect(typeAt('data.t.flag')).toEqual({ type: 'boolean', length: 2 })
+    expect(typeAt('data.t.n.x.y')).toEqual({ type: 'number', length: 2 })
+    expect(typeAt('data.t.mixed')?.type).toBe('any<number, string>')
+    expect(typeAt('data.t.names')?.type).toBe('set[string]')
+  })
+
+  it('knows nothing of computed values, functions and packages', () => {
+    expect(typeAt('data.t.computed')).toBeUndefined()
+    expect(typeAt('data.t.f')).toBeUndefined()
+    expect(typeAt('data.t.nested')).toBeUndefined()
+    expect(typeAt('data.t')).toBeUndefined()
+  })
+})
+
+describe('BodyTypes', () => {
+  const c = compile('package t\nn := 1\n')
+
+  it('binds vars to literals, built-in results and collection members', () => {
+    expect(typeAfter(c, 'x := 1', 'x')).toBe('number')
+    expect(typeAfter(c, 'x := count(input.xs)', 'x')).toBe('number')
+    expect(typeAfter(c, 'internal.member_2(x, ["a", "b"])', 'x')).toBe('string')
+    expect(typeAfter(c, 'internal.member_3(k, v, {"a": true})', 'k')).toBe('string')
+    expect(typeAfter(c, 'internal.member_3(k, v, {"a": true})', 'v')).toBe('boolean')
+    expect(typeAfter(c, '[a, b] := [1, "s"]', 'b')).toBe('string')
+  })
+
+  it('keeps the first type of a var and leaves unknowns as any', () => {
+    expect(typeAfter(c, 'x := 1; x = "s"', 'x')).toBe('number')
+    expect(typeAfter(c, 'x := input.y', 'x')).toBe('any')
+    expect(typeAfter(c, 'not x = 1', 'x')).toBe('any')
+  })
+
+  it('follows refs and finds where they cannot lead', () => {
+    const types = new BodyTypes(c, new RuleTypes(c))
+    for (const expr of parseQuery('y := {"a": [1, "s"]}')) types.learn(expr)
+    expect(typeToString(types.refType(ref('y.a')).type)).toBe('array<number, string>')
+    expect(typeToString(types.refType(ref('y.a[i]')).type)).toBe('any<number, string>')
+    expect(typeToString(types.termType(parseTermText('i')))).toBe('number')
+    expect(types.refType(ref('y.b')).miss).toMatchObject({ at: 1 })
+    expect(types.refType(ref('data.t.n.k')).miss).toMatchObject({ at: 3 })
+    expect(types.refType(ref('y.a[7]')).miss).toBeUndefined()
+    expect(types.refType(ref('input.anything.at.all')).miss).toBeUndefined()
+  })
+})
