@@ -2,15 +2,16 @@
  * What regent knows of the types of a rule body's terms, for the type checker: literals; local vars
  * bound to a term of known type (`x := 1`, `[a, b] := [1, "s"]`), to a built-in's result or to the
  * members of a typed collection (`some x in [1, 2]`, `every k, v in ...`); and `data` refs to
- * rules whose every definition has a constant value (`p := 1`, `default p := false`, `s contains
- * "a"`). Everything else is `any`: OPA's checker also types rule bodies, function results and
- * schemas, so regent reports a subset of OPA's type errors and never one OPA would not.
+ * rules, from the value of each definition read after its body (`p := 1`, `default p := false`,
+ * `n := count(input.xs)`, `s contains x if some x in ["a"]`). Everything else is `any`: OPA's
+ * checker also types function results, partial objects and schemas, so regent reports a subset
+ * of OPA's type errors and never one OPA would not.
  *
  * Bodies are read in order after CheckSafety has put every expression after the ones that bind its
  * vars, and after RewriteLocalVars gave every local var a name of its own, so one map of var names
  * serves a rule body and the comprehensions and `every` bodies inside it.
  */
-import type { Expr, Term } from '../syntax/ast.js'
+import type { Expr, Rule, Term } from '../syntax/ast.js'
 import { type FunctionType, type ObjectType, type Type, t, typeOf, unionOf, unwrap } from '../types/index.js'
 import { keysOf, valuesOf } from '../types/lattice.js'
 import { equalValues, typeName, type Value } from '../values/index.js'
@@ -25,9 +26,14 @@ export interface RefMiss {
   have: Type
 }
 
-/** Types of the rules under `data` whose definitions all have constant values. */
+/**
+ * Types of the rules under `data`: the union of what every definition (defaults and `else`s
+ * included) produces, its value's type read after its body. Functions, partial objects, ref heads
+ * with vars and rules with rules below them are not typed.
+ */
 export class RuleTypes {
   readonly #compiler: Compiler
+  /** null while a rule's type is being worked out (a rule that depends on itself is untyped). */
   readonly #cache = new Map<RuleTreeNode, Type | null>()
 
   constructor(compiler: Compiler) {
@@ -42,33 +48,41 @@ export class RuleTypes {
   }
 
   #typeOf(node: RuleTreeNode): Type | undefined {
-    let type = this.#cache.get(node)
-    if (type === undefined) {
-      type = ruleSetType(node) ?? null
-      this.#cache.set(node, type)
-    }
-    return type ?? undefined
+    if (this.#cache.has(node)) return this.#cache.get(node) ?? undefined
+    this.#cache.set(node, null)
+    const type = this.#ruleSetType(node)
+    if (type) this.#cache.set(node, type)
+    return type
   }
-}
 
-/** The union of the values of every definition at `node`, when all are constant and nothing is below. */
-function ruleSetType(node: RuleTreeNode): Type | undefined {
-  if (node.rules.length === 0 || node.children.size > 0) return undefined
-  const types: Type[] = []
-  for (const { rule } of node.rules) {
-    for (let r: typeof rule | undefined = rule; r; r = r.else) {
-      const head = r.head
-      if (head.args || head.ref.some((p, i) => i > 0 && !isConstant(p))) return undefined
-      if (head.key && head.value) return undefined
-      if (head.key) types.push(t.set(constantType(head.key) ?? t.any))
-      else {
-        const type = head.value && constantType(head.value)
+  #ruleSetType(node: RuleTreeNode): Type | undefined {
+    if (node.rules.length === 0 || node.children.size > 0) return undefined
+    const types: Type[] = []
+    for (const { rule } of node.rules) {
+      for (let r: typeof rule | undefined = rule; r; r = r.else) {
+        const type = this.#definitionType(r)
         if (!type) return undefined
         types.push(type)
       }
     }
+    return unionOf(...types)
   }
-  return unionOf(...types)
+
+  /** What one definition produces: a complete rule's value or a partial set of its key. */
+  #definitionType(rule: Rule): Type | undefined {
+    const head = rule.head
+    if (head.args || (head.key && head.value) || head.ref.some((p, i) => i > 0 && !isConstant(p)))
+      return undefined
+    const produced = head.key ?? head.value
+    if (!produced) return undefined
+    let type = constantType(produced)
+    if (!type) {
+      const body = new BodyTypes(this.#compiler, this)
+      for (const expr of rule.body) body.learn(expr)
+      type = body.termType(produced)
+    }
+    return head.key ? t.set(type) : type
+  }
 }
 
 /** The type of a constant term's value, or undefined when `term` is not constant. */
@@ -193,9 +207,12 @@ export class BodyTypes {
     return { type }
   }
 
-  /** Records the vars that `expr` binds. */
+  /**
+   * Records the vars that `expr` binds. A negated expression binds nothing outside it, and one
+   * with `with` modifiers is skipped: the values it reads may be replaced.
+   */
   learn(expr: Expr): void {
-    if (expr.negated) return
+    if (expr.negated || expr.with) return
     const terms = expr.terms
     if (!Array.isArray(terms)) {
       if (terms.type === 'every') {

@@ -37,6 +37,8 @@ mixed := "s" if input.b
 names contains "a"
 names contains "b"
 computed := input.x
+size := count(input.xs)
+letters contains x if some x in ["a", "b"]
 f(x) := 1
 nested.deeper := 1
 `)
@@ -46,15 +48,20 @@ nested.deeper := 1
     return found && { type: typeToString(found.type), length: found.length }
   }
 
-  it('unites the constant values of every definition', () => {
+  it('unites the values of every definition', () => {
     expect(typeAt('data.t.flag')).toEqual({ type: 'boolean', length: 2 })
     expect(typeAt('data.t.n.x.y')).toEqual({ type: 'number', length: 2 })
     expect(typeAt('data.t.mixed')?.type).toBe('any<number, string>')
     expect(typeAt('data.t.names')?.type).toBe('set[string]')
   })
 
-  it('knows nothing of computed values, functions and packages', () => {
-    expect(typeAt('data.t.computed')).toBeUndefined()
+  it('reads a value computed in the body after the body', () => {
+    expect(typeAt('data.t.size')?.type).toBe('number')
+    expect(typeAt('data.t.letters')?.type).toBe('set[string]')
+    expect(typeAt('data.t.computed')?.type).toBe('any')
+  })
+
+  it('knows nothing of functions and packages', () => {
     expect(typeAt('data.t.f')).toBeUndefined()
     expect(typeAt('data.t.nested')).toBeUndefined()
     expect(typeAt('data.t')).toBeUndefined()
