@@ -1,7 +1,8 @@
 /**
  * `regent check <path>...`: parses every `.rego` file under the paths and reports the errors.
  * Silent with exit 0 when everything parses; errors (pretty or OPA's JSON) and exit 1 otherwise.
- * Compile-level checks (safety, types, strict mode) come with the compiler.
+ * Compile-level checks (safety, types, strict mode) come with the compiler; `-s` gives the type
+ * checker the JSON Schema of `input`.
  */
 import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
@@ -9,6 +10,8 @@ import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import { checkModules } from '../../core/rego/index.js'
 import type { Module } from '../../core/rego/syntax/ast.js'
 import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
+import type { Type } from '../../core/rego/types/index.js'
+import { inputTypeFromSchemaFile } from '../input-schema.js'
 import { filesUnder } from '../policy-files.js'
 
 /** Every `.rego` file under `paths` (files are taken as given), sorted within each directory. */
@@ -30,6 +33,7 @@ interface CheckOptions {
   maxErrors: string
   v0Compatible?: boolean
   strict?: boolean
+  schema?: string
 }
 
 /** Builds the `check` command. */
@@ -43,6 +47,7 @@ export function checkCommand(): Command {
     .option('-m, --max-errors <n>', 'stop after this many errors', '10')
     .option('--v0-compatible', 'parse with Rego v0 syntax (pre-1.0 OPA)')
     .option('-S, --strict', 'enable compiler strict mode')
+    .option('-s, --schema <file>', 'JSON Schema of input, for the type checker')
     .action(async (paths: string[], options: CheckOptions) => {
       const max = Number(options.maxErrors)
       if (!Number.isInteger(max) || max < 0) {
@@ -54,7 +59,9 @@ export function checkCommand(): Command {
       const errors: RegoError[] = []
       const parsed = new Map<string, Module>()
       let files: string[]
+      let inputType: Type | undefined
       try {
+        if (options.schema !== undefined) inputType = await inputTypeFromSchemaFile(options.schema)
         files = await collectRegoFiles(paths)
       } catch (err) {
         process.stderr.write(`regent: ${err instanceof Error ? err.message : String(err)}\n`)
@@ -74,7 +81,13 @@ export function checkCommand(): Command {
       }
       // Compile-level checks (safety, types, conflicts, strict mode) once everything parses.
       if (errors.length === 0)
-        errors.push(...checkModules(parsed, { strict: options.strict === true, maxErrors: max }))
+        errors.push(
+          ...checkModules(parsed, {
+            strict: options.strict === true,
+            maxErrors: max,
+            ...(inputType ? { inputType } : {}),
+          }),
+        )
       if (errors.length === 0) return
       const shown = errors.slice(0, limit)
       if (errors.length > limit || (errors.length === limit && files.length > 1)) {

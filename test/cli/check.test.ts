@@ -12,6 +12,21 @@ writeFileSync(join(dir, 'ok', 'notes.txt'), 'not rego')
 mkdirSync(join(dir, 'broken'))
 writeFileSync(join(dir, 'broken', 'c.rego'), 'package c\n\np := [\n\nq := 1 +\n\nr := )\n')
 writeFileSync(join(dir, 'broken', 'v0.rego'), 'package d\n\np[x] { x := 1 }\n')
+mkdirSync(join(dir, 'typed'))
+writeFileSync(
+  join(dir, 'typed', 'review.rego'),
+  'package review\n\ndeny if input.request.kinds == "Pod"\n\nok if startswith(input.request.kind, "P")\n',
+)
+writeFileSync(
+  join(dir, 'input.schema.json'),
+  JSON.stringify({
+    type: 'object',
+    properties: {
+      request: { type: 'object', properties: { kind: { type: 'string' }, uid: { type: 'string' } } },
+    },
+  }),
+)
+writeFileSync(join(dir, 'broken.schema.json'), '{"type": ')
 
 describe('regent check', () => {
   it('is silent and exits 0 when every file parses', async () => {
@@ -56,5 +71,27 @@ describe('regent check', () => {
     const { code, stderr } = await runRegent(['check', join(dir, 'nope.rego')])
     expect(code).toBe(1)
     expect(stderr).toMatch(/^regent: ENOENT/)
+  })
+
+  it('checks input refs against a JSON Schema with -s', async () => {
+    const schema = join(dir, 'input.schema.json')
+    const { code, stdout } = await runRegent(['check', '-s', schema, join(dir, 'typed')])
+    expect(code).toBe(1)
+    expect(stdout).toBe(
+      `1 error occurred: ${join(dir, 'typed', 'review.rego')}:3:9: rego_type_error: undefined ref: input.request.kinds\n` +
+        '\thave: "kinds"\n\twant (one of): ["kind" "uid"]\n',
+    )
+    expect((await runRegent(['check', join(dir, 'typed')])).code).toBe(0)
+  })
+
+  it('refuses an unreadable schema or a schema directory with a message', async () => {
+    const bad = await runRegent(['check', '-s', join(dir, 'broken.schema.json'), join(dir, 'ok')])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(/^regent: schema .*broken\.schema\.json: not JSON/)
+    const folder = await runRegent(['check', '-s', join(dir, 'ok'), join(dir, 'ok')])
+    expect(folder.code).toBe(1)
+    expect(folder.stderr).toContain(
+      'schema directories (schemas chosen by METADATA annotations) are not supported',
+    )
   })
 })

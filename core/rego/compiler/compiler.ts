@@ -7,6 +7,7 @@
 import { compileError, type RegoError, RegoErrors } from '../errors.js'
 import type { Body, Import, Location, Module, Package, Rule, Term } from '../syntax/ast.js'
 import { copyModule } from '../syntax/copy.js'
+import type { Type } from '../types/index.js'
 import { type BuiltinInfo, type BuiltinLookup, withLanguageBuiltins } from './builtin-info.js'
 import { LocalVarGenerator } from './local-vars.js'
 import type { RuleIndex } from './rule-index.js'
@@ -43,6 +44,8 @@ export interface CompilerOptions {
   enablePrintStatements?: boolean
   /** Stop after this many errors (default 10, 0 for no limit). */
   maxErrors?: number
+  /** The type of `input` for the type checker (from a JSON Schema, `-s`); `any` when not given. */
+  inputType?: Type
 }
 
 /** One stage of the pipeline. */
@@ -108,6 +111,8 @@ export const STAGES: readonly CompilerStage[] = [
 export class Compiler {
   readonly options: Required<Pick<CompilerOptions, 'strict' | 'enablePrintStatements' | 'maxErrors'>>
   readonly builtins: BuiltinLookup
+  /** The type of `input` the type checker assumes. */
+  readonly inputType: Type | undefined
   /** Modules by name (rewritten copies of the inputs). */
   modules = new Map<string, Module>()
   /** Module names, sorted: the order stages visit modules in. */
@@ -134,6 +139,7 @@ export class Compiler {
       maxErrors: options.maxErrors ?? 10,
     }
     this.builtins = withLanguageBuiltins(options.builtins ?? (() => undefined))
+    this.inputType = options.inputType
   }
 
   /** Compiles `modules` (name → module). Throws `RegoErrors` on failure. */

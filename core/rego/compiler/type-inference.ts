@@ -188,7 +188,7 @@ export class BodyTypes {
       type = rule.type
       i = 1 + rule.length
     } else if (head.type === 'var' && head.value === 'input') {
-      return { type: t.any }
+      type = this.#compiler.inputType ?? t.any
     } else {
       type = this.termType(head)
     }

@@ -13,6 +13,7 @@ import type { Body, Location, Module } from '../syntax/ast.js'
 import { toOpaJson } from '../syntax/json.js'
 import { parseModule } from '../syntax/module-parser.js'
 import { parseQuery } from '../syntax/query.js'
+import type { Type } from '../types/index.js'
 import { fromJS, isObject, ObjectValue, type Value } from '../values/index.js'
 import type { EvalPolicy } from './evaluator.js'
 import type { VNode } from './ir.js'
@@ -30,6 +31,8 @@ export interface PolicyOptions {
   enablePrintStatements?: boolean
   /** Stop compiling after this many errors (default 10). */
   maxErrors?: number
+  /** The type of `input` for the type checker (`typeFromJsonSchema` of a `-s` schema). */
+  inputType?: Type
 }
 
 const LANGUAGE = new Set(['internal.print', 'print', 'trace'])
@@ -104,6 +107,7 @@ export function compilePolicy(
     strict: options.strict ?? false,
     enablePrintStatements: options.enablePrintStatements ?? true,
     ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
+    ...(options.inputType ? { inputType: options.inputType } : {}),
   }).compile(modules)
   const root = prepareRuleTree(compiler, { builtins, isLanguageBuiltin: (n) => LANGUAGE.has(n) })
   const value = fromJS(data)

@@ -9,6 +9,7 @@ export {
   selectType,
   valuesOf,
 } from './lattice.js'
+export { typeFromJsonSchema } from './schema.js'
 export {
   type AnyType,
   type ArrayType,

@@ -8,7 +8,7 @@
  */
 import { type RegoError, typeError } from '../../errors.js'
 import type { Body, Expr, Term } from '../../syntax/ast.js'
-import { overlaps, type Type, typeToString } from '../../types/index.js'
+import { overlaps, type Type, typeToString, unwrap } from '../../types/index.js'
 import type { Compiler } from '../compiler.js'
 import { refName } from '../terms.js'
 import { refString, termString } from '../text.js'
@@ -131,10 +131,23 @@ class BodyChecker {
       p.type === 'var' ? { ...p, value: this.#compiler.rewrittenVars.get(p.value) ?? p.value } : p,
     )
     this.errors.push(
-      typeError(term.location ?? expr.location, `undefined ref: ${refString(shown)}`, {
-        'have (type)': typeToString(have),
-        key: termString(term.value[at] as Term),
-      }),
+      typeError(
+        term.location ?? expr.location,
+        `undefined ref: ${refString(shown)}`,
+        missDetails(term.value[at] as Term, have),
+      ),
     )
   }
+}
+
+/**
+ * What OPA prints under an undefined ref: the key and the keys an object has (`have: "kinds"`,
+ * `want (one of): ["kind" "version"]`), or the type that has no keys (`have (type): number`).
+ */
+function missDetails(key: Term, have: Type): Record<string, string> {
+  const x = unwrap(have)
+  const objects = (x.kind === 'any' ? x.of.map(unwrap) : [x]).filter((m) => m.kind === 'object')
+  const keys = [...new Set(objects.flatMap((o) => o.static.map((p) => JSON.stringify(p.key))))].sort()
+  if (keys.length > 0) return { have: termString(key), 'want (one of)': `[${keys.join(' ')}]` }
+  return { 'have (type)': typeToString(have) }
 }
