@@ -1,6 +1,6 @@
 /**
- * `-s/--schema`: the JSON Schema of `input` that the type checker reads (OPA's single-file form,
- * which applies to every rule). A directory of schemas mapped by `# METADATA schemas:`
+ * `-s/--schema` of `check` and `eval`: the JSON Schema of `input` that the type checker reads
+ * (OPA's single-file form, which applies to every rule). A directory of schemas mapped by `# METADATA schemas:`
  * annotations is OPA's other form; regent does not read it yet and says so.
  */
 import { readFile, stat } from 'node:fs/promises'
@@ -23,4 +23,9 @@ export async function inputTypeFromSchemaFile(path: string): Promise<Type> {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
     throw new Error(`schema ${path}: a JSON Schema is an object`)
   return typeFromJsonSchema(schema)
+}
+
+/** The compile options `-s <path>` adds: none without a schema. */
+export async function schemaCompileOptions(path: string | undefined): Promise<{ inputType?: Type }> {
+  return path === undefined ? {} : { inputType: await inputTypeFromSchemaFile(path) }
 }

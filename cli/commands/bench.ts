@@ -32,7 +32,8 @@ import { renderBenchmark } from '../bench/render.js'
 import { loadPolicy, parseDocument } from '../policy-files.js'
 import { renderJson } from '../presentation.js'
 import { collect, withQueryOptions } from '../query-options.js'
-import { errorDocs, parseDuration, readStdin } from './eval.js'
+import { parseDuration, readStdin } from './eval.js'
+import { errorDocs } from './eval-errors.js'
 
 interface BenchOptions {
   data: string[]

@@ -12,7 +12,9 @@ import { formatModule } from '../../core/rego/format/formatter.js'
 import type { Body, Term } from '../../core/rego/syntax/ast.js'
 import { toOpaJson } from '../../core/rego/syntax/json.js'
 import type { Value } from '../../core/rego/values/index.js'
+import { schemaCompileOptions } from '../input-schema.js'
 import { loadPolicy, parseDocument } from '../policy-files.js'
+import { writeFailure } from './eval-errors.js'
 
 /** What `eval -p` reads from the eval options. */
 export interface PartialEvalOptions {
@@ -27,6 +29,7 @@ export interface PartialEvalOptions {
   nondeterminsticBuiltins?: boolean
   format: string
   strict?: boolean
+  schema?: string
   v0Compatible?: boolean
   strictBuiltinErrors?: boolean
   fail?: boolean
@@ -50,7 +53,8 @@ export async function runPartialEval(
     let input: Value | undefined
     if (options.stdinInput) input = parseDocument(await readStdin(), 'stdin.json')
     else if (options.input) input = parseDocument(await readFile(options.input, 'utf8'), options.input)
-    const policy = compilePolicy(loaded.modules, loaded.data, { strict: options.strict === true })
+    const schema = await schemaCompileOptions(options.schema)
+    const policy = compilePolicy(loaded.modules, loaded.data, { strict: options.strict === true, ...schema })
     const result = await partialEvaluate(policy, query, {
       ...(input !== undefined ? { input } : {}),
       unknowns: options.unknowns.length > 0 ? options.unknowns : ['input'],
@@ -79,8 +83,7 @@ export async function runPartialEval(
     if (options.fail && result.queries.length === 0) process.exitCode = 1
     if (options.failDefined && result.queries.length > 0) process.exitCode = 1
   } catch (err) {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`)
-    process.exitCode = 1
+    writeFailure(err, options)
   }
 }
 

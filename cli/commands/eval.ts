@@ -6,7 +6,6 @@
 import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
 import { createBuiltinContext } from '../../core/rego/builtins/context.js'
-import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import { CoverageTracer } from '../../core/rego/eval/coverage.js'
 import { compilePolicy } from '../../core/rego/eval/policy.js'
 import type { QueryRun } from '../../core/rego/eval/query.js'
@@ -21,6 +20,7 @@ import type { Import, Module, Package } from '../../core/rego/syntax/ast.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
 import { parseQuery } from '../../core/rego/syntax/query.js'
 import type { Value } from '../../core/rego/values/index.js'
+import { schemaCompileOptions } from '../input-schema.js'
 import { loadPolicy, parseDocument } from '../policy-files.js'
 import {
   type Doc,
@@ -33,6 +33,7 @@ import {
   table,
 } from '../presentation.js'
 import { collect, withQueryOptions } from '../query-options.js'
+import { errorDocs, writeFailure } from './eval-errors.js'
 import { runPartialEval } from './eval-partial.js'
 import { coverageDoc } from './test.js'
 
@@ -57,6 +58,7 @@ interface EvalOptions {
   strictBuiltinErrors?: boolean
   showBuiltinErrors?: boolean
   strict?: boolean
+  schema?: string
   v0Compatible?: boolean
   instructionLimit?: string
   disableIndexing?: boolean
@@ -106,34 +108,6 @@ function usage(message: string): void {
   process.exitCode = 2
 }
 
-/** The errors of a failed run in OPA's JSON shape. */
-export function errorDocs(err: unknown): Doc[] {
-  const one = (e: unknown): Doc => {
-    if (e instanceof RegoError) {
-      const j = e.toJSON()
-      return {
-        details: j.details as Doc | undefined,
-        location: j.location as Doc | undefined,
-        message: j.message,
-        code: j.code,
-      }
-    }
-    if (e && typeof e === 'object' && 'toJSON' in e && typeof e.toJSON === 'function') {
-      const j = e.toJSON() as { code: string; message: string; location?: Doc }
-      return { location: j.location, message: j.message, code: j.code }
-    }
-    return { message: e instanceof Error ? e.message : String(e) }
-  }
-  if (err instanceof RegoErrors) return err.errors.map(one)
-  return [one(err)]
-}
-
-function errorText(err: unknown): string {
-  if (err instanceof RegoErrors) return err.toString()
-  if (err instanceof Error && 'code' in err) return `1 error occurred: ${String(err)}`
-  return err instanceof Error ? err.message : String(err)
-}
-
 /** Builds the `eval` command. */
 export function evalCommand(): Command {
   return (
@@ -161,6 +135,7 @@ export function evalCommand(): Command {
       .option('--strict-builtin-errors', 'treat built-in errors as fatal')
       .option('--show-builtin-errors', 'report built-in errors that were ignored')
       .option('-S, --strict', 'strict compile checks')
+      .option('-s, --schema <file>', 'JSON Schema of input, for the type checker')
       .option('--instruction-limit <n>', 'maximum number of expressions evaluated')
       .option('--disable-indexing', 'evaluate every rule (no rule indexing)')
       .option('--disable-early-exit', 'evaluate every rule body (no early exit)')
@@ -228,8 +203,9 @@ async function runEval(query: string, options: EvalOptions, count: number, timeo
     if (options.stdinInput) input = parseDocument(await readStdin(), 'stdin.json')
     else if (options.input) input = parseDocument(await readFile(options.input, 'utf8'), options.input)
     loadedModules = loaded.modules
+    const schema = await schemaCompileOptions(options.schema)
     const policy = await time('timer_rego_module_compile_ns', () =>
-      compilePolicy(loaded.modules, loaded.data, { strict: options.strict === true }),
+      compilePolicy(loaded.modules, loaded.data, { strict: options.strict === true, ...schema }),
     )
     const body = await time('timer_rego_query_parse_ns', () => parseQuery(query))
     const context = queryContext(options)
@@ -278,12 +254,6 @@ function queryContext(options: EvalOptions): { package?: Package; imports?: Impo
     file: 'query',
   })
   return { ...(options.package ? { package: mod.package } : {}), imports: mod.imports }
-}
-
-function writeFailure(err: unknown, options: EvalOptions): void {
-  if (options.format === 'json') process.stdout.write(`${renderJson({ errors: errorDocs(err) })}\n`)
-  else process.stderr.write(`${errorText(err)}\n`)
-  process.exitCode = 1
 }
 
 function writeResults(

@@ -117,6 +117,6 @@ describe('regent eval -p', () => {
       'data.filters.include',
     ])
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toContain('unknowns must be refs to input or data')
+    expect(JSON.parse(bad.stdout).errors[0].message).toContain('unknowns must be refs to input or data')
   })
 })

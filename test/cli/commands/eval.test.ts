@@ -75,6 +75,23 @@ describe('regent eval', () => {
       message: 'div: divide by zero',
     })
   })
+
+  it('type-checks input against a JSON Schema with -s, with and without -p', async () => {
+    const schema = join(dir, 'input.schema.json')
+    writeFileSync(schema, JSON.stringify({ properties: { user: { type: 'string' } } }))
+    for (const partial of [[], ['-p']]) {
+      const typo = await runRegent(['eval', ...partial, '-s', schema, 'input.usr == "alice"'])
+      expect(typo.code).toBe(1)
+      expect(JSON.parse(typo.stdout).errors[0]).toMatchObject({
+        code: 'rego_type_error',
+        message: 'undefined ref: input.usr',
+        details: { have: '"usr"', 'want (one of)': '["user"]' },
+      })
+    }
+    const ok = await runRegent(['eval', '-s', schema, '-i', join(dir, 'input.json'), 'input.user == "alice"'])
+    expect(ok.code).toBe(0)
+    expect(JSON.parse(ok.stdout).result[0].expressions[0].value).toBe(true)
+  })
 })
 
 describe('regent check (compile-level errors)', () => {

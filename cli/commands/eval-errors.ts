@@ -1,0 +1,41 @@
+/**
+ * How `regent eval` (and `eval -p`, `bench`) report a failed run: OPA's `{"errors": [...]}` on
+ * stdout with `-f json`, the pretty text on stderr otherwise; exit code 1 either way.
+ */
+import { RegoError, RegoErrors } from '../../core/rego/errors.js'
+import { type Doc, renderJson } from '../presentation.js'
+
+/** The errors of a failed run in OPA's JSON shape. */
+export function errorDocs(err: unknown): Doc[] {
+  const one = (e: unknown): Doc => {
+    if (e instanceof RegoError) {
+      const j = e.toJSON()
+      return {
+        details: j.details as Doc | undefined,
+        location: j.location as Doc | undefined,
+        message: j.message,
+        code: j.code,
+      }
+    }
+    if (e && typeof e === 'object' && 'toJSON' in e && typeof e.toJSON === 'function') {
+      const j = e.toJSON() as { code: string; message: string; location?: Doc }
+      return { location: j.location, message: j.message, code: j.code }
+    }
+    return { message: e instanceof Error ? e.message : String(e) }
+  }
+  if (err instanceof RegoErrors) return err.errors.map(one)
+  return [one(err)]
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof RegoErrors) return err.toString()
+  if (err instanceof Error && 'code' in err) return `1 error occurred: ${String(err)}`
+  return err instanceof Error ? err.message : String(err)
+}
+
+/** Writes the failure in the `--format` asked for and sets exit code 1. */
+export function writeFailure(err: unknown, options: { format: string }): void {
+  if (options.format === 'json') process.stdout.write(`${renderJson({ errors: errorDocs(err) })}\n`)
+  else process.stderr.write(`${errorText(err)}\n`)
+  process.exitCode = 1
+}
