@@ -35,21 +35,23 @@ export class DeclaredVarStack {
 
 /** The stage. */
 export function resolveAllRefs(c: Compiler): void {
-  const exports = new Map<string, Term[][]>()
+  // Each package's rule prefixes, once each (keyed, so 10,000 rules in a package stay linear).
+  const exports = new Map<string, Map<string, Term[]>>()
   for (const m of c.sortedModules()) {
     const key = termKey(refTerm(m.package.path))
-    const list = exports.get(key) ?? []
+    let prefixes = exports.get(key)
+    if (!prefixes) exports.set(key, (prefixes = new Map()))
     for (const rule of m.rules) {
       const prefix = groundPrefix(rule.head.ref)
-      if (!list.some((r) => termKey(refTerm(r)) === termKey(refTerm(prefix)))) list.push(prefix)
+      const prefixKey = termKey(refTerm(prefix))
+      if (!prefixes.has(prefixKey)) prefixes.set(prefixKey, prefix)
     }
-    exports.set(key, list)
   }
   for (const name of c.sorted) {
     const mod = c.modules.get(name) as Module
     const globals = getGlobals(
       mod.package,
-      exports.get(termKey(refTerm(mod.package.path))) ?? [],
+      [...(exports.get(termKey(refTerm(mod.package.path)))?.values() ?? [])],
       mod.imports,
     )
     for (const rule of mod.rules) {
