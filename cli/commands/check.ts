@@ -12,11 +12,28 @@ import type { Module } from '../../core/rego/syntax/ast.js'
 import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
 import type { Type } from '../../core/rego/types/index.js'
 import { inputTypeFromSchemaFile } from '../input-schema.js'
-import { filesUnder } from '../policy-files.js'
+import { filesUnder, loadPolicy } from '../policy-files.js'
 
 /** Every `.rego` file under `paths` (files are taken as given), sorted within each directory. */
 export function collectRegoFiles(paths: string[]): Promise<string[]> {
   return filesUnder(paths, (path) => path.endsWith('.rego'))
+}
+
+/**
+ * The modules of bundles (`-b`), read as `regent build` and `regent eval -b` read them (manifest,
+ * roots, ignore rules), with their parse errors.
+ */
+async function loadBundleModules(
+  paths: string[],
+  v0: boolean,
+): Promise<{ modules: Map<string, Module>; errors: RegoError[] }> {
+  try {
+    const loaded = await loadPolicy({ paths: [], bundles: paths, ...(v0 ? { v0: true } : {}) })
+    return { modules: loaded.modules, errors: [] }
+  } catch (err) {
+    if (err instanceof RegoErrors) return { modules: new Map(), errors: err.errors }
+    throw err
+  }
 }
 
 /** Prints errors as `regent check` and `regent parse` do: OPA's `{"errors": [...]}` or pretty text. */
@@ -34,6 +51,7 @@ interface CheckOptions {
   v0Compatible?: boolean
   strict?: boolean
   schema?: string
+  bundle?: boolean
 }
 
 /** Builds the `check` command. */
@@ -48,6 +66,10 @@ export function checkCommand(): Command {
     .option('--v0-compatible', 'parse with Rego v0 syntax (pre-1.0 OPA)')
     .option('-S, --strict', 'enable compiler strict mode')
     .option('-s, --schema <file>', 'JSON Schema of input, for the type checker')
+    .option(
+      '-b, --bundle',
+      'load the paths as bundles (directories or .tar.gz files): manifest and roots are checked too',
+    )
     .action(async (paths: string[], options: CheckOptions) => {
       const max = Number(options.maxErrors)
       if (!Number.isInteger(max) || max < 0) {
@@ -58,11 +80,15 @@ export function checkCommand(): Command {
       const limit = max === 0 ? Number.POSITIVE_INFINITY : max
       const errors: RegoError[] = []
       const parsed = new Map<string, Module>()
-      let files: string[]
+      let files: string[] = []
       let inputType: Type | undefined
       try {
         if (options.schema !== undefined) inputType = await inputTypeFromSchemaFile(options.schema)
-        files = await collectRegoFiles(paths)
+        if (options.bundle) {
+          const bundles = await loadBundleModules(paths, options.v0Compatible === true)
+          errors.push(...bundles.errors)
+          for (const [file, module] of bundles.modules) parsed.set(file, module)
+        } else files = await collectRegoFiles(paths)
       } catch (err) {
         process.stderr.write(`regent: ${err instanceof Error ? err.message : String(err)}\n`)
         process.exitCode = 1
@@ -90,7 +116,7 @@ export function checkCommand(): Command {
         )
       if (errors.length === 0) return
       const shown = errors.slice(0, limit)
-      if (errors.length > limit || (errors.length === limit && files.length > 1)) {
+      if (errors.length > limit || (errors.length === limit && (files.length > 1 || options.bundle))) {
         shown.push(new RegoError('rego_compile_error', 'error limit reached'))
       }
       writeErrors(shown, options.format)

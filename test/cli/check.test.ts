@@ -27,6 +27,15 @@ writeFileSync(
   }),
 )
 writeFileSync(join(dir, 'broken.schema.json'), '{"type": ')
+mkdirSync(join(dir, 'bundle', 'authz'), { recursive: true })
+writeFileSync(
+  join(dir, 'bundle', 'authz', 'policy.rego'),
+  'package authz\n\nallow if input.user == "alice"\n',
+)
+writeFileSync(join(dir, 'bundle', '.manifest'), '{"roots": ["authz"]}')
+mkdirSync(join(dir, 'outside', 'other'), { recursive: true })
+writeFileSync(join(dir, 'outside', 'other', 'policy.rego'), 'package other\n\nallow := true\n')
+writeFileSync(join(dir, 'outside', '.manifest'), '{"roots": ["authz"]}')
 
 describe('regent check', () => {
   it('is silent and exits 0 when every file parses', async () => {
@@ -93,5 +102,16 @@ describe('regent check', () => {
     expect(folder.stderr).toContain(
       'schema directories (schemas chosen by METADATA annotations) are not supported',
     )
+  })
+
+  it('reads bundles with -b, manifest roots included', async () => {
+    expect(await runRegent(['check', '-b', join(dir, 'bundle')])).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: '',
+    })
+    const outside = await runRegent(['check', '-b', join(dir, 'outside')])
+    expect(outside.code).toBe(1)
+    expect(outside.stderr).toContain('manifest roots ["authz"] do not permit package other')
   })
 })
