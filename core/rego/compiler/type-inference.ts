@@ -248,7 +248,7 @@ export class BodyTypes {
     }
     const decl = this.#builtinDecl(op)
     if (decl?.result && args.length === decl.args.length + 1)
-      this.#bind(args[args.length - 1] as Term, decl.result)
+      this.#bind(args[args.length - 1] as Term, unwrap(decl.result))
   }
 
   /** `a = b` (or `:=`): binds an unbound var side to the other side's type, arrays element-wise. */

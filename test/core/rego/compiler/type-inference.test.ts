@@ -74,6 +74,7 @@ describe('BodyTypes', () => {
   it('binds vars to literals, built-in results and collection members', () => {
     expect(typeAfter(c, 'x := 1', 'x')).toBe('number')
     expect(typeAfter(c, 'x := count(input.xs)', 'x')).toBe('number')
+    expect(typeAfter(c, 'count(input.xs, x)', 'x')).toBe('number')
     expect(typeAfter(c, 'internal.member_2(x, ["a", "b"])', 'x')).toBe('string')
     expect(typeAfter(c, 'internal.member_3(k, v, {"a": true})', 'k')).toBe('string')
     expect(typeAfter(c, 'internal.member_3(k, v, {"a": true})', 'v')).toBe('boolean')
