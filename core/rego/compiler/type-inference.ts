@@ -3,9 +3,10 @@
  * bound to a term of known type (`x := 1`, `[a, b] := [1, "s"]`), to a built-in's result or to the
  * members of a typed collection (`some x in [1, 2]`, `every k, v in ...`); and `data` refs to
  * rules, from the value of each definition read after its body (`p := 1`, `default p := false`,
- * `n := count(input.xs)`, `s contains x if some x in ["a"]`). Everything else is `any`: OPA's
- * checker also types function results, partial objects and schemas, so regent reports a subset
- * of OPA's type errors and never one OPA would not.
+ * `n := count(input.xs)`, `s contains x if some x in ["a"]`), likewise user functions' results;
+ * and `input` from a JSON Schema when one is given (`-s`). Everything else is `any`: OPA's checker
+ * also types function arguments, partial objects and `data` schemas, so regent reports a subset of
+ * OPA's type errors and never one OPA would not.
  *
  * Bodies are read in order after CheckSafety has put every expression after the ones that bind its
  * vars, and after RewriteLocalVars gave every local var a name of its own, so one map of var names
@@ -35,6 +36,7 @@ export class RuleTypes {
   readonly #compiler: Compiler
   /** null while a rule's type is being worked out (a rule that depends on itself is untyped). */
   readonly #cache = new Map<RuleTreeNode, Type | null>()
+  readonly #functions = new Map<RuleTreeNode, Type | null>()
 
   constructor(compiler: Compiler) {
     this.#compiler = compiler
@@ -45,6 +47,41 @@ export class RuleTypes {
     const { node, tail } = this.#compiler.ruleTree.find(path)
     const type = this.#typeOf(node)
     return type ? { type, length: path.length - tail.length } : undefined
+  }
+
+  /**
+   * What the function at `path` (after `data`) returns, and how many arguments it takes: the union
+   * of every definition's value read after its body (arguments are `any`).
+   */
+  functionAt(path: Term[]): { result: Type; arity: number } | undefined {
+    const node = this.#compiler.ruleTree.lookup(path)
+    const first = node?.rules[0]?.rule.head.args
+    if (!node || !first) return undefined
+    let result = this.#functions.get(node)
+    if (result === undefined) {
+      this.#functions.set(node, null)
+      result = this.#functionResult(node) ?? null
+      this.#functions.set(node, result)
+    }
+    return result ? { result, arity: first.length } : undefined
+  }
+
+  #functionResult(node: RuleTreeNode): Type | undefined {
+    const types: Type[] = []
+    for (const { rule } of node.rules) {
+      for (let r: Rule | undefined = rule; r; r = r.else) {
+        const value = r.head.value
+        if (!r.head.args || !value) return undefined
+        types.push(constantType(value) ?? this.#valueAfterBody(r, value))
+      }
+    }
+    return unionOf(...types)
+  }
+
+  #valueAfterBody(rule: Rule, value: Term): Type {
+    const body = new BodyTypes(this.#compiler, this)
+    for (const expr of rule.body) body.learn(expr)
+    return body.termType(value)
   }
 
   #typeOf(node: RuleTreeNode): Type | undefined {
@@ -75,12 +112,7 @@ export class RuleTypes {
       return undefined
     const produced = head.key ?? head.value
     if (!produced) return undefined
-    let type = constantType(produced)
-    if (!type) {
-      const body = new BodyTypes(this.#compiler, this)
-      for (const expr of rule.body) body.learn(expr)
-      type = body.termType(produced)
-    }
+    const type = constantType(produced) ?? this.#valueAfterBody(rule, produced)
     return head.key ? t.set(type) : type
   }
 }
@@ -170,7 +202,8 @@ export class BodyTypes {
       case 'call': {
         const op = term.value[0]
         const decl = op ? this.#builtinDecl(op) : undefined
-        return decl?.result ? unwrap(decl.result) : t.any
+        if (decl?.result) return unwrap(decl.result)
+        return (op && this.#userFunction(op)?.result) ?? t.any
       }
       default:
         return t.any
@@ -246,9 +279,17 @@ export class BodyTypes {
       this.#bind(args[1] as Term, valuesOf(collection) ?? t.any)
       return
     }
+    const output = args[args.length - 1] as Term
     const decl = this.#builtinDecl(op)
-    if (decl?.result && args.length === decl.args.length + 1)
-      this.#bind(args[args.length - 1] as Term, unwrap(decl.result))
+    if (decl?.result && args.length === decl.args.length + 1) this.#bind(output, unwrap(decl.result))
+    const fn = this.#userFunction(op)
+    if (fn && args.length === fn.arity + 1) this.#bind(output, fn.result)
+  }
+
+  /** The user function `op` calls (`data.pkg.f` once refs are resolved), if it is one. */
+  #userFunction(op: Term): { result: Type; arity: number } | undefined {
+    if (op.type !== 'ref' || op.value[0]?.type !== 'var' || op.value[0].value !== 'data') return undefined
+    return this.#rules.functionAt(op.value.slice(1))
   }
 
   /** `a = b` (or `:=`): binds an unbound var side to the other side's type, arrays element-wise. */

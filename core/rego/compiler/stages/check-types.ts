@@ -3,14 +3,14 @@
  * (compiler/type-inference.ts): a built-in argument whose type cannot overlap the declared one
  * (`count(x)` after `x := 1`: `count: invalid argument(s)`), and a ref into a value that cannot
  * have that key (`p.foo` where `p := 1`: `undefined ref: data.t.p.foo`). NOTE(regent): OPA
- * infers more (rule bodies, function results, schemas), so a policy regent accepts may still be
- * rejected by OPA, never the other way round. See docs/conformance.md.
+ * infers more (function arguments, partial objects, `data` schemas), so a policy regent accepts
+ * may still be rejected by OPA, never the other way round. See docs/conformance.md.
  */
 import { type RegoError, typeError } from '../../errors.js'
 import type { Body, Expr, Term } from '../../syntax/ast.js'
 import { overlaps, type Type, typeToString, unwrap } from '../../types/index.js'
 import type { Compiler } from '../compiler.js'
-import { refName } from '../terms.js'
+import { isGeneratedVar, refName } from '../terms.js'
 import { refString, termString } from '../text.js'
 import { BodyTypes, RuleTypes } from '../type-inference.js'
 
@@ -127,6 +127,11 @@ class BodyChecker {
   }
 
   #undefinedRef(term: Term & { type: 'ref' }, at: number, have: Type, expr: Expr): void {
+    // A ref on a value the compiler named (`f(x).foo` is `f(x, __local3__); __local3__.foo`)
+    // has no name to show the user: left unreported rather than shown as `__local3__.foo`.
+    const head = term.value[0] as Term
+    if (head.type === 'var' && isGeneratedVar(head.value) && !this.#compiler.rewrittenVars.has(head.value))
+      return
     const shown = term.value.map((p) =>
       p.type === 'var' ? { ...p, value: this.#compiler.rewrittenVars.get(p.value) ?? p.value } : p,
     )

@@ -61,7 +61,13 @@ nested.deeper := 1
     expect(typeAt('data.t.computed')?.type).toBe('any')
   })
 
-  it('knows nothing of functions and packages', () => {
+  it('types function results, not functions as values', () => {
+    const fn = rules.functionAt(ref('data.t.f').slice(1))
+    expect(fn && { result: typeToString(fn.result), arity: fn.arity }).toEqual({ result: 'number', arity: 1 })
+    expect(rules.functionAt(ref('data.t.n').slice(1))).toBeUndefined()
+  })
+
+  it('knows nothing of functions as values and of packages', () => {
     expect(typeAt('data.t.f')).toBeUndefined()
     expect(typeAt('data.t.nested')).toBeUndefined()
     expect(typeAt('data.t')).toBeUndefined()
