@@ -14,9 +14,24 @@ import { isGeneratedVar, refName } from '../terms.js'
 import { refString, termString } from '../text.js'
 import { BodyTypes, RuleTypes } from '../type-inference.js'
 
+/**
+ * The rule types of a compiled module set, worked out once: queries compiled later against the
+ * same modules (every compile request of the compile endpoint) reuse them.
+ */
+const ruleTypesByCompiler = new WeakMap<Compiler, RuleTypes>()
+
+function ruleTypesOf(c: Compiler): RuleTypes {
+  let rules = ruleTypesByCompiler.get(c)
+  if (!rules) {
+    rules = new RuleTypes(c)
+    ruleTypesByCompiler.set(c, rules)
+  }
+  return rules
+}
+
 /** The stage. */
 export function checkTypes(c: Compiler): void {
-  const rules = new RuleTypes(c)
+  const rules = ruleTypesOf(c)
   for (const mod of c.sortedModules()) {
     for (const rule of mod.rules) {
       for (let r: typeof rule | undefined = rule; r; r = r.else) {
@@ -27,7 +42,7 @@ export function checkTypes(c: Compiler): void {
 }
 
 /** The type errors of `body` (a rule body or a query). */
-export function typeErrors(c: Compiler, body: Body, rules = new RuleTypes(c)): RegoError[] {
+export function typeErrors(c: Compiler, body: Body, rules = ruleTypesOf(c)): RegoError[] {
   const checker = new BodyChecker(c, new BodyTypes(c, rules))
   checker.body(body)
   return checker.errors

@@ -40,7 +40,10 @@ export function resolveAllRefs(c: Compiler): void {
   for (const m of c.sortedModules()) {
     const key = termKey(refTerm(m.package.path))
     let prefixes = exports.get(key)
-    if (!prefixes) exports.set(key, (prefixes = new Map()))
+    if (!prefixes) {
+      prefixes = new Map()
+      exports.set(key, prefixes)
+    }
     for (const rule of m.rules) {
       const prefix = groundPrefix(rule.head.ref)
       const prefixKey = termKey(refTerm(prefix))
