@@ -7,7 +7,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { type Type, typeFromJsonSchema } from '../core/rego/types/index.js'
 
 /** The type of `input` the schema at `path` describes. Throws an Error with a message to print. */
-export async function inputTypeFromSchemaFile(path: string): Promise<Type> {
+async function inputTypeFromSchemaFile(path: string): Promise<Type> {
   const info = await stat(path).catch(() => undefined)
   if (!info) throw new Error(`schema ${path}: no such file`)
   if (info.isDirectory())

@@ -2,7 +2,7 @@
  * `regent check <path>...`: parses every `.rego` file under the paths and reports the errors.
  * Silent with exit 0 when everything parses; errors (pretty or OPA's JSON) and exit 1 otherwise.
  * Compile-level checks (safety, types, strict mode) come with the compiler; `-s` gives the type
- * checker the JSON Schema of `input`.
+ * checker the JSON Schema of `input`; `-b` reads the paths as bundles.
  */
 import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
@@ -10,8 +10,7 @@ import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import { checkModules } from '../../core/rego/index.js'
 import type { Module } from '../../core/rego/syntax/ast.js'
 import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
-import type { Type } from '../../core/rego/types/index.js'
-import { inputTypeFromSchemaFile } from '../input-schema.js'
+import { schemaCompileOptions } from '../input-schema.js'
 import { filesUnder, loadPolicy } from '../policy-files.js'
 
 /** Every `.rego` file under `paths` (files are taken as given), sorted within each directory. */
@@ -81,9 +80,9 @@ export function checkCommand(): Command {
       const errors: RegoError[] = []
       const parsed = new Map<string, Module>()
       let files: string[] = []
-      let inputType: Type | undefined
+      let schema: Awaited<ReturnType<typeof schemaCompileOptions>> = {}
       try {
-        if (options.schema !== undefined) inputType = await inputTypeFromSchemaFile(options.schema)
+        schema = await schemaCompileOptions(options.schema)
         if (options.bundle) {
           const bundles = await loadBundleModules(paths, options.v0Compatible === true)
           errors.push(...bundles.errors)
@@ -111,7 +110,7 @@ export function checkCommand(): Command {
           ...checkModules(parsed, {
             strict: options.strict === true,
             maxErrors: max,
-            ...(inputType ? { inputType } : {}),
+            ...schema,
           }),
         )
       if (errors.length === 0) return
