@@ -1,9 +1,40 @@
 /**
  * The flags `regent eval` and `regent bench` share, as OPA's commands share them: where policies,
  * data and input come from (`-d`, `-b`, `-i`, `-I`, `--ignore`, `--v0-compatible`) and how the
- * query is read (`--stdin`, `--package`, `--import`).
+ * query is read (`--stdin`, `--package`, `--import`), and the loading those flags ask for.
  */
+import { readFile } from 'node:fs/promises'
 import type { Command } from 'commander'
+import type { Value } from '../core/rego/values/index.js'
+import { type LoadedPolicy, loadPolicy, parseDocument } from './policy-files.js'
+import { readStdin } from './stdin.js'
+
+/** What the shared loading flags hold once parsed. */
+export interface LoadingOptions {
+  data: string[]
+  bundle: string[]
+  ignore: string[]
+  input?: string
+  stdinInput?: boolean
+  v0Compatible?: boolean
+}
+
+/** The policies and data `-d`, `-b`, `--ignore` and `--v0-compatible` name. */
+export function loadQueryPolicy(options: LoadingOptions): Promise<LoadedPolicy> {
+  return loadPolicy({
+    paths: options.data,
+    bundles: options.bundle,
+    ignore: options.ignore,
+    ...(options.v0Compatible ? { v0: true } : {}),
+  })
+}
+
+/** The input document of `-i` or `-I` (stdin), if any. */
+export async function readQueryInput(options: LoadingOptions): Promise<Value | undefined> {
+  if (options.stdinInput) return parseDocument(await readStdin(), 'stdin.json')
+  if (options.input) return parseDocument(await readFile(options.input, 'utf8'), options.input)
+  return undefined
+}
 
 /** Appends a repeated flag's values. */
 export const collect = (v: string, prev: string[]): string[] => [...prev, v]

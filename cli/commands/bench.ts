@@ -7,7 +7,6 @@
  * Measuring is in cli/bench/measure.ts, printing in cli/bench/render.ts. Allocation counts cannot
  * be measured in Node.js and are reported as `n/a` (null in JSON, left out of gobench lines).
  */
-import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
 import { AsyncCallNeeded } from '../../core/rego/eval/calls.js'
 import type { Import, Package, PreparedQuery, QueryOptions, QueryRun } from '../../core/rego/index.js'
@@ -20,7 +19,6 @@ import {
   partialEvaluateSync,
   RegoErrors,
 } from '../../core/rego/index.js'
-import type { Value } from '../../core/rego/values/index.js'
 import {
   type BenchmarkResult,
   type BenchmarkSettings,
@@ -29,10 +27,10 @@ import {
   runBenchmark,
 } from '../bench/measure.js'
 import { renderBenchmark } from '../bench/render.js'
-import { loadPolicy, parseDocument } from '../policy-files.js'
 import { renderJson } from '../presentation.js'
-import { collect, withQueryOptions } from '../query-options.js'
-import { parseDuration, readStdin } from './eval.js'
+import { collect, loadQueryPolicy, readQueryInput, withQueryOptions } from '../query-options.js'
+import { readStdin } from '../stdin.js'
+import { parseDuration } from './eval.js'
 import { errorDocs } from './eval-errors.js'
 
 interface BenchOptions {
@@ -140,15 +138,8 @@ async function runBench(query: string, options: BenchOptions, count: number, ben
 
 /** Loads, compiles and prepares everything once; the returned operation is one evaluation. */
 async function prepareOperation(query: string, options: BenchOptions): Promise<Operation> {
-  const loaded = await loadPolicy({
-    paths: options.data,
-    bundles: options.bundle,
-    ignore: options.ignore,
-    ...(options.v0Compatible ? { v0: true } : {}),
-  })
-  let input: Value | undefined
-  if (options.stdinInput) input = parseDocument(await readStdin(), 'stdin.json')
-  else if (options.input) input = parseDocument(await readFile(options.input, 'utf8'), options.input)
+  const loaded = await loadQueryPolicy(options)
+  const input = await readQueryInput(options)
   // print() calls are dropped (as OPA's rego package does unless asked): one line per iteration
   // would flood the terminal and time the terminal, not the policy.
   const policy = compile(loaded.modules, loaded.data, { enablePrintStatements: false })

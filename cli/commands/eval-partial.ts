@@ -3,7 +3,6 @@
  * evaluation instead of evaluation, as `opa eval -p` does. JSON output is OPA's `{"partial": {"queries": [...], "support": [...]}}` in AST JSON; the
  * pretty output lists each residual query as Rego and the support modules formatted.
  */
-import { readFile } from 'node:fs/promises'
 import { stringify } from 'lossless-json'
 import { createBuiltinContext } from '../../core/rego/builtins/context.js'
 import { partialEvaluate } from '../../core/rego/eval/partial.js'
@@ -11,9 +10,8 @@ import { compilePolicy } from '../../core/rego/eval/policy.js'
 import { formatModule } from '../../core/rego/format/formatter.js'
 import type { Body, Term } from '../../core/rego/syntax/ast.js'
 import { toOpaJson } from '../../core/rego/syntax/json.js'
-import type { Value } from '../../core/rego/values/index.js'
 import { schemaCompileOptions } from '../input-schema.js'
-import { loadPolicy, parseDocument } from '../policy-files.js'
+import { loadQueryPolicy, readQueryInput } from '../query-options.js'
 import { writeFailure } from './eval-errors.js'
 
 /** What `eval -p` reads from the eval options. */
@@ -40,19 +38,11 @@ export interface PartialEvalOptions {
 export async function runPartialEval(
   query: string,
   options: PartialEvalOptions,
-  readStdin: () => Promise<string>,
   timeoutMs: number | undefined,
 ): Promise<void> {
   try {
-    const loaded = await loadPolicy({
-      paths: options.data,
-      bundles: options.bundle,
-      ignore: options.ignore,
-      ...(options.v0Compatible ? { v0: true } : {}),
-    })
-    let input: Value | undefined
-    if (options.stdinInput) input = parseDocument(await readStdin(), 'stdin.json')
-    else if (options.input) input = parseDocument(await readFile(options.input, 'utf8'), options.input)
+    const loaded = await loadQueryPolicy(options)
+    const input = await readQueryInput(options)
     const schema = await schemaCompileOptions(options.schema)
     const policy = compilePolicy(loaded.modules, loaded.data, { strict: options.strict === true, ...schema })
     const result = await partialEvaluate(policy, query, {

@@ -3,7 +3,6 @@
  * shapes (json, values, bindings, pretty, raw). Exit 1 on errors; `--fail` also on an undefined
  * result, `--fail-defined` on a defined one.
  */
-import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
 import { createBuiltinContext } from '../../core/rego/builtins/context.js'
 import { CoverageTracer } from '../../core/rego/eval/coverage.js'
@@ -19,9 +18,7 @@ import {
 import type { Import, Module, Package } from '../../core/rego/syntax/ast.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
 import { parseQuery } from '../../core/rego/syntax/query.js'
-import type { Value } from '../../core/rego/values/index.js'
 import { schemaCompileOptions } from '../input-schema.js'
-import { loadPolicy, parseDocument } from '../policy-files.js'
 import {
   type Doc,
   renderBindings,
@@ -32,7 +29,8 @@ import {
   resultDoc,
   table,
 } from '../presentation.js'
-import { collect, withQueryOptions } from '../query-options.js'
+import { collect, loadQueryPolicy, readQueryInput, withQueryOptions } from '../query-options.js'
+import { readStdin } from '../stdin.js'
 import { errorDocs, writeFailure } from './eval-errors.js'
 import { runPartialEval } from './eval-partial.js'
 import { coverageDoc } from './test.js'
@@ -94,13 +92,6 @@ export function parseDuration(text: string): number {
   }
   if (consumed !== text.length || consumed === 0) throw new Error(`invalid duration ${JSON.stringify(text)}`)
   return total
-}
-
-/** All of stdin as text. */
-export async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
 }
 
 function usage(message: string): void {
@@ -171,7 +162,7 @@ export function evalCommand(): Command {
           return usage((err as Error).message)
         }
         if (options.instrument) options.metrics = true
-        if (options.partial) return runPartialEval(query, options, readStdin, timeoutMs)
+        if (options.partial) return runPartialEval(query, options, timeoutMs)
         await runEval(query, options, count, timeoutMs)
       })
   )
@@ -191,17 +182,8 @@ async function runEval(query: string, options: EvalOptions, count: number, timeo
   let tracer: Tracer | undefined
   let loadedModules: Map<string, Module> | undefined
   try {
-    const loaded = await time('timer_rego_load_files_ns', () =>
-      loadPolicy({
-        paths: options.data,
-        bundles: options.bundle,
-        ignore: options.ignore,
-        ...(options.v0Compatible ? { v0: true } : {}),
-      }),
-    )
-    let input: Value | undefined
-    if (options.stdinInput) input = parseDocument(await readStdin(), 'stdin.json')
-    else if (options.input) input = parseDocument(await readFile(options.input, 'utf8'), options.input)
+    const loaded = await time('timer_rego_load_files_ns', () => loadQueryPolicy(options))
+    const input = await readQueryInput(options)
     loadedModules = loaded.modules
     const schema = await schemaCompileOptions(options.schema)
     const policy = await time('timer_rego_module_compile_ns', () =>

@@ -9,6 +9,7 @@ import { RegoErrors } from '../../core/rego/errors.js'
 import { unifiedDiff } from '../../core/rego/format/diff.js'
 import { formatModule } from '../../core/rego/format/formatter.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
+import { readStdin } from '../stdin.js'
 import { collectRegoFiles } from './check.js'
 
 interface FmtOptions {
@@ -18,12 +19,6 @@ interface FmtOptions {
   fail?: boolean
   v0Compatible?: boolean
   v0V1?: boolean
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
 }
 
 /** Builds the `fmt` command. */

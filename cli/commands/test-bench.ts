@@ -13,13 +13,12 @@ import { benchmarkDoc, benchmarkLine } from '../bench/render.js'
 import { type Doc, renderJson } from '../presentation.js'
 import { evaluation } from './bench.js'
 import type { TestResult } from './test.js'
+import { outcome, reportEnd } from './test-report.js'
 
 /** What `regent test` lends the benchmarks: its own test run and result rendering. */
 export interface TestBenchHooks {
   /** Runs a test once, as `regent test` does. */
   runTest(test: TestResult['test']): Promise<TestResult>
-  /** `PASS (1.2ms)`, `FAIL (...)`, `SKIPPED`, `ERROR (...)`. */
-  outcome(result: TestResult): string
   /** A result in OPA's test JSON shape. */
   resultDoc(result: TestResult): Doc
 }
@@ -74,7 +73,7 @@ export async function runTestBenchmarks(
     })
     process.stdout.write(`${renderJson(docs)}\n`)
   } else {
-    process.stdout.write(report(results, options, hooks))
+    process.stdout.write(report(results, options))
   }
   return results.some(
     ({ result: r }) => r.fail || r.error !== undefined || (r.test.skip && !options.exitZeroOnSkipped),
@@ -101,15 +100,10 @@ async function benchmarkTest(
 }
 
 /** OPA's pretty test report with benchmark lines for the tests that passed. */
-function report(results: BenchResult[], options: TestBenchOptions, hooks: TestBenchHooks): string {
+function report(results: BenchResult[], options: TestBenchOptions): string {
   const lines: string[] = []
-  const counts = { pass: 0, fail: 0, skip: 0, error: 0 }
   let lastFile = ''
   for (const { result: r, benchmark } of results) {
-    if (r.test.skip) counts.skip++
-    else if (r.error !== undefined) counts.error++
-    else if (r.fail) counts.fail++
-    else counts.pass++
     const name = `${r.test.pkg}.${r.test.name}`
     if (benchmark && r.error === undefined) {
       // gobench lines leave allocs/op out (not a number here); pretty shows it as n/a.
@@ -127,26 +121,12 @@ function report(results: BenchResult[], options: TestBenchOptions, hooks: TestBe
       lines.push(`${loc.file}:${loc.row}:`)
       lastFile = loc.file
     }
-    lines.push(`${name}: ${hooks.outcome(r)}`)
+    lines.push(`${name}: ${outcome(r)}`)
     if (options.verbose && r.output) lines.push('', ...r.output.split('\n').map((l) => `  ${l}`), '')
     if (r.error !== undefined) lines.push(`  ${r.error}`)
   }
-  const failures = results.map(({ result }) => result).filter((r) => r.fail)
-  if (options.verbose && failures.length > 0) {
-    lines.push('-'.repeat(80), 'FAILURES', '-'.repeat(80))
-    for (const f of failures) {
-      lines.push(`${f.test.pkg}.${f.test.name}: ${hooks.outcome(f)}`)
-      if (f.trace) lines.push('', ...f.trace.split('\n').map((l) => `  ${l}`))
-      lines.push('')
-    }
-  }
-  if (results.length > 0) lines.push('-'.repeat(80))
-  const total = results.length
-  if (counts.pass) lines.push(`PASS: ${counts.pass}/${total}`)
-  if (counts.fail) lines.push(`FAIL: ${counts.fail}/${total}`)
-  if (counts.skip) lines.push(`SKIPPED: ${counts.skip}/${total}`)
-  if (counts.error) lines.push(`ERROR: ${counts.error}/${total}`)
-  if (total === 0) lines.push('no tests found')
+  const tests = results.map(({ result }) => result)
+  lines.push(...reportEnd(tests, options.verbose === true, tests.length > 0))
   return `${lines.join('\n')}\n`
 }
 

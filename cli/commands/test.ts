@@ -17,6 +17,7 @@ import { collect } from '../query-options.js'
 import { parseBenchTime } from './bench.js'
 import { parseDuration } from './eval.js'
 import { runTestBenchmarks } from './test-bench.js'
+import { outcome, reportEnd } from './test-report.js'
 
 interface TestOptions {
   verbose?: boolean
@@ -150,7 +151,6 @@ export function testCommand(): Command {
           },
           {
             runTest: (t) => runTest(policy, t, timeoutMs, options, undefined),
-            outcome,
             resultDoc,
           },
         )
@@ -256,34 +256,11 @@ async function runTest(
   return result
 }
 
-/** Go's `time.Duration` text (`1.234ms`). */
-function goDuration(ns: number): string {
-  if (ns < 1000) return `${ns}ns`
-  if (ns < 1e6) return `${trim(ns / 1e3)}µs`
-  if (ns < 1e9) return `${trim(ns / 1e6)}ms`
-  return `${trim(ns / 1e9)}s`
-}
-
-function trim(x: number): string {
-  return x.toFixed(6).replace(/\.?0+$/, '')
-}
-
-function outcome(r: TestResult): string {
-  if (r.test.skip) return 'SKIPPED'
-  if (r.error !== undefined) return `ERROR (${goDuration(r.durationNs)})`
-  return `${r.fail ? 'FAIL' : 'PASS'} (${goDuration(r.durationNs)})`
-}
-
 function pretty(results: TestResult[], options: TestOptions): string {
   const lines: string[] = []
   let lastFile = ''
   let dirty = false
-  const counts = { pass: 0, fail: 0, skip: 0, error: 0 }
   for (const r of results) {
-    if (r.test.skip) counts.skip++
-    else if (r.error !== undefined) counts.error++
-    else if (r.fail) counts.fail++
-    else counts.pass++
     const passed = !r.test.skip && r.error === undefined && !r.fail
     if (!options.verbose && passed) continue
     const loc = r.test.location
@@ -297,22 +274,7 @@ function pretty(results: TestResult[], options: TestOptions): string {
     if (options.verbose && r.output) lines.push('', ...r.output.split('\n').map((l) => `  ${l}`), '')
     if (r.error !== undefined) lines.push(`  ${r.error}`)
   }
-  const failures = results.filter((r) => r.fail)
-  if (options.verbose && failures.length > 0) {
-    lines.push('-'.repeat(80), 'FAILURES', '-'.repeat(80))
-    for (const f of failures) {
-      lines.push(`${f.test.pkg}.${f.test.name}: ${outcome(f)}`)
-      if (f.trace) lines.push('', ...f.trace.split('\n').map((l) => `  ${l}`))
-      lines.push('')
-    }
-  }
-  if (dirty) lines.push('-'.repeat(80))
-  const total = results.length
-  if (counts.pass) lines.push(`PASS: ${counts.pass}/${total}`)
-  if (counts.fail) lines.push(`FAIL: ${counts.fail}/${total}`)
-  if (counts.skip) lines.push(`SKIPPED: ${counts.skip}/${total}`)
-  if (counts.error) lines.push(`ERROR: ${counts.error}/${total}`)
-  if (total === 0) lines.push('no tests found')
+  lines.push(...reportEnd(results, options.verbose === true, dirty))
   return `${lines.join('\n')}\n`
 }
 

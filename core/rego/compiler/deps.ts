@@ -17,6 +17,7 @@ import {
   isEquality,
   isWildcard,
   ROOT_DOCUMENTS,
+  TERM_TYPE_ORDER,
   termKey,
   walkTerms,
 } from './terms.js'
@@ -295,23 +296,6 @@ function dedup(refs: Iterable<DependencyRef>): DependencyRef[] {
   return sorted.filter((r, i) => i === 0 || compareRefs(sorted[i - 1] as DependencyRef, r) !== 0)
 }
 
-const TYPE_ORDER: Record<string, number> = {
-  null: 0,
-  boolean: 1,
-  number: 2,
-  string: 3,
-  var: 4,
-  ref: 5,
-  array: 6,
-  object: 7,
-  set: 8,
-  arraycomprehension: 9,
-  objectcomprehension: 10,
-  setcomprehension: 11,
-  call: 12,
-  templatestring: 13,
-}
-
 function compareRefs(a: DependencyRef, b: DependencyRef): number {
   const n = Math.min(a.length, b.length)
   for (let i = 0; i < n; i++) {
@@ -323,8 +307,8 @@ function compareRefs(a: DependencyRef, b: DependencyRef): number {
 
 /** OPA's term order: by kind, then by value (strings by UTF-8 bytes, numbers numerically). */
 function compareTerms(a: Term, b: Term): number {
-  const ta = TYPE_ORDER[a.type] ?? 99
-  const tb = TYPE_ORDER[b.type] ?? 99
+  const ta = TERM_TYPE_ORDER[a.type] ?? 99
+  const tb = TERM_TYPE_ORDER[b.type] ?? 99
   if (ta !== tb) return ta - tb
   if (a.type === 'boolean' && b.type === 'boolean') return Number(a.value) - Number(b.value)
   if (a.type === 'number' && b.type === 'number') return Number(a.value) - Number(b.value)

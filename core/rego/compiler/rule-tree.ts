@@ -5,7 +5,7 @@
  * the dependency graph.
  */
 import type { Module, Rule, Term } from '../syntax/ast.js'
-import { groundPrefix, isGround, stringTerm, termKey } from './terms.js'
+import { groundPrefix, isGround, stringTerm, TERM_TYPE_ORDER, termKey } from './terms.js'
 
 /** A rule together with the module it came from. */
 export interface RuleEntry {
@@ -111,22 +111,10 @@ export function hasNonGroundRules(node: RuleTreeNode): boolean {
   return node.rules.some((r) => !ruleRef(r).every((t, i) => i === 0 || isGround(t)))
 }
 
-const TYPE_ORDER: Record<string, number> = {
-  null: 0,
-  boolean: 1,
-  number: 2,
-  string: 3,
-  var: 4,
-  ref: 5,
-  array: 6,
-  object: 7,
-  set: 8,
-}
-
 /** Orders tree keys the way OPA sorts values: by type first, then by value. */
 function compareKeys(a: Term, b: Term): number {
-  const ta = TYPE_ORDER[a.type] ?? 9
-  const tb = TYPE_ORDER[b.type] ?? 9
+  const ta = TERM_TYPE_ORDER[a.type] ?? 9
+  const tb = TERM_TYPE_ORDER[b.type] ?? 9
   if (ta !== tb) return ta - tb
   if (a.type === 'string' && b.type === 'string') return compareUtf8(a.value, b.value)
   if (a.type === 'number' && b.type === 'number') return Number(a.value) - Number(b.value)

@@ -80,6 +80,24 @@ export function isGeneratedVar(name: string): boolean {
   return name.startsWith(LOCAL_VAR_PREFIX)
 }
 
+/** OPA's order of term kinds, the first key when it sorts values and refs. */
+export const TERM_TYPE_ORDER: Readonly<Record<string, number>> = {
+  null: 0,
+  boolean: 1,
+  number: 2,
+  string: 3,
+  var: 4,
+  ref: 5,
+  array: 6,
+  object: 7,
+  set: 8,
+  arraycomprehension: 9,
+  objectcomprehension: 10,
+  setcomprehension: 11,
+  call: 12,
+  templatestring: 13,
+}
+
 /** True for scalar terms (null, booleans, numbers, strings). */
 export function isScalar(t: Term): boolean {
   return t.type === 'null' || t.type === 'boolean' || t.type === 'number' || t.type === 'string'

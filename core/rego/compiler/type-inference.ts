@@ -201,7 +201,7 @@ export class BodyTypes {
         return t.string
       case 'call': {
         const op = term.value[0]
-        const decl = op ? this.#builtinDecl(op) : undefined
+        const decl = op ? this.builtinDecl(op) : undefined
         if (decl?.result) return unwrap(decl.result)
         return (op && this.#userFunction(op)?.result) ?? t.any
       }
@@ -280,7 +280,7 @@ export class BodyTypes {
       return
     }
     const output = args[args.length - 1] as Term
-    const decl = this.#builtinDecl(op)
+    const decl = this.builtinDecl(op)
     if (decl?.result && args.length === decl.args.length + 1) this.#bind(output, unwrap(decl.result))
     const fn = this.#userFunction(op)
     if (fn && args.length === fn.arity + 1) this.#bind(output, fn.result)
@@ -306,7 +306,8 @@ export class BodyTypes {
     if (term.type === 'var' && !this.#vars.has(term.value)) this.#vars.set(term.value, type)
   }
 
-  #builtinDecl(op: Term): FunctionType | undefined {
+  /** The declaration of the built-in `op` names, when it has one and a fixed arity. */
+  builtinDecl(op: Term): FunctionType | undefined {
     const name = refName(op)
     const builtin = name === undefined ? undefined : this.#compiler.builtin(name)
     return builtin && builtin.arity >= 0 ? builtin.decl : undefined

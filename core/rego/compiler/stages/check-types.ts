@@ -123,18 +123,16 @@ class BodyChecker {
 
   /** A built-in call whose argument types cannot overlap the declared ones. */
   #call(op: Term, args: Term[], expr: Expr): void {
-    const name = refName(op)
-    const builtin = name === undefined ? undefined : this.#compiler.builtin(name)
-    const decl = builtin?.decl
-    if (!decl || !builtin || builtin.arity < 0) return
-    const have = args.slice(0, builtin.arity).map((a) => this.#types.termType(a))
+    const decl = this.#types.builtinDecl(op)
+    if (!decl) return
+    const have = args.slice(0, decl.args.length).map((a) => this.#types.termType(a))
     const bad = have.some((type, i) => {
       const want = decl.args[i]
       return want !== undefined && !overlaps(type, want)
     })
     if (!bad) return
     this.errors.push(
-      typeError(expr.location, `${name}: invalid argument(s)`, {
+      typeError(expr.location, `${refName(op)}: invalid argument(s)`, {
         have: `(${have.map(typeToString).join(', ')})`,
         want: `(${decl.args.map(typeToString).join(', ')})`,
       }),
