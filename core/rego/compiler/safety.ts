@@ -15,8 +15,11 @@ export type ArityFn = (ref: Term[]) => number
 
 const UNIFY_PARAMS: VarVisitorParams = { skipRefHead: true, skipObjectKeys: true, skipClosures: true }
 
+/** Vars known to be bound: a set, or a view over several (only `has` is read). */
+export type BoundVars = Pick<ReadonlySet<string>, 'has'>
+
 /** Vars that unifying `a` and `b` makes safe, given `safe` (OPA's `ast.Unify`). */
-export function unifyVars(safe: Set<string>, a: Term, b: Term): Set<string> {
+export function unifyVars(safe: BoundVars, a: Term, b: Term): Set<string> {
   const unified = new Set<string>()
   const unknown = new Map<string, Set<string>>()
   const isSafe = (v: string) => safe.has(v) || unified.has(v)
@@ -204,8 +207,10 @@ export function outputVarsForExprEq(expr: Expr, safe: Set<string>): Set<string> 
   const ts = expr.terms as Term[]
   if (ts.length !== 3) return new Set(safe)
   const output = outputVarsForTerms(expr, safe)
-  addAll(output, safe)
-  addAll(output, unifyVars(output, ts[1] as Term, ts[2] as Term))
+  // A view rather than a union: copying `safe` would make each expression of a long body cost as
+  // much as all the vars bound before it.
+  const bound: BoundVars = { has: (v) => output.has(v) || safe.has(v) }
+  addAll(output, unifyVars(bound, ts[1] as Term, ts[2] as Term))
   return diff(output, safe)
 }
 
@@ -275,14 +280,21 @@ export function reorderBodyForSafety(
   }
   const reordered: Body = []
   const added = new Set<Expr>()
+  let boundBy = { vars: new Set<string>(), length: -1 }
   for (;;) {
     const n = reordered.length
     for (const e of body) {
       if (added.has(e)) continue
       const ovs = outputVarsForExpr(e, arity, safe)
       const cv = diff(intersect(closureVars(e), bodyVars), globals)
-      const ob = outputVarsForBody(reordered, arity, safe)
-      const uv = diff(cv, ob)
+      if (cv.size > 0) {
+        // The vars the reordered prefix binds change only when an expression is added, so they
+        // are computed again only then (not once per expression: that made long bodies cubic).
+        if (boundBy.length !== reordered.length) {
+          boundBy = { vars: outputVarsForBody(reordered, arity, safe), length: reordered.length }
+        }
+      }
+      const uv = cv.size > 0 ? diff(cv, boundBy.vars) : cv
       if (uv.size > 0) {
         if (setsEqual(uv, ovs)) continue
         unsafe.set(e, uv)

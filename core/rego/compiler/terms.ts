@@ -304,6 +304,16 @@ function walkTermChildren(t: Term, f: (t: Term) => boolean | undefined): void {
   }
 }
 
+/** True when `pred` holds for some term under `node` (the walk stops descending once it does). */
+export function someTerm(node: Visitable, pred: (t: Term) => boolean): boolean {
+  let found = false
+  walkTerms(node, (t) => {
+    if (!found) found = pred(t)
+    return found
+  })
+  return found
+}
+
 /** Visits every expression under `node`, including those inside closures. */
 export function walkExprs(node: Visitable, f: (e: Expr) => boolean | undefined): void {
   if (Array.isArray(node)) {

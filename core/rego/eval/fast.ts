@@ -164,13 +164,13 @@ function hoistable(expr: PExpr): number | undefined {
   return pick(a, b) ?? pick(b, a)
 }
 
-function mentions(expr: PExpr, slot: number): boolean {
-  let found = false
+/** Adds the slots of every var `expr` mentions (closures included) to `out`. */
+function collectSlots(expr: PExpr, out: Set<number>): void {
   const visit = (t: PTerm | undefined): void => {
-    if (!t || found) return
+    if (!t) return
     switch (t.k) {
       case K.Var:
-        if (t.slot === slot) found = true
+        out.add(t.slot)
         return
       case K.Ref:
         if (t.head) visit(t.head)
@@ -189,12 +189,12 @@ function mentions(expr: PExpr, slot: number): boolean {
       case K.ArrayCompr:
       case K.SetCompr:
         visit(t.term)
-        for (const e of t.body) if (mentions(e, slot)) found = true
+        for (const e of t.body) collectSlots(e, out)
         return
       case K.ObjectCompr:
         visit(t.key)
         visit(t.value)
-        for (const e of t.body) if (mentions(e, slot)) found = true
+        for (const e of t.body) collectSlots(e, out)
         return
     }
   }
@@ -207,10 +207,9 @@ function mentions(expr: PExpr, slot: number): boolean {
     visit(expr.every.domain)
     visit(expr.every.key)
     visit(expr.every.value)
-    for (const e of expr.every.body) if (mentions(e, slot)) found = true
+    for (const e of expr.every.body) collectSlots(e, out)
   }
   for (const w of expr.with ?? []) visit(w.value)
-  return found
 }
 
 /**
@@ -224,13 +223,16 @@ export function hoistInvariants(body: PExpr[], root: VNode): PExpr[] {
   const front: PExpr[] = []
   const rest: PExpr[] = []
   let pure = true
+  // Slots mentioned by the expressions before the current one, kept as the loop goes (asking each
+  // earlier expression again made long bodies quadratic).
+  const mentioned = new Set<number>()
   for (const [i, expr] of body.entries()) {
     const slot = hoistable(expr)
-    if (slot !== undefined && i > 0 && pure && !body.slice(0, i).some((e) => mentions(e, slot)))
-      front.push(expr)
+    if (slot !== undefined && i > 0 && pure && !mentioned.has(slot)) front.push(expr)
     else rest.push(expr)
     // Only move past expressions that cannot raise errors: pure lookups and comparisons.
     if (!pureExpr(expr, root)) pure = false
+    if (pure) collectSlots(expr, mentioned)
   }
   return front.length === 0 ? body : [...front, ...rest]
 }

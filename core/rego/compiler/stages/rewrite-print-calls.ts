@@ -8,7 +8,15 @@ import type { Body, Expr, Rule, Term } from '../../syntax/ast.js'
 import type { Compiler } from '../compiler.js'
 import type { LocalVarGenerator } from '../local-vars.js'
 import { type ArityFn, outputVarsForBody, RESERVED_VARS } from '../safety.js'
-import { equalityExpr, isGeneratedVar, isOperator, operatorTerm, trueBody, walkTerms } from '../terms.js'
+import {
+  equalityExpr,
+  isGeneratedVar,
+  isOperator,
+  operatorTerm,
+  someTerm,
+  trueBody,
+  walkTerms,
+} from '../terms.js'
 import { collectVars, SAFETY_PARAMS, varsOf } from '../vars.js'
 
 /** The stage. */
@@ -21,6 +29,9 @@ export function rewritePrintCalls(c: Compiler): void {
           r.body = erasePrintCalls(r.body)
           continue
         }
+        // The rewrite needs the safe vars before each expression, a costly analysis, so bodies
+        // without a print call (nearly all of them) are passed over.
+        if (!someTerm(r.body, isPrintOperator)) continue
         const globals = new Set(RESERVED_VARS)
         if (r.head.args) collectVars(r.head.args, {}, globals)
         const errs = rewritePrintCallsInBody(c.localVarGen, arity, globals, r.body)
@@ -32,6 +43,10 @@ export function rewritePrintCalls(c: Compiler): void {
 
 function isPrintCall(e: Expr): boolean {
   return Array.isArray(e.terms) && isOperator(e.terms[0], 'print')
+}
+
+function isPrintOperator(t: Term): boolean {
+  return isOperator(t, 'print')
 }
 
 /** Removes print calls from `body` and the bodies nested in it. */

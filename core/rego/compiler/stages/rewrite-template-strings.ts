@@ -8,7 +8,7 @@ import type { Body, Expr, Rule, Term } from '../../syntax/ast.js'
 import type { Compiler } from '../compiler.js'
 import type { LocalVarGenerator } from '../local-vars.js'
 import { type ArityFn, outputVarsForBody, RESERVED_VARS } from '../safety.js'
-import { equalityExpr, operatorTerm, refName, stringTerm } from '../terms.js'
+import { equalityExpr, operatorTerm, refName, someTerm, stringTerm } from '../terms.js'
 import { collectVars, SAFETY_PARAMS, varsOf } from '../vars.js'
 
 /** The stage. */
@@ -17,6 +17,9 @@ export function rewriteTemplateStrings(c: Compiler): void {
   for (const mod of c.sortedModules()) {
     for (const rule of mod.rules) {
       for (let r: Rule | undefined = rule; r; r = r.else) {
+        // The rewrite needs the body's safe vars, a costly analysis, so rules without a template
+        // string (nearly all of them) are passed over.
+        if (!hasTemplateString(r)) continue
         const globals = new Set(RESERVED_VARS)
         if (r.head.args) collectVars(r.head.args, {}, globals)
         const errs: RegoError[] = []
@@ -29,6 +32,17 @@ export function rewriteTemplateStrings(c: Compiler): void {
       }
     }
   }
+}
+
+function hasTemplateString(r: Rule): boolean {
+  const isTemplate = (t: Term) => t.type === 'templatestring'
+  const h = r.head
+  return (
+    someTerm(r.body, isTemplate) ||
+    (h.args !== undefined && someTerm(h.args, isTemplate)) ||
+    (h.key !== undefined && someTerm(h.key, isTemplate)) ||
+    (h.value !== undefined && someTerm(h.value, isTemplate))
+  )
 }
 
 /** Rewrites template strings in a body; returns the vars safe after the body. */
