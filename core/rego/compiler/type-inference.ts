@@ -37,6 +37,9 @@ export class RuleTypes {
   /** null while a rule's type is being worked out (a rule that depends on itself is untyped). */
   readonly #cache = new Map<RuleTreeNode, Type | null>()
   readonly #functions = new Map<RuleTreeNode, Type | null>()
+  /** True while `#warm` works: the resolutions it starts find their dependencies known. */
+  #warming = false
+  #nodes: Map<Rule, RuleTreeNode> | undefined
 
   constructor(compiler: Compiler) {
     this.#compiler = compiler
@@ -57,13 +60,53 @@ export class RuleTypes {
     const node = this.#compiler.ruleTree.lookup(path)
     const first = node?.rules[0]?.rule.head.args
     if (!node || !first) return undefined
+    const result = this.#functionOf(node)
+    return result ? { result, arity: first.length } : undefined
+  }
+
+  #functionOf(node: RuleTreeNode): Type | undefined {
     let result = this.#functions.get(node)
     if (result === undefined) {
+      this.#warm(node)
       this.#functions.set(node, null)
       result = this.#functionResult(node) ?? null
       this.#functions.set(node, result)
     }
-    return result ? { result, arity: first.length } : undefined
+    return result ?? undefined
+  }
+
+  /**
+   * Works out the types of the rules and functions `node` depends on before its own, the deepest
+   * first, with a loop: resolving them on demand nests one resolution per link of a chain of rules
+   * that read each other (`r0 := r1`, `r1 := r2`, ...), and 500 links overflowed the stack.
+   */
+  #warm(node: RuleTreeNode): void {
+    if (this.#warming) return
+    this.#warming = true
+    try {
+      const known = (n: RuleTreeNode) => this.#cache.has(n) || this.#functions.has(n)
+      for (const dep of dependenciesFirst(node, this.#compiler.graph, this.#nodeOfRule(), known)) {
+        if (dep === node) continue
+        if (dep.rules[0]?.rule.head.args) this.#functionOf(dep)
+        else this.#typeOf(dep)
+      }
+    } finally {
+      this.#warming = false
+    }
+  }
+
+  /** The rule tree node of every rule (`else` branches included). */
+  #nodeOfRule(): Map<Rule, RuleTreeNode> {
+    if (!this.#nodes) {
+      const nodes = new Map<Rule, RuleTreeNode>()
+      this.#compiler.ruleTree.depthFirst((node) => {
+        for (const { rule } of node.rules)
+          for (let r: Rule | undefined = rule; r; r = r.else) nodes.set(r, node)
+        return false
+      })
+      this.#nodes = nodes
+    }
+    return this.#nodes
   }
 
   #functionResult(node: RuleTreeNode): Type | undefined {
@@ -86,6 +129,7 @@ export class RuleTypes {
 
   #typeOf(node: RuleTreeNode): Type | undefined {
     if (this.#cache.has(node)) return this.#cache.get(node) ?? undefined
+    this.#warm(node)
     this.#cache.set(node, null)
     const type = this.#ruleSetType(node)
     if (type) this.#cache.set(node, type)
@@ -115,6 +159,44 @@ export class RuleTypes {
     const type = constantType(produced) ?? this.#valueAfterBody(rule, produced)
     return head.key ? t.set(type) : type
   }
+}
+
+/**
+ * The rule tree nodes `start` depends on (through `compiler.graph`), each after the nodes it
+ * depends on, `start` last; nodes for which `known` holds are neither listed nor followed.
+ */
+function dependenciesFirst(
+  start: RuleTreeNode,
+  graph: Map<Rule, Set<Rule>>,
+  nodeOf: Map<Rule, RuleTreeNode>,
+  known: (node: RuleTreeNode) => boolean,
+): RuleTreeNode[] {
+  const depsOf = (node: RuleTreeNode): RuleTreeNode[] => {
+    const deps: RuleTreeNode[] = []
+    for (const { rule } of node.rules) {
+      for (let r: Rule | undefined = rule; r; r = r.else) {
+        for (const d of graph.get(r) ?? []) {
+          const n = nodeOf.get(d)
+          if (n && !known(n)) deps.push(n)
+        }
+      }
+    }
+    return deps
+  }
+  const order: RuleTreeNode[] = []
+  const seen = new Set([start])
+  const stack = [{ node: start, deps: depsOf(start), next: 0 }]
+  for (let top = stack.at(-1); top; top = stack.at(-1)) {
+    const dep = top.deps[top.next++]
+    if (dep === undefined) {
+      order.push(top.node)
+      stack.pop()
+    } else if (!seen.has(dep)) {
+      seen.add(dep)
+      stack.push({ node: dep, deps: depsOf(dep), next: 0 })
+    }
+  }
+  return order
 }
 
 /** The type of a constant term's value, or undefined when `term` is not constant. */
