@@ -13,6 +13,7 @@ import type { Value } from '../values/index.js'
 import { Frame, plug } from './bindings.js'
 import { UNDEFINED } from './cache.js'
 import { AsyncCallNeeded } from './calls.js'
+import { type EvalError, internalError } from './errors.js'
 import { type EvalPolicy, Evaluator, type EvaluatorOptions } from './evaluator.js'
 import { K, type PExpr } from './ir.js'
 
@@ -73,12 +74,16 @@ export class PreparedQuery {
     const text = tracer?.query ? bodyString(this.compiled.body) : ''
     const location = this.compiled.body[0]?.location
     tracer?.query?.('Enter', text, location)
-    e.evalQuery(this.body, frame, () => {
-      tracer?.query?.('Exit', text, location)
-      results.push(this.#result(frame, slots))
-      tracer?.query?.('Redo', text, location)
-      return false
-    })
+    try {
+      e.evalQuery(this.body, frame, () => {
+        tracer?.query?.('Exit', text, location)
+        results.push(this.#result(frame, slots))
+        tracer?.query?.('Redo', text, location)
+        return false
+      })
+    } catch (err) {
+      throw isStackOverflow(err) ? tooDeep(location) : err
+    }
     return { results, builtinErrors: e.builtinErrors, instructions: e.instructions }
   }
 
@@ -174,4 +179,20 @@ class LazyContext implements BuiltinContext {
 
 function lazyContext(policy: EvalPolicy, strictBuiltinErrors: boolean): BuiltinContext {
   return new LazyContext(policy, strictBuiltinErrors)
+}
+
+function isStackOverflow(err: unknown): boolean {
+  return err instanceof RangeError && err.message.includes('call stack')
+}
+
+/**
+ * The evaluator recurses once per expression of a body and once per rule a rule reads, on a
+ * JavaScript stack of fixed size: about 300 expressions in one body, or a chain of about 250 rules
+ * each reading the next, exceed it (docs/evaluator.md). Said plainly rather than as a RangeError.
+ */
+function tooDeep(location: Location | undefined): EvalError {
+  return internalError(
+    'evaluation nested too deeply for the JavaScript stack (a rule body of hundreds of expressions, or a chain of hundreds of rules each reading the next)',
+    location,
+  )
 }
