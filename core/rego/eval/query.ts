@@ -13,7 +13,7 @@ import type { Value } from '../values/index.js'
 import { Frame, plug } from './bindings.js'
 import { UNDEFINED } from './cache.js'
 import { AsyncCallNeeded } from './calls.js'
-import { type EvalError, internalError } from './errors.js'
+import { internalError } from './errors.js'
 import { type EvalPolicy, Evaluator, type EvaluatorOptions } from './evaluator.js'
 import { K, type PExpr } from './ir.js'
 
@@ -190,7 +190,7 @@ function isStackOverflow(err: unknown): boolean {
  * JavaScript stack of fixed size: about 300 expressions in one body, or a chain of about 250 rules
  * each reading the next, exceed it (docs/evaluator.md). Said plainly rather than as a RangeError.
  */
-function tooDeep(location: Location | undefined): EvalError {
+function tooDeep(location: Location | undefined) {
   return internalError(
     'evaluation nested too deeply for the JavaScript stack (a rule body of hundreds of expressions, or a chain of hundreds of rules each reading the next)',
     location,
