@@ -149,7 +149,29 @@ export function fastStep(expr: PExpr, root: VNode): FastStep | undefined {
   const b = expr.b as PTerm
   if (a.k === K.Var && b.k === K.Ref) return refStep(a.slot, b, root)
   if (b.k === K.Var && a.k === K.Ref) return refStep(b.slot, a, root)
+  if (a.k === K.Var && b.k === K.Var) return copyStep(a.slot, b.slot)
   return undefined
+}
+
+/**
+ * `x = y` where one side is unbound and the other bound to a value: what every `x := f(...)`
+ * becomes after RewriteExprTerms (`f(..., __local0__)`, then `x = __local0__`).
+ */
+function copyStep(x: number, y: number): FastStep {
+  const bind = (s: Frame['s'], to: number, v: Value, iter: Iter): boolean => {
+    s[to] = v
+    const r = iter()
+    s[to] = undefined
+    return r
+  }
+  return (_e, frame, iter) => {
+    const s = frame.s
+    const vx = s[x]
+    const vy = s[y]
+    if (vx === undefined && vy !== undefined && !(vy instanceof TermBinding)) return bind(s, x, vy, iter)
+    if (vy === undefined && vx !== undefined && !(vx instanceof TermBinding)) return bind(s, y, vx, iter)
+    return undefined
+  }
 }
 
 /** True for `x = input.a.b` (constant path) where nothing before it mentions `x`. */

@@ -187,8 +187,8 @@ function isStackOverflow(err: unknown): boolean {
 
 /**
  * The evaluator recurses once per expression of a body and once per rule a rule reads, on a
- * JavaScript stack of fixed size: about 300 expressions in one body, or a chain of about 250 rules
- * each reading the next, exceed it (docs/evaluator.md). Said plainly rather than as a RangeError.
+ * JavaScript stack of fixed size: some hundreds of expressions in one body, or a chain of about 250
+ * rules each reading the next, exceed it (docs/evaluator.md). Said plainly, not as a RangeError.
  */
 function tooDeep(location: Location | undefined) {
   return internalError(
