@@ -287,14 +287,16 @@ export function reorderBodyForSafety(
       if (added.has(e)) continue
       const ovs = outputVarsForExpr(e, arity, safe)
       const cv = diff(intersect(closureVars(e), bodyVars), globals)
-      if (cv.size > 0) {
-        // The vars the reordered prefix binds change only when an expression is added, so they
-        // are computed again only then (not once per expression: that made long bodies cubic).
+      // The closure vars the reordered prefix does not bind. The prefix's output vars never
+      // include `safe` ones, so closures that read only safe vars need not compute them; the
+      // others do so only after the prefix grew (once per expression made long bodies cubic).
+      let uv = cv
+      if (cv.size > 0 && !isSubset(cv, safe)) {
         if (boundBy.length !== reordered.length) {
           boundBy = { vars: outputVarsForBody(reordered, arity, safe), length: reordered.length }
         }
+        uv = diff(cv, boundBy.vars)
       }
-      const uv = cv.size > 0 ? diff(cv, boundBy.vars) : cv
       if (uv.size > 0) {
         if (setsEqual(uv, ovs)) continue
         unsafe.set(e, uv)
@@ -426,10 +428,13 @@ function intersect(a: Set<string>, b: Set<string>): Set<string> {
   return out
 }
 
-function setsEqual(a: Set<string>, b: Set<string>): boolean {
-  if (a.size !== b.size) return false
+function isSubset(a: Set<string>, b: Set<string>): boolean {
   for (const x of a) if (!b.has(x)) return false
   return true
+}
+
+function setsEqual(a: Set<string>, b: Set<string>): boolean {
+  return a.size === b.size && isSubset(a, b)
 }
 
 /** Orders locations as OPA does: by file, then row, then column. */

@@ -56,7 +56,7 @@ describe('large policies', () => {
       `package long\n\nsum := s if {\n\tsome z in input.zs\n${range(n)
         .map((i) => `\tc${i} := count([y | some y in input.xs; y > ${i} + z])`)
         .join('\n')}\n\tk = input.k\n\ts := c0 + c${n - 1} + k\n}`
-    expect(errorsOf(body(500))).toEqual([])
+    expect(errorsOf(body(2000))).toEqual([])
     expect(resultOf(policyOf(body(100)), 'data.long.sum', { zs: [0], xs: [0, 1, 50, 600], k: 10 })).toBe(
       3 + 1 + 10,
     )
