@@ -281,10 +281,23 @@ export function reorderBodyForSafety(
   const reordered: Body = []
   const added = new Set<Expr>()
   let boundBy = { vars: new Set<string>(), length: -1 }
+  // An expression refused on one pass is refused again on the next unless one of its vars was
+  // bound in between (what decides is which of its vars are bound; closures aside, which also
+  // read the prefix): such expressions are `settled` and passed over until then. A body written
+  // last expression first needs one pass per expression, each of which examined them all.
+  const settled = new Set<Expr>()
+  const readers = new Map<string, Expr[]>()
+  for (const e of body) {
+    for (const v of varsOf(e)) {
+      const list = readers.get(v)
+      if (list) list.push(e)
+      else readers.set(v, [e])
+    }
+  }
   for (;;) {
     const n = reordered.length
     for (const e of body) {
-      if (added.has(e)) continue
+      if (added.has(e) || settled.has(e)) continue
       const ovs = outputVarsForExpr(e, arity, safe)
       const cv = diff(intersect(closureVars(e), bodyVars), globals)
       // The closure vars the reordered prefix does not bind. The prefix's output vars never
@@ -307,7 +320,13 @@ export function reorderBodyForSafety(
         unsafe.delete(e)
         reordered.push(e)
         added.add(e)
-        addAll(safe, ovs)
+        for (const v of ovs) {
+          if (safe.has(v)) continue
+          safe.add(v)
+          for (const r of readers.get(v) ?? []) settled.delete(r)
+        }
+      } else if (cv.size === 0) {
+        settled.add(e)
       }
     }
     if (reordered.length === n) break

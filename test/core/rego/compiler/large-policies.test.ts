@@ -47,7 +47,7 @@ describe('large policies', () => {
       `package long\n\nlast := x${n} if {\n${range(n)
         .map((i) => `\tx${n - i} = x${n - i - 1} * 2`)
         .join('\n')}\n\tx0 = input.one\n}`
-    expect(errorsOf(body(1000))).toEqual([])
+    expect(errorsOf(body(2000))).toEqual([])
     expect(resultOf(policyOf(body(100)), 'data.long.last', { one: 1 })).toBe(2 ** 100)
   })
 
