@@ -7,13 +7,12 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join, relative, sep } from 'node:path'
-import { parse as losslessParse } from 'lossless-json'
 import { parse as parseYaml } from 'yaml'
 import { readBundle } from '../core/bundle/index.js'
 import { RegoErrors } from '../core/rego/errors.js'
 import type { Module } from '../core/rego/syntax/ast.js'
 import { parseModule } from '../core/rego/syntax/module-parser.js'
-import { fromJS, isObject, ObjectValue, type Value } from '../core/rego/values/index.js'
+import { fromJS, isObject, ObjectValue, parseJSON, type Value } from '../core/rego/values/index.js'
 import { findSelfReference } from '../core/self-reference.js'
 
 /** What was loaded. */
@@ -40,7 +39,10 @@ export interface LoadOptions {
 
 const DATA_FILES = new Set(['data.json', 'data.yaml', 'data.yml'])
 
-/** Parses a JSON or YAML document without losing big numbers (JSON). */
+/**
+ * Parses a JSON or YAML document without losing big numbers (JSON). JSON as Go decodes it for
+ * OPA: the last of duplicate keys wins.
+ */
 export function parseDocument(text: string, file: string): Value {
   try {
     if (/\.ya?ml$/i.test(file)) {
@@ -49,7 +51,7 @@ export function parseDocument(text: string, file: string): Value {
       if (loop !== undefined) throw new Error(`the YAML alias at ${loop} refers to a node that contains it`)
       return fromJS(value)
     }
-    return fromJS(losslessParse(text))
+    return parseJSON(text)
   } catch (err) {
     throw new Error(`${file}: ${err instanceof Error ? err.message : String(err)}`)
   }

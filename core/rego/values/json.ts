@@ -65,16 +65,23 @@ function mayLosePrecision(text: string): boolean {
  * value (as Go's decoder does). Throws a SyntaxError on invalid JSON.
  */
 export function parseJSON(text: string): Value {
-  if (!mayLosePrecision(text)) return fromJS(JSON.parse(text))
-  const parsed = losslessParse(text, null, {
-    parseNumber: (token) => {
-      const n = parseNumber(token)
-      if (n === undefined) throw new SyntaxError(`invalid number ${token}`)
-      return n
-    },
-    onDuplicateKey: (info) => info.newValue,
-  })
-  return fromJS(parsed)
+  try {
+    if (!mayLosePrecision(text)) return fromJS(JSON.parse(text))
+    const parsed = losslessParse(text, null, {
+      parseNumber: (token) => {
+        const n = parseNumber(token)
+        if (n === undefined) throw new SyntaxError(`invalid number ${token}`)
+        return n
+      },
+      onDuplicateKey: (info) => info.newValue,
+    })
+    return fromJS(parsed)
+  } catch (err) {
+    // Values are read and written recursively: thousands of nested arrays or objects exhaust
+    // the JavaScript stack. Said as such rather than as "Maximum call stack size exceeded".
+    if (err instanceof RangeError) throw new SyntaxError('JSON document nested too deeply')
+    throw err
+  }
 }
 
 /** How `toJS` renders numbers a JS number cannot hold exactly. */

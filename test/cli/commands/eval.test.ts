@@ -54,6 +54,18 @@ describe('regent eval', () => {
     expect(ok.stdout).toContain('123456789012345678901234567890')
   })
 
+  it('reads data and input JSON as OPA does: the last duplicate key wins, deep nesting is refused', async () => {
+    writeFileSync(join(dir, 'dup.json'), '{"a": 1, "a": 12345678901234567890}')
+    const dup = await runRegent(['eval', '-f', 'values', '-d', join(dir, 'dup.json'), 'data.a'])
+    expect(dup.stdout.replace(/\s/g, '')).toBe('[12345678901234567890]')
+    writeFileSync(join(dir, 'deep.json'), `{"user": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`)
+    const deep = await runRegent(['eval', '-i', join(dir, 'deep.json'), 'input.user'])
+    expect(deep.code).toBe(1)
+    expect(JSON.parse(deep.stdout).errors[0].message).toBe(
+      `${join(dir, 'deep.json')}: JSON document nested too deeply`,
+    )
+  })
+
   it('supports values, raw and pretty formats and --fail', async () => {
     const values = await runRegent(['eval', '-f', 'values', '-d', join(dir, 'policy'), 'data.authz.users'])
     expect(JSON.parse(values.stdout)).toEqual([['alice', 'bob']])

@@ -20,6 +20,15 @@ describe('parseJSON', () => {
     expect(() => parseJSON('{"a": }')).toThrow(SyntaxError)
     expect(() => parseJSON('{"a": 1234567890123456789012,}')).toThrow()
   })
+
+  it('reads 500 nested arrays, and says so of 100,000 rather than overflowing the stack', () => {
+    expect(toJSONText(parseJSON(`${'['.repeat(500)}1${']'.repeat(500)}`))).toBe(
+      `${'['.repeat(500)}1${']'.repeat(500)}`,
+    )
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`
+    expect(() => parseJSON(deep)).toThrow(new SyntaxError('JSON document nested too deeply'))
+    expect(() => parseJSON(`{"n": 12345678901234567890, "a": ${deep}}`)).toThrow(/nested too deeply/)
+  })
 })
 
 describe('toJSONText and toJS', () => {
