@@ -88,6 +88,20 @@ export function internalError(message: string, location?: Location): EvalError {
   return new EvalError('eval_internal_error', message, location)
 }
 
+/**
+ * The evaluator recurses once per expression of a body and once per rule a rule reads, on a
+ * JavaScript stack of fixed size: some hundreds of expressions in one body, or a chain of about 250
+ * rules each reading the next, exceed it (docs/evaluator.md). For such a RangeError, the error to
+ * report instead; undefined for any other error.
+ */
+export function stackDepthError(err: unknown, location?: Location): EvalError | undefined {
+  if (!(err instanceof RangeError) || !err.message.includes('call stack')) return undefined
+  return internalError(
+    'evaluation nested too deeply for the JavaScript stack (a rule body of hundreds of expressions, or a chain of hundreds of rules each reading the next)',
+    location,
+  )
+}
+
 /** The query ran past its deadline or was cancelled. */
 export function cancelError(message = 'caller cancelled query execution'): EvalError {
   return new EvalError('eval_cancel_error', message)

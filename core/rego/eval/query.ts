@@ -13,7 +13,7 @@ import type { Value } from '../values/index.js'
 import { Frame, plug } from './bindings.js'
 import { UNDEFINED } from './cache.js'
 import { AsyncCallNeeded } from './calls.js'
-import { internalError } from './errors.js'
+import { stackDepthError } from './errors.js'
 import { type EvalPolicy, Evaluator, type EvaluatorOptions } from './evaluator.js'
 import { K, type PExpr } from './ir.js'
 
@@ -82,7 +82,7 @@ export class PreparedQuery {
         return false
       })
     } catch (err) {
-      throw isStackOverflow(err) ? tooDeep(location) : err
+      throw stackDepthError(err, location) ?? err
     }
     return { results, builtinErrors: e.builtinErrors, instructions: e.instructions }
   }
@@ -179,20 +179,4 @@ class LazyContext implements BuiltinContext {
 
 function lazyContext(policy: EvalPolicy, strictBuiltinErrors: boolean): BuiltinContext {
   return new LazyContext(policy, strictBuiltinErrors)
-}
-
-function isStackOverflow(err: unknown): boolean {
-  return err instanceof RangeError && err.message.includes('call stack')
-}
-
-/**
- * The evaluator recurses once per expression of a body and once per rule a rule reads, on a
- * JavaScript stack of fixed size: some hundreds of expressions in one body, or a chain of about 250
- * rules each reading the next, exceed it (docs/evaluator.md). Said plainly, not as a RangeError.
- */
-function tooDeep(location: Location | undefined) {
-  return internalError(
-    'evaluation nested too deeply for the JavaScript stack (a rule body of hundreds of expressions, or a chain of hundreds of rules each reading the next)',
-    location,
-  )
 }

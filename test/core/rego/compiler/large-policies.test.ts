@@ -7,7 +7,13 @@
  * depth it fails with a plain error (docs/evaluator.md).
  */
 import { describe, expect, it } from 'vitest'
-import { compile, type Policy, parseModule, RegoErrors } from '../../../../core/rego/index.js'
+import {
+  compile,
+  type Policy,
+  parseModule,
+  partialEvaluateSync,
+  RegoErrors,
+} from '../../../../core/rego/index.js'
 import { fromJS, toJS } from '../../../../core/rego/values/index.js'
 
 function policyOf(src: string): Policy {
@@ -66,6 +72,27 @@ describe('large policies', () => {
     const lines = range(3000).map((i) => `\tx${i + 1} := x${i} + 1`)
     const p = policyOf(`package long\n\nlast := x3000 if {\n\tx0 := 0\n${lines.join('\n')}\n}`)
     expect(() => resultOf(p, 'data.long.last')).toThrow(
+      expect.objectContaining({
+        code: 'eval_internal_error',
+        message: expect.stringMatching(/nested too deeply/),
+      }),
+    )
+  })
+
+  it('says so too when partial evaluation nests deeper than the stack', () => {
+    const body = (n: number) =>
+      `package filters\n\nallow if {\n\tx0 := 0\n${range(n)
+        .map((i) => `\tx${i + 1} := x${i} + 1`)
+        .join('\n')}\n\tinput.tickets.cost > x${n}\n}`
+    const residual = partialEvaluateSync(policyOf(body(100)), 'data.filters.allow == true', {
+      unknowns: ['input.tickets'],
+    })
+    expect(residual.queries.map((q) => q.length)).toEqual([1])
+    expect(() =>
+      partialEvaluateSync(policyOf(body(3000)), 'data.filters.allow == true', {
+        unknowns: ['input.tickets'],
+      }),
+    ).toThrow(
       expect.objectContaining({
         code: 'eval_internal_error',
         message: expect.stringMatching(/nested too deeply/),
