@@ -214,22 +214,12 @@ export function groundPrefix(ref: Term[]): Term[] {
 
 /** True when any part of `t` (deeply, including closures) is a ref. */
 export function containsRefs(t: Term): boolean {
-  let found = false
-  walkTerms(t, (x) => {
-    if (x.type === 'ref') found = true
-    return found
-  })
-  return found
+  return someTerm(t, (x) => x.type === 'ref')
 }
 
 /** True when `t` contains a comprehension anywhere. */
 export function containsComprehensions(t: Term): boolean {
-  let found = false
-  walkTerms(t, (x) => {
-    if (isComprehension(x)) found = true
-    return found
-  })
-  return found
+  return someTerm(t, isComprehension)
 }
 
 /** True when a head term needs evaluation (it holds refs or comprehensions). */

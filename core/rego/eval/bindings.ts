@@ -35,6 +35,15 @@ export class Frame {
   }
 }
 
+/** Binds `slot` of `frame` to `v` for the duration of `iter` (its answer: stop or go on). */
+export function bindValue(frame: Frame, slot: number, v: Value | TermBinding, iter: () => boolean): boolean {
+  // NOTE(regent): no try/finally: an exception abandons the whole query, frames included.
+  frame.s[slot] = v
+  const stop = iter()
+  frame.s[slot] = undefined
+  return stop
+}
+
 /**
  * The value of `t` in `frame`, or undefined when it is not ground (an unbound var) or needs
  * evaluation (refs, comprehensions). This is OPA's `plug` for the common, fully bound case.

@@ -14,7 +14,13 @@ import { isArray, isObject, isSet, ObjectValue, SetValue, type Value } from '../
 import { Frame, plug, same } from './bindings.js'
 import { UNDEFINED, VirtualCache } from './cache.js'
 import { evalCall } from './calls.js'
-import { cancelError, instructionLimitError, internalError, objectKeyConflictError } from './errors.js'
+import {
+  cancelError,
+  instructionLimitError,
+  internalError,
+  objectKeyConflictError,
+  stackDepthError,
+} from './errors.js'
 import type { FastStep } from './fast.js'
 import {
   K,
@@ -131,9 +137,16 @@ export class Evaluator {
     })
   }
 
-  /** Evaluates a query body in `frame`; `iter` sees each solution. */
+  /**
+   * Evaluates a query body in `frame`; `iter` sees each solution. Evaluation deeper than the
+   * JavaScript stack fails with a plain `eval_internal_error` (see `stackDepthError`).
+   */
   evalQuery(body: PExpr[], frame: Frame, iter: Iter): boolean {
-    return this.evalBody(body, 0, frame, iter)
+    try {
+      return this.evalBody(body, 0, frame, iter)
+    } catch (err) {
+      throw stackDepthError(err, body[0]?.src.location) ?? err
+    }
   }
 
   /**

@@ -6,7 +6,7 @@
  * tracing, and any shape or binding they do not expect falls back to the generic step.
  */
 import { isArray, isObject, isSet, type Value } from '../values/index.js'
-import { type Frame, plug, TermBinding } from './bindings.js'
+import { bindValue, type Frame, plug, TermBinding } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import { K, type PExpr, type PRef, type PTerm, Root, type VNode, X } from './ir.js'
 
@@ -84,12 +84,7 @@ function refStep(target: number, ref: PRef, root: VNode): FastStep | undefined {
       cur = base ? baseChild(cur, key) : child(cur, key)
     }
     if (cur === undefined) return false
-    if (stop === n) {
-      s[target] = cur
-      const r = iter()
-      s[target] = undefined
-      return r
-    }
+    if (stop === n) return bindValue(frame, target, cur, iter)
     // Enumerate the last path element, binding it and the target.
     if (target === lastSlot) return undefined
     return each(e, cur, (k, v) => {
@@ -158,18 +153,13 @@ export function fastStep(expr: PExpr, root: VNode): FastStep | undefined {
  * becomes after RewriteExprTerms (`f(..., __local0__)`, then `x = __local0__`).
  */
 function copyStep(x: number, y: number): FastStep {
-  const bind = (s: Frame['s'], to: number, v: Value, iter: Iter): boolean => {
-    s[to] = v
-    const r = iter()
-    s[to] = undefined
-    return r
-  }
   return (_e, frame, iter) => {
-    const s = frame.s
-    const vx = s[x]
-    const vy = s[y]
-    if (vx === undefined && vy !== undefined && !(vy instanceof TermBinding)) return bind(s, x, vy, iter)
-    if (vy === undefined && vx !== undefined && !(vx instanceof TermBinding)) return bind(s, y, vx, iter)
+    const vx = frame.s[x]
+    const vy = frame.s[y]
+    if (vx === undefined && vy !== undefined && !(vy instanceof TermBinding))
+      return bindValue(frame, x, vy, iter)
+    if (vy === undefined && vx !== undefined && !(vx instanceof TermBinding))
+      return bindValue(frame, y, vx, iter)
     return undefined
   }
 }

@@ -16,7 +16,6 @@ import type { Value } from '../values/index.js'
 import { Frame } from './bindings.js'
 import { UNDEFINED } from './cache.js'
 import { AsyncCallNeeded } from './calls.js'
-import { stackDepthError } from './errors.js'
 import { Evaluator } from './evaluator.js'
 import type { PExpr } from './ir.js'
 import { PartialEval } from './partial-eval.js'
@@ -124,16 +123,12 @@ export function partialEvaluateSync(
   for (const u of unknowns) live.add(String(u[0]))
   for (const n of q.names) if (!isGeneratedVar(n) && !n.startsWith('$')) live.add(n)
   const queries: Body[] = []
-  try {
-    e.evalQuery(q.body, frame, () => {
-      const body = pe.plugger.query(pe.stack.entries())
-      body.push(...bindings(pe, frame))
-      queries.push(pe.propagate(body, { live, arity: pe.arity }))
-      return false
-    })
-  } catch (err) {
-    throw stackDepthError(err) ?? err
-  }
+  e.evalQuery(q.body, frame, () => {
+    const body = pe.plugger.query(pe.stack.entries())
+    body.push(...bindings(pe, frame))
+    queries.push(pe.propagate(body, { live, arity: pe.arity }))
+    return false
+  })
   const t2 = process.hrtime.bigint()
   return {
     queries,

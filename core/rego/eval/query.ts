@@ -13,7 +13,6 @@ import type { Value } from '../values/index.js'
 import { Frame, plug } from './bindings.js'
 import { UNDEFINED } from './cache.js'
 import { AsyncCallNeeded } from './calls.js'
-import { stackDepthError } from './errors.js'
 import { type EvalPolicy, Evaluator, type EvaluatorOptions } from './evaluator.js'
 import { K, type PExpr } from './ir.js'
 
@@ -74,16 +73,12 @@ export class PreparedQuery {
     const text = tracer?.query ? bodyString(this.compiled.body) : ''
     const location = this.compiled.body[0]?.location
     tracer?.query?.('Enter', text, location)
-    try {
-      e.evalQuery(this.body, frame, () => {
-        tracer?.query?.('Exit', text, location)
-        results.push(this.#result(frame, slots))
-        tracer?.query?.('Redo', text, location)
-        return false
-      })
-    } catch (err) {
-      throw stackDepthError(err, location) ?? err
-    }
+    e.evalQuery(this.body, frame, () => {
+      tracer?.query?.('Exit', text, location)
+      results.push(this.#result(frame, slots))
+      tracer?.query?.('Redo', text, location)
+      return false
+    })
     return { results, builtinErrors: e.builtinErrors, instructions: e.instructions }
   }
 

@@ -4,18 +4,9 @@
  * path against a ground value, which is what nearly every expression reduces to.
  */
 import { isArray, isObject, type Value } from '../values/index.js'
-import { type Frame, plug, same, TermBinding } from './bindings.js'
+import { bindValue, type Frame, plug, same, TermBinding } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import { K, type PTerm, Root } from './ir.js'
-
-/** Binds `slot` of `frame` to `v` for the duration of `iter`. */
-function bindValue(frame: Frame, slot: number, v: Value | TermBinding, iter: Iter): boolean {
-  // NOTE(regent): no try/finally: an exception abandons the whole query, frames included.
-  frame.s[slot] = v
-  const stop = iter()
-  frame.s[slot] = undefined
-  return stop
-}
 
 /** True for terms that are evaluated rather than matched (refs, comprehensions). */
 function isDynamic(t: PTerm): boolean {
