@@ -1,18 +1,22 @@
 /**
  * Rego parser throughput on generated policies of 1, 5 and 20 MB (the goal is at least 10 MB/s,
  * growing linearly with size), with the heap the AST keeps per MB of source, the lexer alone and
- * the formatter. The machine is shared, so every parse run is followed by a `JSON.parse` of a JSON
+ * the formatter. The machine is shared, so every parse run is preceded by a `JSON.parse` of a JSON
  * document of the same size: the ratio of the two (best to best, median to median) moves much
  * less with the load than either figure. Each figure is given as best and median of the runs; the
  * spread between them comes as much from V8's pretenuring decisions, which change from one process
- * to the next, as from the load (docs/parser-performance.md).
+ * to the next, as from the load (docs/parser-performance.md). Nearly every object a parse makes
+ * lives as long as the AST, so most of a parse is garbage collection; the share of each parse spent
+ * in GC pauses, and the parser's rate without them, show what grows with size and what does not.
  */
 import { spawnSync } from 'node:child_process'
 import os from 'node:os'
+import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 import { formatModule } from '../../core/rego/format/formatter.js'
+import type { Module } from '../../core/rego/syntax/ast.js'
 import { lex } from '../../core/rego/syntax/lexer.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
 
@@ -95,13 +99,41 @@ interface Row {
   size: number
   parse: number[]
   json: number[]
+  /** Share of each parse's wall time spent in garbage collection pauses (0-1). */
+  gcShare: number[]
   lex: number[]
   format: number[]
   heapPerMb: number
   rss: number
 }
 
-function measure(targetMb: number, runs: number, gc: () => void): Row {
+/**
+ * Garbage collection pauses, as Node reports them (`gc` performance entries, delivered a moment
+ * after each collection): what share of a timed span they took.
+ */
+class GcPauses {
+  readonly #pauses: Array<[number, number]> = []
+  readonly #observer = new PerformanceObserver((list) => this.#record(list.getEntries()))
+
+  constructor() {
+    this.#observer.observe({ entryTypes: ['gc'] })
+  }
+
+  /** The share of `[start, end)` spent in pauses; waits for the entries of the last ones. */
+  async shareOf(start: number, end: number): Promise<number> {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    this.#record(this.#observer.takeRecords())
+    let paused = 0
+    for (const [from, to] of this.#pauses) paused += Math.max(0, Math.min(to, end) - Math.max(from, start))
+    return paused / (end - start)
+  }
+
+  #record(entries: PerformanceEntry[]): void {
+    for (const e of entries) this.#pauses.push([e.startTime, e.startTime + e.duration])
+  }
+}
+
+async function measure(targetMb: number, runs: number, gc: () => void, pauses: GcPauses): Promise<Row> {
   const text = generatePolicy(targetMb * MB)
   const json = generateJson(text.length)
   const bytes = Buffer.byteLength(text)
@@ -109,44 +141,53 @@ function measure(targetMb: number, runs: number, gc: () => void): Row {
     size: bytes / MB,
     parse: [],
     json: [],
+    gcShare: [],
     lex: [],
     format: [],
     heapPerMb: 0,
     rss: 0,
   }
-  // Timed runs follow each other with no forced GC in between: a full GC that finds every object
-  // of the last parse dead also drops the hidden classes V8 compiled the parser for, and the next
-  // run would then measure recompilation.
+  // Each run starts with no AST alive: the last run's is dropped first, but no GC is forced in
+  // between (a full GC that finds every object of the last parse dead also drops the hidden
+  // classes V8 compiled the parser for, and the next run would measure recompilation). With the
+  // last AST alive, each parse would also pay for marking it, and the lexer's token arrays
+  // (external memory) would make V8 mark the whole heap before the lexer even starts.
+  let kept: Module | undefined
   for (let r = 0; r < runs; r++) {
-    let module: ReturnType<typeof parseModule> | undefined
-    const parseMs = timed(() => {
-      module = parseModule(text)
-    })
-    row.rss = Math.max(row.rss, process.memoryUsage().rss / MB)
-    const jsonMs = timed(() => JSON.parse(json))
-    row.parse.push(rate(bytes, parseMs))
-    row.json.push(rate(json.length, jsonMs))
-    if (r < 2) {
+    kept = undefined
+    if (r < 2)
       row.lex.push(
         rate(
           bytes,
           timed(() => lex(text)),
         ),
       )
-      const parsed = module
-      if (parsed)
-        row.format.push(
-          rate(
-            bytes,
-            timed(() => formatModule(parsed)),
-          ),
-        )
-    }
+    row.json.push(
+      rate(
+        json.length,
+        timed(() => JSON.parse(json)),
+      ),
+    )
+    const start = performance.now()
+    kept = parseModule(text)
+    const end = performance.now()
+    row.parse.push(rate(bytes, end - start))
+    row.gcShare.push(await pauses.shareOf(start, end))
+    row.rss = Math.max(row.rss, process.memoryUsage().rss / MB)
+    const parsed = kept
+    if (r < 2)
+      row.format.push(
+        rate(
+          bytes,
+          timed(() => formatModule(parsed)),
+        ),
+      )
   }
+  kept = undefined
   // The heap the AST keeps, per MB of source, from one more (untimed) parse between two full GCs.
   gc()
   const before = process.memoryUsage().heapUsed
-  const kept = parseModule(text)
+  kept = parseModule(text)
   gc()
   row.heapPerMb = (process.memoryUsage().heapUsed - before) / bytes
   if (kept.rules.length === 0) throw new Error('the generated policy has no rules')
@@ -154,16 +195,20 @@ function measure(targetMb: number, runs: number, gc: () => void): Row {
 }
 
 const HEADER =
-  '      size |  parse MB/s   | JSON.parse MB/s | parse/JSON  | heap/MB | lex MB/s | format MB/s | RSS MB\n' +
-  '           |  best    med  |  best     med   |  best   med |   MB    |   best   |    best     |'
+  '      size |  parse MB/s   | JSON.parse MB/s | parse/JSON  | GC pauses | parse without | heap/MB | lex MB/s | format MB/s | RSS MB\n' +
+  '           |  best    med  |  best     med   |  best   med |  % of med | GC, MB/s med  |   MB    |   best   |    best     |'
 
 function line(row: Row): string {
   const f = (n: number, w: number, d = 1) => n.toFixed(d).padStart(w)
+  // The parser's own rate: each run's MB/s with its GC pauses taken out.
+  const own = row.parse.map((r, i) => r / (1 - (row.gcShare[i] ?? 0)))
   return [
     `${f(row.size, 6)} MB`,
     `${f(best(row.parse), 6)} ${f(median(row.parse), 6)} `,
     `${f(best(row.json), 6)} ${f(median(row.json), 7)}  `,
     `${f(best(row.parse) / best(row.json), 5, 3)} ${f(median(row.parse) / median(row.json), 5, 3)}`,
+    `${f(median(row.gcShare) * 100, 6, 0)}   `,
+    `${f(median(own), 9)}    `,
     `${f(row.heapPerMb, 6)}  `,
     `${f(best(row.lex), 7)}  `,
     `${f(best(row.format), 9)}  `,
@@ -177,14 +222,15 @@ const SIZES = [
   [20, 3],
 ] as const
 
-function measureAll(): void {
+async function measureAll(): Promise<void> {
   const gc = exposeGc()
+  const pauses = new GcPauses()
   // Warm up the JIT on a small policy first.
   const warm = generatePolicy(256 * 1024)
   for (let i = 0; i < 3; i++) formatModule(parseModule(warm))
   JSON.parse(generateJson(256 * 1024))
   console.log(HEADER)
-  for (const [target, runs] of SIZES) console.log(`   ${line(measure(target, runs, gc))}`)
+  for (const [target, runs] of SIZES) console.log(`   ${line(await measure(target, runs, gc, pauses))}`)
 }
 
 export async function run(): Promise<void> {
@@ -193,7 +239,7 @@ export async function run(): Promise<void> {
     `   load average ${load?.toFixed(1)} on ${os.cpus().length} CPUs; runs: ${SIZES.map(([s, r]) => `${r} at ${s} MB`).join(', ')}`,
   )
   console.log('   default V8 heap settings')
-  measureAll()
+  await measureAll()
   // Most of the parse time is garbage collection of an AST whose objects all survive, so V8's
   // young generation size matters: the same measurement in a child process started with a 64 MB
   // semi-space (what NODE_OPTIONS=--max-semi-space-size=64 gives the CLI).
@@ -207,4 +253,4 @@ export async function run(): Promise<void> {
 }
 
 const CHILD_FLAG = '--parse-bench-child'
-if (process.argv.includes(CHILD_FLAG)) measureAll()
+if (process.argv.includes(CHILD_FLAG)) await measureAll()
