@@ -61,6 +61,16 @@ export function checkRecursion(c: Compiler): void {
   })
 }
 
+/** A rule being visited by a depth-first walk, with the dependencies it has yet to follow. */
+interface Visit {
+  rule: Rule
+  deps: Iterator<Rule>
+}
+
+function startVisit(graph: Map<Rule, Set<Rule>>, rule: Rule): Visit {
+  return { rule, deps: (graph.get(rule) ?? new Set()).values() }
+}
+
 /**
  * The rules that lie on a cycle, each with the number of its strongly connected component
  * (Tarjan's algorithm, with an explicit stack: a chain of 10,000 rules is no deeper than one).
@@ -75,13 +85,13 @@ function rulesOnCycles(graph: Map<Rule, Set<Rule>>): Map<Rule, number> {
   let components = 0
   for (const root of graph.keys()) {
     if (index.has(root)) continue
-    const work: Array<{ rule: Rule; deps: Iterator<Rule> }> = []
+    const work: Visit[] = []
     const open = (r: Rule): void => {
       index.set(r, counter)
       low.set(r, counter++)
       stack.push(r)
       onStack.add(r)
-      work.push({ rule: r, deps: (graph.get(r) ?? new Set()).values() })
+      work.push(startVisit(graph, r))
     }
     open(root)
     for (let top = work.at(-1); top; top = work.at(-1)) {
@@ -122,9 +132,7 @@ function cyclePath(
   cyclic: Map<Rule, number>,
 ): Rule[] {
   const visited = new Set<Rule>([rule])
-  const work: Array<{ rule: Rule; deps: Iterator<Rule> }> = [
-    { rule, deps: (graph.get(rule) ?? new Set()).values() },
-  ]
+  const work = [startVisit(graph, rule)]
   for (let top = work.at(-1); top; top = work.at(-1)) {
     const next = top.deps.next()
     if (next.done) {
@@ -135,7 +143,7 @@ function cyclePath(
     if (d === rule) return [...work.map((w) => w.rule), rule]
     if (visited.has(d) || cyclic.get(d) !== component) continue
     visited.add(d)
-    work.push({ rule: d, deps: (graph.get(d) ?? new Set()).values() })
+    work.push(startVisit(graph, d))
   }
   return []
 }
