@@ -19,6 +19,7 @@ import { formatModule } from '../../core/rego/format/formatter.js'
 import type { Module } from '../../core/rego/syntax/ast.js'
 import { lex } from '../../core/rego/syntax/lexer.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
+import { describeFreshMemory, type FreshMemory, measureFreshMemory, pageFaults } from './fresh-memory.js'
 
 /** A policy of about `bytes` bytes built from a block that uses most constructs. */
 export function generatePolicy(bytes: number): string {
@@ -101,6 +102,8 @@ interface Row {
   json: number[]
   /** Share of each parse's wall time spent in garbage collection pauses (0-1). */
   gcShare: number[]
+  /** Page faults of each parse: the new memory it touched. */
+  faults: number[]
   lex: number[]
   format: number[]
   heapPerMb: number
@@ -142,6 +145,7 @@ async function measure(targetMb: number, runs: number, gc: () => void, pauses: G
     parse: [],
     json: [],
     gcShare: [],
+    faults: [],
     lex: [],
     format: [],
     heapPerMb: 0,
@@ -168,9 +172,11 @@ async function measure(targetMb: number, runs: number, gc: () => void, pauses: G
         timed(() => JSON.parse(json)),
       ),
     )
+    const faultsBefore = pageFaults()
     const start = performance.now()
     kept = parseModule(text)
     const end = performance.now()
+    row.faults.push(pageFaults() - faultsBefore)
     row.parse.push(rate(bytes, end - start))
     row.gcShare.push(await pauses.shareOf(start, end))
     row.rss = Math.max(row.rss, process.memoryUsage().rss / MB)
@@ -195,13 +201,23 @@ async function measure(targetMb: number, runs: number, gc: () => void, pauses: G
 }
 
 const HEADER =
-  '      size |  parse MB/s   | JSON.parse MB/s | parse/JSON  | GC pauses | parse without | heap/MB | lex MB/s | format MB/s | RSS MB\n' +
-  '           |  best    med  |  best     med   |  best   med |  % of med | GC, MB/s med  |   MB    |   best   |    best     |'
+  '      size |  parse MB/s   | JSON.parse MB/s | parse/JSON  | GC pauses | parse without | new pages | page faults |  bound by   | parse without    | heap/MB | lex MB/s | format MB/s | RSS MB\n' +
+  '           |  best    med  |  best     med   |  best   med |  % of med | GC, MB/s med  | MB per MB |  % of med   | faults MB/s | faults, MB/s med |   MB    |   best   |    best     |'
 
-function line(row: Row): string {
+function line(row: Row, fresh: FreshMemory): string {
   const f = (n: number, w: number, d = 1) => n.toFixed(d).padStart(w)
   // The parser's own rate: each run's MB/s with its GC pauses taken out.
   const own = row.parse.map((r, i) => r / (1 - (row.gcShare[i] ?? 0)))
+  // The share of each parse spent mapping new pages, at what one page fault cost at the start of
+  // the run (an estimate: some faults happen on the GC's helper thread, beside the parser).
+  const faultShare = row.parse.map((r, i) => {
+    const ms = (row.size / r) * 1000
+    return Math.min(1, ((row.faults[i] ?? 0) * fresh.msPerFault) / ms)
+  })
+  const withoutFaults = row.parse.map((r, i) => r / (1 - Math.min(0.99, faultShare[i] ?? 0)))
+  const newPagesPerMb = (median(row.faults) * fresh.bytesPerFault) / MB / row.size
+  // The fastest any parse could be that maps this much new memory, with no other work at all.
+  const faultBound = 1000 / (newPagesPerMb * fresh.msPerMb)
   return [
     `${f(row.size, 6)} MB`,
     `${f(best(row.parse), 6)} ${f(median(row.parse), 6)} `,
@@ -209,6 +225,10 @@ function line(row: Row): string {
     `${f(best(row.parse) / best(row.json), 5, 3)} ${f(median(row.parse) / median(row.json), 5, 3)}`,
     `${f(median(row.gcShare) * 100, 6, 0)}   `,
     `${f(median(own), 9)}    `,
+    `${f(newPagesPerMb, 7)}  `,
+    `${f(median(faultShare) * 100, 8, 0)}   `,
+    `${f(faultBound, 9)}  `,
+    `${f(median(withoutFaults), 11)}     `,
     `${f(row.heapPerMb, 6)}  `,
     `${f(best(row.lex), 7)}  `,
     `${f(best(row.format), 9)}  `,
@@ -229,8 +249,12 @@ async function measureAll(): Promise<void> {
   const warm = generatePolicy(256 * 1024)
   for (let i = 0; i < 3; i++) formatModule(parseModule(warm))
   JSON.parse(generateJson(256 * 1024))
+  const fresh = measureFreshMemory()
+  console.log(`   ${describeFreshMemory(fresh)}`)
   console.log(HEADER)
-  for (const [target, runs] of SIZES) console.log(`   ${line(await measure(target, runs, gc, pauses))}`)
+  for (const [target, runs] of SIZES)
+    console.log(`   ${line(await measure(target, runs, gc, pauses), fresh)}`)
+  console.log(`   at the end, ${describeFreshMemory(measureFreshMemory())}`)
 }
 
 export async function run(): Promise<void> {
