@@ -161,9 +161,28 @@ class ModulePrinter extends TermPrinter {
     }
   }
 
+  /**
+   * True when the rule is printed on one line, so that it can stay grouped with a neighbour that
+   * is too: not a default rule, no else chain (its `else` goes on a line of its own), and a
+   * constant or a single condition after `if` (a lone set or empty object keeps its braces).
+   */
   private groupable(rule: Rule): boolean {
-    if (rule.body.length > 1 || rule.default || !rule.location) return false
+    if (rule.body.length > 1 || rule.default || rule.else || !rule.location || !this.usesIf(rule))
+      return false
+    return rule.body.length === 0 || rule.generatedBody === true || this.inlineCondition(rule) !== undefined
+  }
+
+  private usesIf(rule: Rule): boolean {
     return this.flags.ifs && (this.flags.contains || rule.head.value !== undefined)
+  }
+
+  /** The body's only expression when it is written after `if` on the line where the head ends. */
+  private inlineCondition(rule: Rule): Expr | undefined {
+    const only = rule.body[0]
+    if (rule.body.length !== 1 || !only || isSetTerm(only) || isEmptyObject(only)) return undefined
+    const headLoc = rule.head.location
+    const headEndRow = (headLoc?.row ?? 0) + newlines(locationText(headLoc) ?? '')
+    return only.location?.row === headEndRow ? only : undefined
   }
 
   private rule(rule: Rule, isElse: boolean): void {
@@ -176,20 +195,15 @@ class ModulePrinter extends TermPrinter {
       w.endLine()
       return
     }
-    const useIf = this.flags.ifs && (this.flags.contains || rule.head.value !== undefined)
-    if (useIf) {
+    if (this.usesIf(rule)) {
       w.write(' if')
-      const only = rule.body[0]
-      if (rule.body.length === 1 && only && !isSetTerm(only) && !isEmptyObject(only)) {
-        const headLoc = rule.head.location
-        const headEndRow = (headLoc?.row ?? 0) + newlines(locationText(headLoc) ?? '')
-        if (only.location?.row === headEndRow) {
-          w.write(' ')
-          this.expr(only)
-          w.endLine()
-          if (rule.else) this.elseRule(rule)
-          return
-        }
+      const only = this.inlineCondition(rule)
+      if (only) {
+        w.write(' ')
+        this.expr(only)
+        w.endLine()
+        if (rule.else) this.elseRule(rule)
+        return
       }
     }
     w.write(' {')

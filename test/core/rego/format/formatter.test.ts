@@ -52,6 +52,18 @@ describe('formatter', () => {
     )
   })
 
+  it('groups only rules it prints on one line: braced set bodies and else chains are set apart', () => {
+    // Each pair is adjacent in the source; a lone set (or empty object) body keeps its braces and
+    // an else goes on a line of its own, so those rules end in `}` or `else` and need a blank line.
+    expect(
+      roundTrip(
+        'package a\n\nb if { {1} }\nc := 1\nd := 1 if input.x else := 2\ne := 3 if input.y\nf if { {} }\ng := 4\nh := 5\n',
+      ),
+    ).toBe(
+      'package a\n\nb if {\n\t{1}\n}\n\nc := 1\n\nd := 1 if input.x\n\nelse := 2\n\ne := 3 if input.y\n\nf if {\n\t{}\n}\n\ng := 4\nh := 5\n',
+    )
+  })
+
   it('puts a single same-line condition after if, and braces otherwise', () => {
     expect(roundTrip('package a\np if { input.x }\n\nq if {\n  input.y\n}\n')).toBe(
       'package a\n\np if input.x\n\nq if {\n\tinput.y\n}\n',
