@@ -557,7 +557,8 @@ function trueExpr(location: Location): Expr {
 
 function isAmbiguousUnion(body: Body): boolean {
   const first = body[0]
-  if (!first || !Array.isArray(first.terms)) return false
+  // A negated expression cannot be a comprehension's head: `not (a | b)` stays a literal.
+  if (!first || first.negated || !Array.isArray(first.terms)) return false
   const op = first.terms[0]
   return (
     op?.type === 'ref' &&

@@ -53,6 +53,16 @@ describe('rules', () => {
     expect(oneLine.body[0]?.terms[0]).toEqual(op('equal'))
   })
 
+  it('reads `if { a | b }` as a set comprehension, as OPA does, but `not (a | b)` as a body', () => {
+    const lone = rule('p if { a | b }') as { body: Array<{ terms: { type: string } }> }
+    expect(lone.body[0]?.terms.type).toBe('setcomprehension')
+    const negated = rule('p if {\n\tnot (a | b)\n}') as {
+      body: Array<{ negated?: boolean; terms: unknown[] }>
+    }
+    expect(negated.body[0]?.negated).toBe(true)
+    expect(negated.body[0]?.terms[0]).toEqual(op('or'))
+  })
+
   it('parses default rules and functions, and validates them', () => {
     expect(rule('default allow := false')).toEqual({
       body: TRUE_BODY,
