@@ -7,8 +7,9 @@
  * type (`TERM_PRINTERS` in terms.ts).
  *
  * Where `opa fmt` would change the AST (`p if { true }` to `p := true`, a number template part to
- * text), this printer keeps the AST; the only intended AST change is v1's `:=` for rule values
- * written with `=`. docs/ast-json.md lists these choices.
+ * text), this printer keeps the AST; the intended AST changes are v1's `:=` for rule values
+ * written with `=` and, as in `opa fmt`, dropping `future.keywords` imports next to `import rego.v1`.
+ * docs/ast-json.md lists these choices.
  */
 import { formatError, RegoErrors } from '../errors.js'
 import type { Body, Expr, Head, Import, Location, Module, Rule, SomeDecl, Term } from '../syntax/ast.js'
@@ -49,6 +50,8 @@ function byPosition(a: { location?: Location }, b: { location?: Location }): num
 /** Prints one module: package, imports, rules, bodies and expressions. */
 class ModulePrinter extends TermPrinter {
   private readonly flags: Flags
+  /** Set while printing the first expression of a rule body (see `expr`). */
+  private leadingUnion = false
 
   constructor(
     private readonly module: Module,
@@ -89,7 +92,7 @@ class ModulePrinter extends TermPrinter {
     this.ref([{ type: 'var', value: first?.type === 'string' ? first.value : '' }, ...rest])
     w.blankLine()
 
-    const others: Array<Import | Rule> = [...this.module.imports, ...this.module.rules].sort(
+    const others: Array<Import | Rule> = [...keptImports(this.module.imports), ...this.module.rules].sort(
       (a, b) =>
         (a.location?.row ?? 0) - (b.location?.row ?? 0) || (a.location?.col ?? 0) - (b.location?.col ?? 0),
     )
@@ -189,7 +192,7 @@ class ModulePrinter extends TermPrinter {
     const w = this.w
     if (!isElse) w.startLine()
     if (rule.default) w.write('default ')
-    const expandedConst = rule.generatedBody === true && !rule.else
+    const expandedConst = (rule.generatedBody === true || this.redundantTrueBody(rule)) && !rule.else
     this.head(rule.head, rule.default === true, expandedConst, isElse)
     if (rule.body.length === 0 || expandedConst) {
       w.endLine()
@@ -209,7 +212,8 @@ class ModulePrinter extends TermPrinter {
     w.write(' {')
     w.endLine()
     w.up()
-    this.body(rule.body)
+    // Only a rule's own `if {` can be read back as a set comprehension; else bodies cannot.
+    this.body(rule.body, !isElse)
     const close = rule.head.args
       ? closingRow(rule.location, '{', '}', ['(', ')'])
       : closingRow(rule.location, '{', '}', rule.head.key && !this.flags.refHeads ? ['[', ']'] : undefined)
@@ -218,6 +222,27 @@ class ModulePrinter extends TermPrinter {
     w.startLine()
     w.write('}')
     if (rule.else) this.elseRule(rule)
+  }
+
+  /**
+   * True for a body that is just `true` under a head that stands on its own without it
+   * (`a.b.c := 1 if true`, `p contains "x" if { true }`, `else := 2 if true`): the parser gives a
+   * rule without a body that same `true` body, so dropping it keeps the AST. Boolean rules keep it
+   * (`p if true`), as their value would have to be written out instead.
+   */
+  private redundantTrueBody(rule: Rule): boolean {
+    const only = rule.body[0]
+    if (rule.body.length !== 1 || !only || only.negated || only.with?.length || !this.usesIf(rule))
+      return false
+    const t = only.terms
+    if (Array.isArray(t) || t.type !== 'boolean' || t.value !== true) return false
+    const head = rule.head
+    // Without a body, `q[1] := y` reads back with `1` as the head's key as well: keep the body.
+    if (head.ref.length === 2 && head.value !== undefined && head.key === undefined) return false
+    return (
+      (head.value !== undefined && !head.generatedValue) ||
+      (head.key !== undefined && head.value === undefined)
+    )
   }
 
   private elseRule(rule: Rule): void {
@@ -253,7 +278,7 @@ class ModulePrinter extends TermPrinter {
       }
       if (head.args && head.args.length > 0) {
         w.write('(')
-        this.iterable(head.args, head.location, closingRow(head.location, '(', ')'))
+        this.iterable(head.args, head.location, closingRow(head.location, '(', ')'), false)
         w.write(')')
       }
       if (head.key) {
@@ -283,7 +308,7 @@ class ModulePrinter extends TermPrinter {
   // -------------------------------------------------------------------------------------------------
   // Bodies and expressions
 
-  body(body: Body): void {
+  body(body: Body, guardLeadingUnion = false): void {
     const w = this.w
     w.insertComments(body[0]?.location)
     for (const [i, expr] of body.entries()) {
@@ -297,12 +322,8 @@ class ModulePrinter extends TermPrinter {
       }
       w.startLine()
       this.lineStart = i > 0
-      // A body starting with `a | b` would read back as a set comprehension `{a | b; ...}`.
-      if (i === 0 && isUnionExpr(expr)) {
-        w.write('(')
-        this.expr(expr)
-        w.write(')')
-      } else this.expr(expr)
+      this.leadingUnion = i === 0 && guardLeadingUnion
+      this.expr(expr)
       this.lineStart = false
       w.endLine()
     }
@@ -310,11 +331,19 @@ class ModulePrinter extends TermPrinter {
 
   expr(expr: Expr): void {
     const w = this.w
+    // A rule body whose text starts with `a | b` would read back as a set comprehension
+    // (`p if {a | b == c}`), so that leading union is written in parentheses.
+    const guard = this.leadingUnion && !expr.negated
+    this.leadingUnion = false
     w.insertComments(expr.location)
     if (!w.inline) w.startLine()
     if (expr.negated) w.write('not ')
     const t = expr.terms
-    if (Array.isArray(t)) this.call(t, false, true)
+    if (Array.isArray(t) && guard && isUnionExpr(expr)) {
+      w.write('(')
+      this.call(t, false, true)
+      w.write(')')
+    } else if (Array.isArray(t)) this.call(t, false, true, guard)
     else if (t.type === 'somedecl') this.someDecl(t)
     else if (t.type === 'every') {
       w.write('every ')
@@ -372,11 +401,31 @@ class ModulePrinter extends TermPrinter {
       this.inOperator(first.value.slice(1), false)
       return
     }
+    // Symbols written over several lines keep their line breaks (indented one step further), so
+    // that a comment after a symbol stays on that symbol's line instead of being squeezed out.
+    let row = decl.location?.row ?? 0
     for (const [i, s] of decl.symbols.entries()) {
-      if (i > 0) this.w.write(', ')
+      const symbolRow = s.location?.row ?? row
+      if (i > 0 && symbolRow > row) {
+        this.w.endLine()
+        this.w.startLine()
+        this.w.write('\t')
+        row = symbolRow
+      } else if (i > 0) this.w.write(' ')
       this.term(s)
+      if (i < decl.symbols.length - 1) this.w.write(',')
     }
   }
+}
+
+/**
+ * The imports to print: with `import rego.v1` present, `future.keywords` imports add nothing and
+ * are dropped (as `opa fmt` does); a comment on a dropped import's line stays, on a line of its own.
+ */
+function keptImports(imports: Import[]): Import[] {
+  const names = (i: Import) => refNames(i.path.value)
+  if (!imports.some((i) => names(i).join('.') === 'rego.v1')) return imports
+  return imports.filter((i) => !(names(i)[0] === 'future' && names(i)[1] === 'keywords'))
 }
 
 /**

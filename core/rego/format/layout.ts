@@ -123,17 +123,10 @@ export function hasDynamicRef(ref: Term[]): boolean {
   return pos > 0 && pos < ref.length - 1
 }
 
-/** True for an expression that is a bare `a | b` (set union) call. */
+/** True for an expression whose terms are a bare `a | b` (set union) call (`with` may follow). */
 export function isUnionExpr(expr: Expr): boolean {
   const t = expr.terms
-  return (
-    !expr.negated &&
-    !expr.with?.length &&
-    Array.isArray(t) &&
-    t.length === 3 &&
-    !!t[0] &&
-    opName(t[0]) === 'or'
-  )
+  return !expr.negated && Array.isArray(t) && t.length === 3 && !!t[0] && opName(t[0]) === 'or'
 }
 
 /** True for an expression that is the empty object `{}`. */
@@ -156,6 +149,15 @@ export function newlines(s: string): number {
 /** The location of a collection item (an object pair counts from its key). */
 export function itemLoc(item: Term | [Term, Term]): Location | undefined {
   return Array.isArray(item) ? item[0].location : item.location
+}
+
+/** The row where the last part of a collection starts (an object pair counts its value too). */
+export function lastItemRow(items: Array<Term | [Term, Term]>): number {
+  let row = 0
+  for (const item of items) {
+    for (const t of Array.isArray(item) ? item : [item]) row = Math.max(row, t.location?.row ?? 0)
+  }
+  return row
 }
 
 /** Groups items by source row: items on the same row share an output line. */

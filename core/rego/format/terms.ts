@@ -9,7 +9,7 @@ import {
   groupByRow,
   INFIX,
   itemLoc,
-  newlines,
+  lastItemRow,
   opName,
   PRECEDENCE,
   stringText,
@@ -55,7 +55,7 @@ export abstract class TermPrinter {
   }
 
   /** Prints a body, one expression per line. */
-  abstract body(body: Body): void
+  abstract body(body: Body, guardLeadingUnion?: boolean): void
 
   /** Prints one expression. */
   abstract expr(expr: Expr): void
@@ -64,7 +64,7 @@ export abstract class TermPrinter {
    * A call: infix operators print infix (`x := y`, `z = x + y` for the output form); as operands
    * (`nested`) they get parentheses; other functions print as `f(a, b)`.
    */
-  call(terms: Term[], nested: boolean, topLevel = false): void {
+  call(terms: Term[], nested: boolean, topLevel = false, leftUnionParens = false): void {
     const w = this.w
     const [op, ...args] = terms
     const name = op ? opName(op) : undefined
@@ -76,7 +76,7 @@ export abstract class TermPrinter {
       if (op?.type === 'ref') this.ref(op.value)
       else if (op) this.term(op)
       w.write('(')
-      this.iterable(args, op?.location, closingRow(op?.location, '(', ')'))
+      this.iterable(args, op?.location, closingRow(op?.location, '(', ')'), false)
       w.write(')')
       return
     }
@@ -90,7 +90,11 @@ export abstract class TermPrinter {
       w.write(' = ')
     }
     if (nested) w.write('(')
-    this.operand(args[0] as Term, topLevel ? name : undefined, false)
+    if (leftUnionParens && isUnionCall(args[0] as Term)) {
+      w.write('(')
+      this.term(args[0] as Term)
+      w.write(')')
+    } else this.operand(args[0] as Term, topLevel ? name : undefined, false)
     w.write(` ${infix[0]} `)
     this.operand(args[1] as Term, topLevel ? name : undefined, true)
     if (nested) w.write(')')
@@ -159,8 +163,7 @@ export abstract class TermPrinter {
       w.inline = saved.inline
       w.head = saved.head
       w.beforeEnd = saved.beforeEnd
-      w.write(text)
-      w.skipCommentsThrough((term.location as Location).row + newlines(text))
+      w.writeSource(term.location as Location, text)
     }
   }
 
@@ -207,13 +210,14 @@ export abstract class TermPrinter {
     items: Array<Term | [Term, Term]>,
     loc: Location | undefined,
     close: { row: number },
+    inCollection = true,
   ): void {
     const w = this.w
     const lines = groupByRow(items, loc)
     let multiline = lines.length > 1
     if (lines.length === 1 && loc) {
       const row = w.nextCommentRow()
-      if (row > loc.row && row < close.row)
+      if ((row > loc.row && row < close.row) || w.commentSplitsItems(loc, lastItemRow(items)))
         throw new UnexpectedComment('comment inside a one-line collection')
       const first = items[0]
       const firstLoc = first ? itemLoc(first) : undefined
@@ -229,7 +233,8 @@ export abstract class TermPrinter {
     for (const [i, line] of lines.entries()) {
       for (const [j, item] of line.entries()) {
         if (j > 0) w.write(', ')
-        this.item(item)
+        if (inCollection || Array.isArray(item)) this.item(item)
+        else this.argument(item)
       }
       if (i < lines.length - 1) {
         w.write(',')
@@ -254,9 +259,17 @@ export abstract class TermPrinter {
     } else this.unionSafe(item)
   }
 
+  /** A call argument: `a | b` is unambiguous there, so it keeps parentheses only if written with them. */
+  private argument(t: Term): void {
+    const parens = t.type === 'call' && isUnionCall(t) && (locationText(t.location)?.startsWith('(') ?? false)
+    if (parens) this.w.write('(')
+    this.term(t)
+    if (parens) this.w.write(')')
+  }
+
   /** `a | b` inside a collection would read as a comprehension, so it gets parentheses. */
   protected unionSafe(t: Term): void {
-    if (t.type === 'call' && t.value[0] && opName(t.value[0]) === 'or' && t.value.length === 3) {
+    if (isUnionCall(t)) {
       this.w.write('(')
       this.term(t)
       this.w.write(')')
@@ -273,18 +286,33 @@ export abstract class TermPrinter {
   ): void {
     const w = this.w
     w.write(open)
-    if (loc && head.location && head.location.row - loc.row >= 1) {
-      w.endLine()
-      w.startLine()
-    }
-    this.unionSafe(head)
     if (value) {
+      this.unionSafe(head)
       w.write(': ')
-      this.unionSafe(value)
-    }
+      this.beforeBar(value)
+    } else this.beforeBar(head)
     w.write(' |')
-    this.comprehensionBody(body, head.location, loc, open, close)
+    // A head written below the opening bracket stays next to it (`{k: v |`), and the body then
+    // goes on lines of its own, as `opa fmt` lays out such comprehensions.
+    const headBelow = !!loc && !!head.location && head.location.row > loc.row
+    this.comprehensionBody(body, head.location, loc, open, close, headBelow)
     w.write(close)
+  }
+
+  /**
+   * The term just before a comprehension's `|`. An infix call there would absorb the bar
+   * (`[a + b | c]` reads as the array `[(a + b) | c]`), so it keeps its parentheses.
+   */
+  private beforeBar(t: Term): void {
+    const name = t.type === 'call' && t.value[0] ? opName(t.value[0]) : undefined
+    // `k, v in xs` already prints its own parentheses inside a term.
+    if (!name || !INFIX[name] || name === 'internal.member_3') {
+      this.unionSafe(t)
+      return
+    }
+    this.w.write('(')
+    this.term(t)
+    this.w.write(')')
   }
 
   protected comprehensionBody(
@@ -293,11 +321,12 @@ export abstract class TermPrinter {
     loc: Location | undefined,
     open: string,
     close: string,
+    multiline = false,
   ): void {
     const w = this.w
     const rows = new Set(body.map((e) => e.location?.row))
     const firstRow = body[0]?.location?.row ?? 0
-    if (firstRow - (start?.row ?? firstRow) > 0 || rows.size > 1) {
+    if (multiline || firstRow - (start?.row ?? firstRow) > 0 || rows.size > 1) {
       w.endLine()
       w.up()
       this.body(body)
@@ -334,4 +363,9 @@ export abstract class TermPrinter {
     }
     w.write(multi ? '`' : '"')
   }
+}
+
+/** True for a call of the set union `or(a, b)`, written infix as `a | b`. */
+function isUnionCall(t: Term): boolean {
+  return t.type === 'call' && !!t.value[0] && opName(t.value[0]) === 'or' && t.value.length === 3
 }

@@ -5,6 +5,7 @@
  */
 import type { Comment, Location } from '../syntax/ast.js'
 import { locationText } from '../syntax/source.js'
+import { newlines } from './layout.js'
 
 /** Thrown when two comments would end the same output line; the caller falls back to source text. */
 export class UnexpectedComment extends Error {}
@@ -132,10 +133,49 @@ export class Writer {
     this.beforeEnd = c
   }
 
-  /** Skips pending comments on rows up to `toRow` (already printed as source text). */
-  skipCommentsThrough(toRow: number): void {
-    while (this.nextCommentRow() <= toRow) this.head++
+  /**
+   * Writes `text`, the source of the node at `loc`, in place of its formatted form. Comments
+   * inside the text are printed with it; comments above it are written first (the failed attempt
+   * had consumed them), and one right after it on its last row still ends the output line.
+   */
+  writeSource(loc: Location, text: string): void {
+    const inside = (c: Comment | undefined) =>
+      !!c && isWithin(c.location, loc.offset, loc.offset + text.length)
+    if (inside(this.beforeEnd)) this.beforeEnd = undefined
+    const above: Comment[] = []
+    while (this.nextCommentRow() < loc.row) above.push(this.comments[this.head++] as Comment)
+    this.writeComments(above)
+    if (!this.inline) this.startLine()
+    this.write(text)
+    while (inside(this.comments[this.head])) this.head++
+    const next = this.comments[this.head]
+    if (next && !this.beforeEnd && next.location?.row === loc.row + newlines(text)) {
+      this.beforeEnd = next
+      this.head++
+    }
   }
+
+  /**
+   * True when a pending comment inside `loc`'s text sits on a row before `lastItemRow`: printing
+   * the collection on one line would pull that later item onto the comment's line.
+   */
+  commentSplitsItems(loc: Location, lastItemRow: number): boolean {
+    const end = loc.offset + (locationText(loc)?.length ?? 0)
+    const splits = (c: Location | undefined) =>
+      isWithin(c, loc.offset + 1, end) && (c?.row ?? 0) < lastItemRow
+    // The comment may already be waiting for the end of the line (registered by an enclosing node).
+    if (splits(this.beforeEnd?.location)) return true
+    for (let i = this.head; i < this.comments.length; i++) {
+      const c = (this.comments[i] as Comment).location
+      if (!c || c.offset >= end) break
+      if (splits(c)) return true
+    }
+    return false
+  }
+}
+
+function isWithin(loc: Location | undefined, start: number, end: number): boolean {
+  return loc !== undefined && loc.offset >= start && loc.offset < end
 }
 
 /** `#` plus the comment text without trailing whitespace. */

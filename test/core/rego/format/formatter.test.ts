@@ -106,6 +106,74 @@ describe('formatter', () => {
     expect(roundTrip(src)).toBe(src)
   })
 
+  it('keeps `some` symbols written over several lines on their lines, with their comments', () => {
+    const src = 'package a\n\np if {\n\tsome v1, v2, # c1\n\t\tv3, v4, # c2\n\t\tv5 # c3\n\tv1 = 1\n}\n'
+    expect(roundTrip(src)).toBe(src)
+    expect(roundTrip('package a\n\np if {\n\tsome a,\n  b\n\ta = b\n}\n')).toBe(
+      'package a\n\np if {\n\tsome a,\n\t\tb\n\ta = b\n}\n',
+    )
+  })
+
+  it('prints a composite verbatim when a comment inside it cannot be placed, losing no comment', () => {
+    // The comment after `"a":` would end up before `"b"` on one line; the source text is kept, the
+    // comment after it stays at the end of its line, and a comment inside it is not repeated.
+    const src =
+      'package a\n\nv := {"a": # this is\n{"b": # nested\n"c"}} # trailing\n\nw := {"a":  # one\n"b"} # two\n\n' +
+      's := { # inline\n    # interior\n    "key": "value",\n}\n'
+    expect(roundTrip(src)).toBe(src)
+  })
+
+  it('writes an object comprehension whose key sits below the brace as `{k: v |` plus a body block', () => {
+    expect(roundTrip('package a\n\np if {\n\tx := {\n\n\t\tk: o[k] | k := ks[_]\n\t}\n\tx\n}\n')).toBe(
+      'package a\n\np if {\n\tx := {k: o[k] |\n\t\tk := ks[_]\n\t}\n\tx\n}\n',
+    )
+  })
+
+  it('keeps the parentheses of an infix call just before a comprehension bar', () => {
+    const src =
+      'package a\n\nx := {k: (1 + 2) | k := ks[_]}\n\ny := [(a + 1) | a := 1]\n\nz := {(a in b) | a := 1}\n'
+    expect(roundTrip(src)).toBe(src)
+  })
+
+  it('drops a `true` body under a head that has a value or key, as opa fmt does', () => {
+    const out = roundTrip(
+      'package a\n\np contains "foo" if { true }\n\na.b.c = "d" if true\n\nr := 1 if { input.x } else := 2 if { true }\n\ns if true\n',
+    )
+    expect(out).toBe(
+      'package a\n\np contains "foo"\n\na.b.c := "d"\n\nr := 1 if input.x\n\nelse := 2\n\ns if true\n',
+    )
+    // Without its body `q[1] := y` would also get `1` as its key, so the body stays.
+    expect(roundTrip('package a\n\nq[1] = y if true\n')).toBe('package a\n\nq[1] := y if true\n')
+  })
+
+  it('drops future.keywords imports when rego.v1 is imported, keeping their comments', () => {
+    const src =
+      'package a\n\nimport rego.v1 # kept\nimport future.keywords.if # covered by rego.v1\n\n# p\np if true\n'
+    expect(formatSource(src)).toBe(
+      'package a\n\nimport rego.v1 # kept\n\n# covered by rego.v1\n\n# p\np if true\n',
+    )
+    const alone = 'package a\n\nimport future.keywords.if\n\np if true\n'
+    expect(formatSource(alone)).toBe(alone)
+  })
+
+  it('writes a set union call argument infix, keeping parentheses only where they were written', () => {
+    expect(roundTrip('package a\n\nx := f(or(a, b), (c | d))\n\ny := [or(a, b)]\n')).toBe(
+      'package a\n\nx := f(a | b, (c | d))\n\ny := [(a | b)]\n',
+    )
+  })
+
+  it('parenthesises a union leading a rule body, and only there', () => {
+    // `p if {a | b == c}` would read as a set comprehension; else, every and comprehension bodies
+    // cannot, so their unions need no parentheses.
+    const src =
+      'package a\n\np if {\n\t(input.a | input.b) == input.c\n}\n\nq if {\n\t(input.a | input.b) with input.x as 1\n}\n\n' +
+      'r if {\n\tinput.z\n} else if {\n\t(input.a | input.b)\n}\n\ns if {\n\tevery x in input.xs {\n\t\t(input.a | input.b)\n\t\tx\n\t}\n}\n'
+    expect(roundTrip(src)).toBe(
+      'package a\n\np if {\n\t(input.a | input.b) == input.c\n}\n\nq if {\n\t(input.a | input.b) with input.x as 1\n}\n\n' +
+        'r if {\n\tinput.z\n} else if {\n\tinput.a | input.b\n}\n\ns if {\n\tevery x in input.xs {\n\t\tinput.a | input.b\n\t\tx\n\t}\n}\n',
+    )
+  })
+
   it('prints v0 syntax when asked, keeping v0 rules without if', () => {
     const m = parseModule('package a\np[x] { x := 1 }\nq = 1\n', { regoVersion: 'v0' })
     expect(formatModule(m)).toBe('package a\n\np[x] {\n\tx := 1\n}\n\nq = 1\n')
