@@ -59,7 +59,9 @@ describe('regent parse', () => {
   it('reports parse errors with location and caret, exit 1', async () => {
     const { code, stdout } = await runRegent(['parse', bad])
     expect(code).toBe(1)
-    expect(stdout).toBe(`1 error occurred: ${bad}:5:1: rego_parse_error: unexpected } token\n\t}\n\t^\n`)
+    expect(stdout).toBe(
+      `1 error occurred: ${bad}:5:1: rego_parse_error: unexpected } token: expected term\n\t}\n\t^\n`,
+    )
   })
 
   it('rejects an unknown format as a usage error (exit 2)', async () => {

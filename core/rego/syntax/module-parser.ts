@@ -245,7 +245,7 @@ export class ModuleParser extends Parser {
       this.advance()
     }
     if (this.peek() !== T.Ident && !this.keywordStartsRef())
-      this.unexpected(isDefault ? 'expected rule head name' : undefined)
+      this.unexpected(isDefault ? 'expected rule head name' : 'expected rule')
     // Without `default`, the rule and its head start at the same token: one location for both.
     const head = this.parseHead(isDefault, isDefault ? this.loc() : ruleLoc)
     const usesContains = this.headUsesContains

@@ -49,6 +49,8 @@ export class Parser extends TermParser {
         continue
       }
       if (this.peek() === end) return body.slice()
+      // An unclosed body reaches the end of the file: name the missing bracket, not a term.
+      if (this.peek() === T.EOF) this.unexpected(`expected ${TOKEN_NAMES[end]}`)
       if (!this.newlineBefore()) this.unexpected(`expected \\n or ; or ${TOKEN_NAMES[end]}`)
     }
   }

@@ -111,7 +111,7 @@ export abstract class TermParser extends TokenCursor {
           term = this.parseVar()
           break
         }
-        this.unexpected()
+        this.unexpected('expected term')
     }
     term = this.parseTermSuffix(term, false)
     if (unaryMinus) {

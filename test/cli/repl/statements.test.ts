@@ -49,7 +49,7 @@ describe('parseStatement', () => {
     expect(statement.kind).toBe('error')
     if (statement.kind !== 'error') return
     expect(statement.errors.errors.map((e) => [e.location?.row, e.location?.col, e.message])).toEqual([
-      [2, 9, 'unexpected , token'],
+      [2, 9, 'unexpected , token: expected term'],
     ])
   })
 

@@ -68,7 +68,9 @@ describe('locations', () => {
     }
     expect(err).toBeInstanceOf(RegoErrors)
     const first = (err as RegoErrors).errors[0]
-    expect(String(first)).toBe('bad.rego:3:6: rego_parse_error: unexpected ] token\n\tp := ]\n\t     ^')
+    expect(String(first)).toBe(
+      'bad.rego:3:6: rego_parse_error: unexpected ] token: expected term\n\tp := ]\n\t     ^',
+    )
   })
 
   it('in OPA JSON give the text in base64', () => {

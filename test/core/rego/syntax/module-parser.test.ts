@@ -164,7 +164,7 @@ describe('errors', () => {
     expect(errors).toEqual([
       {
         code: 'rego_parse_error',
-        message: 'unexpected } token',
+        message: 'unexpected } token: expected term',
         location: { file: 'x.rego', row: 5, col: 1 },
         details: { line: '}', idx: 0 },
       },
@@ -174,7 +174,9 @@ describe('errors', () => {
       expect.fail('should throw')
     } catch (err) {
       expect(err).toBeInstanceOf(RegoErrors)
-      expect(String(err)).toBe('1 error occurred: y.rego:4:1: rego_parse_error: unexpected } token\n\t}\n\t^')
+      expect(String(err)).toBe(
+        '1 error occurred: y.rego:4:1: rego_parse_error: unexpected } token: expected term\n\t}\n\t^',
+      )
     }
   })
 
@@ -185,6 +187,14 @@ describe('errors', () => {
     })
     expect(parseErrors('package a\np := 1 ^ 2\n')[0]?.message).toBe('illegal token: "^"')
     expect(parseErrors('package a\np := `abc\n')[0]?.message).toBe('non-terminated raw string')
+  })
+
+  it('says what it expected: a term, the closing bracket of an unclosed body, a rule', () => {
+    const message = (text: string) => parseErrors(text)[0]?.message
+    expect(message('package a\np := f(1,\n')).toBe('unexpected eof token: expected term')
+    expect(message('package a\np if {\n\tx := 1\n')).toBe('unexpected eof token: expected }')
+    expect(message('package a\nx := [y | y := 1\n')).toBe('unexpected eof token: expected ]')
+    expect(message('package a\n1 := p\n')).toBe('unexpected number token: expected rule')
   })
 
   it('needs a package first, and something in the file', () => {
