@@ -555,16 +555,27 @@ function trueExpr(location: Location): Expr {
   return { type: 'expr', index: 0, terms: { type: 'boolean', value: true, location }, location }
 }
 
+/**
+ * True when the body's first expression starts with `term |`, which OPA reads as the head of a
+ * set comprehension (`p if {a | b}`, `p if {y | y := input.x}`): a union on the left edge of the
+ * expression, not inside parentheses. A negated expression cannot be a comprehension's head:
+ * `not (a | b)` stays a literal.
+ */
 function isAmbiguousUnion(body: Body): boolean {
   const first = body[0]
-  // A negated expression cannot be a comprehension's head: `not (a | b)` stays a literal.
   if (!first || first.negated || !Array.isArray(first.terms)) return false
-  const op = first.terms[0]
-  return (
-    op?.type === 'ref' &&
-    locationText(op.location) === '|' &&
-    !(locationText(first.location) ?? '').trimStart().startsWith('(')
-  )
+  return leftEdgeHasUnion(first.terms) && !(locationText(first.location) ?? '').trimStart().startsWith('(')
+}
+
+/** Walks the left operands of infix calls (`a | b == c` is `==(|(a, b), c)`) looking for `|`. */
+function leftEdgeHasUnion(call: Term[]): boolean {
+  const [op, left] = call
+  const symbol = op ? locationText(op.location) : undefined
+  if (symbol === '|') return true
+  // A named call (`count(x)`) ends the left edge; only operators written between operands go on.
+  if (!symbol || /^[A-Za-z_]/.test(symbol)) return false
+  if (left?.type !== 'call' || (locationText(left.location) ?? '').startsWith('(')) return false
+  return leftEdgeHasUnion(left.value)
 }
 
 /** True when the term holds no vars, refs or calls (outside comprehensions). */

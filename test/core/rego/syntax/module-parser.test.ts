@@ -56,6 +56,11 @@ describe('rules', () => {
   it('reads `if { a | b }` as a set comprehension, as OPA does, but `not (a | b)` as a body', () => {
     const lone = rule('p if { a | b }') as { body: Array<{ terms: { type: string } }> }
     expect(lone.body[0]?.terms.type).toBe('setcomprehension')
+    // The union may sit on the left edge of a longer expression: OPA still reads a comprehension.
+    const assigned = rule('p if {y | y := input.x}') as { body: Array<{ terms: { type: string } }> }
+    expect(assigned.body[0]?.terms.type).toBe('setcomprehension')
+    const parenthesised = rule('p if {\n\t(a | b) == c\n}') as { body: Array<{ terms: unknown[] }> }
+    expect(parenthesised.body[0]?.terms[0]).toEqual(op('equal'))
     const negated = rule('p if {\n\tnot (a | b)\n}') as {
       body: Array<{ negated?: boolean; terms: unknown[] }>
     }
