@@ -3,7 +3,7 @@
  * them to the package or rule that follows, with OPA's rules for scopes and placement.
  *
  * A block starts with a comment whose text begins with `METADATA` and continues over comments on
- * the following lines that start at column 1. It applies to the first statement after its first
+ * the following lines that start at column 1, up to the next `METADATA` line. It applies to the first statement after its first
  * line. Scope defaults to `package` before a package and to `rule` (`document` for entrypoints)
  * before a rule. Rules also get, in `rule.annotations`, the `document`-scoped blocks of every rule
  * with the same path and the `rule`-scoped block written just before them.
@@ -43,13 +43,15 @@ export function metadataBlocks(comments: Comment[]): Block[] {
   let prev: Comment | undefined
   for (const c of comments) {
     const loc = c.location as Location
-    if (current && prev && loc.row === (prev.location as Location).row + 1 && loc.col === 1) {
+    const opens = METADATA_START.test(c.text)
+    // A `# METADATA` line opens a block of its own even right below another block.
+    if (!opens && current && prev && loc.row === (prev.location as Location).row + 1 && loc.col === 1) {
       current.lines.push(c)
       prev = c
       continue
     }
     current = undefined
-    if (METADATA_START.test(c.text)) {
+    if (opens) {
       current = { start: c, lines: [] }
       blocks.push(current)
     }

@@ -75,6 +75,11 @@ describe('METADATA annotations', () => {
     expect(m.rules[3]?.annotations?.map((a) => a.scope)).toEqual(['document'])
   })
 
+  it('starts a new block at each METADATA line, even right below another block', () => {
+    const two = parseModule('package a\n\n# METADATA\n# title: One\n# METADATA\n# title: Two\np if input.x\n')
+    expect(two.rules[0]?.annotations?.map((a) => a.title)).toEqual(['One', 'Two'])
+  })
+
   it('enforces where a block may stand', () => {
     const errs = (text: string) =>
       parseModuleWithErrors(text, { file: 'x.rego' }).errors.map((e) => e.message)
