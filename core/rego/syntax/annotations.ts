@@ -3,8 +3,8 @@
  * them to the package or rule that follows, with OPA's rules for scopes and placement.
  *
  * A block starts with a comment whose text begins with `METADATA` and continues over comments on
- * the following lines that start at column 1, up to the next `METADATA` line. It applies to the first statement after its first
- * line. Scope defaults to `package` before a package and to `rule` (`document` for entrypoints)
+ * the following lines that start at column 1, up to the next `METADATA` line. It applies to the
+ * first statement after its first line. Scope defaults to `package` before a package and to `rule` (`document` for entrypoints)
  * before a rule. Rules also get, in `rule.annotations`, the `document`-scoped blocks of every rule
  * with the same path and the `rule`-scoped block written just before them.
  */
