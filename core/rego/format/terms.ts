@@ -15,6 +15,7 @@ import {
   stringText,
   V1_KEYWORDS,
 } from './layout.js'
+import { printTemplateString } from './template.js'
 import { closingRow, UnexpectedComment, type Writer } from './writer.js'
 
 type PrintTerm<T extends Term> = (p: TermPrinter, term: T) => void
@@ -38,7 +39,7 @@ const TERM_PRINTERS: { [K in Term['type']]: PrintTerm<Extract<Term, { type: K }>
   objectcomprehension: (p, t) =>
     p.comprehension('{', '}', t.value.key, t.value.body, t.location, t.value.value),
   call: (p, t) => p.call(t.value, false),
-  templatestring: (p, t) => p.templateString(t),
+  templatestring: (p, t) => printTemplateString(p, t),
 }
 
 /** Prints terms; subclasses print the statements and bodies that contain them. */
@@ -341,27 +342,6 @@ export abstract class TermPrinter {
       this.expr(e)
     }
     w.insertComments(closingRow(loc, open, close))
-  }
-
-  templateString(t: Extract<Term, { type: 'templatestring' }>): void {
-    const w = this.w
-    const multi = t.value.multi_line
-    w.write(multi ? '$`' : '$"')
-    for (const part of t.value.parts) {
-      if (part.type === 'expr') {
-        w.write('{')
-        this.expr(part)
-        w.write('}')
-      } else if (part.type === 'string' && !/^["`]/.test(locationText(part.location) ?? '')) {
-        const escaped = multi ? part.value : JSON.stringify(part.value).slice(1, -1)
-        w.write(escaped.replaceAll('{', '\\{'))
-      } else {
-        w.write('{')
-        this.term(part)
-        w.write('}')
-      }
-    }
-    w.write(multi ? '`' : '"')
   }
 }
 

@@ -155,6 +155,19 @@ export class Writer {
     }
   }
 
+  /** Removes and returns the pending comments inside `loc`'s text, one waiting for the line end too. */
+  takeCommentsWithin(loc: Location): Comment[] {
+    const end = loc.end ?? loc.offset
+    const taken: Comment[] = []
+    if (this.beforeEnd && isWithin(this.beforeEnd.location, loc.offset, end)) {
+      taken.push(this.beforeEnd)
+      this.beforeEnd = undefined
+    }
+    while (isWithin(this.comments[this.head]?.location, loc.offset, end))
+      taken.push(this.comments[this.head++] as Comment)
+    return taken
+  }
+
   /**
    * True when a pending comment inside `loc`'s text sits on a row before `lastItemRow`: printing
    * the collection on one line would pull that later item onto the comment's line.

@@ -174,6 +174,23 @@ describe('formatter', () => {
     )
   })
 
+  it('indents a composite broken over lines inside a template string one level deeper', () => {
+    expect(roundTrip('package a\n\ne := $"{[1,   2,\n3,\t4]} and {{"a": 1,\n"b": 2}}"\n')).toBe(
+      'package a\n\ne := $"{[\n\t\t1, 2,\n\t\t3, 4,\n\t]} and {{\n\t\t"a": 1,\n\t\t"b": 2,\n\t}}"\n',
+    )
+    expect(roundTrip('package a\n\np if {\n\tx := $"{[1,\n2]}"\n}\n')).toBe(
+      'package a\n\np if {\n\tx := $"{[\n\t\t\t1,\n\t\t\t2,\n\t\t]}"\n}\n',
+    )
+  })
+
+  it('lays out comments inside template string braces as opa fmt does, keeping each one', () => {
+    const src =
+      'package a\n\ng := $"{# first\n       x} {# second\ny # third\n# fourth\n} {\n# fifth\nz\n}"\n'
+    expect(roundTrip(src)).toBe(
+      'package a\n\ng := $"{ # first\n\tx} { # second\n\ty # third\n\t# fourth\n\t} { # fifth\n\tz}"\n',
+    )
+  })
+
   it('prints v0 syntax when asked, keeping v0 rules without if', () => {
     const m = parseModule('package a\np[x] { x := 1 }\nq = 1\n', { regoVersion: 'v0' })
     expect(formatModule(m)).toBe('package a\n\np[x] {\n\tx := 1\n}\n\nq = 1\n')
