@@ -228,7 +228,10 @@ export abstract class TermPrinter {
       }
     }
     if (multiline) {
-      w.delay = true
+      // A comment waiting for the line end stays after the opening bracket when it was written
+      // there (before the first item); one written after the first items goes after them.
+      const firstOffset = items[0] ? (itemLoc(items[0])?.offset ?? 0) : 0
+      w.delay = (w.beforeEnd?.location?.offset ?? 0) > firstOffset
       w.startMultilineSeq()
     }
     for (const [i, line] of lines.entries()) {

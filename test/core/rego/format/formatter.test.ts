@@ -3,24 +3,12 @@ import { describe, expect, it } from 'vitest'
 import { RegoErrors } from '../../../../core/rego/errors.js'
 import { formatModule, formatSource } from '../../../../core/rego/format/formatter.js'
 import type { Module } from '../../../../core/rego/syntax/ast.js'
-import { stringifyOpaJson } from '../../../../core/rego/syntax/json.js'
 import { parseModule, parseModuleWithErrors } from '../../../../core/rego/syntax/module-parser.js'
 import { locationText } from '../../../../core/rego/syntax/source.js'
 import { conformanceModules } from '../syntax/conformance-modules.js'
+import { astOf } from './ast-of.js'
 
 const KITCHEN_SINK = readFileSync(new URL('./fixtures/kitchen-sink.rego', import.meta.url), 'utf8')
-
-/** The AST in OPA JSON without locations; `:=` vs `=` in rule heads is v1's one intended rewrite. */
-function astOf(m: Module): string {
-  // opa fmt sorts imports within a group: compare them as a set.
-  const sorted = {
-    ...m,
-    imports: [...m.imports].sort((a, b) => stringifyOpaJson(a).localeCompare(stringifyOpaJson(b))),
-  }
-  return stringifyOpaJson(sorted, { comments: false })
-    .replaceAll(',"assign":true', '')
-    .replaceAll('"assign":true,', '')
-}
 
 function roundTrip(text: string, options: { regoVersion?: 'v0' | 'v1' } = {}): string {
   const m = parseModule(text, { file: 'x.rego', ...options })
@@ -171,6 +159,14 @@ describe('formatter', () => {
     expect(roundTrip(src)).toBe(
       'package a\n\np if {\n\t(input.a | input.b) == input.c\n}\n\nq if {\n\t(input.a | input.b) with input.x as 1\n}\n\n' +
         'r if {\n\tinput.z\n} else if {\n\tinput.a | input.b\n}\n\ns if {\n\tevery x in input.xs {\n\t\tinput.a | input.b\n\t\tx\n\t}\n}\n',
+    )
+  })
+
+  it('keeps a comment written after an opening bracket there, and one after the first items after them', () => {
+    const afterBracket = 'package a\n\nx := { # about x\n\t"a": 1,\n\t"b": 2,\n}\n'
+    expect(roundTrip(afterBracket)).toBe(afterBracket)
+    expect(roundTrip('package a\n\nx := {"a": 1, # about a\n"b": 2}\n')).toBe(
+      'package a\n\nx := {\n\t"a": 1, # about a\n\t"b": 2,\n}\n',
     )
   })
 
