@@ -18,8 +18,6 @@ import type { ParseOptions } from '../syntax/parser.js'
 import { locationText } from '../syntax/source.js'
 import {
   compareImports,
-  groundPrefix,
-  hasDynamicRef,
   isEmptyObject,
   isSetTerm,
   isUnionExpr,
@@ -267,8 +265,7 @@ class ModulePrinter extends TermPrinter {
     if (isElse) {
       w.write('else')
     } else {
-      let ref = head.ref
-      if (head.key && head.value === undefined && !hasDynamicRef(ref)) ref = groundPrefix(ref)
+      const ref = head.ref
       if (this.flags.refHeads || ref.length === 1) this.ref(ref)
       else {
         this.term(ref[0] as Term)

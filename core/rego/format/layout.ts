@@ -102,27 +102,6 @@ export function compareImports(a: Import, b: Import): number {
   return pa.length - pb.length || (a.alias ?? '').localeCompare(b.alias ?? '')
 }
 
-/** True for terms that are not vars, refs, calls or comprehensions (ref-head grouping). */
-export function isGroundTerm(t: Term): boolean {
-  return t.type !== 'var' && t.type !== 'ref' && t.type !== 'call' && !t.type.endsWith('comprehension')
-}
-
-/** The leading part of a rule ref up to its first non-ground term. */
-export function groundPrefix(ref: Term[]): Term[] {
-  const out: Term[] = []
-  for (const [i, t] of ref.entries()) {
-    if (i > 0 && !isGroundTerm(t)) break
-    out.push(t)
-  }
-  return out
-}
-
-/** True when a rule ref has a variable part before its last term. */
-export function hasDynamicRef(ref: Term[]): boolean {
-  const pos = ref.findIndex((t, i) => i > 0 && !isGroundTerm(t))
-  return pos > 0 && pos < ref.length - 1
-}
-
 /** True for an expression whose terms are a bare `a | b` (set union) call (`with` may follow). */
 export function isUnionExpr(expr: Expr): boolean {
   const t = expr.terms

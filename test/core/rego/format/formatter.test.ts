@@ -162,6 +162,11 @@ describe('formatter', () => {
     )
   })
 
+  it('keeps a variable at the end of a multi-value rule ref (p.q[r] contains x)', () => {
+    const src = 'package a\n\np.q[r] contains x if {\n\tsome r, x in input.m\n}\n'
+    expect(roundTrip(src)).toBe(src)
+  })
+
   it('keeps a comment written after an opening bracket there, and one after the first items after them', () => {
     const afterBracket = 'package a\n\nx := { # about x\n\t"a": 1,\n\t"b": 2,\n}\n'
     expect(roundTrip(afterBracket)).toBe(afterBracket)
