@@ -58,6 +58,19 @@ const ruleText = fc.oneof(
   fc.tuple(term, literal).map(([t, l]) => `u contains ${t} if ${l}`),
   fc.tuple(term, literal).map(([t, l]) => `w[k] := ${t} if { k := 1; ${l} }`),
   fc.tuple(term, term).map(([a, b]) => `default d := 1\n\nf(a) := ${a} if a > 1\n\nf(a) := ${b} if a <= 1`),
+  // Ref heads: constant and variable parts, multi-value and single-value, with and without bodies.
+  fc
+    .tuple(
+      fc.constantFrom('a.b', 'a["b"]', 'a.b[r]', 'a[r].c', 'a.b.c[r]', 'a[1].b'),
+      fc.constantFrom(' contains ', ' := '),
+      term,
+      fc.option(literal, { nil: undefined }),
+    )
+    .map(([head, op, t, l]) => {
+      const vars = head.includes('[r]') ? 'r := 1' : ''
+      const body = [vars, l].filter(Boolean).join('; ')
+      return `${head}${op}${t}${body ? ` if { ${body} }` : ''}`
+    }),
 )
 
 const moduleText = fc
