@@ -16,15 +16,7 @@ import type { Body, Expr, Head, Import, Location, Module, Rule, SomeDecl, Term }
 import { parseModuleWithErrors } from '../syntax/module-parser.js'
 import type { ParseOptions } from '../syntax/parser.js'
 import { locationText } from '../syntax/source.js'
-import {
-  compareImports,
-  isEmptyObject,
-  isSetTerm,
-  isUnionExpr,
-  newlines,
-  refNames,
-  termsEndRow,
-} from './layout.js'
+import { compareImports, isUnionExpr, newlines, refNames, startsWithBrace, termsEndRow } from './layout.js'
 import { TermPrinter } from './terms.js'
 import { closingRow, commentText, Writer } from './writer.js'
 
@@ -180,7 +172,7 @@ class ModulePrinter extends TermPrinter {
   /** The body's only expression when it is written after `if` on the line where the head ends. */
   private inlineCondition(rule: Rule): Expr | undefined {
     const only = rule.body[0]
-    if (rule.body.length !== 1 || !only || isSetTerm(only) || isEmptyObject(only)) return undefined
+    if (rule.body.length !== 1 || !only || startsWithBrace(only)) return undefined
     const headLoc = rule.head.location
     const headEndRow = (headLoc?.row ?? 0) + newlines(locationText(headLoc) ?? '')
     return only.location?.row === headEndRow ? only : undefined

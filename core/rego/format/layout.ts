@@ -108,15 +108,26 @@ export function isUnionExpr(expr: Expr): boolean {
   return !expr.negated && Array.isArray(t) && t.length === 3 && !!t[0] && opName(t[0]) === 'or'
 }
 
-/** True for an expression that is the empty object `{}`. */
-export function isEmptyObject(expr: Expr): boolean {
-  return !Array.isArray(expr.terms) && expr.terms.type === 'object' && expr.terms.value.length === 0
+/**
+ * True when the expression may print starting with `{` (a set, object or comprehension on its left
+ * edge): after `if` on one line it would read back as a braced body, so it needs a braced body of
+ * its own. Errs towards true for operands that may get parentheses; a braced body is always safe.
+ */
+export function startsWithBrace(expr: Expr): boolean {
+  if (expr.negated) return false
+  let t: Term | Term[] | undefined = expr.terms as Term | Term[]
+  for (;;) {
+    if (Array.isArray(t)) {
+      const op = t[0]
+      if (!op || !INFIX[opName(op) ?? '']) return false
+      t = t[1]
+    } else if (t?.type === 'call') t = t.value
+    else if (t?.type === 'ref') t = t.value[0]
+    else return t !== undefined && BRACED.has(t.type)
+  }
 }
 
-/** True for an expression that is a non-negated set literal. */
-export function isSetTerm(expr: Expr): boolean {
-  return !expr.negated && !Array.isArray(expr.terms) && expr.terms.type === 'set'
-}
+const BRACED = new Set(['set', 'object', 'setcomprehension', 'objectcomprehension'])
 
 /** Number of line breaks in `s`. */
 export function newlines(s: string): number {

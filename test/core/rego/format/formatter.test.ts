@@ -162,6 +162,16 @@ describe('formatter', () => {
     )
   })
 
+  it('gives a condition that starts with a brace a braced body, in else branches too', () => {
+    // `else := 2 if {0} + 0` would read `{0}` as the body and fail on `+ 0`.
+    expect(roundTrip('package a\n\nq := 1 if {\n\tinput.x\n} else := 2 if ({0} + 0)\n')).toBe(
+      'package a\n\nq := 1 if {\n\tinput.x\n} else := 2 if {\n\t{0} + 0\n}\n',
+    )
+    expect(roundTrip('package a\n\np if not {1}\n\nr if input.x\n')).toBe(
+      'package a\n\np if not {1}\n\nr if input.x\n',
+    )
+  })
+
   it('keeps a variable at the end of a multi-value rule ref (p.q[r] contains x)', () => {
     const src = 'package a\n\np.q[r] contains x if {\n\tsome r, x in input.m\n}\n'
     expect(roundTrip(src)).toBe(src)

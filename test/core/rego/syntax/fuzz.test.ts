@@ -1,7 +1,8 @@
 /**
  * Property tests: generated modules and randomly mutated conformance modules. The only outcomes
  * allowed are an AST or `rego_parse_error`s with locations inside the source; generated modules
- * that parse must also survive format -> parse unchanged. Run counts are bounded.
+ * that parse must also survive format -> parse unchanged, and format their own output unchanged.
+ * Run counts are bounded.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -36,7 +37,12 @@ const { term } = fc.letrec<{ term: string }>((tie) => ({
       )
       .map(([a, op, b]) => `(${a} ${op} ${b})`),
     tie('term').map((t) => `[x | some x in ${t}]`),
+    tie('term').map((t) => `{x | some x in ${t}}`),
+    tie('term').map((t) => `{k: v | some k, v in ${t}}`),
     tie('term').map((t) => `$"v={${t}}"`),
+    tie('term').map((t) => `$\`raw {${t}}\``),
+    tie('term').map((t) => `[${t}][0]`),
+    fc.constantFrom('-5', '-input.a', '-x', '- 2.5'),
   ),
 }))
 
@@ -48,6 +54,10 @@ const literal = fc.oneof(
   term.map((t) => `some k, v in ${t}`),
   term.map((t) => `every v in ${t} { v }`),
   term.map((t) => `count(${t}) > 0 with input as ${t}`),
+  term.map((t) => `x in ${t}`),
+  term.map((t) => `not "k", 1 in ${t}`),
+  term.map((t) => `every k, v in ${t} { k; v }`),
+  fc.tuple(term, term).map(([a, b]) => `${a} != ${b} with data.b.c as ${b}`),
 )
 
 const ruleText = fc.oneof(
@@ -58,6 +68,9 @@ const ruleText = fc.oneof(
   fc.tuple(term, literal).map(([t, l]) => `u contains ${t} if ${l}`),
   fc.tuple(term, literal).map(([t, l]) => `w[k] := ${t} if { k := 1; ${l} }`),
   fc.tuple(term, term).map(([a, b]) => `default d := 1\n\nf(a) := ${a} if a > 1\n\nf(a) := ${b} if a <= 1`),
+  fc
+    .tuple(literal, term, literal)
+    .map(([l1, t, l2]) => `e := 1 if {\n\t${l1}\n} else := ${t} if ${l2} else := 3`),
   // Ref heads: constant and variable parts, multi-value and single-value, with and without bodies.
   fc
     .tuple(
@@ -104,7 +117,7 @@ describe('fuzzing the parser', () => {
         expect(b).toEqual(a)
         expect(formatModule(again.module as never)).toBe(formatted)
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     )
   })
 
@@ -172,7 +185,7 @@ describe('fuzzing the parser', () => {
             errors.map((e) => e.toJSON()),
           )
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     )
   })
 })
