@@ -195,7 +195,7 @@ class ModulePrinter extends TermPrinter {
         w.write(' ')
         this.expr(only)
         w.endLine()
-        if (rule.else) this.elseRule(rule)
+        if (rule.else) this.elseRule(rule, false)
         return
       }
     }
@@ -211,7 +211,7 @@ class ModulePrinter extends TermPrinter {
     w.down()
     w.startLine()
     w.write('}')
-    if (rule.else) this.elseRule(rule)
+    if (rule.else) this.elseRule(rule, true)
   }
 
   /**
@@ -235,12 +235,17 @@ class ModulePrinter extends TermPrinter {
     )
   }
 
-  private elseRule(rule: Rule): void {
+  /**
+   * The `else` after a rule: on the line of the closing `}` when the source had it there
+   * (`afterBrace`), otherwise after a blank line, as `opa fmt` prints it after a one-line body.
+   */
+  private elseRule(rule: Rule, afterBrace: boolean): void {
     const w = this.w
     const next = rule.else as Rule
     const lines = (locationText(rule.location) ?? '').split('\n')
     const rel = (next.location?.row ?? 0) - (rule.location?.row ?? 0)
-    const wasInline = rel > 0 && rel < lines.length && !(lines[rel] ?? '').trim().startsWith('else')
+    const wasInline =
+      afterBrace && rel > 0 && rel < lines.length && !(lines[rel] ?? '').trim().startsWith('else')
     const commentAbove = w.nextCommentRow() < (next.location?.row ?? 0) || w.beforeEnd !== undefined
     if (!commentAbove && wasInline) w.write(' ')
     else {

@@ -172,6 +172,12 @@ describe('formatter', () => {
     )
   })
 
+  it('starts an else on a line of its own after a one-line condition that spans lines', () => {
+    expect(roundTrip('package a\n\ne := 1 if {\n\tx\n} else := 0 if null == [\n""][0] else := 3\n')).toBe(
+      'package a\n\ne := 1 if {\n\tx\n} else := 0 if null == [\n\t"",\n][0]\n\nelse := 3\n',
+    )
+  })
+
   it('keeps a variable at the end of a multi-value rule ref (p.q[r] contains x)', () => {
     const src = 'package a\n\np.q[r] contains x if {\n\tsome r, x in input.m\n}\n'
     expect(roundTrip(src)).toBe(src)

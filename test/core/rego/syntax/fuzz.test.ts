@@ -99,26 +99,39 @@ function expectOnlyParseErrors(text: string, errors: unknown[]): void {
 
 const norm = (text: string) => text.replaceAll(',"assign":true', '').replaceAll('"assign":true,', '')
 
+/** Parses `text`: an AST or parse errors only; an AST must come back unchanged through fmt. */
+function expectParseAndRoundTrip(text: string): void {
+  const { module, errors } = parseModuleWithErrors(text, { file: 'fuzz.rego' })
+  if (!module) {
+    expect(errors.length).toBeGreaterThan(0)
+    expectOnlyParseErrors(text, errors)
+    return
+  }
+  const formatted = formatModule(module)
+  const again = parseModuleWithErrors(formatted, { file: 'fuzz.rego' })
+  expect(again.errors.map(String)).toEqual([])
+  const a = norm(stringifyOpaJson(module, { comments: false }))
+  const b = norm(stringifyOpaJson(again.module as never, { comments: false }))
+  expect(b).toEqual(a)
+  expect(formatModule(again.module as never)).toBe(formatted)
+}
+
+/** `text` with a line break after the commas and opening brackets that `chosen` picks. */
+function breakLines(text: string, chosen: boolean[]): string {
+  let n = 0
+  return text.replace(/[,[{(]/g, (c) => (chosen[n++ % chosen.length] ? `${c}\n` : c))
+}
+
 describe('fuzzing the parser', () => {
   it('generated modules parse to an AST or a rego_parse_error, and parsed ones round-trip through fmt', () => {
-    fc.assert(
-      fc.property(moduleText, (text) => {
-        const { module, errors } = parseModuleWithErrors(text, { file: 'fuzz.rego' })
-        if (!module) {
-          expect(errors.length).toBeGreaterThan(0)
-          expectOnlyParseErrors(text, errors)
-          return
-        }
-        const formatted = formatModule(module)
-        const again = parseModuleWithErrors(formatted, { file: 'fuzz.rego' })
-        expect(again.errors.map(String)).toEqual([])
-        const a = norm(stringifyOpaJson(module, { comments: false }))
-        const b = norm(stringifyOpaJson(again.module as never, { comments: false }))
-        expect(b).toEqual(a)
-        expect(formatModule(again.module as never)).toBe(formatted)
-      }),
-      { numRuns: 1000 },
-    )
+    fc.assert(fc.property(moduleText, expectParseAndRoundTrip), { numRuns: 1000 })
+  })
+
+  it('the same with line breaks inside composites, calls and bodies', () => {
+    const broken = fc
+      .tuple(moduleText, fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }))
+      .map(([text, chosen]) => breakLines(text, chosen))
+    fc.assert(fc.property(broken, expectParseAndRoundTrip), { numRuns: 1000 })
   })
 
   const seeds = conformanceModules()
