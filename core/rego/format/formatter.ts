@@ -18,7 +18,7 @@ import type { ParseOptions } from '../syntax/parser.js'
 import { locationText } from '../syntax/source.js'
 import { compareImports, isUnionExpr, newlines, refNames, startsWithBrace, termsEndRow } from './layout.js'
 import { TermPrinter } from './terms.js'
-import { closingRow, commentText, Writer } from './writer.js'
+import { closingRow, commentText, UnexpectedComment, Writer } from './writer.js'
 
 /** Formatting options. */
 export interface FormatOptions {
@@ -140,7 +140,7 @@ class ModulePrinter extends TermPrinter {
   private rules(rules: Rule[]): void {
     for (const [i, rule] of rules.entries()) {
       this.w.insertComments(rule.location)
-      this.rule(rule, false)
+      this.topRule(rule)
       const next = rules[i + 1]
       if (
         next &&
@@ -151,6 +151,25 @@ class ModulePrinter extends TermPrinter {
         continue
       }
       this.w.blankLine()
+    }
+  }
+
+  /**
+   * Prints a rule with its else chain; when comments inside it cannot be placed (a comment between
+   * a function's arguments and its body, say), prints its source text instead, ending the line as
+   * a formatted rule would.
+   */
+  private topRule(rule: Rule): void {
+    const w = this.w
+    const saved = w.save()
+    try {
+      this.rule(rule, false)
+    } catch (err) {
+      const text = locationText(rule.location)
+      if (!(err instanceof UnexpectedComment) || !text) throw err
+      w.restore(saved)
+      w.writeSource(rule.location as Location, text, true)
+      w.endLine()
     }
   }
 
@@ -246,7 +265,10 @@ class ModulePrinter extends TermPrinter {
     const rel = (next.location?.row ?? 0) - (rule.location?.row ?? 0)
     const wasInline =
       afterBrace && rel > 0 && rel < lines.length && !(lines[rel] ?? '').trim().startsWith('else')
-    const commentAbove = w.nextCommentRow() < (next.location?.row ?? 0) || w.beforeEnd !== undefined
+    // A comment waiting for the end of the else's own row (`} else := 1 if { # c`) stays there.
+    const waitsOnElseRow = w.beforeEnd?.location?.row === next.location?.row
+    const commentAbove =
+      w.nextCommentRow() < (next.location?.row ?? 0) || (w.beforeEnd !== undefined && !waitsOnElseRow)
     if (!commentAbove && wasInline) w.write(' ')
     else {
       w.blankLine()
@@ -323,7 +345,21 @@ class ModulePrinter extends TermPrinter {
     }
   }
 
+  /** Prints an expression; when its comments cannot be placed, prints its source text instead. */
   expr(expr: Expr): void {
+    const w = this.w
+    const saved = w.save()
+    try {
+      this.formattedExpr(expr)
+    } catch (err) {
+      const text = locationText(expr.location)
+      if (!(err instanceof UnexpectedComment) || !text) throw err
+      w.restore(saved)
+      w.writeSource(expr.location as Location, text)
+    }
+  }
+
+  private formattedExpr(expr: Expr): void {
     const w = this.w
     // A rule body whose text starts with `a | b` would read back as a set comprehension
     // (`p if {a | b == c}`), so that leading union is written in parentheses.

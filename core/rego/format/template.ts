@@ -9,7 +9,7 @@ import type { Comment, Expr, Location, Term } from '../syntax/ast.js'
 import { locationText } from '../syntax/source.js'
 import { newlines } from './layout.js'
 import type { TermPrinter } from './terms.js'
-import { commentText } from './writer.js'
+import { commentText, UnexpectedComment } from './writer.js'
 
 type TemplateString = Extract<Term, { type: 'templatestring' }>
 
@@ -19,6 +19,13 @@ export function printTemplateString(p: TermPrinter, t: TemplateString): void {
   const source = t.location?.source?.text
   // Every comment inside the string is placed here, none by the nodes inside it.
   const comments = t.location ? w.takeCommentsWithin(t.location) : []
+  // Comments are placed by row: one outside a string of several lines but on one of its rows
+  // (waiting for the line end, or after its end) would be printed inside it.
+  const lines = newlines(locationText(t.location) ?? '')
+  const lastRow = (t.location?.row ?? 0) + lines
+  if (lines > 0 && (w.beforeEnd || w.nextCommentRow() <= lastRow)) {
+    throw new UnexpectedComment('comment beside a template string of several lines')
+  }
   w.write(multi ? '$`' : '$"')
   for (const part of t.value.parts) {
     if (part.type === 'string' && !/^["`]/.test(locationText(part.location) ?? '')) {

@@ -138,34 +138,16 @@ export abstract class TermPrinter {
   // -------------------------------------------------------------------------------------------------
   // Terms
 
-  /** Prints a term; when its comments cannot be placed, prints its source text instead. */
+  /** Prints a term (a comment that cannot be placed in it fails its expression or rule). */
   term(term: Term): void {
     const w = this.w
-    const saved = {
-      out: w.out,
-      level: w.level,
-      inline: w.inline,
-      head: w.head,
-      beforeEnd: w.beforeEnd,
-    }
     const lineStart = this.lineStart
     this.lineStart = false
-    try {
-      w.insertComments(term.location)
-      if (!w.inline) w.startLine()
-      const print = TERM_PRINTERS[term.type] as PrintTerm<Term>
-      if (lineStart && term.type === 'number' && term.value.startsWith('-')) w.write(`(${term.value})`)
-      else print(this, term)
-    } catch (err) {
-      const text = locationText(term.location)
-      if (!(err instanceof UnexpectedComment) || !text) throw err
-      w.out = saved.out
-      w.level = saved.level
-      w.inline = saved.inline
-      w.head = saved.head
-      w.beforeEnd = saved.beforeEnd
-      w.writeSource(term.location as Location, text)
-    }
+    w.insertComments(term.location)
+    if (!w.inline) w.startLine()
+    const print = TERM_PRINTERS[term.type] as PrintTerm<Term>
+    if (lineStart && term.type === 'number' && term.value.startsWith('-')) w.write(`(${term.value})`)
+    else print(this, term)
   }
 
   ref(ref: Term[], allowKeywords = false): void {
@@ -217,15 +199,17 @@ export abstract class TermPrinter {
     const lines = groupByRow(items, loc)
     let multiline = lines.length > 1
     if (lines.length === 1 && loc) {
-      const row = w.nextCommentRow()
-      if ((row > loc.row && row < close.row) || w.commentSplitsItems(loc, lastItemRow(items)))
-        throw new UnexpectedComment('comment inside a one-line collection')
+      // Items written below the opening bracket go on lines of their own.
       const first = items[0]
       const firstLoc = first ? itemLoc(first) : undefined
       if (firstLoc) {
         const cut = firstLoc.offset - loc.offset
         if (cut > 0 && (locationText(loc) ?? '').slice(0, cut).includes('\n')) multiline = true
       }
+      // A one-line collection has no place for a comment inside it.
+      const row = w.nextCommentRow()
+      const inside = (row > loc.row && row < close.row) || w.commentSplitsItems(loc, lastItemRow(items))
+      if (!multiline && inside) throw new UnexpectedComment('comment inside a one-line collection')
     }
     if (multiline) {
       // A comment waiting for the line end stays after the opening bracket when it was written

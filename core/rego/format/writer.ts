@@ -10,6 +10,8 @@ import { newlines } from './layout.js'
 /** Thrown when two comments would end the same output line; the caller falls back to source text. */
 export class UnexpectedComment extends Error {}
 
+type WriterState = Pick<Writer, 'out' | 'level' | 'inline' | 'head' | 'beforeEnd'>
+
 /** A location whose row is all that matters (closing brackets found by scanning source text). */
 export type RowLocation = Pick<Location, 'row'>
 
@@ -31,6 +33,21 @@ export class Writer {
 
   constructor(comments: Comment[]) {
     this.comments = comments
+  }
+
+  /** The state to go back to when printing a node fails and its source text is printed instead. */
+  save(): WriterState {
+    return {
+      out: this.out,
+      level: this.level,
+      inline: this.inline,
+      head: this.head,
+      beforeEnd: this.beforeEnd,
+    }
+  }
+
+  restore(state: WriterState): void {
+    Object.assign(this, state)
   }
 
   /** Row of the next pending comment (Infinity when none is left). */
@@ -100,10 +117,23 @@ export class Writer {
       else break
       this.head++
     }
+    // Mid-line, or with a comment waiting for the end of this line, there is no line above the
+    // node to put them on: its expression or rule is printed as written instead (otherwise the
+    // comments would run into each other on one line).
+    if (before.length > 0 && (this.midLine() || (this.inline && this.beforeEnd)))
+      throw new UnexpectedComment('comment inside a line')
+    const wasInline = this.inline
     this.writeComments(before)
     const last = before[before.length - 1]
     if (last && loc.row - (last.location as Location).row > 1) this.blankLine()
+    // The comments ended a line that had only its indentation: the node goes on a new one.
+    if (last && wasInline && !this.inline) this.startLine()
     if (at) this.beforeLineEnd(at)
+  }
+
+  /** True when the current output line has more than its indentation. */
+  private midLine(): boolean {
+    return this.inline && this.out.slice(this.out.lastIndexOf('\n') + 1).trim() !== ''
   }
 
   /** Writes whole-line comments, keeping single blank lines between separated groups. */
@@ -138,10 +168,15 @@ export class Writer {
    * inside the text are printed with it; comments above it are written first (the failed attempt
    * had consumed them), and one right after it on its last row still ends the output line.
    */
-  writeSource(loc: Location, text: string): void {
+  writeSource(loc: Location, text: string, outermost = false): void {
     const inside = (c: Comment | undefined) =>
       !!c && isWithin(c.location, loc.offset, loc.offset + text.length)
     if (inside(this.beforeEnd)) this.beforeEnd = undefined
+    // A comment waiting for the end of a line above would land after text of several lines, on
+    // another line than its own: let the enclosing rule be printed as written instead.
+    if (this.beforeEnd && !outermost && text.includes('\n')) {
+      throw new UnexpectedComment('comment before a node printed as written')
+    }
     const above: Comment[] = []
     while (this.nextCommentRow() < loc.row) above.push(this.comments[this.head++] as Comment)
     this.writeComments(above)

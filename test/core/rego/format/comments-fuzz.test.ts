@@ -1,7 +1,8 @@
 /**
  * Property test for comments, where a formatter most easily goes wrong: OPA's compliance modules
- * with comments added at the ends of chosen lines or on lines of their own above them. `fmt` must
- * keep every comment, keep the AST, and be idempotent. Run counts are bounded.
+ * with comments added at the ends of chosen lines, on lines of their own above them, or after
+ * opening brackets and commas (with a line break). `fmt` must keep every comment, keep the AST,
+ * and be idempotent. Run counts are bounded.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -16,13 +17,21 @@ const seeds = conformanceModules()
   .filter((_, i) => i % 4 === 0)
   .map((m) => m.text)
 
-/** `text` with `# cN` after (or above) the lines `chosen` picks, and how many were added. */
-function withComments(text: string, chosen: boolean[], ownLine: boolean): { text: string; count: number } {
+type Placement = 'line end' | 'own line' | 'after bracket or comma'
+
+/** `text` with `# cN` comments where `chosen` picks, placed as `where` says, and how many. */
+function withComments(text: string, chosen: boolean[], where: Placement): { text: string; count: number } {
   let count = 0
+  const pick = (i: number) => chosen[i % chosen.length]
+  if (where === 'after bracket or comma') {
+    let n = 0
+    const out = text.replace(/[,[{(]/g, (c) => (pick(n++) ? `${c} # c${count++}\n` : c))
+    return { text: out, count }
+  }
   const lines = text.split('\n').map((line, i) => {
-    if (i === 0 || line.trim() === '' || !chosen[i % chosen.length]) return line
+    if (i === 0 || line.trim() === '' || !pick(i)) return line
     const comment = `# c${count++}`
-    return ownLine ? `${line.match(/^\s*/)?.[0]}${comment}\n${line}` : `${line} ${comment}`
+    return where === 'own line' ? `${line.match(/^\s*/)?.[0]}${comment}\n${line}` : `${line} ${comment}`
   })
   return { text: lines.join('\n'), count }
 }
@@ -32,11 +41,11 @@ describe.skipIf(seeds.length === 0)('formatting modules with comments anywhere',
     const input = fc.tuple(
       fc.constantFrom(...seeds),
       fc.array(fc.boolean(), { minLength: 1, maxLength: 7 }),
-      fc.boolean(),
+      fc.constantFrom<Placement>('line end', 'own line', 'after bracket or comma'),
     )
     fc.assert(
-      fc.property(input, ([seed, chosen, ownLine]) => {
-        const { text, count } = withComments(seed, chosen, ownLine)
+      fc.property(input, ([seed, chosen, where]) => {
+        const { text, count } = withComments(seed, chosen, where)
         const parsed = parseModuleWithErrors(text).module
         const original = parseModuleWithErrors(seed).module
         // A comment marker added inside a multi-line raw string is text, not a comment: skip those.
@@ -48,7 +57,7 @@ describe.skipIf(seeds.length === 0)('formatting modules with comments anywhere',
         for (let i = 0; i < count; i++) expect(out).toMatch(new RegExp(`# c${i}(?!\\d)`))
         expect(formatModule(again as never)).toBe(out)
       }),
-      { numRuns: 1500 },
+      { numRuns: 2000 },
     )
   })
 })

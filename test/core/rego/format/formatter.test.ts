@@ -102,13 +102,31 @@ describe('formatter', () => {
     )
   })
 
-  it('prints a composite verbatim when a comment inside it cannot be placed, losing no comment', () => {
+  it('prints a rule as written when a comment inside it cannot be placed, losing no comment', () => {
     // The comment after `"a":` would end up before `"b"` on one line; the source text is kept, the
     // comment after it stays at the end of its line, and a comment inside it is not repeated.
+    const asWritten =
+      'package a\n\nv := {"a": # this is\n{"b": # nested\n"c"}} # trailing\n\nw := {"a":  # one\n"b"} # two\n'
+    expect(roundTrip(asWritten)).toBe(asWritten)
+    // Comments that have a place are placed: this one is formatted.
+    expect(roundTrip('package a\n\ns := { # inline\n    # interior\n    "key": "value",\n}\n')).toBe(
+      'package a\n\ns := { # inline\n\t# interior\n\t"key": "value",\n}\n',
+    )
+  })
+
+  it('prints an expression as written when a comment inside it cannot be placed', () => {
     const src =
-      'package a\n\nv := {"a": # this is\n{"b": # nested\n"c"}} # trailing\n\nw := {"a":  # one\n"b"} # two\n\n' +
-      's := { # inline\n    # interior\n    "key": "value",\n}\n'
-    expect(roundTrip(src)).toBe(src)
+      'package a\n\np if {\n\t"foo", # c0\n (2 in { # c1\n"bar": 2}) in {"foo": true}\n\tinput.x\n}\n'
+    const out = roundTrip(src)
+    expect(out).toContain('\t"foo", # c0\n (2 in { # c1\n"bar": 2}) in {"foo": true}\n\tinput.x\n')
+    // Two comments inside parentheses used to run into one line comment (`# c2 # c1`).
+    const nested = 'package a\n\np if {\n\tx := 1\n\t( # c1\n(( # c2\na + b) + c) + d) == 24\n}\n'
+    expect(roundTrip(nested)).toBe(nested)
+  })
+
+  it('prints a function as written when a comment between its arguments and body has no place', () => {
+    const src = 'package a\n\nf( # c0\nx) := y if { # c1\n\ty := x\n}\n'
+    expect(roundTrip(src)).toContain('# c0')
   })
 
   it('writes an object comprehension whose key sits below the brace as `{k: v |` plus a body block', () => {
