@@ -176,7 +176,7 @@ class ModulePrinter extends TermPrinter {
   /**
    * True when the rule is printed on one line, so that it can stay grouped with a neighbour that
    * is too: not a default rule, no else chain (its `else` goes on a line of its own), and a
-   * constant or a single condition after `if` (a lone set or empty object keeps its braces).
+   * constant or a single condition after `if` (one that starts with a brace keeps a braced body).
    */
   private groupable(rule: Rule): boolean {
     if (rule.body.length > 1 || rule.default || rule.else || !rule.location || !this.usesIf(rule))
