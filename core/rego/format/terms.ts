@@ -9,7 +9,6 @@ import {
   groupByRow,
   INFIX,
   itemLoc,
-  lastItemRow,
   opName,
   PRECEDENCE,
   stringText,
@@ -207,9 +206,11 @@ export abstract class TermPrinter {
         if (cut > 0 && (locationText(loc) ?? '').slice(0, cut).includes('\n')) multiline = true
       }
       // A one-line collection has no place for a comment inside it.
-      const row = w.nextCommentRow()
-      const inside = (row > loc.row && row < close.row) || w.commentSplitsItems(loc, lastItemRow(items))
-      if (!multiline && inside) throw new UnexpectedComment('comment inside a one-line collection')
+      if (!multiline) {
+        const row = w.nextCommentRow()
+        if ((row > loc.row && row < close.row) || w.commentSplitsItems(loc, items))
+          throw new UnexpectedComment('comment inside a one-line collection')
+      }
     }
     if (multiline) {
       // A comment waiting for the line end stays after the opening bracket when it was written

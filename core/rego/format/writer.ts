@@ -3,9 +3,9 @@
  * comment placement by source row (comments above a node go before it; a comment on the node's row
  * goes at the end of the output line), as `opa fmt` places them.
  */
-import type { Comment, Location } from '../syntax/ast.js'
+import type { Comment, Location, Term } from '../syntax/ast.js'
 import { locationText } from '../syntax/source.js'
-import { newlines } from './layout.js'
+import { lastItemRow, newlines } from './layout.js'
 
 /** Thrown when two comments would end the same output line; the caller falls back to source text. */
 export class UnexpectedComment extends Error {}
@@ -207,18 +207,22 @@ export class Writer {
    * True when a pending comment inside `loc`'s text sits on a row before `lastItemRow`: printing
    * the collection on one line would pull that later item onto the comment's line.
    */
-  commentSplitsItems(loc: Location, lastItemRow: number): boolean {
-    const end = loc.offset + (locationText(loc)?.length ?? 0)
-    const splits = (c: Location | undefined) =>
-      isWithin(c, loc.offset + 1, end) && (c?.row ?? 0) < lastItemRow
+  commentSplitsItems(loc: Location, items: Array<Term | [Term, Term]>): boolean {
+    const from = loc.offset + 1
+    const end = loc.end ?? loc.offset + (locationText(loc)?.length ?? 0)
+    // Offsets first (cheap): rows only for comments inside the collection, which are rare.
+    const inside: Location[] = []
     // The comment may already be waiting for the end of the line (registered by an enclosing node).
-    if (splits(this.beforeEnd?.location)) return true
+    const waiting = this.beforeEnd?.location
+    if (waiting && isWithin(waiting, from, end)) inside.push(waiting)
     for (let i = this.head; i < this.comments.length; i++) {
       const c = (this.comments[i] as Comment).location
       if (!c || c.offset >= end) break
-      if (splits(c)) return true
+      if (isWithin(c, from, end)) inside.push(c)
     }
-    return false
+    if (inside.length === 0) return false
+    const last = lastItemRow(items)
+    return inside.some((c) => c.row < last)
   }
 }
 
