@@ -5,15 +5,7 @@
  */
 import type { Body, Expr, Location, Term } from '../syntax/ast.js'
 import { locationText } from '../syntax/source.js'
-import {
-  groupByRow,
-  INFIX,
-  itemLoc,
-  opName,
-  PRECEDENCE,
-  stringText,
-  V1_KEYWORDS,
-} from './layout.js'
+import { groupByRow, INFIX, itemLoc, opName, PRECEDENCE, stringText, V1_KEYWORDS } from './layout.js'
 import { printTemplateString } from './template.js'
 import { closingRow, UnexpectedComment, type Writer } from './writer.js'
 
