@@ -177,6 +177,12 @@ export class Writer {
     if (this.beforeEnd && !outermost && text.includes('\n')) {
       throw new UnexpectedComment('comment before a node printed as written')
     }
+    // A comment inside the text that an earlier line already printed would be printed twice.
+    for (let i = this.head - 1; !outermost && i >= 0; i--) {
+      const c = this.comments[i] as Comment
+      if ((c.location?.offset ?? 0) < loc.offset) break
+      if (inside(c)) throw new UnexpectedComment('comment printed before its node')
+    }
     const above: Comment[] = []
     while (this.nextCommentRow() < loc.row) above.push(this.comments[this.head++] as Comment)
     this.writeComments(above)

@@ -124,6 +124,12 @@ describe('formatter', () => {
     expect(roundTrip(nested)).toBe(nested)
   })
 
+  it('prints a comment once when the line before its expression already ended with it', () => {
+    // `k := 1` ends the line that `# c4` is on; the expression after it is printed as written.
+    const src = 'package a\n\nw if {\n k := 1; -5 == { # c4\n0: [\n$"v={\nnull}"][ # c7\n0]} }\n'
+    expect(roundTrip(src).match(/# c4/g)).toHaveLength(1)
+  })
+
   it('prints a function as written when a comment between its arguments and body has no place', () => {
     const src = 'package a\n\nf( # c0\nx) := y if { # c1\n\ty := x\n}\n'
     expect(roundTrip(src)).toContain('# c0')
