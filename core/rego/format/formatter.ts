@@ -154,22 +154,28 @@ class ModulePrinter extends TermPrinter {
     }
   }
 
-  /**
-   * Prints a rule with its else chain; when comments inside it cannot be placed (a comment between
-   * a function's arguments and its body, say), prints its source text instead, ending the line as
-   * a formatted rule would.
-   */
+  /** Prints a rule with its else chain, or its source text when a comment in it has no place. */
   private topRule(rule: Rule): void {
+    if (this.orAsWritten(rule.location, () => this.rule(rule, false), true)) this.w.endLine()
+  }
+
+  /**
+   * Runs `print`; when a comment inside the node at `loc` has no place in the formatted layout
+   * (between a function's arguments and its body, say), prints the node's source text instead.
+   * True when it did. `outermost` is the rule level, where no enclosing node can take over.
+   */
+  private orAsWritten(loc: Location | undefined, print: () => void, outermost = false): boolean {
     const w = this.w
     const saved = w.save()
     try {
-      this.rule(rule, false)
+      print()
+      return false
     } catch (err) {
-      const text = locationText(rule.location)
+      const text = locationText(loc)
       if (!(err instanceof UnexpectedComment) || !text) throw err
       w.restore(saved)
-      w.writeSource(rule.location as Location, text, true)
-      w.endLine()
+      w.writeSource(loc as Location, text, outermost)
+      return true
     }
   }
 
@@ -347,16 +353,7 @@ class ModulePrinter extends TermPrinter {
 
   /** Prints an expression; when its comments cannot be placed, prints its source text instead. */
   expr(expr: Expr): void {
-    const w = this.w
-    const saved = w.save()
-    try {
-      this.formattedExpr(expr)
-    } catch (err) {
-      const text = locationText(expr.location)
-      if (!(err instanceof UnexpectedComment) || !text) throw err
-      w.restore(saved)
-      w.writeSource(expr.location as Location, text)
-    }
+    this.orAsWritten(expr.location, () => this.formattedExpr(expr))
   }
 
   private formattedExpr(expr: Expr): void {

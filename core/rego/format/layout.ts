@@ -102,10 +102,19 @@ export function compareImports(a: Import, b: Import): number {
   return pa.length - pb.length || (a.alias ?? '').localeCompare(b.alias ?? '')
 }
 
+/** True for the terms of a set union call, `or(a, b)`, written infix as `a | b`. */
+function isUnionCallTerms(terms: Term[]): boolean {
+  return terms.length === 3 && !!terms[0] && opName(terms[0]) === 'or'
+}
+
 /** True for an expression whose terms are a bare `a | b` (set union) call (`with` may follow). */
 export function isUnionExpr(expr: Expr): boolean {
-  const t = expr.terms
-  return !expr.negated && Array.isArray(t) && t.length === 3 && !!t[0] && opName(t[0]) === 'or'
+  return !expr.negated && Array.isArray(expr.terms) && isUnionCallTerms(expr.terms)
+}
+
+/** True for a term that is a set union call, `a | b`. */
+export function isUnionTerm(t: Term): boolean {
+  return t.type === 'call' && isUnionCallTerms(t.value)
 }
 
 /**

@@ -5,7 +5,16 @@
  */
 import type { Body, Expr, Location, Term } from '../syntax/ast.js'
 import { locationText } from '../syntax/source.js'
-import { groupByRow, INFIX, itemLoc, opName, PRECEDENCE, stringText, V1_KEYWORDS } from './layout.js'
+import {
+  groupByRow,
+  INFIX,
+  isUnionTerm,
+  itemLoc,
+  opName,
+  PRECEDENCE,
+  stringText,
+  V1_KEYWORDS,
+} from './layout.js'
 import { printTemplateString } from './template.js'
 import { closingRow, UnexpectedComment, type Writer } from './writer.js'
 
@@ -82,11 +91,8 @@ export abstract class TermPrinter {
       w.write(' = ')
     }
     if (nested) w.write('(')
-    if (leftUnionParens && isUnionCall(args[0] as Term)) {
-      w.write('(')
-      this.term(args[0] as Term)
-      w.write(')')
-    } else this.operand(args[0] as Term, topLevel ? name : undefined, false)
+    if (leftUnionParens && isUnionTerm(args[0] as Term)) this.termInParens(args[0] as Term)
+    else this.operand(args[0] as Term, topLevel ? name : undefined, false)
     w.write(` ${infix[0]} `)
     this.operand(args[1] as Term, topLevel ? name : undefined, true)
     if (nested) w.write(')')
@@ -242,19 +248,19 @@ export abstract class TermPrinter {
 
   /** A call argument: `a | b` is unambiguous there, so it keeps parentheses only if written with them. */
   private argument(t: Term): void {
-    const parens = t.type === 'call' && isUnionCall(t) && (locationText(t.location)?.startsWith('(') ?? false)
-    if (parens) this.w.write('(')
-    this.term(t)
-    if (parens) this.w.write(')')
+    this.termInParens(t, isUnionTerm(t) && (locationText(t.location)?.startsWith('(') ?? false))
   }
 
   /** `a | b` inside a collection would read as a comprehension, so it gets parentheses. */
   protected unionSafe(t: Term): void {
-    if (isUnionCall(t)) {
-      this.w.write('(')
-      this.term(t)
-      this.w.write(')')
-    } else this.term(t)
+    this.termInParens(t, isUnionTerm(t))
+  }
+
+  /** Prints a term, in parentheses when `parens` is set. */
+  protected termInParens(t: Term, parens = true): void {
+    if (parens) this.w.write('(')
+    this.term(t)
+    if (parens) this.w.write(')')
   }
 
   comprehension(
@@ -287,13 +293,8 @@ export abstract class TermPrinter {
   private beforeBar(t: Term): void {
     const name = t.type === 'call' && t.value[0] ? opName(t.value[0]) : undefined
     // `k, v in xs` already prints its own parentheses inside a term.
-    if (!name || !INFIX[name] || name === 'internal.member_3') {
-      this.unionSafe(t)
-      return
-    }
-    this.w.write('(')
-    this.term(t)
-    this.w.write(')')
+    if (!name || !INFIX[name] || name === 'internal.member_3') this.unionSafe(t)
+    else this.termInParens(t)
   }
 
   protected comprehensionBody(
@@ -323,9 +324,4 @@ export abstract class TermPrinter {
     }
     w.insertComments(closingRow(loc, open, close))
   }
-}
-
-/** True for a call of the set union `or(a, b)`, written infix as `a | b`. */
-function isUnionCall(t: Term): boolean {
-  return t.type === 'call' && !!t.value[0] && opName(t.value[0]) === 'or' && t.value.length === 3
 }
