@@ -19,20 +19,31 @@ RUN npm run build && npm prune --omit=dev
 
 # --- run: production dependencies and dist/ only, as a non-root user -------------------------
 FROM node:22-bookworm-slim
-ENV NODE_ENV=production
+# REGENT_DATA_DIR: every part keeps its state under the volume by default (service:
+# /var/lib/regent/service, relay: /var/lib/regent/relay), the only path the image's user may write,
+# so a read-only root filesystem works. REGENT_LISTEN_HOST: servers listen on every interface by
+# default, so the EXPOSEd ports are reachable; a flag or the config file still wins (the
+# Kubernetes sidecar keeps `relay.addr: 127.0.0.1:8282`). Outside the image both default to
+# ./.regent and 127.0.0.1.
+ENV NODE_ENV=production \
+    REGENT_DATA_DIR=/var/lib/regent \
+    REGENT_LISTEN_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build /src/package.json ./
 COPY --from=build /src/node_modules node_modules
 COPY --from=build /src/dist dist
 COPY bin bin
 # The relay keeps its bundle cache and decision-log buffer here: an emptyDir by default,
-# a PersistentVolumeClaim when relay.storage.persistent is true.
-RUN mkdir -p /var/lib/regent && chown node:node /var/lib/regent
+# a PersistentVolumeClaim when relay.storage.persistent is true. 1000:1000 is the node image's
+# `node` user; numeric, because the kubelet can only check `runAsNonRoot` against a number.
+RUN mkdir -p /var/lib/regent && chown 1000:1000 /var/lib/regent && chmod 0700 /var/lib/regent
 VOLUME /var/lib/regent
-USER node
+USER 1000:1000
 # 8181: service (or `run -s`), 8282: relay.
 EXPOSE 8181 8282
-HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.REGENT_HEALTH_PORT||8282)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Asks the server running in the container (service, relay or run -s) on its own port and
+# health path; see bin/healthcheck.js. REGENT_HEALTH_URL overrides.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "/app/bin/healthcheck.js"]
 ENTRYPOINT ["node", "/app/bin/regent.js"]
 CMD ["--help"]

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod'
 import { baseConfigSchema, field } from '../core/config.js'
+import { defaultDataDir, defaultListenAddr } from '../core/runtime-defaults.js'
 
 const stringMap = z.record(z.string(), z.string({ error: 'expected a string' }))
 const seconds = () => field.nonNegativeInt()
@@ -178,11 +179,12 @@ export type AgentAuthConfig = z.output<typeof agentAuthSchema>
 
 /** The `relay:` section: the relay's own settings. */
 export const relaySectionSchema = z.strictObject({
-  addr: field.address().default('127.0.0.1:8282'),
+  // Functions, so REGENT_LISTEN_HOST / REGENT_DATA_DIR (set in the image) are read at load time.
+  addr: field.address().default(() => defaultListenAddr(8282)),
   storage: z
     .strictObject({
       /** Where last-good bundles (and the decision-log buffer) live; `--data-dir` overrides. */
-      dir: z.string().default('./.regent/relay'),
+      dir: z.string().default(() => defaultDataDir('relay')),
       /**
        * Whether `dir` is a persistent volume (a PersistentVolumeClaim) rather than an ephemeral
        * one (emptyDir, the default). Either way the relay writes last-good bundles there and

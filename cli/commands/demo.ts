@@ -14,6 +14,7 @@ import { request } from 'undici'
 import { parseConfig } from '../../core/config.js'
 import { stopOnSignals } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
+import { defaultDataDir } from '../../core/runtime-defaults.js'
 import { relayConfigSchema, startRelay } from '../../relay/index.js'
 import { serviceSectionSchema, startService } from '../../service/index.js'
 import { REGENT_VERSION } from '../version-info.js'
@@ -70,7 +71,7 @@ interface DemoOptions {
 export function demoCommand(): Command {
   return new Command('demo')
     .description('run the service and the relay together with a seeded demo system (what npm start runs)')
-    .option('--dir <dir>', 'folder for everything the demo keeps', './.regent/demo')
+    .option('--dir <dir>', 'folder for everything the demo keeps', defaultDataDir('demo'))
     .option('--service-addr <host:port>', 'service listen address', '127.0.0.1:8181')
     .option('--relay-addr <host:port>', 'relay listen address', '127.0.0.1:8282')
     .action(async (options: DemoOptions) => {

@@ -48,8 +48,14 @@ export function relayCommand(): Command {
       '-c, --config <file>',
       'relay config (OPA format for the upstream, plus a relay: section)',
     )
-    .option('--addr <host:port>', 'listen address (default: relay.addr, 127.0.0.1:8282)')
-    .option('--data-dir <dir>', 'storage folder (default: relay.storage.dir, ./.regent/relay)')
+    .option(
+      '--addr <host:port>',
+      'listen address (default: relay.addr, else $REGENT_LISTEN_HOST:8282 or 127.0.0.1:8282)',
+    )
+    .option(
+      '--data-dir <dir>',
+      'storage folder (default: relay.storage.dir, else $REGENT_DATA_DIR/relay or ./.regent/relay)',
+    )
     .action(async (options: RelayCommandOptions) => {
       await runRelay(options)
     })

@@ -13,6 +13,7 @@ import { parseAddress, type RunningServer, startServer, stopOnSignals } from '..
 import { createLogger, type Logger } from '../../core/log.js'
 import { RegoErrors } from '../../core/rego/index.js'
 import { fromJS } from '../../core/rego/values/index.js'
+import { defaultListenAddr } from '../../core/runtime-defaults.js'
 import { runShell } from '../repl/shell.js'
 import { ShellState } from '../repl/state.js'
 import { createRunApp } from '../run-server/app.js'
@@ -181,7 +182,11 @@ export function runSettings(paths: string[], flags: RunFlags): RunSettings {
   ]
   const files = paths.filter((p) => !allBundles && !isTarball(p))
   const v0 = flags.v0Compatible === true
-  const addrs = (flags.addr.length > 0 ? flags.addr : [v0 ? DEFAULT_V0_ADDR : DEFAULT_RUN_ADDR]).map((a) => {
+  const addrs = (
+    flags.addr.length > 0
+      ? flags.addr
+      : [v0 ? DEFAULT_V0_ADDR : defaultListenAddr(8181, process.env, 'localhost')]
+  ).map((a) => {
     try {
       // Go's ":8181" listens on every interface.
       return parseAddress(a, '0.0.0.0')

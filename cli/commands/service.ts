@@ -9,12 +9,8 @@ import { z } from 'zod'
 import { baseConfigSchema, ConfigError, loadConfig } from '../../core/config.js'
 import { parseAddress, stopOnSignals } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
-import {
-  DEFAULT_SERVICE_ADDR,
-  DEFAULT_SERVICE_DATA_DIR,
-  serviceSectionSchema,
-  startService,
-} from '../../service/index.js'
+import { defaultDataDir, defaultListenAddr } from '../../core/runtime-defaults.js'
+import { serviceSectionSchema, startService } from '../../service/index.js'
 
 // One file may configure both processes: the service leaves the relay's sections to the relay.
 const RELAY_KEYS = ['services', 'bundles', 'discovery', 'keys', 'labels', 'decision_logs', 'status', 'relay']
@@ -35,19 +31,22 @@ interface ServiceCommandOptions {
 
 /** Builds the `service` command. */
 export function serviceCommand(): Command {
-  return new Command('service')
-    .description('run the management service: systems, tokens, policies, bundles, decision logs')
-    .option('-c, --config <file>', 'config file with log: and service: sections')
-    .option('--addr <host:port>', 'listen address', DEFAULT_SERVICE_ADDR)
-    .option('--data-dir <dir>', 'folder for the SQLite database', DEFAULT_SERVICE_DATA_DIR)
-    .action(async (options: ServiceCommandOptions, command: Command) => {
-      try {
-        parseAddress(options.addr)
-      } catch (err) {
-        command.error(`--addr: ${(err as Error).message}`, { exitCode: 2, code: 'regent.usage' })
-      }
-      await runService(options)
-    })
+  return (
+    new Command('service')
+      .description('run the management service: systems, tokens, policies, bundles, decision logs')
+      .option('-c, --config <file>', 'config file with log: and service: sections')
+      // REGENT_LISTEN_HOST and REGENT_DATA_DIR change these defaults (the image sets both).
+      .option('--addr <host:port>', 'listen address', defaultListenAddr(8181))
+      .option('--data-dir <dir>', 'folder for the SQLite database', defaultDataDir('service'))
+      .action(async (options: ServiceCommandOptions, command: Command) => {
+        try {
+          parseAddress(options.addr)
+        } catch (err) {
+          command.error(`--addr: ${(err as Error).message}`, { exitCode: 2, code: 'regent.usage' })
+        }
+        await runService(options)
+      })
+  )
 }
 
 async function runService(options: ServiceCommandOptions): Promise<void> {
