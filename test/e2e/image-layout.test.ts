@@ -125,4 +125,12 @@ describe.skipIf(unavailable !== undefined)('the image layout', () => {
     expect(check.code, check.output).toBe(0)
     expect(await listeningAddr(running)).toBe('http://0.0.0.0:8181')
   }, 90_000)
+
+  it('run -s -a :9393: the health check follows the flag (Go-style wildcard host)', async () => {
+    const vol = freshVolume('volume-run-addr')
+    running = startContainer(app, vol, ['run', '-s', '-a', ':9393'], readOnly)
+    const check = await healthy(running)
+    expect(check.code, check.output).toBe(0)
+    expect(await listeningAddr(running)).toBe('http://0.0.0.0:9393')
+  }, 90_000)
 })
