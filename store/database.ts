@@ -3,11 +3,11 @@
  * when the URL says `postgres://`, so several service replicas can share one database. Both sit
  * behind one Kysely instance; SQL that differs between the two asks `dialect`.
  */
-import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
+import { createPrivateFile, makePrivateDir } from '../core/state-files.js'
 import type { ServiceTables } from './service/tables.js'
 
 /** Which SQL engine a database runs on. */
@@ -45,7 +45,7 @@ export function isPostgresUrl(url: string): boolean {
 
 /**
  * Opens the database named by `url`. SQLite files are created (with their folder) when
- * missing and put in WAL mode with full syncs, so a 2xx after a write means it is on disk.
+ * missing, private to this user (0600, folder 0700), and put in WAL mode with full syncs, so a 2xx after a write means it is on disk.
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<ServiceDatabase> {
   return isPostgresUrl(options.url) ? openPostgres(options) : openSqlite(options.url)
@@ -53,7 +53,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Servic
 
 function openSqlite(url: string): ServiceDatabase {
   const file = url.replace(/^sqlite:(\/\/)?/i, '')
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  if (file !== ':memory:') {
+    // The database holds the agent-token key: private to this user, -wal and -shm included.
+    makePrivateDir(dirname(file))
+    createPrivateFile(file)
+  }
   const sqlite = new Database(file)
   sqlite.pragma('journal_mode = WAL')
   // NOTE(service): FULL makes each commit durable (decision logs are acknowledged after it).

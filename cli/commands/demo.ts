@@ -7,13 +7,14 @@
  * Ctrl-C stops both; a second start reuses the folder (database, token, key, relay cache).
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Command } from 'commander'
 import { request } from 'undici'
 import { parseConfig } from '../../core/config.js'
 import { stopOnSignals } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
+import { makePrivateDir } from '../../core/state-files.js'
 import { relayConfigSchema, startRelay } from '../../relay/index.js'
 import { serviceSectionSchema, startService } from '../../service/index.js'
 import { REGENT_VERSION } from '../version-info.js'
@@ -88,7 +89,8 @@ function keptSecret(path: string, make: () => string): string {
 
 async function runDemo(options: DemoOptions): Promise<void> {
   const dir = resolve(options.dir)
-  mkdirSync(dir, { recursive: true })
+  // The demo folder holds the admin token and the signing key.
+  makePrivateDir(dir)
   const logger = createLogger({ level: 'info' })
   const firstStart = !existsSync(join(dir, 'service', 'service.db'))
   if (!firstStart && !existsSync(join(dir, 'admin-token'))) {
