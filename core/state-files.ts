@@ -78,11 +78,11 @@ export interface SharedPath {
 }
 
 /**
- * The paths at and below `root` that group or others may read, write or enter (folders wider
- * than 0700, files wider than 0600). Missing paths are not reported; at most 1000 entries are
- * looked at.
+ * The paths at and below `root` (at `root` only without `descend`) that group or others may
+ * read, write or enter (folders wider than 0700, files wider than 0600). Missing paths are not
+ * reported; at most 1000 entries are looked at.
  */
-export function sharedStatePaths(root: string): SharedPath[] {
+export function sharedStatePaths(root: string, descend = true): SharedPath[] {
   const found: SharedPath[] = []
   const queue = [root]
   let seen = 0
@@ -100,7 +100,7 @@ export function sharedStatePaths(root: string): SharedPath[] {
       const mode = `0${bits.toString(8).padStart(3, '0')}`
       found.push({ path, mode, expected: stat.isDirectory() ? '0700' : '0600' })
     }
-    if (!stat.isDirectory()) continue
+    if (!descend || !stat.isDirectory()) continue
     try {
       for (const entry of readdirSync(path)) queue.push(join(path, entry))
     } catch {
@@ -112,11 +112,16 @@ export function sharedStatePaths(root: string): SharedPath[] {
 
 /**
  * Logs one warning per state path under `roots` that others than the owner may access (one
- * line naming the path and its mode). Call once at start, after the state was opened.
+ * line naming the path and its mode). Call once at start, after the state was opened; with
+ * `descend: false` only the roots themselves are looked at (a database in a shared folder).
  */
-export function warnOnSharedModes(roots: readonly string[], logger: Logger): void {
+export function warnOnSharedModes(
+  roots: readonly string[],
+  logger: Logger,
+  options: { descend?: boolean } = {},
+): void {
   for (const root of new Set(roots)) {
-    for (const shared of sharedStatePaths(root)) {
+    for (const shared of sharedStatePaths(root, options.descend ?? true)) {
       logger.warn(shared, 'state path is accessible to other users; restrict it (chmod go-rwx)')
     }
   }
