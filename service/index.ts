@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path'
 import type { Logger } from 'pino'
 import { parseAddress, startServer } from '../core/http/index.js'
 import { warnOnSharedModes } from '../core/state-files.js'
+import { WriteHealth } from '../core/write-health.js'
 import { ServiceStore } from '../store/service/index.js'
 import { createServiceApp } from './app.js'
 import { agentTokenKey, bootstrapAdminToken } from './bootstrap.js'
@@ -80,7 +81,14 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await store.systems.bumpContentVersion(system.id)
       await builder.rebuild(system.id)
     }
+    const writeHealth = new WriteHealth({
+      what: `the database ${store.location}`,
+      meanwhile: 'writes answer 503',
+      probe: () => store.probeWrite(),
+      logger,
+    })
     const deps = {
+      writeHealth,
       store,
       config,
       logger,
@@ -118,6 +126,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       stop() {
         stopping ??= (async () => {
           watch.close()
+          writeHealth.close()
           await server.stop()
           await store.close()
         })()

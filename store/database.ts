@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely'
 import pg from 'pg'
 import { createPrivateFile, makePrivateDir } from '../core/state-files.js'
 import type { ServiceTables } from './service/tables.js'
@@ -64,8 +64,30 @@ function openSqlite(url: string): ServiceDatabase {
   sqlite.pragma('synchronous = FULL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  const db = new Kysely<ServiceTables>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const db = new Kysely<ServiceTables>({
+    dialect: new SqliteDialect({ database: keepingCommitErrors(sqlite) }),
+  })
   return { db, dialect: 'sqlite', location: file, close: () => db.destroy() }
+}
+
+/**
+ * The connection as Kysely sees it, except that `rollback` outside a transaction does nothing.
+ * SQLite rolls a transaction back by itself when its COMMIT fails with SQLITE_FULL (or an I/O
+ * error); Kysely then sends ROLLBACK, whose "no transaction is active" error would replace the
+ * real one, and a full disk would look like a bug instead of answering 503.
+ */
+function keepingCommitErrors(sqlite: Database.Database): SqliteDatabase {
+  const noop = {
+    reader: false,
+    run: () => ({ changes: 0, lastInsertRowid: 0 }),
+    all: () => [],
+    iterate: () => [][Symbol.iterator](),
+  }
+  return {
+    close: () => sqlite.close(),
+    prepare: (text: string) =>
+      !sqlite.inTransaction && /^\s*rollback\s*;?\s*$/i.test(text) ? noop : sqlite.prepare(text),
+  }
 }
 
 async function openPostgres(options: OpenDatabaseOptions): Promise<ServiceDatabase> {

@@ -10,6 +10,7 @@
  */
 import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
+import { WriteHealth } from '../../core/write-health.js'
 import {
   type Batch,
   BufferOpenError,
@@ -33,7 +34,6 @@ import {
 } from './buffer-protocol.js'
 import type { EventSpans } from './split-events.js'
 import { startModuleWorker } from './start-worker.js'
-import { WritableState } from './writable-state.js'
 
 interface Pending {
   resolve: (value: unknown) => void
@@ -65,7 +65,7 @@ export class BufferThread {
   /** Why the buffer thread died although nobody closed it (the relay should be restarted). */
   private exitFailure: string | undefined
   /** Whether the disk takes writes (a full disk makes the relay not ready until it does again). */
-  private readonly writable: WritableState
+  private readonly writable: WriteHealth
 
   private readonly worker: Worker
   private readonly stats_: Float64Array
@@ -106,7 +106,12 @@ export class BufferThread {
       })
     }
     this.quarantinedTo = answer.quarantinedTo
-    this.writable = new WritableState(() => this.call('probeWrite'), logger, options.path)
+    this.writable = new WriteHealth({
+      what: `the decision-log buffer ${options.path}`,
+      meanwhile: 'intake answers 503',
+      probe: () => this.call('probeWrite'),
+      logger,
+    })
     this.recoveredBatches = answer.recoveredBatches
     this.worker.on('message', (reply: BufferReply) => this.receive(reply))
     this.worker.on('error', (err) => this.logger.error({ err }, 'decision-log buffer thread failed'))

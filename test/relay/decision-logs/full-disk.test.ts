@@ -5,8 +5,7 @@
  * a stack, and once space is freed readiness recovers by itself (a probe write) and intake
  * stores again.
  */
-import { execFileSync } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
@@ -17,11 +16,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { decisionLogsExtension } from '../../../relay/decision-logs/index.js'
 import type { RunningRelay } from '../../../relay/relay.js'
 import { makeEvents } from '../../support/logs-agent.js'
+import { fillDisk, mountSmallDisk } from '../../support/small-disk.js'
 import { eventually, relayConfig, startTestRelay } from '../helpers.js'
 
 let dir: string
 let disk: string
-let mounted = false
+let mounted: { unmount(): void } | undefined
 let relay: RunningRelay | undefined
 const lines: string[] = []
 const logger = pino(
@@ -45,46 +45,11 @@ afterEach(async () => {
     await relay?.stop()
   } finally {
     relay = undefined
-    if (mounted) execFileSync('umount', [disk])
-    mounted = false
+    mounted?.unmount()
+    mounted = undefined
     rmSync(dir, { recursive: true, force: true })
   }
 })
-
-/** Mounts a small tmpfs on `disk`; the reason when that is not possible here. */
-function mountSmallDisk(): string | undefined {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', disk], { stdio: 'pipe' })
-    mounted = true
-    return undefined
-  } catch (err) {
-    return `mounting a 2 MiB tmpfs needs root with CAP_SYS_ADMIN: ${(err as Error).message.split('\n')[0]}`
-  }
-}
-
-/** Writes a file until the disk refuses (ENOSPC); bounded by the disk's size. */
-function fillDisk(path: string): void {
-  const fd = openSync(path, 'w')
-  const chunk = Buffer.alloc(16 * 1024, 1)
-  try {
-    for (let i = 0; i < 10_000; i++) {
-      try {
-        writeSync(fd, chunk)
-      } catch {
-        // The last bytes: smaller writes until not even one byte fits.
-        for (let size = 8192; size >= 1; size = Math.floor(size / 2)) {
-          try {
-            while (writeSync(fd, chunk.subarray(0, size)) > 0) {}
-          } catch {}
-        }
-        return
-      }
-    }
-    throw new Error('the disk did not fill up')
-  } finally {
-    closeSync(fd)
-  }
-}
 
 async function post(url: string, from: number) {
   const res = await request(`${url}/v1/logs`, {
@@ -102,8 +67,9 @@ async function ready(url: string) {
 
 describe('decision-log buffer on a full disk', () => {
   it('is not ready while the disk is full, logs each refusal as one line, and recovers when space is freed', async (ctx) => {
-    const unavailable = mountSmallDisk()
-    if (unavailable) return ctx.skip(unavailable)
+    const small = mountSmallDisk(disk)
+    if (typeof small === 'string') return ctx.skip(small)
+    mounted = small
     relay = await startTestRelay(relayConfig('{}'), join(disk, 'relay'), {
       extensions: [decisionLogsExtension],
       logger,
@@ -132,7 +98,7 @@ describe('decision-log buffer on a full disk', () => {
     const refusals = parsed.filter((l) => l.msg === 'request' && l.path === '/v1/logs' && l.status === 503)
     expect(refusals.length).toBeGreaterThanOrEqual(2)
     for (const line of refusals) expect(String(line.reason)).toMatch(/SQLITE_FULL/)
-    expect(parsed.filter((l) => l.msg === 'decision-log buffer cannot be written; not ready')).toHaveLength(1)
+    expect(parsed.filter((l) => l.msg === 'storage cannot be written; not ready')).toHaveLength(1)
     expect(lines.join('\n')).not.toMatch(/"stack"/)
 
     rmSync(join(disk, 'filler'))
