@@ -16,6 +16,7 @@ import { relayConfig, startTestRelay } from '../relay/helpers.js'
 import { makeEvents } from '../support/logs-agent.js'
 import { LogsUpstream } from '../support/logs-upstream.js'
 import { makeReadOnlyFolder, type ReadOnlyFolder } from '../support/read-only-folder.js'
+import { runRegent } from '../support/run-cli.js'
 
 let dir: string
 let relay: RunningRelay | undefined
@@ -108,6 +109,12 @@ describe('read-only storage folder', () => {
     await relay.stop()
     relay = undefined
     expect(upstream.accepted()).toEqual([])
+    // `regent relay logs -c FILE` finds them there too.
+    const configFile = join(dir, 'relay.yaml')
+    writeFileSync(configFile, `relay:\n  storage:\n    dir: ${storage}\n    fallback_dir: ${fallback}\n`)
+    const status = await runRegent(['relay', 'logs', 'status', '-c', configFile, '--format', 'json'])
+    expect(status.stderr).toBe('')
+    expect((JSON.parse(status.stdout) as { events: number }).events).toBe(5)
 
     upstream.answerByDefault({ status: 204 })
     relay = await start(storage, yaml)
