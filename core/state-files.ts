@@ -10,7 +10,17 @@
  * is enough for all of them; worker threads cannot change the umask, so that is the only way
  * that works on the decision-log buffer's thread too.
  */
-import { chmodSync, closeSync, constants, mkdirSync, openSync, readdirSync, statSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import type { Logger } from 'pino'
@@ -63,6 +73,17 @@ export function createPrivateFile(file: string): void {
   try {
     // The umask may have taken bits away (never added any); set exactly 0600.
     chmodSync(file, PRIVATE_FILE_MODE)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Writes a new state file (a generated key or token) 0600; an existing file is refused (EEXIST). */
+export function writeNewPrivateFile(file: string, data: string | Uint8Array): void {
+  const fd = openSync(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, PRIVATE_FILE_MODE)
+  try {
+    fchmodSync(fd, PRIVATE_FILE_MODE)
+    writeFileSync(fd, data)
   } finally {
     closeSync(fd)
   }

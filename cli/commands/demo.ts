@@ -7,14 +7,14 @@
  * Ctrl-C stops both; a second start reuses the folder (database, token, key, relay cache).
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Command } from 'commander'
 import { request } from 'undici'
 import { parseConfig } from '../../core/config.js'
 import { stopOnSignals } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
-import { makePrivateDir } from '../../core/state-files.js'
+import { makePrivateDir, writeNewPrivateFile } from '../../core/state-files.js'
 import { relayConfigSchema, startRelay } from '../../relay/index.js'
 import { serviceSectionSchema, startService } from '../../service/index.js'
 import { REGENT_VERSION } from '../version-info.js'
@@ -83,7 +83,7 @@ export function demoCommand(): Command {
 function keptSecret(path: string, make: () => string): string {
   if (existsSync(path)) return readFileSync(path, 'utf8').trim()
   const value = make()
-  writeFileSync(path, `${value}\n`, { mode: 0o600 })
+  writeNewPrivateFile(path, `${value}\n`)
   return value
 }
 
