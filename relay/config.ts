@@ -187,11 +187,25 @@ export const relaySectionSchema = z.strictObject({
       dir: z.string().default(() => defaultDataDir('relay')),
       /**
        * Whether `dir` is a persistent volume (a PersistentVolumeClaim) rather than an ephemeral
-       * one (emptyDir, the default). Either way the relay writes last-good bundles there and
-       * loads them at start; with true an unwritable folder stops the start, with false the
-       * relay falls back to memory and says so.
+       * one (emptyDir, the default). Either way the relay writes last-good bundles and the
+       * decision-log buffer there and loads them at start, and an unwritable folder stops the
+       * start; a persistent volume admits no fallback_dir.
        */
       persistent: z.boolean().default(false),
+      /**
+       * Where to keep state when `dir` cannot be written, instead of refusing to start: a fixed
+       * folder the next start reads again (and forwards decision logs from). Unset by default.
+       */
+      fallback_dir: z.string().min(1).optional(),
+    })
+    .superRefine((storage, ctx) => {
+      if (storage.persistent && storage.fallback_dir !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['fallback_dir'],
+          message: 'not allowed with persistent: true (a persistent volume must be writable)',
+        })
+      }
     })
     .prefault({}),
   agent_auth: agentAuthSchema.prefault({ type: 'none' }),

@@ -5,10 +5,10 @@
  * agents (304), stops accepting, stops pullers and forwarders and lets extensions flush.
  */
 import { randomUUID } from 'node:crypto'
-import { accessSync, constants, mkdirSync } from 'node:fs'
 import type { Hono } from 'hono'
 import type { Logger } from 'pino'
 import { type AppEnv, parseAddress } from '../core/http/index.js'
+import { warnOnSharedModes } from '../core/state-files.js'
 import { createRelayApp } from './app.js'
 import { BundleCache } from './bundles/bundle-cache.js'
 import { BundleDiskStore } from './bundles/disk-store.js'
@@ -21,6 +21,7 @@ import { startRelayServer } from './server.js'
 import { AgentStatuses } from './status/agent-statuses.js'
 import { type RelayStatusSources, relayStatusReport } from './status/relay-status.js'
 import { StatusForwarder } from './status/status-forwarder.js'
+import { chooseStorageFolder } from './storage.js'
 import { resolveTargets, TargetError } from './targets.js'
 import type { RelayContext, RelayExtension, RelayExtensionFactory } from './types.js'
 import { PullerPool } from './upstream/puller-pool.js'
@@ -51,28 +52,6 @@ export interface RunningRelay {
   stop(): Promise<void>
 }
 
-/**
- * Whether bundles can be kept under `dir`. A persistent volume that cannot be written is a
- * deployment error (the relay would silently lose what it promises to keep); an ephemeral one
- * degrades to memory with a warning.
- */
-function storageWritable(dir: string, persistent: boolean, logger: Logger): boolean {
-  try {
-    mkdirSync(dir, { recursive: true })
-    accessSync(dir, constants.W_OK)
-    return true
-  } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message
-    if (persistent) {
-      throw new TargetError(
-        `relay.storage.dir: ${dir} is not writable (${reason}) and relay.storage.persistent is true`,
-      )
-    }
-    logger.warn({ dir, reason }, 'storage folder not writable; bundles are kept in memory only')
-    return false
-  }
-}
-
 /** Starts a relay; throws (before listening) when the config cannot work. */
 export async function startRelay(options: StartRelayOptions): Promise<RunningRelay> {
   const { config, logger } = options
@@ -91,10 +70,13 @@ export async function startRelay(options: StartRelayOptions): Promise<RunningRel
       new ServiceClient(name, service, { env: options.env, userAgent: `regent-relay/${version}` }),
     ]),
   )
-  const dataDir = options.dataDir ?? section.storage.dir
-  const disk = storageWritable(dataDir, section.storage.persistent, logger)
-    ? new BundleDiskStore(dataDir, logger)
-    : undefined
+  // Refuses to start when nothing the next start reads can be written (see storage.ts).
+  const dataDir = chooseStorageFolder({
+    dir: options.dataDir ?? section.storage.dir,
+    fallbackDir: section.storage.fallback_dir,
+    logger,
+  })
+  const disk = new BundleDiskStore(dataDir, logger)
   const waiters = new LongPollWaiters(section.long_poll.max_waiters)
   const cache = new BundleCache(waiters, disk, logger)
   const metrics = createRelayMetrics(cache)
@@ -189,10 +171,11 @@ export async function startRelay(options: StartRelayOptions): Promise<RunningRel
     : undefined
   forwarder?.start()
   for (const extension of extensions) await extension.start?.()
+  warnOnSharedModes([dataDir], logger)
   logger.info(
     {
       targets: targets.map((t) => `${t.kind}:${t.name}`),
-      data_dir: disk ? dataDir : null,
+      data_dir: dataDir,
       status_forwarding: !!forwarder,
     },
     'relay started',

@@ -22,7 +22,10 @@ export interface RelayContext {
   cache: BundleCache
   /** Upstream clients by service name (credentials applied); see `config.decision_logs.service`. */
   services: ReadonlyMap<string, ServiceClient>
-  /** The storage folder (`relay.storage.dir` or `--data-dir`). */
+  /**
+   * The storage folder the relay chose at start, writable (relay/storage.ts): `relay.storage.dir`
+   * (or `--data-dir`), else `relay.storage.fallback_dir`.
+   */
   dataDir: string
   /** Whether `dataDir` is a persistent volume (`relay.storage.persistent`), not an ephemeral one. */
   persistent: boolean

@@ -18,6 +18,7 @@ import { statusRoutes } from './routes/status.js'
 import { systemRoutes } from './routes/systems.js'
 import { tokenRoutes } from './routes/tokens.js'
 import type { ServiceDeps, ServiceEnv } from './types.js'
+import { trackWrites } from './write-tracking.js'
 
 /** Builds the app; `fetch` of the result is what the HTTP server runs. */
 export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
@@ -28,6 +29,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   // NOTE(service): the base app is typed with the shared variables; ours adds `principal`, set by authenticate.
   const app = createApp({ errorStyle: 'management', logger: deps.logger }) as unknown as Hono<ServiceEnv>
   app.use(countRequests(deps.metrics))
+  app.use(trackWrites(deps.writeHealth))
   app.route('/', healthRoutes(deps))
   app.use('/v1/*', authenticate(deps.store))
   app.route('/', tokenRoutes(deps))

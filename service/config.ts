@@ -26,10 +26,15 @@ const signingSchema = z
 export const serviceSectionSchema = z
   .strictObject({
     /**
-     * The base URL agents and relays reach this service at (used in generated configs);
-     * by default the scheme and host of the request that asks for them.
+     * The base URL agents and relays reach this service at (used in generated configs). When
+     * unset, the request's Host is used only if it names the address the request arrived on or
+     * a host in `allowed_hosts`; other requests for a config get 400.
      */
     public_url: z.url({ error: 'expected an http(s) URL' }).optional(),
+    /** Hosts (`name` for any port, or `name:port`) generated configs may name when public_url is unset. */
+    allowed_hosts: z.array(z.string().min(1)).default([]),
+    /** Take the host and scheme of generated configs from X-Forwarded-Host/-Proto (set by a proxy); the host must be in allowed_hosts. */
+    trust_forwarded_host: z.boolean().default(false),
     database: z
       .strictObject({
         /** `postgres://…` for PostgreSQL; a file path or `sqlite:PATH` for SQLite. Default: DATA_DIR/service.db. */

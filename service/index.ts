@@ -3,9 +3,11 @@
  * by default, PostgreSQL when configured), applies migrations, bootstraps the first
  * administrator token, rebuilds every system's bundles and serves the API.
  */
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Logger } from 'pino'
 import { parseAddress, startServer } from '../core/http/index.js'
+import { warnOnSharedModes } from '../core/state-files.js'
+import { WriteHealth } from '../core/write-health.js'
 import { ServiceStore } from '../store/service/index.js'
 import { createServiceApp } from './app.js'
 import { agentTokenKey, bootstrapAdminToken } from './bootstrap.js'
@@ -79,7 +81,14 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await store.systems.bumpContentVersion(system.id)
       await builder.rebuild(system.id)
     }
+    const writeHealth = new WriteHealth({
+      what: `the database ${store.location}`,
+      meanwhile: 'writes answer 503',
+      probe: () => store.probeWrite(),
+      logger,
+    })
     const deps = {
+      writeHealth,
       store,
       config,
       logger,
@@ -98,6 +107,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       name: 'service',
       graceMs: options.graceMs,
     })
+    if (store.dialect === 'sqlite' && store.location !== ':memory:') {
+      // The database holds the agent-token key: say so when others than this user can read it.
+      const file = store.location
+      warnOnSharedModes([dirname(file), file, `${file}-wal`, `${file}-shm`], logger, { descend: false })
+    }
+    const keyFile = config.bundles.signing?.key_file
+    if (keyFile !== undefined) warnOnSharedModes([keyFile], logger, { descend: false })
     logger.info(
       { database: store.location, dialect: store.dialect, signing: signer !== undefined },
       'service ready',
@@ -110,6 +126,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       stop() {
         stopping ??= (async () => {
           watch.close()
+          writeHealth.close()
           await server.stop()
           await store.close()
         })()

@@ -1,6 +1,7 @@
 /** Types shared by the service's routes, middleware and builder. */
 import type { Logger } from 'pino'
 import type { AppEnv } from '../core/http/index.js'
+import type { WriteHealth } from '../core/write-health.js'
 import type { ServiceStore } from '../store/service/index.js'
 import type { BundleBuilder } from './bundle-builder.js'
 import type { BundleWatch } from './bundle-watch.js'
@@ -32,4 +33,6 @@ export interface ServiceDeps {
   /** Key agent-token secrets are derived with (shared by replicas through the database). */
   agentTokenKey: string
   validateModule: ModuleValidator
+  /** Whether the database's disk takes writes (readiness goes 503 while it is full). */
+  writeHealth: WriteHealth
 }

@@ -3,11 +3,11 @@
  * when the URL says `postgres://`, so several service replicas can share one database. Both sit
  * behind one Kysely instance; SQL that differs between the two asks `dialect`.
  */
-import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely'
 import pg from 'pg'
+import { createPrivateFile, makePrivateDir } from '../core/state-files.js'
 import type { ServiceTables } from './service/tables.js'
 
 /** Which SQL engine a database runs on. */
@@ -45,7 +45,7 @@ export function isPostgresUrl(url: string): boolean {
 
 /**
  * Opens the database named by `url`. SQLite files are created (with their folder) when
- * missing and put in WAL mode with full syncs, so a 2xx after a write means it is on disk.
+ * missing, private to this user (0600, folder 0700), and put in WAL mode with full syncs, so a 2xx after a write means it is on disk.
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<ServiceDatabase> {
   return isPostgresUrl(options.url) ? openPostgres(options) : openSqlite(options.url)
@@ -53,15 +53,41 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Servic
 
 function openSqlite(url: string): ServiceDatabase {
   const file = url.replace(/^sqlite:(\/\/)?/i, '')
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  if (file !== ':memory:') {
+    // The database holds the agent-token key: private to this user, -wal and -shm included.
+    makePrivateDir(dirname(file))
+    createPrivateFile(file)
+  }
   const sqlite = new Database(file)
   sqlite.pragma('journal_mode = WAL')
   // NOTE(service): FULL makes each commit durable (decision logs are acknowledged after it).
   sqlite.pragma('synchronous = FULL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  const db = new Kysely<ServiceTables>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const db = new Kysely<ServiceTables>({
+    dialect: new SqliteDialect({ database: keepingCommitErrors(sqlite) }),
+  })
   return { db, dialect: 'sqlite', location: file, close: () => db.destroy() }
+}
+
+/**
+ * The connection as Kysely sees it, except that `rollback` outside a transaction does nothing.
+ * SQLite rolls a transaction back by itself when its COMMIT fails with SQLITE_FULL (or an I/O
+ * error); Kysely then sends ROLLBACK, whose "no transaction is active" error would replace the
+ * real one, and a full disk would look like a bug instead of answering 503.
+ */
+function keepingCommitErrors(sqlite: Database.Database): SqliteDatabase {
+  const noop = {
+    reader: false,
+    run: () => ({ changes: 0, lastInsertRowid: 0 }),
+    all: () => [],
+    iterate: () => [][Symbol.iterator](),
+  }
+  return {
+    close: () => sqlite.close(),
+    prepare: (text: string) =>
+      !sqlite.inTransaction && /^\s*rollback\s*;?\s*$/i.test(text) ? noop : sqlite.prepare(text),
+  }
 }
 
 async function openPostgres(options: OpenDatabaseOptions): Promise<ServiceDatabase> {

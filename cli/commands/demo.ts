@@ -7,7 +7,7 @@
  * Ctrl-C stops both; a second start reuses the folder (database, token, key, relay cache).
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Command } from 'commander'
 import { request } from 'undici'
@@ -15,6 +15,7 @@ import { parseConfig } from '../../core/config.js'
 import { stopOnSignals } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
 import { defaultDataDir } from '../../core/runtime-defaults.js'
+import { makePrivateDir, writeNewPrivateFile } from '../../core/state-files.js'
 import { relayConfigSchema, startRelay } from '../../relay/index.js'
 import { serviceSectionSchema, startService } from '../../service/index.js'
 import { REGENT_VERSION } from '../version-info.js'
@@ -83,13 +84,14 @@ export function demoCommand(): Command {
 function keptSecret(path: string, make: () => string): string {
   if (existsSync(path)) return readFileSync(path, 'utf8').trim()
   const value = make()
-  writeFileSync(path, `${value}\n`, { mode: 0o600 })
+  writeNewPrivateFile(path, `${value}\n`)
   return value
 }
 
 async function runDemo(options: DemoOptions): Promise<void> {
   const dir = resolve(options.dir)
-  mkdirSync(dir, { recursive: true })
+  // The demo folder holds the admin token and the signing key.
+  makePrivateDir(dir)
   const logger = createLogger({ level: 'info' })
   const firstStart = !existsSync(join(dir, 'service', 'service.db'))
   if (!firstStart && !existsSync(join(dir, 'admin-token'))) {

@@ -92,15 +92,20 @@ function withBuffer(command: Command, use: (buffer: DecisionBuffer, path: string
   const options = command.optsWithGlobals<LogsOptions>()
   let path: string
   let sync: 'full' | 'normal' = 'full'
+  let fallbackDir: string | undefined
   try {
     let dir = options.dataDir
     if (options.config !== undefined) {
       const config = loadConfig(options.config, relayConfigSchema)
       sync = readDecisionLogsConfig(config.relay.decision_logs).buffer.sync
       dir ??= config.relay.storage.dir
+      fallbackDir = config.relay.storage.fallback_dir
     }
     if (dir === undefined) throw new InvalidArgumentError('give the relay config (-c FILE) or --data-dir DIR')
     path = join(dir, BUFFER_FILE_NAME)
+    // A relay whose storage folder cannot be written keeps its buffer in relay.storage.fallback_dir.
+    const fallback = fallbackDir === undefined ? undefined : join(fallbackDir, BUFFER_FILE_NAME)
+    if (!existsSync(path) && fallback !== undefined && existsSync(fallback)) path = fallback
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
     process.stderr.write(`regent relay logs: ${err.message}\n`)

@@ -9,9 +9,10 @@
  * files are swept on load. The load checks the digest, so a torn file is never served.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises'
+import { open, readdir, readFile, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
+import { makePrivateDirAsync, PRIVATE_FILE_MODE } from '../../core/state-files.js'
 import type { TargetKind } from '../targets.js'
 
 /** What is kept beside the bytes. */
@@ -51,7 +52,7 @@ export class BundleDiskStore {
     meta: Omit<StoredBundleMeta, 'sha256' | 'size'>,
   ) {
     const folder = this.folderOf(kind, name)
-    await mkdir(folder, { recursive: true })
+    await makePrivateDirAsync(folder)
     const sha256 = sha256Hex(bytes)
     const bundleFile = `${sha256}.tar.gz`
     await writeAtomically(folder, bundleFile, bytes)
@@ -122,7 +123,7 @@ export function sha256Hex(bytes: Uint8Array): string {
 
 async function writeAtomically(folder: string, file: string, bytes: Uint8Array): Promise<void> {
   const temp = join(folder, `.${file}${TEMP_MARK}${randomBytes(6).toString('hex')}`)
-  const handle = await open(temp, 'w', 0o600)
+  const handle = await open(temp, 'w', PRIVATE_FILE_MODE)
   try {
     await handle.writeFile(bytes)
     await handle.sync()

@@ -50,6 +50,7 @@ export type BufferMethod =
   | 'redrive'
   | 'peek'
   | 'refresh'
+  | 'probeWrite'
   | 'close'
 
 /** Main thread to buffer thread. */

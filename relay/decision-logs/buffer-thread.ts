@@ -10,6 +10,7 @@
  */
 import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
+import { WriteHealth } from '../../core/write-health.js'
 import {
   type Batch,
   BufferOpenError,
@@ -37,7 +38,19 @@ import { startModuleWorker } from './start-worker.js'
 interface Pending {
   resolve: (value: unknown) => void
   reject: (err: Error) => void
+  /** Whether the request writes the file (its outcome tells whether the disk takes writes). */
+  writes: boolean
 }
+
+/** Calls that write the file; a success means the disk takes writes again. */
+const WRITING_METHODS: ReadonlySet<BufferMethod> = new Set([
+  'shrink',
+  'acknowledge',
+  'recordFailure',
+  'deadLetter',
+  'redrive',
+  'probeWrite',
+])
 
 /** How long start waits for the buffer thread to open the file (an integrity check reads it all). */
 const OPEN_TIMEOUT_MS = 10 * 60_000
@@ -49,11 +62,10 @@ export class BufferThread {
   /** In-flight batches returned to pending when the buffer was opened. */
   readonly recoveredBatches: number
 
-  /**
-   * Why the buffer cannot be used although nobody closed it (its thread died), for readiness:
-   * the relay then answers 503 to intake and should be restarted.
-   */
-  failure: string | undefined
+  /** Why the buffer thread died although nobody closed it (the relay should be restarted). */
+  private exitFailure: string | undefined
+  /** Whether the disk takes writes (a full disk makes the relay not ready until it does again). */
+  private readonly writable: WriteHealth
 
   private readonly worker: Worker
   private readonly stats_: Float64Array
@@ -94,19 +106,34 @@ export class BufferThread {
       })
     }
     this.quarantinedTo = answer.quarantinedTo
+    this.writable = new WriteHealth({
+      what: `the decision-log buffer ${options.path}`,
+      meanwhile: 'intake answers 503',
+      probe: () => this.call('probeWrite'),
+      logger,
+    })
     this.recoveredBatches = answer.recoveredBatches
     this.worker.on('message', (reply: BufferReply) => this.receive(reply))
     this.worker.on('error', (err) => this.logger.error({ err }, 'decision-log buffer thread failed'))
     this.worker.on('exit', (code) => {
       this.exited = true
+      this.writable.close()
       if (!this.closed) {
-        this.failure = `the decision-log buffer thread exited (code ${code}); intake answers 503`
+        this.exitFailure = `the decision-log buffer thread exited (code ${code}); intake answers 503`
         this.logger.error({ code }, 'decision-log buffer thread exited')
       }
       const err = Object.assign(new Error('the decision-log buffer is closed'), { code: 'SQLITE_CANTOPEN' })
       for (const p of this.pending.values()) p.reject(err)
       this.pending.clear()
     })
+  }
+
+  /**
+   * Why the buffer cannot take events now, for readiness: its thread died, or its disk is full
+   * (then intake answers 503 and the relay recovers by itself once a write succeeds).
+   */
+  get failure(): string | undefined {
+    return this.exitFailure ?? this.writable.failure
   }
 
   /** Opens the buffer file on a new thread; throws BufferOpenError as DecisionBuffer.open does. */
@@ -158,7 +185,7 @@ export class BufferThread {
     }
     const id = this.nextId++
     const answer = new Promise<AppendAnswer>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject })
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, writes: true })
     })
     // The caller awaits it only after the parse: a failure before then is not unhandled.
     answer.catch(() => {})
@@ -254,6 +281,7 @@ export class BufferThread {
   /** Commits what was submitted, checkpoints the WAL, closes the file and ends the thread. */
   async close(): Promise<void> {
     if (this.closed) return
+    this.writable.close()
     try {
       if (!this.exited) await this.call('close')
     } finally {
@@ -279,8 +307,12 @@ export class BufferThread {
     }
     const id = this.nextId++
     request.id = id
+    const writes =
+      request.kind === 'append' ||
+      request.kind === 'appendRaw' ||
+      (request.kind === 'call' && WRITING_METHODS.has(request.method))
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject })
+      this.pending.set(id, { resolve, reject, writes })
       this.worker.postMessage(request, transfer)
     })
   }
@@ -297,7 +329,19 @@ export class BufferThread {
     const pending = this.pending.get(reply.id)
     if (!pending) return
     this.pending.delete(reply.id)
-    if (reply.kind === 'done') pending.resolve(reply.value)
-    else pending.reject(fromWireError(reply.error))
+    if (reply.kind === 'done') {
+      if (pending.writes && wroteSomething(reply.value)) this.writable.succeeded()
+      pending.resolve(reply.value)
+    } else {
+      if (pending.writes) this.writable.failed(reply.error)
+      pending.reject(fromWireError(reply.error))
+    }
   }
+}
+
+/** Whether a write's answer shows a committed write (an append refused or held back wrote nothing). */
+function wroteSomething(value: unknown): boolean {
+  const append = value as Partial<AppendAnswer> | undefined
+  if (append?.ok === undefined) return true
+  return append.ok === true && append.outcome?.kind === 'stored'
 }

@@ -124,6 +124,8 @@ function serve(buffer: DecisionBuffer): void {
         return buffer.peek(args[0] as number)
       case 'refresh':
         return undefined
+      case 'probeWrite':
+        return buffer.probeWrite()
       default:
         throw new Error(`unknown buffer method ${method}`)
     }

@@ -4,13 +4,13 @@
  * `DecisionLogs.start(...)`, mounts it with `installRoutes(app)`, shows `status()` in
  * `/v1/relay/status`, and calls `stop()` on SIGTERM.
  */
-import { accessSync, constants, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Hono } from 'hono'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import type { AppEnv } from '../../core/http/index.js'
 import { BufferOpenError } from '../../store/decision-buffer/index.js'
+import { unwritableReason } from '../storage.js'
 import { BufferThread } from './buffer-thread.js'
 import { BUFFER_FILE_NAME, type DecisionLogsConfig } from './config.js'
 import { Forwarder, type ForwarderState } from './forwarder.js'
@@ -78,12 +78,10 @@ export class DecisionLogs {
 
   private constructor(private readonly options: DecisionLogsOptions) {
     const { config, logger } = options
-    mkdirSync(options.storageDir, { recursive: true })
-    try {
-      accessSync(options.storageDir, constants.W_OK)
-    } catch {
+    const unwritable = unwritableReason(options.storageDir)
+    if (unwritable !== undefined) {
       throw new BufferOpenError(
-        `the relay storage folder ${options.storageDir} is not writable; decision logs cannot be kept`,
+        `the relay storage folder ${options.storageDir} is not writable (${unwritable}); decision logs cannot be kept`,
       )
     }
     let metrics: DecisionLogMetrics | undefined

@@ -1,14 +1,13 @@
 /**
  * The decision-log part as a relay extension: reads `relay.decision_logs` (and OPA's own
- * `decision_logs` to find the upstream), opens the buffer in the storage folder, mounts intake,
+ * `decision_logs` to find the upstream), opens the buffer in the storage folder the relay chose
+ * (taking over what a fallback folder still holds), mounts intake,
  * forwards through the relay's service client (so upstream credentials and TLS are the relay's),
  * and reports under `decision_logs` in `/v1/relay/status`.
  */
-import { accessSync, constants, mkdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { ConfigError } from '../../core/config.js'
 import type { RelayContext, RelayExtension, RelayExtensionFactory } from '../types.js'
+import { adoptFallbackBuffer } from './adopt-fallback.js'
 import { type DecisionLogsConfig, decisionLogsSectionSchema } from './config.js'
 import { DecisionLogs } from './decision-logs.js'
 import type { UpstreamTarget } from './upload.js'
@@ -59,42 +58,19 @@ export function resolveUpstream(
   }
 }
 
-/**
- * The storage folder for the buffer. With `relay.storage.persistent: true` it must be writable
- * (the relay refuses to start otherwise: a volume that cannot be written would lose logs
- * silently); an ephemeral relay whose folder is read-only falls back to a temporary folder.
- */
-export function bufferFolder(context: RelayContext): string {
-  const dir = context.dataDir
-  try {
-    mkdirSync(dir, { recursive: true })
-    accessSync(dir, constants.W_OK)
-    return dir
-  } catch (err) {
-    if (context.persistent) {
-      throw new ConfigError([
-        `relay.storage.dir: ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); decision logs need it with relay.storage.persistent: true`,
-      ])
-    }
-    const fallback = join(tmpdir(), `regent-relay-${process.pid}`)
-    mkdirSync(fallback, { recursive: true })
-    context.logger.warn(
-      { dir, fallback },
-      'storage folder not writable; keeping decision logs in a temporary folder',
-    )
-    return fallback
-  }
-}
-
 /** The extension factory to list in the relay command's RELAY_EXTENSIONS. */
 export const decisionLogsExtension: RelayExtensionFactory = (context): RelayExtension => {
   const config = readDecisionLogsConfig(context.config.relay.decision_logs)
   if (!config.enabled) return { name: 'decision_logs', status: () => ({ enabled: false }) }
   const logger = context.logger.child({ component: 'decision_logs' })
   const upstream = resolveUpstream(context, config)
+  // The relay chose a writable storage folder (relay/storage.ts); events acknowledged while it
+  // ran on the fallback folder are forwarded from here now.
+  const fallbackDir = context.config.relay.storage.fallback_dir
+  if (fallbackDir !== undefined) adoptFallbackBuffer(fallbackDir, context.dataDir, config, logger)
   const logs = DecisionLogs.start({
     config,
-    storageDir: bufferFolder(context),
+    storageDir: context.dataDir,
     upstream,
     registry: context.metrics.registry,
     logger,

@@ -115,7 +115,16 @@ export class Forwarder {
         // The buffer itself failed (locked past its timeout by a CLI, disk trouble): give the
         // batch back and try again shortly; rows already delivered may be sent twice, which the
         // service's decision_id dedupe absorbs.
-        this.logger.error({ err }, 'decision-log forwarding failed; retrying in a second')
+        // A SQLite condition (full disk, busy file) is expected: one line, no stack.
+        const code = (err as { code?: unknown }).code
+        if (typeof code === 'string' && code.startsWith('SQLITE_')) {
+          this.logger.warn(
+            { code, reason: (err as Error).message },
+            'decision-log forwarding failed; retrying in a second',
+          )
+        } else {
+          this.logger.error({ err }, 'decision-log forwarding failed; retrying in a second')
+        }
         this.noteFailure('buffer', (err as Error).message)
         await this.buffer.releaseAll().catch(() => {})
         await sleep(1000, this.abort.signal).catch(() => {})

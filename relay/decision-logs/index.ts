@@ -1,4 +1,6 @@
 /** The relay's decision-log part: intake, durable buffer, forwarder (see decision-logs.ts). */
+
+export { adoptFallbackBuffer } from './adopt-fallback.js'
 export { BufferThread } from './buffer-thread.js'
 export { BUFFER_FILE_NAME, type DecisionLogsConfig, decisionLogsSectionSchema } from './config.js'
 export {
@@ -7,7 +9,7 @@ export {
   type DecisionLogsStatus,
   upstreamLogsUrl,
 } from './decision-logs.js'
-export { bufferFolder, decisionLogsExtension, readDecisionLogsConfig, resolveUpstream } from './extension.js'
+export { decisionLogsExtension, readDecisionLogsConfig, resolveUpstream } from './extension.js'
 export { Forwarder, type ForwarderState } from './forwarder.js'
 export { GroupCommitter } from './group-commit.js'
 export { createIntakeHandler, type IntakeDeps, installDecisionLogRoutes } from './intake.js'

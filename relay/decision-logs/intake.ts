@@ -192,7 +192,7 @@ async function commit(deps: IntakeDeps, append: () => Promise<AppendAnswer>): Pr
     const code = (err as { code?: string }).code ?? ''
     const closed = /closed/i.test((err as Error).message)
     if (TRANSIENT_SQLITE.test(code) || closed) {
-      deps.logger.warn({ err, code }, 'decision-log commit failed; answering 503 so the agent retries')
+      // Expected (a full disk, a busy file): the request's log line carries this message.
       throw serviceUnavailable(
         `the decision-log buffer cannot store events now (${code || 'closed'}); retry later`,
         deps.config.buffer.retry_after_seconds,

@@ -7,6 +7,7 @@ import { Hono } from 'hono'
 import { internalError, notFound } from '../../core/http/index.js'
 import { opaConfigYaml, relayConfigYaml, type SystemIdentity } from '../agent-config.js'
 import { assertSystemAccess } from '../auth.js'
+import { publicBaseUrl } from '../public-base-url.js'
 import { deriveAgentSecret } from '../token-secrets.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId, printable } from '../validation.js'
@@ -30,7 +31,8 @@ export function assetRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     const token = await store.tokens.findForSystem(systemId)
     if (!token) throw internalError(`system ${systemId} has no agent token`)
     const secret = deriveAgentSecret(deps.agentTokenKey, token.id, token.generation)
-    const base = (deps.config.public_url ?? new URL(c.req.url).origin).replace(/\/+$/, '')
+    // Never the Host header as sent: it would send agents, with their token, where it says.
+    const base = publicBaseUrl(c, deps.config)
     const identity: SystemIdentity = { id: system.id, type: system.type }
     const yaml =
       assetType === 'opa-config'

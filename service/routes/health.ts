@@ -1,6 +1,7 @@
 /**
  * Operations endpoints, open without a token: `GET /health` (the process is alive),
- * `GET /health/ready` (the database answers and every migration is applied) and
+ * `GET /health/ready` (the database answers, every migration is applied and its disk takes
+ * writes) and
  * `GET /metrics` (Prometheus text).
  */
 import { Hono } from 'hono'
@@ -11,6 +12,8 @@ export function healthRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const app = new Hono<ServiceEnv>()
   app.get('/health', (c) => c.json({}))
   app.get('/health/ready', async (c) => {
+    const diskFull = deps.writeHealth.failure
+    if (diskFull !== undefined) return c.json({ code: 'not_ready', message: diskFull }, 503)
     const ready = await deps.store.ready()
     return ready
       ? c.json({})

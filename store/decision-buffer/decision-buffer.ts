@@ -41,6 +41,9 @@ interface InFlight {
   recorded: boolean
 }
 
+/** Size of the row a write probe stores and removes: a few pages, as a small append needs. */
+const PROBE_BYTES = 64 * 1024
+
 /** Why a batch (or part of one) is moved to the dead-letter table. */
 export interface DeadLetterReason {
   status: number
@@ -165,6 +168,22 @@ export class DecisionBuffer {
     this.bytes = bytes
     for (const drop of drops) this.options.onDrop?.(drop)
     return outcomes
+  }
+
+  /**
+   * Writes a row of PROBE_BYTES and deletes it again in one transaction, so the commit needs
+   * room on the disk (and in the file's page limit) as an append of that size would.
+   * @throws the SQLite error (SQLITE_FULL while the disk is full); nothing is left behind.
+   */
+  probeWrite(): void {
+    this.assertOpen()
+    this.db
+      .transaction(() => {
+        this.db.exec('CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, filler BLOB NOT NULL)')
+        this.db.prepare('INSERT INTO write_probe (filler) VALUES (zeroblob(?))').run(PROBE_BYTES)
+        this.db.exec('DELETE FROM write_probe')
+      })
+      .immediate()
   }
 
   /**

@@ -8,6 +8,7 @@
  */
 import { existsSync, renameSync } from 'node:fs'
 import Database from 'better-sqlite3'
+import { createPrivateFile } from '../../core/state-files.js'
 import type { IntegrityCheck, SyncMode } from './types.js'
 
 /** Schema version in `PRAGMA user_version`; bump with a migration step when the tables change. */
@@ -121,6 +122,8 @@ export function openBufferDatabase(
 function connect(path: string, options: { sync: SyncMode; busyTimeoutMs: number }): Database.Database {
   let db: Database.Database
   try {
+    // Decisions carry their inputs: the file (and so its -wal and -shm) is private to this user.
+    createPrivateFile(path)
     db = new Database(path, { timeout: options.busyTimeoutMs })
   } catch (err) {
     throw new BufferOpenError(`cannot open the decision-log buffer ${path}: ${(err as Error).message}`, {

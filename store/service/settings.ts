@@ -12,6 +12,19 @@ export class SettingsRepository {
   }
 
   /**
+   * Stores a row of `bytes` and removes it again (call inside a transaction): the commit needs
+   * room on the disk as a small write would, so it fails while the disk is full.
+   */
+  async writeAndRemoveProbe(bytes: number): Promise<void> {
+    const key = 'regent.write_probe'
+    await this.db
+      .insertInto('settings')
+      .values({ key, value: 'x'.repeat(bytes) })
+      .execute()
+    await this.db.deleteFrom('settings').where('key', '=', key).execute()
+  }
+
+  /**
    * Stores `value` unless the key already has one, and resolves to the value that won: replicas
    * starting at once agree on a single value.
    */

@@ -15,6 +15,9 @@ import { SystemRepository } from './systems.js'
 import type { ServiceTables } from './tables.js'
 import { TokenRepository } from './tokens.js'
 
+/** Size of the row a write probe stores and removes. */
+const PROBE_BYTES = 64 * 1024
+
 /** The repositories, bound to a connection or to one transaction. */
 export class ServiceRepositories {
   readonly settings: SettingsRepository
@@ -70,6 +73,14 @@ export class ServiceStore extends ServiceRepositories {
     return this.database.db
       .transaction()
       .execute((trx) => work(new ServiceRepositories(trx, this.database.dialect)))
+  }
+
+  /**
+   * A small write that fails as a real one would (SQLITE_FULL while the disk is full); nothing
+   * is left behind. Readiness uses it to notice that a full disk has room again.
+   */
+  probeWrite(): Promise<void> {
+    return this.transaction((tx) => tx.settings.writeAndRemoveProbe(PROBE_BYTES))
   }
 
   /** True when the database answers and every migration is applied (readiness). */

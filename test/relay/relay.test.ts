@@ -305,24 +305,30 @@ bundles: { authz: { signing: {} } }
     upstream = await startFaultUpstream()
   })
 
-  it('requires a writable folder only when storage is persistent; an ephemeral one falls back to memory', async () => {
+  it('refuses an unwritable storage folder, persistent or not; uses relay.storage.fallback_dir when set', async () => {
     upstream.setBundle(PATH, await makeBundle({ revision: 'mem' }), '"m"')
     const { writeFileSync } = await import('node:fs')
     const file = `${dir.dir}/not-a-folder`
     writeFileSync(file, 'x')
-    const yaml = (persistent: boolean) => `
+    const yaml = (storage: string) => `
 services: { up: { url: "${upstream.url}/v1" } }
 bundles: { authz: {} }
-relay: { storage: { persistent: ${persistent} } }
+relay: { storage: ${storage} }
 `
-    await expect(startTestRelay(relayConfig(yaml(true)), `${file}/relay`)).rejects.toThrow(
-      /relay\.storage\.dir: .* is not writable \(ENOTDIR\) and relay\.storage\.persistent is true/,
+    for (const persistent of [true, false]) {
+      await expect(
+        startTestRelay(relayConfig(yaml(`{ persistent: ${persistent} }`)), `${file}/relay`),
+      ).rejects.toThrow(/relay\.storage\.dir: .*not-a-folder\/relay is not writable \(ENOTDIR/)
+    }
+    relay = await startTestRelay(
+      relayConfig(yaml(`{ fallback_dir: "${dir.dir}/fallback" }`)),
+      `${file}/relay`,
     )
-    relay = await startTestRelay(relayConfig(yaml(false)), `${file}/relay`)
+    expect(relay.context.dataDir).toBe(`${dir.dir}/fallback`)
     await eventually(
       async () => (await request(`${relay!.url}${PATH}`)).statusCode === 200,
       5000,
-      'served from memory',
+      'served from the fallback folder',
     )
   })
 

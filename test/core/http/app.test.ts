@@ -82,4 +82,46 @@ describe('createApp', () => {
     expect(await res.json()).toEqual({ code: 'internal_error', message: 'internal error' })
     expect(lines.some((l) => l.msg === 'request failed')).toBe(true)
   })
+
+  it('logs an expected refusal as one line with its reason and no stack', async () => {
+    const { logger, lines } = capturedLogger()
+    const app = createApp({ errorStyle: 'opa', logger })
+    app.post('/full', () => {
+      throw serviceUnavailable(
+        'the decision-log buffer cannot store events now (SQLITE_FULL); retry later',
+        5,
+      )
+    })
+    app.post('/bad', () => {
+      throw badRequest('event 3: decision_id must be a string')
+    })
+    expect((await app.request('/full', { method: 'POST' })).status).toBe(503)
+    expect((await app.request('/bad', { method: 'POST' })).status).toBe(400)
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatchObject({ msg: 'request', status: 503, code: 'service_unavailable' })
+    expect(lines[0]!.reason).toMatch(/SQLITE_FULL/)
+    expect(lines[1]).toMatchObject({
+      msg: 'request',
+      status: 400,
+      reason: 'event 3: decision_id must be a string',
+    })
+    expect(JSON.stringify(lines)).not.toMatch(/stack|\bat /)
+  })
+
+  it('answers a full disk (SQLITE_FULL, ENOSPC) from any route with 503 and Retry-After, logged as one line', async () => {
+    const { logger, lines } = capturedLogger()
+    const app = createApp({ errorStyle: 'management', logger })
+    app.put('/write', () => {
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+    })
+    const res = await app.request('/write', { method: 'PUT' })
+    expect(res.status).toBe(503)
+    expect(res.headers.get('Retry-After')).toBe('5')
+    expect(await res.json()).toMatchObject({
+      code: 'service_unavailable',
+      message: expect.stringMatching(/disk is full/),
+    })
+    expect(lines).toHaveLength(1)
+    expect(JSON.stringify(lines)).not.toMatch(/stack/)
+  })
 })

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ConfigError, parseConfig } from '../../../core/config.js'
 import { createLogger } from '../../../core/log.js'
-import { bufferFolder, readDecisionLogsConfig, resolveUpstream } from '../../../relay/decision-logs/index.js'
+import { readDecisionLogsConfig, resolveUpstream } from '../../../relay/decision-logs/index.js'
 import { type RelayContext, relayConfigSchema, ServiceClient } from '../../../relay/index.js'
 
 const logger = createLogger({ level: 'silent' })
@@ -86,21 +86,5 @@ describe('resolveUpstream', () => {
     expect(() =>
       resolveUpstream(contextOf(services), readDecisionLogsConfig({ upload: { service: 'third' } })),
     ).toThrow(/no service named "third"/)
-  })
-})
-
-describe('bufferFolder', () => {
-  it('refuses a folder it cannot create or write when persistent, falls back when ephemeral', () => {
-    // A path under a regular file cannot be created, even by root (chmod would not stop root).
-    writeFileSync(join(dir, 'a-file'), '')
-    const blocked = join(dir, 'a-file', 'storage')
-    expect(() => bufferFolder(contextOf('{}', { dataDir: blocked }))).toThrow(/not writable/)
-    const fallback = bufferFolder(contextOf('{}', { dataDir: blocked, persistent: false }))
-    expect(fallback).toMatch(/regent-relay-/)
-    rmSync(fallback, { recursive: true, force: true })
-  })
-
-  it('uses the storage folder, creating it', () => {
-    expect(bufferFolder(contextOf('{}'))).toBe(join(dir, 'storage'))
   })
 })
