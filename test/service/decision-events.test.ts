@@ -70,4 +70,35 @@ describe('decision events', () => {
     expect(status(() => decisionsFromBatch(JSON.stringify(Array(11).fill({})), context))).toBe(413)
     expect(() => decisionsFromBatch('[{"decision_id":"a"}, 3]', context)).toThrow(/event 1/)
   })
+
+  it('refuses by the shared event rules, naming the event and field', () => {
+    const refused = (text: string) => {
+      try {
+        decisionsFromBatch(text, context)
+      } catch (err) {
+        return { status: (err as HttpError).status, message: (err as Error).message }
+      }
+      return undefined
+    }
+    expect(refused('[{"decision_id":"a"},{"decision_id":"b","input":{"k":1,"k":1}}]')).toEqual({
+      status: 400,
+      message: expect.stringMatching(/event 1, field input\.k: duplicate key "k"/),
+    })
+    expect(refused('[{"decision_id":"a","decision_id":"a"}]')?.message).toMatch(
+      /event 0, field decision_id: duplicate key/,
+    )
+    expect(refused(`[{"decision_id":"${'x'.repeat(257)}"}]`)?.message).toMatch(
+      /event 0, field decision_id: decision_id must be a non-empty string of at most 256 characters/,
+    )
+    expect(refused('[{"decision_id":""}]')?.status).toBe(400)
+    expect(refused(`[{"decision_id":"${'x'.repeat(256)}"},{"decision_id":null}]`)).toBeUndefined()
+  })
+
+  it('checks the event cap while reading: what follows the first event past the cap is never read', () => {
+    // Not JSON after the 11th event: a refusal of 413 (not 400) shows the rest was never parsed.
+    const body = `[${'{},'.repeat(11)} this is not JSON and is never read`
+    expect(status(() => decisionsFromBatch(body, context))).toBe(413)
+    const eightMiB = `[${'{},'.repeat((8 * 1024 * 1024) / 3 - 1)}{}]`
+    expect(status(() => decisionsFromBatch(eightMiB, { ...context, maxEvents: 100_000 }))).toBe(413)
+  })
 })
