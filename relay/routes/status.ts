@@ -4,7 +4,7 @@
  * upstream happens in the background, coalesced (status/status-forwarder.ts).
  */
 import type { Context, Hono } from 'hono'
-import { type AppEnv, badRequest, parseJsonText, readBody } from '../../core/http/index.js'
+import { type AppEnv, badRequest, parseJsonText, readBodyText } from '../../core/http/index.js'
 import type { AgentStatuses } from '../status/agent-statuses.js'
 
 // Status reports carry Prometheus metrics and can be sizeable; far beyond this is not a report.
@@ -14,7 +14,7 @@ const STATUS_LIMITS = { maxBytes: 4 * 1024 * 1024, maxDecompressedBytes: 16 * 10
 export function installStatusRoutes(app: Hono<AppEnv>, agents: AgentStatuses): void {
   const handler = async (c: Context<AppEnv>) => {
     const partition = c.req.path.replace(/^\/v1\/status\/?/, '').replace(/\/+$/, '') || undefined
-    const body = parseJsonText((await readBody(c, STATUS_LIMITS)).toString('utf8'))
+    const body = parseJsonText(await readBodyText(c, STATUS_LIMITS))
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw badRequest('status report must be a JSON object')
     }
