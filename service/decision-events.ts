@@ -74,7 +74,7 @@ export function decisionsFromBatch(text: string, context: BatchContext): NewDeci
   } catch (err) {
     if (err instanceof TooManyEventsError) {
       throw payloadTooLarge(
-        `a decision batch may hold at most ${context.maxEvents} events (limits.max_decisions_per_batch)`,
+        `a decision batch may hold at most ${context.maxEvents} events (service.limits.max_decisions_per_batch)`,
       )
     }
     if (err instanceof EventsFormatError) throw badRequest(`malformed decision batch: ${err.message}`)
