@@ -125,6 +125,8 @@ class Splitter {
   private readonly escapes: string[] = []
   /** Where the current event's slots start in `spans`. */
   private at = 0
+  /** Keys of the objects being scanned, innermost last, to refuse a duplicate. */
+  private readonly keys = new KeyStack()
 
   constructor(
     private readonly text: string,
@@ -208,18 +210,22 @@ class Splitter {
       this.i++
       return
     }
-    const keys = new KeySet()
+    const keys = this.keys
+    const base = keys.top
     for (;;) {
       this.skipWs()
       if (this.peek() !== QUOTE) throw this.fail('expected a string key')
       const keyStart = this.i
       const keyEscaped = this.scanString()
-      const key = this.keyName(keyStart, keyEscaped)
-      if (!keys.add(key)) {
+      const keyEnd = this.i
+      if (!keys.add(this.text, base, keyStart, keyEnd, keyEscaped)) {
+        const key = keyText(this.text, keyStart, keyEnd, keyEscaped)
         const err = this.fail(`duplicate key ${JSON.stringify(key)}`, keyStart)
         err.path.push(key)
         throw err
       }
+      // Names are read only where they matter: the indexed fields at the top and in labels.
+      const key = top || inLabels ? keyText(this.text, keyStart, keyEnd, keyEscaped) : ''
       this.skipWs()
       if (this.peek() !== 0x3a /* : */) throw this.fail('expected ":" after a key')
       this.i++
@@ -238,13 +244,17 @@ class Splitter {
         }
       } catch (err) {
         // The error names the field it happened in: each object on the way out adds its key.
-        if (err instanceof EventsFormatError) err.path.unshift(key)
+        if (err instanceof EventsFormatError)
+          err.path.unshift(keyText(this.text, keyStart, keyEnd, keyEscaped))
         throw err
       }
       this.skipWs()
       const c = this.peek()
       this.i++
-      if (c === 0x7d) return
+      if (c === 0x7d) {
+        keys.pop(base)
+        return
+      }
       if (c !== 0x2c) throw this.fail('expected "," or "}" in an object', this.i - 1)
     }
   }
@@ -384,12 +394,6 @@ class Splitter {
     this.i += word.length
   }
 
-  private keyName(start: number, escaped: boolean): string {
-    return escaped
-      ? (JSON.parse(this.text.slice(start, this.i)) as string)
-      : this.text.slice(start + 1, this.i - 1)
-  }
-
   /** Scans the string at `this.i` and records it as field `slot` of the current event. */
   private recordString(slot: number): void {
     const start = this.i
@@ -438,26 +442,90 @@ function isHex(c: number): boolean {
 }
 
 /**
- * The keys of one object, to refuse a duplicate. Most objects hold a handful of keys, which a
- * linear scan of an array checks faster than a Set is built; past that, a Set.
+ * The keys of the objects being scanned, as one stack of spans into the text (an object's keys
+ * from its `base` to `top`), so checking for a duplicate allocates nothing for the usual object
+ * of a few plain keys. An object with many keys gets a Set of their names, so a hostile object of
+ * 100,000 keys costs linear time, not quadratic.
  */
-class KeySet {
-  private readonly list: string[] = []
-  private set: Set<string> | undefined
+class KeyStack {
+  top = 0
+  private starts = new Int32Array(256)
+  private ends = new Int32Array(256)
+  private escaped = new Uint8Array(256)
+  /** Sets of names of the objects past SET_AFTER keys, by their base. */
+  private readonly sets = new Map<number, Set<string>>()
 
-  /** Adds `key`; false when it was there already. */
-  add(key: string): boolean {
-    if (this.set) {
-      if (this.set.has(key)) return false
-      this.set.add(key)
-      return true
+  /**
+   * Adds the key whose string (quotes included) spans `start..end` to the object at `base`;
+   * false when the object holds it already (names compared after unescaping).
+   */
+  add(text: string, base: number, start: number, end: number, escaped: boolean): boolean {
+    const count = this.top - base
+    const set = this.sets.get(base)
+    if (set) {
+      const name = keyText(text, start, end, escaped)
+      if (set.has(name)) return false
+      set.add(name)
+    } else {
+      for (let k = base; k < this.top; k++) {
+        if (this.same(text, k, start, end, escaped)) return false
+      }
+      if (count + 1 > SET_AFTER) {
+        const names = new Set<string>()
+        for (let k = base; k < this.top; k++) {
+          names.add(keyText(text, this.starts[k]!, this.ends[k]!, this.escaped[k] === 1))
+        }
+        names.add(keyText(text, start, end, escaped))
+        this.sets.set(base, names)
+      }
     }
-    const list = this.list
-    for (let k = 0; k < list.length; k++) if (list[k] === key) return false
-    list.push(key)
-    if (list.length > 16) this.set = new Set(list)
+    this.push(start, end, escaped)
     return true
   }
+
+  /** Forgets the keys of the object at `base` (it ended). */
+  pop(base: number): void {
+    this.top = base
+    if (this.sets.size > 0) this.sets.delete(base)
+  }
+
+  private same(text: string, k: number, start: number, end: number, escaped: boolean): boolean {
+    const kStart = this.starts[k]!
+    const kEnd = this.ends[k]!
+    if (escaped || this.escaped[k] === 1) {
+      return keyText(text, kStart, kEnd, this.escaped[k] === 1) === keyText(text, start, end, escaped)
+    }
+    const length = end - start
+    if (kEnd - kStart !== length) return false
+    for (let j = 1; j < length - 1; j++) {
+      if (text.charCodeAt(kStart + j) !== text.charCodeAt(start + j)) return false
+    }
+    return true
+  }
+
+  private push(start: number, end: number, escaped: boolean): void {
+    if (this.top === this.starts.length) {
+      const grow = <T extends Int32Array | Uint8Array>(a: T, b: T): T => {
+        b.set(a)
+        return b
+      }
+      this.starts = grow(this.starts, new Int32Array(this.top * 2))
+      this.ends = grow(this.ends, new Int32Array(this.top * 2))
+      this.escaped = grow(this.escaped, new Uint8Array(this.top * 2))
+    }
+    this.starts[this.top] = start
+    this.ends[this.top] = end
+    this.escaped[this.top] = escaped ? 1 : 0
+    this.top++
+  }
+}
+
+/** Keys an object may hold before its names go into a Set. */
+const SET_AFTER = 16
+
+/** The name of the key whose string (quotes included) spans `start..end`. */
+function keyText(text: string, start: number, end: number, escaped: boolean): string {
+  return escaped ? (JSON.parse(text.slice(start, end)) as string) : text.slice(start + 1, end - 1)
 }
 
 /** What kind of JSON value starts at `start` (for refusals). */

@@ -102,6 +102,19 @@ describe('splitEvents', () => {
     expect(error!.message).toContain(why)
   })
 
+  it('finds a duplicate among many keys, escaped or not, in linear time', () => {
+    const keys = Array.from({ length: 200_000 }, (_, k) => `"k${k}":${k}`)
+    const many = `[{"input":{${keys.join(',')}}}]`
+    expect(splitEvents(many).events).toHaveLength(1)
+    const late = `[{"input":{${keys.join(',')},"k12345":0}}]`
+    expect(() => splitEvents(late)).toThrow('event 0, field input.k12345: duplicate key "k12345"')
+    const escaped = `[{"input":{${keys.slice(0, 40).join(',')},"\\u006b7":0}}]`
+    expect(() => splitEvents(escaped)).toThrow('duplicate key "k7"')
+    // Siblings and nested objects each have keys of their own.
+    const siblings = `[{"a":{"x":1,"y":{"x":2,"z":[{"x":3},{"x":4}]}},"b":{"x":5}}]`
+    expect(splitEvents(siblings).events).toHaveLength(1)
+  })
+
   it('accepts a decision_id of exactly 256 characters, null, or absent', () => {
     const body = `[{"decision_id":"${'x'.repeat(256)}"},{"decision_id":null},{"a":{"decision_id":7}}]`
     expect(splitEvents(body).events).toHaveLength(3)
