@@ -8,7 +8,7 @@ import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { type BodyLimits, readBodyText } from '../../core/http/index.js'
 import { assertAgentOrAdmin } from '../auth.js'
-import { decisionsFromBatch } from '../decision-events.js'
+import { decisionsFromBatchYielding } from '../decision-events.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 
 /** Routes of `/v1/logs`. */
@@ -20,7 +20,7 @@ export function logRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceEn
     assertAgentOrAdmin(c)
     // Some senders gzip without saying so.
     const text = await readBodyText(c, limits, { unlabelledGzip: true })
-    const decisions = decisionsFromBatch(text, {
+    const decisions = await decisionsFromBatchYielding(text, {
       tokenSystemId: c.var.principal.systemId,
       receivedUs: Date.now() * 1000,
       maxEvents: deps.config.limits.max_decisions_per_batch,

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { HttpError } from '../../core/http/index.js'
-import { decisionsFromBatch, resultKindOf, timestampMicros } from '../../service/decision-events.js'
+import {
+  decisionsFromBatch,
+  decisionsFromBatchYielding,
+  resultKindOf,
+  timestampMicros,
+} from '../../service/decision-events.js'
 
 const context = { tokenSystemId: null, receivedUs: 42, maxEvents: 10 }
 
@@ -100,5 +105,25 @@ describe('decision events', () => {
     expect(status(() => decisionsFromBatch(body, context))).toBe(413)
     const eightMiB = `[${'{},'.repeat((8 * 1024 * 1024) / 3 - 1)}{}]`
     expect(status(() => decisionsFromBatch(eightMiB, { ...context, maxEvents: 100_000 }))).toBe(413)
+  })
+
+  it('yields to the event loop while parsing a large batch, and gives the same rows', async () => {
+    const events = Array.from(
+      { length: 3000 },
+      (_, i) => `{"decision_id":"d${i}","timestamp":"2024-01-01T00:00:00Z","input":"${'x'.repeat(1000)}"}`,
+    )
+    const text = `[${events.join(',')}]`
+    const big = { ...context, maxEvents: 10_000 }
+    let otherWorkRan = false
+    setImmediate(() => {
+      otherWorkRan = true
+    })
+    const rows = await decisionsFromBatchYielding(text, big)
+    // Without a yield, the promise settles before the immediate callback runs.
+    expect(otherWorkRan).toBe(true)
+    expect(rows).toEqual(decisionsFromBatch(text, big))
+    await expect(decisionsFromBatchYielding('[{"decision_id":7}]', context)).rejects.toMatchObject({
+      status: 400,
+    })
   })
 })
