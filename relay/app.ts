@@ -12,7 +12,7 @@ import type { RelayMetrics } from './metrics.js'
 import { agentAuth } from './routes/agent-auth.js'
 import { installBundleRoutes } from './routes/bundles.js'
 import { installOperationsRoutes, installRelayStatusRoute, type ReadinessCheck } from './routes/operations.js'
-import { installStatusRoutes } from './routes/status.js'
+import { installStatusRoutes, type StatusLimits } from './routes/status.js'
 import type { AgentStatuses } from './status/agent-statuses.js'
 import type { RelayStatusSources } from './status/relay-status.js'
 import type { RelayContext, RouteInstaller } from './types.js'
@@ -21,6 +21,8 @@ export interface RelayAppOptions {
   logger: Logger
   context: RelayContext
   agents: AgentStatuses
+  /** Bounds of a status report at intake (`relay.status`). */
+  statusLimits: StatusLimits
   status: RelayStatusSources
   agentAuth: AgentAuthConfig
   maxWaitSeconds: number
@@ -41,7 +43,7 @@ export function createRelayApp(options: RelayAppOptions): Hono<AppEnv> {
   })
   app.use('/v1/*', agentAuth(options.agentAuth))
   installRelayStatusRoute(app, options.status)
-  installStatusRoutes(app, options.agents)
+  installStatusRoutes(app, options.agents, options.statusLimits)
   for (const install of options.routes ?? []) install(app, context)
   installBundleRoutes(app, {
     cache: context.cache,

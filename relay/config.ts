@@ -223,6 +223,10 @@ export const relaySectionSchema = z.strictObject({
       forward_interval_seconds: field.positiveInt().default(5),
       /** Agents whose latest status is older than this are forgotten. */
       agent_ttl_seconds: field.positiveInt().default(3600),
+      /** Bytes of one status report accepted on the wire (413 past it). */
+      max_body_bytes: field.positiveInt().default(4 * 1024 * 1024),
+      /** Bytes a gzip status report may inflate to (413 past it). */
+      max_decompressed_bytes: field.positiveInt().default(16 * 1024 * 1024),
     })
     .prefault({}),
   // Validated by relay/decision-logs/ with its own schema.

@@ -129,6 +129,7 @@ export async function startRelay(options: StartRelayOptions): Promise<RunningRel
     logger,
     context,
     agents,
+    statusLimits: section.status,
     status,
     agentAuth: section.agent_auth,
     maxWaitSeconds: section.long_poll.max_wait_seconds,

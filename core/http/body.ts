@@ -1,8 +1,10 @@
 /**
  * Request bodies, read defensively: a limit on the bytes received (413), `Content-Encoding: gzip`
  * inflated with a limit on the inflated size (a gzip bomb gets 413 without being inflated
- * whole), and JSON or YAML parsed with an error that says where the body is wrong (400).
+ * whole), text that must be UTF-8 (400: never silently rewritten to U+FFFD), and JSON or YAML
+ * parsed with an error that says where the body is wrong (400).
  */
+import { isUtf8 } from 'node:buffer'
 import type { IncomingMessage } from 'node:http'
 import { promisify } from 'node:util'
 import { gunzip, inflate } from 'node:zlib'
@@ -114,6 +116,60 @@ export async function inflateBody(raw: Buffer, encoding: string, maxBytes: numbe
   }
 }
 
+/** How a text body is read. */
+export interface BodyTextOptions {
+  /**
+   * Inflate a body that starts with the gzip magic number although no `Content-Encoding` says
+   * so (some decision-log senders do this; the magic number is unambiguous for JSON text).
+   */
+  unlabelledGzip?: boolean
+}
+
+/**
+ * The request body as text (inflated as `readBody` does). Every text body is read here, so every
+ * route refuses invalid UTF-8 alike instead of storing U+FFFD where the sender's bytes were.
+ * @throws HttpError 400 when the bytes are not UTF-8 (naming the first bad byte), else as readBody.
+ */
+export async function readBodyText(
+  c: Context,
+  limits: BodyLimits = DEFAULT_BODY_LIMITS,
+  options: BodyTextOptions = {},
+): Promise<string> {
+  let bytes = await readBody(c, limits)
+  if (options.unlabelledGzip && bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    bytes = await inflateBody(bytes, 'gzip', limits.maxDecompressedBytes)
+  }
+  return utf8Text(bytes)
+}
+
+/**
+ * Bytes as UTF-8 text, refused with 400 when they are not UTF-8.
+ * @example utf8Text(Buffer.from([0x22, 0xff, 0x22])) // throws 400 "… not valid UTF-8 (byte 1 …)"
+ */
+export function utf8Text(bytes: Buffer): string {
+  if (!isUtf8(bytes)) {
+    const at = firstInvalidUtf8(bytes)
+    throw badRequest(
+      `request body is not valid UTF-8 (byte ${at}: 0x${bytes[at]!.toString(16).padStart(2, '0')})`,
+    )
+  }
+  return bytes.toString('utf8')
+}
+
+// Only on the error path: where the first byte that starts no valid UTF-8 sequence is.
+function firstInvalidUtf8(bytes: Buffer): number {
+  let i = 0
+  while (i < bytes.length) {
+    const b = bytes[i]!
+    const length =
+      b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0
+    if (length === 0 || i + length > bytes.length) return i
+    if (length > 1 && !isUtf8(bytes.subarray(i, i + length))) return i
+    i += length
+  }
+  return 0
+}
+
 /**
  * Parses JSON text, turning a syntax error into a 400 that names the line and column.
  * @example parseJsonText('{"a": }') // throws 400 "malformed JSON body at line 1, column 7: …"
@@ -182,8 +238,7 @@ export async function readStructuredBody(
       `Content-Type ${type} is not supported (use application/json or application/x-yaml)`,
     )
   }
-  const bytes = await readBody(c, limits)
-  const text = bytes.toString('utf8')
+  const text = await readBodyText(c, limits)
   if (text.trim() === '') return undefined
   return isYaml ? parseYamlText(text) : parseJsonText(text)
 }

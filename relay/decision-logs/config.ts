@@ -72,7 +72,7 @@ const retrySchema = z
     min_delay_ms: field.positiveInt().default(100),
     /** Backoff cap (also caps a `Retry-After` the upstream asks for). */
     max_delay_ms: field.positiveInt().default(60_000),
-    /** Attempts for a batch refused with a 4xx other than 408/413/429 before it is dead-lettered. */
+    /** Attempts for a batch refused with a 4xx other than 400/408/413/429 before it is dead-lettered (400 bisects instead). */
     max_client_error_attempts: field.positiveInt().default(5),
   })
   .prefault({})

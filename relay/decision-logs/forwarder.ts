@@ -6,8 +6,10 @@
  * estimated from the compression ratio seen so far and corrected by shrinking the claim when a
  * batch compresses larger than the limit. Per batch: network errors, timeouts, 5xx, 408 and 429
  * are retried with capped exponential backoff and jitter (p-retry), honouring `Retry-After`;
- * 413 splits the batch in halves; other 4xx are retried a bounded number of times, then that
- * part goes to the dead-letter table so it never blocks the rest.
+ * 413 splits the batch in halves; 400 (the upstream refuses some event of the batch) bisects it
+ * until the refused events stand alone, so every other event is delivered and each refused one
+ * is dead-lettered by itself with the upstream's reason; other 4xx are retried a bounded number
+ * of times, then that part goes to the dead-letter table so it never blocks the rest.
  */
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
@@ -38,7 +40,12 @@ class RetryableUploadError extends Error {
 type PartResult =
   | { kind: 'delivered' }
   | { kind: 'too_large' }
+  /** 400: the upstream refuses something in the part; bisected down to single events. */
+  | { kind: 'refused'; status: number; message: string }
   | { kind: 'dead'; status: number; message: string; attempts: number }
+
+/** The status that means "an event of this batch is invalid" (the service names which one). */
+const EVENT_REFUSED = 400
 
 /** Uploads the buffer's events to one upstream; `start()` once, `stop()` to drain and end. */
 export class Forwarder {
@@ -151,37 +158,51 @@ export class Forwarder {
     return { batch, gzipped }
   }
 
-  /** Delivers a batch, splitting on 413; each part is acknowledged or dead-lettered in order. */
+  /**
+   * Delivers a batch, splitting on 413 and bisecting on 400; each part is acknowledged or
+   * dead-lettered in order, so the buffer settles the batch front to back.
+   */
   private async deliver(batch: Batch, gzipped: Buffer): Promise<void> {
     const parts: Array<{ from: number; to: number; gzipped?: Buffer }> = [
       { from: 0, to: batch.texts.length, gzipped },
     ]
     while (parts.length > 0) {
       const part = parts.shift()!
+      const events = part.to - part.from
       const body = part.gzipped ?? (await gzipAsync(encodeArray(batch.texts.slice(part.from, part.to))))
-      const result = await this.sendWithRetries(batch, body, part.to - part.from)
+      const result = await this.sendWithRetries(batch, body, events)
       const firstSeq = batch.seqs[part.from]!
       const lastSeq = batch.seqs[part.to - 1]!
+      const middle = part.from + Math.floor(events / 2)
       if (result.kind === 'delivered') {
         await this.buffer.acknowledge(batch, firstSeq, lastSeq)
-      } else if (result.kind === 'too_large' && part.to - part.from > 1) {
+      } else if (result.kind === 'too_large' && events > 1) {
         this.learnedLimit = Math.max(1024, Math.min(this.learnedLimit, Math.floor(body.length * 0.9)))
-        const middle = part.from + Math.floor((part.to - part.from) / 2)
-        this.logger.warn(
-          { events: part.to - part.from },
-          'upstream refused a batch as too large (413); splitting it',
-        )
+        this.logger.warn({ events }, 'upstream refused a batch as too large (413); splitting it')
+        parts.unshift({ from: part.from, to: middle }, { from: middle, to: part.to })
+      } else if (result.kind === 'refused' && events > 1) {
+        // The good events of the part go through in the half without the refused ones; the
+        // refused ones end alone, each dead-lettered with its own reason.
+        this.logger.debug({ events, reason: result.message }, 'upstream refused a batch (400); bisecting it')
         parts.unshift({ from: part.from, to: middle }, { from: middle, to: part.to })
       } else {
         const why =
           result.kind === 'dead'
             ? { status: result.status, reason: result.message, attempts: result.attempts }
-            : { status: 413, reason: 'a single event is larger than the upstream accepts (413)', attempts: 1 }
+            : result.kind === 'refused'
+              ? { status: result.status, reason: result.message, attempts: 1 }
+              : {
+                  status: 413,
+                  reason: 'a single event is larger than the upstream accepts (413)',
+                  attempts: 1,
+                }
         const moved = await this.buffer.deadLetter(batch, why, firstSeq, lastSeq)
         this.metrics.deadLetter(moved)
         this.logger.error(
           { events: moved, status: why.status, reason: why.reason },
-          'decision-log batch moved to the dead-letter table',
+          moved === 1
+            ? 'decision event refused by the upstream; moved to the dead-letter table'
+            : 'decision-log batch moved to the dead-letter table',
         )
       }
     }
@@ -216,6 +237,10 @@ export class Forwarder {
           typeof outcome.status === 'number' ? outcome.status : 0,
           outcome.message,
         )
+        if (outcome.kind === 'rejected' && outcome.status === EVENT_REFUSED) {
+          // A verdict on the events, not a passing fault: retrying the same bytes cannot help.
+          return { kind: 'refused', status: outcome.status, message: outcome.message }
+        }
         if (outcome.kind === 'rejected') {
           clientErrors++
           if (clientErrors >= retry.max_client_error_attempts) {

@@ -53,6 +53,7 @@ export function parseUpload(raw: Uint8Array, encoding: string, maxDecompressedBy
     }
     return { ok: true, split }
   } catch (err) {
+    // Nothing of a refused body is stored: the agent gets the reason and keeps its copy.
     if (err instanceof EventsFormatError)
       return refuse(`the body is not a JSON array of decision events: ${err.message}`)
     throw err

@@ -58,7 +58,7 @@ export async function postBatch(
       await res.body.dump()
       return { kind: 'delivered', status }
     }
-    const text = await readSome(res.body)
+    const text = reasonOf(await readSome(res.body, 2000))
     if (status === 413) return { kind: 'too_large', status }
     const message = `upstream answered ${status}${text ? `: ${text}` : ''}`
     if (status >= 400 && status < 500 && status !== 408 && status !== 429)
@@ -97,6 +97,21 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   if (/^\s*\d+\s*$/.test(v)) return Number(v) * 1000
   const at = Date.parse(v)
   return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
+
+/**
+ * The upstream's reason: the `message` of a JSON error body (the management API's and OPA's
+ * shape), else the body's text; at most 300 characters.
+ */
+function reasonOf(text: string): string {
+  let reason = text
+  try {
+    const body = JSON.parse(text) as { message?: unknown }
+    if (typeof body?.message === 'string' && body.message !== '') reason = body.message
+  } catch {
+    // Not JSON: the text is the reason.
+  }
+  return reason.length > 300 ? `${reason.slice(0, 300)}…` : reason
 }
 
 async function readSome(body: Dispatcher.ResponseData['body'], max = 300): Promise<string> {

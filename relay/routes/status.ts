@@ -2,19 +2,44 @@
  * `POST /v1/status` and `/v1/status/<partition>` (trailing slash tolerated): OPA's status API.
  * The report is kept as the agent's latest (by `labels.id`) and answered at once; forwarding
  * upstream happens in the background, coalesced (status/status-forwarder.ts).
+ *
+ * A report is bounded at intake as decision logs are: bytes on the wire and inflated (413,
+ * `relay.status.max_body_bytes` and `max_decompressed_bytes`), UTF-8 (400), and nesting depth
+ * (400 past the decision events' limit): a report kept here is one the forwarder can serialise,
+ * so one hostile report cannot stop status forwarding for every agent.
  */
 import type { Context, Hono } from 'hono'
-import { type AppEnv, badRequest, parseJsonText, readBody } from '../../core/http/index.js'
+import { MAX_EVENT_DEPTH } from '../../core/decision-events/index.js'
+import {
+  type AppEnv,
+  type BodyLimits,
+  badRequest,
+  HttpError,
+  parseJsonText,
+  payloadTooLarge,
+  readBodyText,
+} from '../../core/http/index.js'
+import { jsonDepthExceeded } from '../../core/json-depth.js'
 import type { AgentStatuses } from '../status/agent-statuses.js'
 
-// Status reports carry Prometheus metrics and can be sizeable; far beyond this is not a report.
-const STATUS_LIMITS = { maxBytes: 4 * 1024 * 1024, maxDecompressedBytes: 16 * 1024 * 1024 }
+/** The status intake's bounds (`relay.status`). */
+export interface StatusLimits {
+  max_body_bytes: number
+  max_decompressed_bytes: number
+}
+
+/** How deep a status report may nest: the same limit as a decision event. */
+export const MAX_STATUS_DEPTH = MAX_EVENT_DEPTH
 
 /** Installs the status intake routes. */
-export function installStatusRoutes(app: Hono<AppEnv>, agents: AgentStatuses): void {
+export function installStatusRoutes(app: Hono<AppEnv>, agents: AgentStatuses, limits: StatusLimits): void {
+  const bodyLimits: BodyLimits = {
+    maxBytes: limits.max_body_bytes,
+    maxDecompressedBytes: limits.max_decompressed_bytes,
+  }
   const handler = async (c: Context<AppEnv>) => {
     const partition = c.req.path.replace(/^\/v1\/status\/?/, '').replace(/\/+$/, '') || undefined
-    const body = parseJsonText((await readBody(c, STATUS_LIMITS)).toString('utf8'))
+    const body = parseJsonText(checkDepth(await readReport(c, bodyLimits)))
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw badRequest('status report must be a JSON object')
     }
@@ -28,4 +53,25 @@ export function installStatusRoutes(app: Hono<AppEnv>, agents: AgentStatuses): v
   }
   app.post('/v1/status', handler)
   app.post('/v1/status/*', handler)
+}
+
+async function readReport(c: Context<AppEnv>, limits: BodyLimits): Promise<string> {
+  try {
+    return await readBodyText(c, limits)
+  } catch (err) {
+    // Name the setting that raises the limit the report ran into.
+    if (err instanceof HttpError && err.status === 413) {
+      const key = /inflates/.test(err.message) ? 'max_decompressed_bytes' : 'max_body_bytes'
+      throw payloadTooLarge(`status report refused: ${err.message} (relay.status.${key})`)
+    }
+    throw err
+  }
+}
+
+function checkDepth(text: string): string {
+  const at = jsonDepthExceeded(text, MAX_STATUS_DEPTH)
+  if (at >= 0) {
+    throw badRequest(`status report nests deeper than ${MAX_STATUS_DEPTH} levels (at character ${at})`)
+  }
+  return text
 }

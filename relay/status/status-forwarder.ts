@@ -3,7 +3,8 @@
  * report changed since the last post is posted once (its newest report only), followed by the
  * relay's own report when it changed. A failed post keeps the report pending for the next round
  * and backs off; there is no backlog to replay because only the latest state matters (as in
- * OPA's status plugin, which also never retries an old report).
+ * OPA's status plugin, which also never retries an old report). A report the upstream refuses
+ * (4xx) or that cannot be serialised is dropped, so one bad report never holds back the others.
  */
 import type { Logger } from 'pino'
 import type { RelayMetrics } from '../metrics.js'
@@ -46,7 +47,9 @@ export class StatusForwarder {
     const { agents } = this.options
     agents.expire()
     for (const status of agents.pending()) {
-      if (!(await this.post(status.body, status.partition ?? this.options.partition, signal))) return false
+      const outcome = await this.post(status.body, status.partition ?? this.options.partition, signal)
+      if (outcome === 'failed') return false
+      // Posted, or refused for good: either way this report is done (a newer one is sent anew).
       agents.markForwarded(status)
     }
     const own = this.options.ownReport()
@@ -55,7 +58,7 @@ export class StatusForwarder {
       /^last_(successful_)?request$/.test(key) ? undefined : value,
     )
     if (fingerprint !== this.lastOwnReport) {
-      if (!(await this.post(own, this.options.partition, signal))) return false
+      if ((await this.post(own, this.options.partition, signal)) === 'failed') return false
       this.lastOwnReport = fingerprint
     }
     return true
@@ -74,31 +77,48 @@ export class StatusForwarder {
     await this.forwardOnce(AbortSignal.timeout(2000)).catch(() => false)
   }
 
+  /**
+   * Posts one report: `ok`, `refused` (the upstream said 4xx, or the report cannot be
+   * serialised: retrying it cannot help) or `failed` (network, 5xx, 408, 429: try again later).
+   */
   private async post(
     body: Record<string, unknown>,
     partition: string | undefined,
     signal?: AbortSignal,
-  ): Promise<boolean> {
+  ): Promise<'ok' | 'refused' | 'failed'> {
     const { client, metrics, logger } = this.options
+    let text: string
+    try {
+      text = JSON.stringify(body)
+    } catch (err) {
+      metrics.statusForwards.inc({ outcome: 'http_error' })
+      logger.warn({ err: (err as Error).message }, 'status report cannot be serialised; dropped')
+      return 'refused'
+    }
     try {
       const response = await client.send({
         method: 'POST',
         resource: partition ? `status/${partition}` : 'status',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
+        body: text,
         signal,
       })
       await response.body.dump()
-      if (response.statusCode >= 200 && response.statusCode < 300) {
+      const status = response.statusCode
+      if (status >= 200 && status < 300) {
         metrics.statusForwards.inc({ outcome: 'ok' })
-        return true
+        return 'ok'
       }
       metrics.statusForwards.inc({ outcome: 'http_error' })
-      logger.warn({ http_status: response.statusCode }, 'status forward refused upstream')
+      if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
+        logger.warn({ http_status: status }, 'status report refused upstream; dropped')
+        return 'refused'
+      }
+      logger.warn({ http_status: status }, 'status forward refused upstream')
     } catch (err) {
       metrics.statusForwards.inc({ outcome: 'network_error' })
       logger.warn({ err: (err as Error).message }, 'status forward failed')
     }
-    return false
+    return 'failed'
   }
 }

@@ -14,7 +14,7 @@ import {
   HttpError,
   mediaType,
   notFound,
-  readBody,
+  readBodyText,
 } from '../../core/http/index.js'
 import { type Actor, createdBy, type DataDocumentRow } from '../../store/service/index.js'
 import { requireAdmin } from '../auth.js'
@@ -43,7 +43,7 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 }
 
 async function readDocument(c: Context, limits: BodyLimits): Promise<unknown> {
-  const text = (await readBody(c, limits)).toString('utf8')
+  const text = await readBodyText(c, limits)
   if (text.trim() === '') throw badRequest('request body is required: the JSON document to store')
   return YAML_TYPES.has(mediaType(c)) ? parseYamlDocument(text) : parseJsonDocument(text)
 }

@@ -6,15 +6,10 @@
  */
 import type { Context } from 'hono'
 import { Hono } from 'hono'
-import { type BodyLimits, inflateBody, readBody } from '../../core/http/index.js'
+import { type BodyLimits, readBodyText } from '../../core/http/index.js'
 import { assertAgentOrAdmin } from '../auth.js'
-import { decisionsFromBatch } from '../decision-events.js'
+import { decisionsFromBatchYielding } from '../decision-events.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
-
-/** True when bytes start with the gzip magic number. */
-function looksGzipped(bytes: Buffer): boolean {
-  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b
-}
 
 /** Routes of `/v1/logs`. */
 export function logRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceEnv> {
@@ -23,10 +18,9 @@ export function logRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceEn
 
   async function receive(c: Context<ServiceEnv>): Promise<Response> {
     assertAgentOrAdmin(c)
-    let body = await readBody(c, limits)
-    // Some senders gzip without saying so; the magic number is unambiguous for JSON text.
-    if (looksGzipped(body)) body = await inflateBody(body, 'gzip', limits.maxDecompressedBytes)
-    const decisions = decisionsFromBatch(body.toString('utf8'), {
+    // Some senders gzip without saying so.
+    const text = await readBodyText(c, limits, { unlabelledGzip: true })
+    const decisions = await decisionsFromBatchYielding(text, {
       tokenSystemId: c.var.principal.systemId,
       receivedUs: Date.now() * 1000,
       maxEvents: deps.config.limits.max_decisions_per_batch,

@@ -8,7 +8,7 @@
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { parse, stringify } from 'lossless-json'
-import { type BodyLimits, badRequest, parseJsonText, readBody } from '../../core/http/index.js'
+import { type BodyLimits, badRequest, parseJsonText, readBodyText } from '../../core/http/index.js'
 import { assertAdmin, assertAgentOrAdmin, assertSystemAccess } from '../auth.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId } from '../validation.js'
@@ -20,7 +20,7 @@ export function statusRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<Servic
 
   async function receive(c: Context<ServiceEnv>): Promise<Response> {
     assertAgentOrAdmin(c)
-    const text = (await readBody(c, limits)).toString('utf8')
+    const text = await readBodyText(c, limits)
     parseJsonText(text) // a 400 with line and column for malformed JSON
     let report: unknown
     try {

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib'
 import { request } from 'undici'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { DecisionLogsStatus } from '../../relay/decision-logs/index.js'
-import { gzipArray, gzipChunks, makeEvents, postAll, postLogs } from '../support/logs-agent.js'
+import { decisionId, gzipArray, gzipChunks, makeEvents, postAll, postLogs } from '../support/logs-agent.js'
 import { type StartedChild, startTsChild } from '../support/logs-child.js'
 import { LogsUpstream } from '../support/logs-upstream.js'
 
@@ -156,15 +156,17 @@ describe('decision logs end to end', () => {
     expect(status.intake).toMatchObject({ requests: 5, rejected_requests: 5, events: 0 })
   })
 
-  it('splits on 413, waits out 429, dead-letters a refused batch, retries 500 and a hang, over real processes', async () => {
+  it('splits on 413, waits out 429, dead-letters a refused batch, bisects a 400, retries 500 and a hang, over real processes', async () => {
     upstream = await LogsUpstream.start({ maxGzipBytes: 6000 })
     upstream.answer(
       { status: 429, headers: { 'retry-after': '1' } },
       { status: 500 },
       'hang',
-      { status: 400 },
-      { status: 400 },
+      { status: 403 },
+      { status: 403 },
     )
+    // One event the upstream refuses (400): it alone is dead-lettered.
+    upstream.refuseEvents((text) => (text.includes(decisionId('agent-a', 150)) ? 'not this one' : undefined))
     const { ready } = await startRelay(
       upstream.logsUrl,
       'upload: {timeout_ms: 400}\nretry: {min_delay_ms: 20, max_delay_ms: 2000, max_client_error_attempts: 2}',
@@ -184,8 +186,9 @@ describe('decision logs end to end', () => {
     expect(delivered.length + dead).toBe(200)
     expect(events.filter((e) => delivered.includes(e))).toEqual(delivered)
     expect(upstream.requests.map((r) => r.status)).toEqual(
-      expect.arrayContaining([413, 429, 500, 'hang', 400]),
+      expect.arrayContaining([413, 429, 500, 'hang', 403, 400]),
     )
+    expect(delivered.join()).not.toContain(decisionId('agent-a', 150))
     const after429 = upstream.requests.findIndex((r) => r.status === 429)
     expect(upstream.requests[after429 + 1]!.at - upstream.requests[after429]!.at).toBeGreaterThanOrEqual(950)
     expect(Date.now() - started).toBeGreaterThanOrEqual(1300)

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { HttpError } from '../../core/http/index.js'
-import { decisionsFromBatch, resultKindOf, timestampMicros } from '../../service/decision-events.js'
+import {
+  decisionsFromBatch,
+  decisionsFromBatchYielding,
+  resultKindOf,
+  timestampMicros,
+} from '../../service/decision-events.js'
 
 const context = { tokenSystemId: null, receivedUs: 42, maxEvents: 10 }
 
@@ -69,5 +74,56 @@ describe('decision events', () => {
     expect(status(() => decisionsFromBatch('[{"decision_id":7}]', context))).toBe(400)
     expect(status(() => decisionsFromBatch(JSON.stringify(Array(11).fill({})), context))).toBe(413)
     expect(() => decisionsFromBatch('[{"decision_id":"a"}, 3]', context)).toThrow(/event 1/)
+  })
+
+  it('refuses by the shared event rules, naming the event and field', () => {
+    const refused = (text: string) => {
+      try {
+        decisionsFromBatch(text, context)
+      } catch (err) {
+        return { status: (err as HttpError).status, message: (err as Error).message }
+      }
+      return undefined
+    }
+    expect(refused('[{"decision_id":"a"},{"decision_id":"b","input":{"k":1,"k":1}}]')).toEqual({
+      status: 400,
+      message: expect.stringMatching(/event 1, field input\.k: duplicate key "k"/),
+    })
+    expect(refused('[{"decision_id":"a","decision_id":"a"}]')?.message).toMatch(
+      /event 0, field decision_id: duplicate key/,
+    )
+    expect(refused(`[{"decision_id":"${'x'.repeat(257)}"}]`)?.message).toMatch(
+      /event 0, field decision_id: decision_id must be a non-empty string of at most 256 characters/,
+    )
+    expect(refused('[{"decision_id":""}]')?.status).toBe(400)
+    expect(refused(`[{"decision_id":"${'x'.repeat(256)}"},{"decision_id":null}]`)).toBeUndefined()
+  })
+
+  it('checks the event cap while reading: what follows the first event past the cap is never read', () => {
+    // Not JSON after the 11th event: a refusal of 413 (not 400) shows the rest was never parsed.
+    const body = `[${'{},'.repeat(11)} this is not JSON and is never read`
+    expect(status(() => decisionsFromBatch(body, context))).toBe(413)
+    const eightMiB = `[${'{},'.repeat((8 * 1024 * 1024) / 3 - 1)}{}]`
+    expect(status(() => decisionsFromBatch(eightMiB, { ...context, maxEvents: 100_000 }))).toBe(413)
+  })
+
+  it('yields to the event loop while parsing a large batch, and gives the same rows', async () => {
+    const events = Array.from(
+      { length: 3000 },
+      (_, i) => `{"decision_id":"d${i}","timestamp":"2024-01-01T00:00:00Z","input":"${'x'.repeat(1000)}"}`,
+    )
+    const text = `[${events.join(',')}]`
+    const big = { ...context, maxEvents: 10_000 }
+    let otherWorkRan = false
+    setImmediate(() => {
+      otherWorkRan = true
+    })
+    const rows = await decisionsFromBatchYielding(text, big)
+    // Without a yield, the promise settles before the immediate callback runs.
+    expect(otherWorkRan).toBe(true)
+    expect(rows).toEqual(decisionsFromBatch(text, big))
+    await expect(decisionsFromBatchYielding('[{"decision_id":7}]', context)).rejects.toMatchObject({
+      status: 400,
+    })
   })
 })

@@ -40,6 +40,8 @@ export class FaultUpstream {
   oversizedBytes = 2 * 1024 * 1024
   /** Status posts land here, in order. */
   readonly statusPosts: Array<{ path: string; body: unknown }> = []
+  /** Agents (`labels.id`) whose status reports are answered 400 and not recorded. */
+  readonly refusedStatusAgents = new Set<string>()
   private readonly bundles = new Map<string, Served>()
   private readonly waiting = new Map<string, Set<() => void>>()
   private readonly sockets = new Set<Socket>()
@@ -89,7 +91,12 @@ export class FaultUpstream {
     const body = Buffer.concat(chunks).toString('utf8')
     this.requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body })
     if (req.method === 'POST' && /\/status(\/|$)/.test(path)) {
-      this.statusPosts.push({ path, body: JSON.parse(body || 'null') })
+      const report = JSON.parse(body || 'null') as { labels?: { id?: string } } | null
+      if (this.refusedStatusAgents.has(report?.labels?.id ?? '')) {
+        res.writeHead(400).end('{"message":"refused"}')
+        return
+      }
+      this.statusPosts.push({ path, body: report })
       res.writeHead(200).end()
       return
     }

@@ -1,7 +1,8 @@
 /**
  * A decision-log upstream for tests: a real HTTP server on 127.0.0.1 that records every upload
  * (gunzipped, split into raw event texts) and answers as told: 2xx, any status with headers,
- * 413 above a size, or never (a hang).
+ * 413 above a size, 400 naming the first event a test refuses (as the service does for an
+ * invalid event: the whole upload is refused), or never (a hang).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
@@ -39,6 +40,8 @@ export class LogsUpstream {
   private readonly hanging = new Set<ServerResponse>()
   /** Called with each upload as it is recorded, before it is answered. */
   onUpload: ((upload: ReceivedUpload) => void) | undefined
+  /** Why an event is refused (the whole upload gets 400), or undefined to accept it. */
+  private eventRefusal: ((eventText: string) => string | undefined) | undefined
 
   private constructor(
     private readonly server: Server,
@@ -72,6 +75,15 @@ export class LogsUpstream {
   /** Queues one-shot answers, used before the default. */
   answer(...answers: UpstreamAnswer[]): this {
     this.script.push(...answers)
+    return this
+  }
+
+  /**
+   * Refuses every upload holding an event `why` gives a reason for, with 400 and
+   * `{"message": "event N: reason"}` naming the first such event, as the service does.
+   */
+  refuseEvents(why: (eventText: string) => string | undefined): this {
+    this.eventRefusal = why
     return this
   }
 
@@ -125,10 +137,17 @@ export class LogsUpstream {
       } catch (err) {
         parseError = (err as Error).message
       }
+      if (!parseError && this.eventRefusal) {
+        for (let i = 0; i < events.length && !parseError; i++) {
+          const reason = this.eventRefusal(events[i]!)
+          if (reason !== undefined) parseError = `event ${i}: ${reason}`
+        }
+      }
       const tooLarge = this.options.maxGzipBytes !== undefined && raw.length > this.options.maxGzipBytes
       // A scripted answer is used up only by a request it applies to (not one refused as too large).
       const answer = parseError || tooLarge ? this.fallback : (this.script.shift() ?? this.fallback)
-      const status = parseError ? 400 : tooLarge ? 413 : answer === 'hang' ? 'hang' : answer.status
+      // Size first, as a server with a body limit refuses before it reads the events.
+      const status = tooLarge ? 413 : parseError ? 400 : answer === 'hang' ? 'hang' : answer.status
       const upload: ReceivedUpload = {
         at: Date.now(),
         path: req.url ?? '',
@@ -149,7 +168,11 @@ export class LogsUpstream {
       const send = () => {
         res.writeHead(status, { 'content-type': 'application/json', ...headers })
         res.end(
-          parseError ? JSON.stringify({ message: parseError }) : answer !== 'hang' ? (answer.body ?? '') : '',
+          status === 400 && parseError
+            ? JSON.stringify({ message: parseError })
+            : answer !== 'hang' && !tooLarge
+              ? (answer.body ?? '')
+              : '',
         )
       }
       if (this.options.delayMs) setTimeout(send, this.options.delayMs)

@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib'
 import type { Context } from 'hono'
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../../core/http/app.js'
-import { type BodyLimits, readBody, readStructuredBody } from '../../../core/http/body.js'
+import { type BodyLimits, readBody, readBodyText, readStructuredBody } from '../../../core/http/body.js'
 import { createLogger } from '../../../core/log.js'
 
 const limits: BodyLimits = { maxBytes: 64 * 1024, maxDecompressedBytes: 1024 * 1024 }
@@ -10,6 +10,10 @@ const limits: BodyLimits = { maxBytes: 64 * 1024, maxDecompressedBytes: 1024 * 1
 function echoApp() {
   const app = createApp({ errorStyle: 'opa', logger: createLogger({ level: 'silent' }) })
   app.post('/raw', async (c: Context) => c.json({ bytes: (await readBody(c, limits)).length }))
+  app.post('/text', async (c: Context) => c.json({ text: await readBodyText(c, limits) }))
+  app.post('/logs', async (c: Context) =>
+    c.json({ text: await readBodyText(c, limits, { unlabelledGzip: true }) }),
+  )
   app.post('/doc', async (c: Context) => c.json({ doc: (await readStructuredBody(c, limits)) ?? null }))
   return app
 }
@@ -158,5 +162,42 @@ describe('readBody over a real socket (the Node request stream path)', () => {
     } finally {
       await server.stop()
     }
+  })
+})
+
+describe('readBodyText', () => {
+  const invalid = Buffer.concat([Buffer.from('{"decision_id":"a'), Buffer.from([0xff]), Buffer.from('b"}')])
+
+  it('refuses invalid UTF-8 with 400 naming the first bad byte, instead of rewriting it to U+FFFD', async () => {
+    for (const path of ['/text', '/doc', '/logs']) {
+      const res = await post(path, invalid, { 'Content-Type': 'application/json' })
+      expect(res.status).toBe(400)
+      expect(res.body.message).toBe('request body is not valid UTF-8 (byte 17: 0xff)')
+    }
+  })
+
+  it.each([
+    ['a lone continuation byte', [0x61, 0x80], 1],
+    ['a truncated sequence at the end', [0x61, 0x62, 0xe2, 0x82], 2],
+    ['an overlong encoding', [0xc0, 0xaf], 0],
+    ['a UTF-16 surrogate', [0x61, 0xed, 0xa0, 0x80], 1],
+  ])('refuses %s, gzip or not', async (_what, bytes, at) => {
+    const body = Buffer.from(bytes)
+    expect((await post('/text', body)).body.message).toContain(`(byte ${at}:`)
+    const gz = await post('/text', gzipSync(body), { 'Content-Encoding': 'gzip' })
+    expect(gz.status).toBe(400)
+    expect(gz.body.message).toContain(`(byte ${at}:`)
+  })
+
+  it('reads valid UTF-8, and unlabelled gzip only where asked', async () => {
+    expect(await post('/text', 'h\u00e9 \u{1f600}')).toEqual({
+      status: 200,
+      body: { text: 'h\u00e9 \u{1f600}' },
+    })
+    expect(await post('/logs', gzipSync('[{"a":"\u00e9"}]'))).toEqual({
+      status: 200,
+      body: { text: '[{"a":"\u00e9"}]' },
+    })
+    expect((await post('/text', gzipSync('[]'))).status).toBe(400)
   })
 })

@@ -11,7 +11,7 @@ import {
   decisionLogsSectionSchema,
   parseRetryAfter,
 } from '../../../relay/decision-logs/index.js'
-import { gzipArray, makeEvents } from '../../support/logs-agent.js'
+import { decisionId, gzipArray, makeEvents } from '../../support/logs-agent.js'
 import { LogsUpstream } from '../../support/logs-upstream.js'
 
 const logger = createLogger({ level: 'silent' })
@@ -136,9 +136,9 @@ describe('decision-log forwarder', () => {
     expect(text).toMatch(/regent_decision_logs_upload_failures_total\{status="502"\} 1/)
   })
 
-  it('retries a 400 a bounded number of times, then dead-letters that batch and goes on', async () => {
+  it('retries a 403 a bounded number of times, then dead-letters that batch and goes on', async () => {
     const { logs, post } = setup(`${FAST_RETRY}`)
-    upstream.answer({ status: 400, body: '{"message":"bad"}' }, { status: 400 }, { status: 400 })
+    upstream.answer({ status: 403, body: '{"message":"bad"}' }, { status: 403 }, { status: 403 })
     const first = makeEvents('a', 0, 3)
     await post(first)
     await expect.poll(() => logs.buffer.stats().deadEvents).toBe(3)
@@ -146,12 +146,49 @@ describe('decision-log forwarder', () => {
     await post(next)
     await upstream.waitFor(() => upstream.acceptedCount >= 2)
     expect(upstream.accepted()).toEqual(next)
-    expect((await logs.buffer.listDeadBatches())[0]).toMatchObject({ status: 400, attempts: 3 })
+    expect((await logs.buffer.listDeadBatches())[0]).toMatchObject({ status: 403, attempts: 3 })
     expect(logs.status().upload.dead_lettered_events).toBe(3)
     // Re-driven, the batch goes through once the upstream accepts it.
     await logs.buffer.redrive()
     await upstream.waitFor(() => upstream.acceptedCount >= 5)
     expect(upstream.accepted()).toEqual([...next, ...first])
+  })
+
+  it('bisects a batch refused with 400: every good event is delivered, each refused one dead-lettered alone with the reason', async () => {
+    const { logs, post } = setup(`upload: {max_batch_bytes: 1048576}\n${FAST_RETRY}`)
+    const events = makeEvents('a', 0, 200, 300)
+    const refused = new Set([
+      decisionId('a', 0),
+      decisionId('a', 57),
+      decisionId('a', 58),
+      decisionId('a', 199),
+    ])
+    upstream.refuseEvents((text) => {
+      const id = (JSON.parse(text) as { decision_id: string }).decision_id
+      return refused.has(id) ? `decision ${id} is not wanted here` : undefined
+    })
+    await post(events)
+    await expect.poll(() => logs.buffer.stats().deadEvents).toBe(4)
+    await expect.poll(() => logs.buffer.stats().events).toBe(0)
+    const good = events.filter((e) => !refused.has((JSON.parse(e) as { decision_id: string }).decision_id))
+    expect(upstream.accepted()).toEqual(good)
+    // One dead batch per refused event, oldest last, each with the upstream's own reason.
+    const dead = await logs.buffer.listDeadBatches()
+    expect(dead.map((d) => [d.events, d.status, d.attempts])).toEqual(Array(4).fill([1, 400, 1]))
+    expect(dead.map((d) => d.reason).reverse()).toEqual(
+      [0, 57, 58, 199].map(
+        (i) => `upstream answered 400: event 0: decision ${decisionId('a', i)} is not wanted here`,
+      ),
+    )
+    expect(logs.status().upload.dead_lettered_events).toBe(4)
+    // Redrive event by event: one dead event goes back; once the upstream takes it, only it is sent.
+    refused.delete(decisionId('a', 57))
+    const sent = upstream.requests.length
+    await logs.buffer.redrive([dead.find((d) => d.reason.includes(decisionId('a', 57)))!.id])
+    await upstream.waitFor(() => upstream.acceptedCount >= good.length + 1)
+    expect(upstream.accepted().slice(good.length)).toEqual([events[57]])
+    expect(upstream.requests.length).toBe(sent + 1)
+    expect(logs.buffer.stats().deadEvents).toBe(3)
   })
 
   it('times out an upstream that never answers and retries', async () => {

@@ -77,7 +77,7 @@ describe('decision-log intake', () => {
       'not JSON',
       gzipSync('[{"a": nope}]'),
       undefined,
-      /not a JSON array of decision events: expected a JSON value/,
+      /not a JSON array of decision events: event 0, field a: expected a JSON value/,
     ],
     ['not an array', gzipSync('{"decision_id":"a"}'), undefined, /expected a JSON array/],
     ['an array of non-objects', gzipSync('[{"a":1}, "b"]'), undefined, /event 1 is not a JSON object/],
@@ -101,6 +101,34 @@ describe('decision-log intake', () => {
     expect(logs.buffer.stats().events).toBe(0)
     expect(logs.status().intake.rejected_requests).toBe(1)
   })
+
+  it.each([
+    ['on a parse worker', 'intake: {parse_workers: 1}'],
+    ['on the buffer thread', 'intake: {parse_workers: 0}'],
+  ])(
+    'refuses a batch holding one invalid event with 400 naming it, and stores nothing (%s)',
+    async (_where, config) => {
+      const { post, logs } = setup(config)
+      const good = makeEvents('a', 0, 5)
+      const cases: Array<[string, RegExp]> = [
+        [
+          '{"decision_id":42,"timestamp":"t"}',
+          /event 2, field decision_id: decision_id must be a non-empty string of at most 256 characters \(got a number\)/,
+        ],
+        ['{"decision_id":"","timestamp":"t"}', /event 2, field decision_id: .*got an empty string/],
+        [`{"decision_id":"${'d'.repeat(257)}"}`, /event 2, field decision_id: .*got 257 characters/],
+        ['{"decision_id":"x","input":{"a":1,"a":2}}', /event 2, field input\.a: duplicate key "a"/],
+      ]
+      for (const [bad, reason] of cases) {
+        const body = gzipSync(`[${good.slice(0, 2).join(',')},${bad},${good.slice(2).join(',')}]`)
+        const res = await post('/v1/logs', body, undefined)
+        expect(res.status).toBe(400)
+        expect(((await res.json()) as { message: string }).message).toMatch(reason)
+      }
+      expect(logs.buffer.stats().events).toBe(0)
+      expect(logs.status().intake.rejected_requests).toBe(cases.length)
+    },
+  )
 
   it('refuses bodies past the wire limit with 413', async () => {
     const { post, logs } = setup('intake: {max_body_bytes: 1000}')

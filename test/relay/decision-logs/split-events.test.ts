@@ -1,12 +1,30 @@
 import fc from 'fast-check'
+import { parse as parseLossless } from 'lossless-json'
 import { describe, expect, it } from 'vitest'
-import { EventsFormatError, MAX_DEPTH, splitEvents } from '../../../relay/decision-logs/split-events.js'
+import {
+  EventsFormatError,
+  MAX_EVENT_DEPTH as MAX_DEPTH,
+  splitEvents,
+  TooManyEventsError,
+} from '../../../relay/decision-logs/split-events.js'
 
+// The reference: JSON.parse, plus the event rules (lossless-json refuses duplicate keys with
+// different values, which is what mutations of JSON text can produce).
 function jsonAccepts(text: string): boolean {
   try {
     const value: unknown = JSON.parse(text)
+    parseLossless(text)
     return (
-      Array.isArray(value) && value.every((e) => e !== null && typeof e === 'object' && !Array.isArray(e))
+      Array.isArray(value) &&
+      value.every(
+        (e) =>
+          e !== null &&
+          typeof e === 'object' &&
+          !Array.isArray(e) &&
+          (!('decision_id' in e) ||
+            e.decision_id === null ||
+            (typeof e.decision_id === 'string' && e.decision_id !== '' && e.decision_id.length <= 256)),
+      )
     )
   } catch {
     return false
@@ -40,12 +58,72 @@ describe('splitEvents', () => {
     expect(malformed).toBe(0)
   })
 
-  it('counts events without a string decision_id or timestamp as malformed, and keeps them', () => {
+  it('counts events without a decision_id or a string timestamp as malformed, and keeps them', () => {
     const body =
-      '[{"decision_id":"a"},{"timestamp":"t"},{"decision_id":7,"timestamp":"t"},{"decision_id":"d","timestamp":"t"}]'
+      '[{"decision_id":"a"},{"timestamp":"t"},{"decision_id":null,"timestamp":"t"},{"decision_id":"d","timestamp":"t"}]'
     const { events, malformed } = splitEvents(body)
     expect(events).toHaveLength(4)
     expect(malformed).toBe(3)
+  })
+
+  it.each([
+    [
+      'a number',
+      '{"decision_id":7}',
+      'field decision_id: decision_id must be a non-empty string',
+      'a number',
+    ],
+    ['an object', '{"decision_id":{"a":1}}', 'field decision_id: decision_id must be', 'an object'],
+    ['a boolean', '{"decision_id":true}', 'field decision_id: decision_id must be', 'a boolean'],
+    ['empty', '{"decision_id":""}', 'field decision_id: decision_id must be', 'an empty string'],
+    ['257 characters', `{"decision_id":"${'x'.repeat(257)}"}`, 'field decision_id:', '257 characters'],
+    ['escaped, too long', `{"decision_id":"\\u0041${'x'.repeat(256)}"}`, 'field decision_id:', '257'],
+    [
+      'a duplicate top-level key',
+      '{"decision_id":"a","decision_id":"b"}',
+      'field decision_id:',
+      'duplicate key "decision_id"',
+    ],
+    ['an escaped duplicate', '{"a":1,"\\u0061":2}', 'field a:', 'duplicate key "a"'],
+    ['a nested duplicate', '{"input":{"user":{"n":1,"n":1}}}', 'field input.user.n:', 'duplicate key "n"'],
+    ['a duplicate in an array', '{"input":[{},{"k":1,"k":2}]}', 'field input[1].k:', 'duplicate key "k"'],
+  ])('refuses an event whose decision_id or keys break the rule: %s', (_what, event, where, why) => {
+    const body = `[{"decision_id":"ok"},${event}]`
+    let error: EventsFormatError | undefined
+    try {
+      splitEvents(body)
+    } catch (err) {
+      error = err as EventsFormatError
+    }
+    expect(error).toBeInstanceOf(EventsFormatError)
+    expect(error!.event).toBe(1)
+    expect(error!.message).toMatch(/^event 1, /)
+    expect(error!.message).toContain(where)
+    expect(error!.message).toContain(why)
+  })
+
+  it('finds a duplicate among many keys, escaped or not, in linear time', () => {
+    const keys = Array.from({ length: 200_000 }, (_, k) => `"k${k}":${k}`)
+    const many = `[{"input":{${keys.join(',')}}}]`
+    expect(splitEvents(many).events).toHaveLength(1)
+    const late = `[{"input":{${keys.join(',')},"k12345":0}}]`
+    expect(() => splitEvents(late)).toThrow('event 0, field input.k12345: duplicate key "k12345"')
+    const escaped = `[{"input":{${keys.slice(0, 40).join(',')},"\\u006b7":0}}]`
+    expect(() => splitEvents(escaped)).toThrow('duplicate key "k7"')
+    // Siblings and nested objects each have keys of their own.
+    const siblings = `[{"a":{"x":1,"y":{"x":2,"z":[{"x":3},{"x":4}]}},"b":{"x":5}}]`
+    expect(splitEvents(siblings).events).toHaveLength(1)
+  })
+
+  it('accepts a decision_id of exactly 256 characters, null, or absent', () => {
+    const body = `[{"decision_id":"${'x'.repeat(256)}"},{"decision_id":null},{"a":{"decision_id":7}}]`
+    expect(splitEvents(body).events).toHaveLength(3)
+  })
+
+  it('stops at the event cap without reading the rest of the body', () => {
+    const body = `[${'{},'.repeat(10)}{} ,, not json at all`
+    expect(() => splitEvents(body, { maxEvents: 10 })).toThrow(TooManyEventsError)
+    expect(splitEvents(`[${'{},'.repeat(9)}{}]`, { maxEvents: 10 }).events).toHaveLength(10)
   })
 
   it('reads indexed fields only at the top level, and decodes escaped keys and values', () => {

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib'
 import { request } from 'undici'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { RunningRelay } from '../../../relay/relay.js'
@@ -25,7 +26,7 @@ services: { up: { url: "${upstream.url}/v1" } }
 bundles: { authz: { polling: { min_delay_seconds: 1, max_delay_seconds: 1 } } }
 status: { service: up }
 labels: { region: eu-1 }
-relay: { status: { forward_interval_seconds: 1 } }
+relay: { status: { forward_interval_seconds: 1, max_body_bytes: 65536, max_decompressed_bytes: 131072 } }
 `),
       dir.dir,
     )
@@ -100,5 +101,55 @@ relay: { status: { forward_interval_seconds: 1 } }
     const noId = await post(`${relay!.url}/v1/status`, { labels: {} })
     expect(noId.statusCode).toBe(400)
     expect(((await noId.body.json()) as { message: string }).message).toMatch(/labels\.id/)
+  })
+
+  it('refuses a report past the depth or size limits at intake, naming the limit', async () => {
+    const deep = `{"labels":{"id":"deep"},"x":${'['.repeat(1001)}${']'.repeat(1001)}}`
+    const tooDeep = await request(`${relay!.url}/v1/status`, { method: 'POST', body: deep })
+    expect(tooDeep.statusCode).toBe(400)
+    expect(await tooDeep.body.json()).toEqual({
+      code: 'invalid_parameter',
+      message: 'status report nests deeper than 1000 levels (at character 1027)',
+    })
+    const big = await post(`${relay!.url}/v1/status`, { labels: { id: 'big' }, x: 'x'.repeat(70_000) })
+    expect(big.statusCode).toBe(413)
+    expect(((await big.body.json()) as { message: string }).message).toMatch(
+      /larger than 65536 bytes \(relay\.status\.max_body_bytes\)/,
+    )
+    const bomb = await request(`${relay!.url}/v1/status`, {
+      method: 'POST',
+      body: gzipSync(`{"labels":{"id":"bomb"},"x":"${'x'.repeat(200_000)}"}`),
+      headers: { 'Content-Encoding': 'gzip' },
+    })
+    expect(bomb.statusCode).toBe(413)
+    expect(((await bomb.body.json()) as { message: string }).message).toMatch(
+      /inflates to more than 131072 bytes \(relay\.status\.max_decompressed_bytes\)/,
+    )
+    // Exactly at the depth limit is fine.
+    const edge = `{"labels":{"id":"edge"},"x":${'['.repeat(999)}${']'.repeat(999)}}`
+    const atLimit = await request(`${relay!.url}/v1/status`, { method: 'POST', body: edge })
+    expect(atLimit.statusCode).toBe(200)
+    await atLimit.body.dump()
+  })
+
+  it('drops a report the upstream refuses and keeps forwarding the others', async () => {
+    upstream.refusedStatusAgents.add('refused')
+    for (const id of ['refused', 'agent-c']) {
+      const res = await post(`${relay!.url}/v1/status`, { labels: { id }, seq: 1 })
+      expect(res.statusCode).toBe(200)
+      await res.body.dump()
+    }
+    await eventually(
+      () => upstream.statusPosts.some((p) => (p.body as { labels: { id: string } }).labels.id === 'agent-c'),
+      5000,
+      'forward of agent-c',
+    )
+    const later = await post(`${relay!.url}/v1/status`, { labels: { id: 'agent-d' }, seq: 1 })
+    await later.body.dump()
+    await eventually(
+      () => upstream.statusPosts.some((p) => (p.body as { labels: { id: string } }).labels.id === 'agent-d'),
+      5000,
+      'forward of agent-d',
+    )
   })
 })
