@@ -9,6 +9,7 @@
  */
 import { z } from 'zod'
 import { baseConfigSchema, field } from '../core/config.js'
+import { compileConfigSchema } from './compile/config.js'
 
 const stringMap = z.record(z.string(), z.string({ error: 'expected a string' }))
 const seconds = () => field.nonNegativeInt()
@@ -211,6 +212,8 @@ export const relaySectionSchema = z.strictObject({
     .prefault({}),
   // Validated by relay/decision-logs/ with its own schema.
   decision_logs: z.looseObject({}).optional(),
+  /** `/v1/compile`: worker threads, queue, deadline, heap, allow_net (relay/compile/config.ts). */
+  compile: compileConfigSchema,
 })
 export type RelaySection = z.output<typeof relaySectionSchema>
 
