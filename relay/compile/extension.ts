@@ -12,6 +12,7 @@ import type { BundleCache, ServedBundle } from '../bundles/bundle-cache.js'
 import type { RelayContext, RelayExtension } from '../types.js'
 import { CompilePool } from './compile-pool.js'
 import { type CompileConfig, compileConfigSchema } from './config.js'
+import { loopbackOnly } from './loopback-only.js'
 import type { LoadReport } from './protocol.js'
 
 /** Follows the served bundles and hands each new set to the compile workers. */
@@ -74,6 +75,13 @@ export function compileExtension(context: RelayContext): RelayExtension {
   return {
     name: 'compile',
     routes(app) {
+      if (
+        context.config?.relay?.agent_auth.type !== 'bearer' &&
+        context.config?.relay?.agent_auth.type !== 'mtls'
+      ) {
+        app.use('/v1/compile', loopbackOnly())
+        app.use('/v1/compile/*', loopbackOnly())
+      }
       app.use('/v1/compile', async (_c, next) => {
         bundles.refresh()
         await next()
