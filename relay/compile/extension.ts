@@ -13,6 +13,7 @@ import type { RelayContext, RelayExtension } from '../types.js'
 import { CompilePool } from './compile-pool.js'
 import { type CompileConfig, compileConfigSchema } from './config.js'
 import { loopbackOnly } from './loopback-only.js'
+import { registerCompileMetrics } from './metrics.js'
 import type { LoadReport } from './protocol.js'
 
 /** Follows the served bundles and hands each new set to the compile workers. */
@@ -71,6 +72,7 @@ export function compileExtension(context: RelayContext): RelayExtension {
     served?.loaded(report, generation),
   )
   served = new ServedBundles(context.cache, pool, context.logger)
+  if (context.metrics) registerCompileMetrics(context.metrics.registry, () => pool.stats())
   const bundles = served
   return {
     name: 'compile',

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Agent, request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { eventually, tempDir } from '../relay/helpers.js'
+import { eventually, metricValue, tempDir } from '../relay/helpers.js'
 import { type RegentProcess, startRegent } from '../relay/support/processes.js'
 import { type FaultUpstream, makeBundle, startFaultUpstream } from '../support/fault-upstream.js'
 
@@ -189,6 +189,9 @@ describe('hostile: runaway compile queries', () => {
       (await compile({ input: { user: 'eve' }, unknowns: ['input.tickets'] }, '/v1/compile/filters/include'))
         .status,
     ).toBe(200)
+    const metrics = await (await request(`${relay.url}/metrics`, { dispatcher: probes })).body.text()
+    expect(metricValue(metrics, 'regent_relay_compile_workers')).toBe(2)
+    expect(metricValue(metrics, 'regent_relay_compile_timeouts_total')).toBeGreaterThan(0)
     expect(peakRssMb(relay.child.pid!)).toBeLessThan(200 + 2 * (MAX_HEAP_MB + 100))
   }, 90_000)
 })
