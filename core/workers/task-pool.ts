@@ -137,7 +137,7 @@ export class TaskPool<State, Applied, Task, Result> {
    */
   run(task: Task, deadline: number): Promise<Result> {
     if (this.#closed) return Promise.reject(new PoolClosedError())
-    const free = this.#slots.find((s) => s.running === undefined && !s.dead)
+    const free = this.#slots.find((s) => s.running === undefined && !s.dead && !s.killedFor)
     if (!free && this.#queue.length >= this.#options.queue) {
       this.#stats.refused++
       return Promise.reject(new PoolFullError(this.#queue.length))
@@ -220,8 +220,9 @@ export class TaskPool<State, Applied, Task, Result> {
     waiting.reject(new TaskTimeoutError(true))
   }
 
-  /** The worker is free again: give it the oldest waiting task. */
+  /** The worker is free again: give it the oldest waiting task (unless it is being stopped). */
   #next(slot: Slot<Task, Result>): void {
+    if (slot.dead || slot.killedFor) return
     const waiting = this.#queue.shift()
     if (waiting) this.#dispatch(slot, waiting)
   }
