@@ -105,7 +105,7 @@ async function startRelay(
 }
 
 /** One phase: honest requests with `runaways` runaway queries kept in flight. */
-async function phase(url: string, pid: number, runaways: number): Promise<void> {
+async function phase(url: string, pid: number, runaways: number, label?: string): Promise<void> {
   const agent = new Agent({ connections: 8 + runaways + 1 })
   let stop = false
   const statuses = new Map<number, number>()
@@ -170,7 +170,9 @@ async function phase(url: string, pid: number, runaways: number): Promise<void> 
   const ms = (x: number) => `${x.toFixed(1)} ms`
   const answered = [...statuses].map(([s, n]) => `${s}×${n}`).join(' ')
   console.log(
-    `   ${`${runaways} runaway(s) in flight`.padEnd(26)} ${Math.round((samples.length / total) * 1000)
+    `   ${(label ?? `${runaways} runaway(s) in flight`).padEnd(26)} ${Math.round(
+      (samples.length / total) * 1000,
+    )
       .toString()
       .padStart(6)} ok req/s  p50 ${ms(percentile(samples, 0.5))}  p99 ${ms(percentile(samples, 0.99))}  ` +
       `[${answered}]  health p50 ${ms(percentile(health, 0.5))} p99 ${ms(percentile(health, 0.99))}  ` +
@@ -196,7 +198,10 @@ export async function run(): Promise<void> {
     console.log(
       `compile throughput of one relay (${built ? 'as built' : 'source, tsx'}; 2 workers, deadline ${TIMEOUT_MS} ms), 8 connections, at most ${PHASE_MS / 1000} s per phase:`,
     )
-    // The baseline (none in flight) first and again last, so that warm-up and machine noise show.
+    // The workers' code is compiled by V8 as it runs: one phase to warm them up (printed, not a
+    // baseline), then the baseline (none in flight) before and after the runaways, so that
+    // machine noise shows.
+    await phase(relay.url, relay.child.pid!, 0, 'warm-up (none in flight)')
     for (const runaways of [0, 1, 2, 0]) await phase(relay.url, relay.child.pid!, runaways)
   } finally {
     if (relay) {
