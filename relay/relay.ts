@@ -79,7 +79,7 @@ function storageWritable(dir: string, persistent: boolean, logger: Logger): bool
  * only, see compile/loopback-only.ts). That is how a sidecar listens for the kubelet's probes, so
  * it is allowed, but said loudly at every start.
  */
-function warnIfOpenToTheNetwork(host: string, auth: string, logger: Logger): void {
+export function warnIfOpenToTheNetwork(host: string, auth: string, logger: Logger): void {
   if (auth !== 'none' || host === 'localhost' || isLoopbackAddress(host)) return
   logger.warn(
     { addr: host, agent_auth: auth },

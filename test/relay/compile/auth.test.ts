@@ -10,7 +10,7 @@ import { BundleCache } from '../../../relay/bundles/bundle-cache.js'
 import { LongPollWaiters } from '../../../relay/bundles/waiters.js'
 import { compileExtension } from '../../../relay/compile/extension.js'
 import { loopbackOnly } from '../../../relay/compile/loopback-only.js'
-import type { RunningRelay } from '../../../relay/relay.js'
+import { type RunningRelay, warnIfOpenToTheNetwork } from '../../../relay/relay.js'
 import type { RelayContext, RelayExtension } from '../../../relay/types.js'
 import { relayConfig, startTestRelay, tempDir } from '../helpers.js'
 
@@ -125,5 +125,24 @@ describe('relay /v1/compile without agent_auth', () => {
       200, 200, 200, 200,
     ])
     expect(['0.0.0.0', '10.0.0.1', '::', 'localhost', ''].some(isLoopbackAddress)).toBe(false)
+  })
+})
+
+describe('relay listening beyond loopback without agent_auth', () => {
+  it('is warned about at start, naming relay.agent_auth', () => {
+    const lines: Array<{ msg: string }> = []
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => lines.push(JSON.parse(line) as { msg: string }) },
+    )
+    warnIfOpenToTheNetwork('127.0.0.1', 'none', logger)
+    warnIfOpenToTheNetwork('::1', 'none', logger)
+    warnIfOpenToTheNetwork('localhost', 'none', logger)
+    warnIfOpenToTheNetwork('0.0.0.0', 'bearer', logger)
+    warnIfOpenToTheNetwork('10.0.0.5', 'mtls', logger)
+    expect(lines).toEqual([])
+    warnIfOpenToTheNetwork('0.0.0.0', 'none', logger)
+    expect(lines).toHaveLength(1)
+    expect(lines[0]?.msg).toMatch(/without relay\.agent_auth.*\/v1\/compile answers loopback callers only/)
   })
 })

@@ -147,6 +147,18 @@ describe('relay /v1/compile allow_net', () => {
     expect(hits()).toBe(0)
   })
 
+  it('refuses net.lookup_ip_addr for a name not in the list', async () => {
+    const { filter } = await relayWith(
+      'workers: 1',
+      'include if input.tickets.ip in net.lookup_ip_addr("localhost")',
+    )
+    const res = await filter({ user: 'bob' })
+    expect(JSON.parse(res.text)).toEqual({
+      code: 'internal_error',
+      message: 'partial eval: net.lookup_ip_addr: unallowed host: localhost',
+    })
+  })
+
   it('lets http.send reach a host in relay.compile.allow_net', async () => {
     const { url, hits } = await secretServer()
     const { filter } = await relayWith('workers: 1\nallow_net: ["127.0.0.1"]', rule(url))
