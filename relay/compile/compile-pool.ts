@@ -6,8 +6,7 @@
  * are 500 `internal_error` with the evaluation error inside, as OPA answers a cancelled query.
  */
 import type { Logger } from 'pino'
-import type { CompileAnswer, CompileRequest } from '../../compile/answer.js'
-import { errorAnswer, failureAnswer } from '../../compile/answer.js'
+import { type CompileAnswer, type CompileRequest, failureAnswer } from '../../compile/answer.js'
 import { budgetFailure, internalFailure } from '../../compile/errors.js'
 import { HttpError, serviceUnavailable } from '../../core/http/index.js'
 import { startModuleWorker } from '../../core/workers/start-worker.js'
@@ -111,14 +110,14 @@ export class CompilePool {
     if (err instanceof TaskTimeoutError) {
       const where = err.whileQueued ? 'while waiting for a compile worker' : 'and its worker was stopped'
       const message = `query exceeded the deadline of ${this.#config.timeout_ms} ms (relay.compile.timeout_ms) ${where}`
-      return errorAnswer(500, budgetFailure('eval_cancel_error', message).toJSON())
+      return failureAnswer(budgetFailure('eval_cancel_error', message))
     }
     if (err instanceof WorkerDiedError && err.outOfMemory) {
       const message = `query exceeded the memory of a compile worker (relay.compile.max_heap_mb: ${this.#config.max_heap_mb}); the worker was replaced`
-      return errorAnswer(500, budgetFailure('eval_cancel_error', message).toJSON())
+      return failureAnswer(budgetFailure('eval_cancel_error', message))
     }
     if (err instanceof HttpError) return failureAnswer(err)
     const message = err instanceof Error ? err.message : String(err)
-    return { ...errorAnswer(500, internalFailure('compile worker failed').toJSON()), serverError: message }
+    return { ...failureAnswer(internalFailure('compile worker failed')), serverError: message }
   }
 }
