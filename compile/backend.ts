@@ -38,6 +38,8 @@ export interface PolicySet {
 export interface EngineBackendOptions {
   /** Built-in settings (`opa.runtime()`, `http.send` limits, inter-query cache) for every request. */
   builtins?: () => BuiltinContextOptions
+  /** The budget of the request being answered (read at each call): deadline in ms since the epoch. */
+  budget?: () => { deadline?: number }
 }
 
 /** A `CompileBackend` over regent's Rego engine. */
@@ -82,6 +84,7 @@ export class EngineBackend implements CompileBackend {
       disableInlining: request.disableInlining,
       nondeterministicBuiltins: request.nondeterministicBuiltins,
       ctx: this.#context(policy),
+      ...this.#options.budget?.(),
     })
     return {
       queries: result.queries,
@@ -97,6 +100,7 @@ export class EngineBackend implements CompileBackend {
     const run = await policy.query(request.query).eval({
       ...(input !== undefined ? { input } : {}),
       ctx: this.#context(policy),
+      ...this.#options.budget?.(),
     })
     const first = run.results[0]?.expressions[0]?.value
     return first === undefined ? undefined : valueToJson(first)

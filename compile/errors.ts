@@ -3,6 +3,7 @@
  * `{code, message, errors?}` and, inside `errors`, OPA's AST error `{code, message, location?, details?}`.
  */
 import { RegoError, RegoErrors } from '../core/rego/errors.js'
+import { isEvalError } from '../core/rego/eval/errors.js'
 import type { Location } from '../core/rego/syntax/ast.js'
 
 /** OPA's JSON for one AST-level error (`pe_fragment_error`, `invalid_unknown`, `rego_*`, …). */
@@ -90,9 +91,25 @@ export function fragmentError(
  */
 export function backendFailure(err: unknown, stage: string): CompileFailure {
   if (err instanceof CompileFailure) return err
+  if (isEvalError(err) && BUDGET_CODES.has(err.code)) return budgetFailure(err.code, err.message)
   if (err instanceof RegoErrors) return invalidParameter(COMPILE_MODULES_MESSAGE, err.toJSON())
   if (err instanceof RegoError) return invalidParameter(COMPILE_MODULES_MESSAGE, [err.toJSON()])
   return internalFailure(`${stage}: ${err instanceof Error ? err.message : String(err)}`)
 }
 
 const COMPILE_MODULES_MESSAGE = 'error(s) occurred while compiling module(s)'
+
+/** The evaluation errors of a query stopped for its budget (deadline, cancellation, instruction limit). */
+const BUDGET_CODES: ReadonlySet<string> = new Set(['eval_cancel_error', 'eval_instruction_limit_error'])
+
+/**
+ * 500 `internal_error` "error(s) occurred while evaluating query" with the evaluation error inside,
+ * as OPA's server answers a cancelled or over-budget query (`eval_cancel_error`,
+ * `eval_instruction_limit_error`). The relay also answers so when it stops a worker past the
+ * request's deadline.
+ */
+export function budgetFailure(code: string, message: string): CompileFailure {
+  return new CompileFailure(500, 'internal_error', 'error(s) occurred while evaluating query', [
+    { code, message },
+  ])
+}

@@ -6,6 +6,14 @@
 export { type AcceptedFormat, knownAcceptValues, negotiateAccept } from './accept.js'
 export { AnnotationCache } from './annotation-cache.js'
 export { maskRuleFromAnnotations, unknownsFromAnnotations } from './annotations.js'
+export {
+  answerCompile,
+  type CompileAnswer,
+  type CompileRequest,
+  type CompileRunner,
+  errorAnswer,
+  failureAnswer,
+} from './answer.js'
 export { type CompileInput, type CompileOutput, CompileService } from './compile.js'
 export { type AstErrorJson, CompileFailure } from './errors.js'
 export { checkFragments } from './fragments/check.js'
@@ -14,7 +22,13 @@ export { type Hint, hintsFor } from './hints.js'
 export { lookupMappings, shortNames, translateField } from './mappings.js'
 export { evaluateMasks, resolveRequestMaskRule } from './masks.js'
 export { type CompileResponseBody, serializeJson } from './response.js'
-export { type CompileRouteDeps, type CompileRoutes, compileRoutes } from './route.js'
+export {
+  type CompileRouteDeps,
+  type CompileRoutes,
+  type CompileRunnerRouteDeps,
+  compileRoutes,
+  compileRunnerRoutes,
+} from './route.js'
 export { renderSql, SQL_DIALECTS, SqlRenderError } from './sql/index.js'
 export { parseTargetDialects } from './targets.js'
 export type * from './types.js'

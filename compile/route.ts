@@ -1,15 +1,15 @@
 /**
  * The Hono routes of the compile endpoint: `POST|GET /v1/compile/{path}` (the rule to compile in the
- * path) and `POST /v1/compile` (`query` in the body). The relay and `regent run -s` mount them over
- * their own policies by supplying a `CompileBackend`.
+ * path) and `POST /v1/compile` (`query` in the body). `regent run -s` mounts them over its own
+ * policies by supplying a `CompileBackend` (requests run in process); the relay supplies a
+ * `CompileRunner` that runs them on worker threads (relay/compile/).
  */
 import { type Context, Hono } from 'hono'
-import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import type { Logger } from 'pino'
 import { type AppEnv, type BodyLimits, DEFAULT_BODY_LIMITS, HttpError, readBody } from '../core/http/index.js'
+import { answerCompile, type CompileAnswer, type CompileRunner, failureAnswer } from './answer.js'
 import { CompileService } from './compile.js'
-import { CompileFailure, internalFailure, invalidParameter } from './errors.js'
-import { serializeJson } from './response.js'
+import { invalidParameter } from './errors.js'
 import type { CompileBackend } from './types.js'
 
 /** What the compile routes need. */
@@ -28,6 +28,14 @@ export interface CompileRoutes {
   service: CompileService
 }
 
+/** What the compile routes need when requests run elsewhere (the relay's worker threads). */
+export interface CompileRunnerRouteDeps {
+  /** Answers one request (never throws; failures are answers). */
+  run: CompileRunner
+  limits?: BodyLimits
+  logger?: Logger
+}
+
 const PREFIX = '/v1/compile'
 
 /**
@@ -38,27 +46,41 @@ const PREFIX = '/v1/compile'
  */
 export function compileRoutes(deps: CompileRouteDeps): CompileRoutes {
   const service = new CompileService(deps.backend)
+  const app = compileRunnerRoutes({
+    run: (request) => answerCompile(service, request),
+    ...(deps.limits ? { limits: deps.limits } : {}),
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  })
+  return { app, service }
+}
+
+/**
+ * The compile routes over a runner: the route reads the body (limits, `Content-Encoding`) and
+ * hands the request over; the runner does everything else.
+ */
+export function compileRunnerRoutes(deps: CompileRunnerRouteDeps): Hono<AppEnv> {
   const limits = deps.limits ?? DEFAULT_BODY_LIMITS
   const app = new Hono<AppEnv>()
 
   const handle = async (c: Context<AppEnv>, path: string | undefined): Promise<Response> => {
-    const pretty = flag(c.req.query('pretty'))
+    let answer: CompileAnswer
+    const log = c.var.log ?? deps.logger
     try {
       const bodyText = await readText(c, limits)
-      const output = await service.compile({
+      answer = await deps.run({
         path,
         accept: c.req.header('Accept'),
         contentType: c.req.header('Content-Type') ?? '',
         bodyText,
         metrics: flag(c.req.query('metrics')) || flag(c.req.query('instrument')),
+        pretty: flag(c.req.query('pretty')),
       })
-      return c.body(serializeJson(output.body, pretty), 200, { 'Content-Type': output.mediaType })
     } catch (err) {
-      const { status, body } = errorResponse(err)
-      if (status >= 500) (c.var.log ?? deps.logger)?.error({ err }, 'compile failed')
-      // Error bodies are always pretty-printed, as OPA writes them.
-      return c.body(serializeJson(body, true), status, { 'Content-Type': 'application/json' })
+      answer = failureAnswer(err)
+      if (answer.status >= 500) log?.error({ err }, 'compile failed')
     }
+    if (answer.serverError !== undefined) log?.error({ err: answer.serverError }, 'compile failed')
+    return c.body(answer.text, answer.status, { ...answer.headers, 'Content-Type': answer.contentType })
   }
 
   app.post(PREFIX, (c) => handle(c, undefined))
@@ -67,7 +89,7 @@ export function compileRoutes(deps: CompileRouteDeps): CompileRoutes {
     const pathname = new URL(c.req.url).pathname
     return handle(c, pathname.slice(PREFIX.length + 1))
   })
-  return { app, service }
+  return app
 }
 
 /** The body as text, inflated per `Content-Encoding`, within the limits. */
@@ -87,13 +109,4 @@ async function readText(c: Context<AppEnv>, limits: BodyLimits): Promise<string>
 function flag(value: string | undefined): boolean {
   if (value === undefined) return false
   return value === '' || value.toLowerCase() === 'true' || value === '1'
-}
-
-/** The status and OPA envelope for anything thrown while compiling. */
-function errorResponse(err: unknown): { status: ContentfulStatusCode; body: object } {
-  if (err instanceof CompileFailure) return { status: err.status, body: err.toJSON() }
-  // Body limits and encodings (413, 415) from the shared HTTP helpers.
-  if (err instanceof HttpError) return { status: err.status, body: { code: err.code, message: err.message } }
-  // Never echo internals of an unexpected failure.
-  return { status: 500, body: internalFailure('internal error').toJSON() }
 }

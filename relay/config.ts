@@ -10,6 +10,7 @@
 import { z } from 'zod'
 import { baseConfigSchema, field } from '../core/config.js'
 import { defaultDataDir, defaultListenAddr } from '../core/runtime-defaults.js'
+import { compileConfigSchema } from './compile/config.js'
 
 const stringMap = z.record(z.string(), z.string({ error: 'expected a string' }))
 const seconds = () => field.nonNegativeInt()
@@ -231,6 +232,8 @@ export const relaySectionSchema = z.strictObject({
     .prefault({}),
   // Validated by relay/decision-logs/ with its own schema.
   decision_logs: z.looseObject({}).optional(),
+  /** `/v1/compile`: worker threads, queue, deadline, heap, allow_net (relay/compile/config.ts). */
+  compile: compileConfigSchema,
 })
 export type RelaySection = z.output<typeof relaySectionSchema>
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Hono } from 'hono'
 import type { Logger } from 'pino'
-import { type AppEnv, parseAddress } from '../core/http/index.js'
+import { type AppEnv, isLoopbackAddress, parseAddress } from '../core/http/index.js'
 import { warnOnSharedModes } from '../core/state-files.js'
 import { createRelayApp } from './app.js'
 import { BundleCache } from './bundles/bundle-cache.js'
@@ -50,6 +50,20 @@ export interface RunningRelay {
   app: Hono<AppEnv>
   context: RelayContext
   stop(): Promise<void>
+}
+
+/**
+ * A relay on a non-loopback address without agent_auth serves bundles and takes status and
+ * decision logs from anyone who can reach it (the compile endpoint still answers loopback callers
+ * only, see compile/loopback-only.ts). That is how a sidecar listens for the kubelet's probes, so
+ * it is allowed, but said loudly at every start.
+ */
+export function warnIfOpenToTheNetwork(host: string, auth: string, logger: Logger): void {
+  if (auth !== 'none' || host === 'localhost' || isLoopbackAddress(host)) return
+  logger.warn(
+    { addr: host, agent_auth: auth },
+    'relay listens beyond loopback without relay.agent_auth: bundles, status and decision-log intake are open to every caller that can reach it; /v1/compile answers loopback callers only. Configure relay.agent_auth (bearer or mtls) unless a network policy isolates the pod',
+  )
 }
 
 /** Starts a relay; throws (before listening) when the config cannot work. */
@@ -139,6 +153,7 @@ export async function startRelay(options: StartRelayOptions): Promise<RunningRel
 
   const { host, port } = parseAddress(options.addr ?? section.addr)
   const auth = section.agent_auth
+  warnIfOpenToTheNetwork(host, auth.type, logger)
   const server = await startRelayServer({
     fetch: app.fetch,
     fastPath: bundleFastPath({

@@ -1,73 +1,15 @@
 /**
- * Starts a worker thread from a module beside this file: the compiled `.js` in a build; in a
- * source checkout (run through tsx) the `.ts` bundled into one plain script with esbuild (the
- * compiler tsx itself uses), so the worker carries no TypeScript loader. A worker that registers
- * tsx costs about 30 MB more resident memory, since tsx's module hooks run on a thread of their
- * own; when esbuild cannot be found the worker registers tsx after all.
+ * Starts a decision-log worker module (buffer-worker, parse-worker) from this folder; the
+ * mechanism (compiled `.js` in a build, esbuild-bundled `.ts` in a checkout) lives in
+ * core/workers/start-worker.ts, shared with the relay's compile workers.
  */
-import { createRequire } from 'node:module'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { Worker, type WorkerOptions } from 'node:worker_threads'
-
-/** The script bundled for each worker module, built once per process. */
-const bundles = new Map<string, string>()
-
-interface EsbuildApi {
-  buildSync(options: Record<string, unknown>): { outputFiles: Array<{ text: string }> }
-}
+import type { Worker, WorkerOptions } from 'node:worker_threads'
+import { startModuleWorker as startWorkerBeside } from '../../core/workers/start-worker.js'
 
 /**
  * Starts `name` (e.g. 'buffer-worker') from this folder as a worker thread.
  * @example startModuleWorker('parse-worker', { resourceLimits: { maxYoungGenerationSizeMb: 4 } })
  */
 export function startModuleWorker(name: string, options: WorkerOptions = {}): Worker {
-  const fromSource = import.meta.url.endsWith('.ts')
-  if (!fromSource) return new Worker(new URL(`./${name}.js`, import.meta.url), options)
-  const entry = new URL(`./${name}.ts`, import.meta.url)
-  const script = bundled(entry)
-  if (script !== undefined) return new Worker(script, { ...options, eval: true })
-  // Resolved here, next to this file: the worker's own resolution would start from the cwd.
-  const bootstrap = `import(${JSON.stringify(resolveTsxEsmApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}) })`
-  return new Worker(bootstrap, { ...options, eval: true })
-}
-
-function bundled(entry: URL): string | undefined {
-  const cached = bundles.get(entry.href)
-  if (cached !== undefined) return cached
-  let esbuild: EsbuildApi
-  try {
-    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))
-    esbuild = fromTsx('esbuild') as EsbuildApi
-  } catch {
-    return undefined
-  }
-  const file = fileURLToPath(entry)
-  const { outputFiles } = esbuild.buildSync({
-    entryPoints: [file],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    packages: 'external',
-    write: false,
-    logLevel: 'silent',
-  })
-  // An eval'd worker resolves `require` from the working directory: give the bundle one that
-  // resolves from the module's own folder, where its packages (better-sqlite3) are found.
-  const script = `(function (require) {\n${outputFiles[0]!.text}\n})(require('node:module').createRequire(${JSON.stringify(file)}))`
-  bundles.set(entry.href, script)
-  return script
-}
-
-/** The ESM build of tsx's loader API (its CommonJS build cannot register hooks when imported). */
-function resolveTsxEsmApi(): string {
-  const resolve = (import.meta as { resolve?: (specifier: string) => string }).resolve
-  if (typeof resolve === 'function') return resolve('tsx/esm/api')
-  // Where import.meta.resolve is missing (test runners' transforms): the require build's path,
-  // with the ESM file beside it.
-  return pathToFileURL(
-    createRequire(import.meta.url)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  ).href
+  return startWorkerBeside(import.meta.url, name, options)
 }

@@ -3,14 +3,18 @@
  * tsx wraps every function in esbuild's `__name` helper (an `Object.defineProperty` per closure
  * created), which costs several percent on hot paths that a build never pays. Bundled here with
  * esbuild (tsx's compiler) under node_modules/.cache, where Node finds the packages, with the
- * decision-log worker modules beside each entry as relay/decision-logs/start-worker.ts expects.
+ * worker modules (decision logs, compile) beside each entry as core/workers/start-worker.ts expects.
  */
 import { mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { ROOT } from '../support/logs-child.js'
 
-const WORKERS = ['buffer-worker', 'parse-worker']
+const WORKERS = [
+  'relay/decision-logs/buffer-worker',
+  'relay/decision-logs/parse-worker',
+  'relay/compile/compile-worker',
+]
 
 /**
  * Bundles `entry` (a path from the repository root) to `<cache>/<file>` and returns its path, or
@@ -39,6 +43,6 @@ export function builtEntry(entry: string, file: string): string | undefined {
       logLevel: 'silent',
     })
   build(entry, file)
-  for (const worker of WORKERS) build(`relay/decision-logs/${worker}.ts`, `${worker}.js`)
+  for (const worker of WORKERS) build(`${worker}.ts`, `${worker.split('/').at(-1)}.js`)
   return join(out, file)
 }

@@ -1,0 +1,36 @@
+/**
+ * Entry point of a compile worker thread (started by compile-pool.ts): holds the served bundles'
+ * policies (ServedState messages) and answers compile requests against them, one at a time, each
+ * under its deadline: the evaluator stops a query past it with `eval_cancel_error`, and
+ * `http.send` is aborted. Network-reaching built-ins may only reach `allowNet`.
+ */
+import { workerData } from 'node:worker_threads'
+import { answerCompile, type CompileAnswer, type CompileRequest } from '../../compile/answer.js'
+import { EngineBackend } from '../../compile/backend.js'
+import { CompileService } from '../../compile/compile.js'
+import { serveTasks } from '../../core/workers/task-worker.js'
+import type { CompileWorkerData, LoadReport, ServedState } from './protocol.js'
+import { ServedPolicies } from './served-policies.js'
+
+const { allowNet } = workerData as CompileWorkerData
+
+/** The deadline of the request being answered (requests run one at a time on this thread). */
+let deadline = 0
+
+const engine = new EngineBackend(
+  { modules: {} },
+  {
+    builtins: () => ({ allowNet, signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) }),
+    budget: () => ({ deadline }),
+  },
+)
+const policies = new ServedPolicies(engine)
+const service = new CompileService(policies)
+
+serveTasks<ServedState, LoadReport, CompileRequest, CompileAnswer>({
+  state: (state) => policies.load(state),
+  task: (request, until) => {
+    deadline = until
+    return answerCompile(service, request)
+  },
+})
