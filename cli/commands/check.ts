@@ -1,8 +1,9 @@
 /**
  * `regent check <path>...`: parses every `.rego` file under the paths and reports the errors.
- * Silent with exit 0 when everything parses; errors (pretty or OPA's JSON) and exit 1 otherwise.
- * Compile-level checks (safety, types, strict mode) come with the compiler; `-s` gives the type
- * checker the JSON Schema of `input`; `-b` reads the paths as bundles.
+ * Silent with exit 0 when everything parses and compiles; errors (pretty or OPA's JSON) and exit 1
+ * otherwise. `-s` gives the type checker the JSON Schema of `input`; `--capabilities` limits the
+ * built-ins; `-b` reads the paths as bundles, and `.tar.gz` files are read as bundles without it
+ * too, as OPA's loader does.
  */
 import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
@@ -10,6 +11,7 @@ import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import { checkModules } from '../../core/rego/index.js'
 import type { Module } from '../../core/rego/syntax/ast.js'
 import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
+import { CapabilitiesError, loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import { filesUnder, loadPolicy } from '../policy-files.js'
 
@@ -17,6 +19,9 @@ import { filesUnder, loadPolicy } from '../policy-files.js'
 export function collectRegoFiles(paths: string[]): Promise<string[]> {
   return filesUnder(paths, (path) => path.endsWith('.rego'))
 }
+
+/** A bundle tarball: read as a bundle wherever it is named or found, as OPA's loader does. */
+const isTarball = (path: string) => path.endsWith('.tar.gz')
 
 /**
  * The modules of bundles (`-b`), read as `regent build` and `regent eval -b` read them (manifest,
@@ -51,6 +56,7 @@ interface CheckOptions {
   strict?: boolean
   schema?: string
   bundle?: boolean
+  capabilities?: string
 }
 
 /** Builds the `check` command. */
@@ -69,6 +75,7 @@ export function checkCommand(): Command {
       '-b, --bundle',
       'load the paths as bundles (directories or .tar.gz files): manifest and roots are checked too',
     )
+    .option('--capabilities <version-or-file>', 'capabilities JSON file or version: the built-ins allowed')
     .action(async (paths: string[], options: CheckOptions) => {
       const max = Number(options.maxErrors)
       if (!Number.isInteger(max) || max < 0) {
@@ -81,14 +88,26 @@ export function checkCommand(): Command {
       const parsed = new Map<string, Module>()
       let files: string[] = []
       let schema: Awaited<ReturnType<typeof schemaCompileOptions>> = {}
+      let capabilities: Awaited<ReturnType<typeof loadCapabilities>>
       try {
         schema = await schemaCompileOptions(options.schema)
-        if (options.bundle) {
-          const bundles = await loadBundleModules(paths, options.v0Compatible === true)
-          errors.push(...bundles.errors)
-          for (const [file, module] of bundles.modules) parsed.set(file, module)
-        } else files = await collectRegoFiles(paths)
+        capabilities = await loadCapabilities(options.capabilities)
+        const found = options.bundle
+          ? paths
+          : await filesUnder(paths, (path) => path.endsWith('.rego') || isTarball(path))
+        const bundles = options.bundle ? found : found.filter(isTarball)
+        files = options.bundle ? [] : found.filter((path) => !isTarball(path))
+        if (bundles.length > 0) {
+          const loaded = await loadBundleModules(bundles, options.v0Compatible === true)
+          errors.push(...loaded.errors)
+          for (const [file, module] of loaded.modules) parsed.set(file, module)
+        }
       } catch (err) {
+        if (err instanceof CapabilitiesError) {
+          process.stderr.write(`regent: ${err.message}\n`)
+          process.exitCode = 2
+          return
+        }
         process.stderr.write(`regent: ${err instanceof Error ? err.message : String(err)}\n`)
         process.exitCode = 1
         return
@@ -111,6 +130,7 @@ export function checkCommand(): Command {
             strict: options.strict === true,
             maxErrors: max,
             ...schema,
+            ...(capabilities ? { builtins: capabilities.builtins } : {}),
           }),
         )
       if (errors.length === 0) return
