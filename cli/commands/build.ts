@@ -124,7 +124,7 @@ export async function runBuild(
     compileBundleModules(bundle, capabilities ? { builtins: capabilities.builtins } : {})
     if (options.signingKey) {
       bundle = await signBundle(bundle, {
-        key: await readKeyArgument(options.signingKey, '--signing-key'),
+        key: await readKeyArgument(options.signingKey, '--signing-key', algorithm),
         algorithm,
         keyId: options.verificationKeyId,
         claims: options.claimsFile ? await readClaimsFile(options.claimsFile) : undefined,
@@ -161,7 +161,7 @@ function refuseLaterFeatures(options: BuildOptions): void {
 }
 
 async function verificationConfig(options: BuildOptions, algorithm: string): Promise<VerificationConfig> {
-  const key = await readKeyArgument(options.verificationKey!, '--verification-key')
+  const key = await readKeyArgument(options.verificationKey!, '--verification-key', algorithm)
   return {
     keys: { [options.verificationKeyId]: { key, algorithm } },
     keyId: options.verificationKeyId,
