@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runBuild } from '../../cli/commands/build.js'
+import { RunUsageError, runSettings } from '../../cli/commands/run.js'
 import { runSign } from '../../cli/commands/sign.js'
 import { relayConfigSchema } from '../../relay/config.js'
 import { ServiceClient } from '../../relay/upstream/service-client.js'
@@ -38,6 +39,28 @@ describe('mistyped key paths', () => {
       const name = flag === 'signingKey' ? '--signing-key' : '--verification-key'
       expect(io.err).toBe(`regent build: ${name}: no such file: ${nope}\n`)
     }
+  })
+
+  it('regent run --verification-key: a usage error naming the flag', () => {
+    const flags = {
+      server: true,
+      addr: [],
+      bundle: [join(dir, 'b.tar.gz')],
+      ignore: [],
+      logLevel: 'info',
+      shutdownGracePeriod: '10',
+      maxErrors: '10',
+      set: [],
+      verificationKey: nope,
+      verificationKeyId: 'default',
+      signingAlg: 'RS256',
+      excludeFilesVerify: [],
+      authentication: 'off',
+      authorization: 'off',
+    }
+    expect(() => runSettings([], flags as never)).toThrow(
+      new RunUsageError(`--verification-key: no such file: ${nope}`),
+    )
   })
 
   it('service.bundles.signing.key_file', () => {
