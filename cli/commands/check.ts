@@ -11,7 +11,7 @@ import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import { checkModules } from '../../core/rego/index.js'
 import type { Module } from '../../core/rego/syntax/ast.js'
 import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
-import { CapabilitiesError, loadCapabilities } from '../capabilities-option.js'
+import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import { filesUnder, loadPolicy } from '../policy-files.js'
 
@@ -103,11 +103,6 @@ export function checkCommand(): Command {
           for (const [file, module] of loaded.modules) parsed.set(file, module)
         }
       } catch (err) {
-        if (err instanceof CapabilitiesError) {
-          process.stderr.write(`regent: ${err.message}\n`)
-          process.exitCode = 2
-          return
-        }
         process.stderr.write(`regent: ${err instanceof Error ? err.message : String(err)}\n`)
         process.exitCode = 1
         return
