@@ -94,7 +94,6 @@ export async function loadPolicy(options: LoadOptions): Promise<LoadedPolicy> {
         const rel = relative(path, join(file, '..'))
         const at = [...prefix, ...(rel === '' ? [] : rel.split(sep))]
         if (file.endsWith('.rego')) addModule(file, await readFile(file, 'utf8'))
-        else if (isTarball(file)) await addBundle(file, at, (m) => `${file}/${m}`)
         else if (DATA_FILES.has(name) || (options.allDataFiles && /\.(json|ya?ml)$/i.test(name))) {
           out.data = insertAt(out.data, at, parseDocument(await readFile(file, 'utf8'), file), file)
         }

@@ -2,7 +2,7 @@
  * `regent check <path>...`: parses every `.rego` file under the paths and reports the errors.
  * Silent with exit 0 when everything parses and compiles; errors (pretty or OPA's JSON) and exit 1
  * otherwise. `-s` gives the type checker the JSON Schema of `input`; `--capabilities` limits the
- * built-ins; `-b` reads the paths as bundles, and `.tar.gz` files are read as bundles without it
+ * built-ins; `-b` reads the paths as bundles, and a `.tar.gz` path is read as a bundle without it
  * too, as OPA's loader does.
  */
 import { readFile } from 'node:fs/promises'
@@ -13,15 +13,12 @@ import type { Module } from '../../core/rego/syntax/ast.js'
 import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
 import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
-import { filesUnder, loadPolicy } from '../policy-files.js'
+import { filesUnder, isTarball, loadPolicy } from '../policy-files.js'
 
 /** Every `.rego` file under `paths` (files are taken as given), sorted within each directory. */
 export function collectRegoFiles(paths: string[]): Promise<string[]> {
   return filesUnder(paths, (path) => path.endsWith('.rego'))
 }
-
-/** A bundle tarball: read as a bundle wherever it is named or found, as OPA's loader does. */
-const isTarball = (path: string) => path.endsWith('.tar.gz')
 
 /**
  * The modules of bundles (`-b`), read as `regent build` and `regent eval -b` read them (manifest,
@@ -92,11 +89,9 @@ export function checkCommand(): Command {
       try {
         schema = await schemaCompileOptions(options.schema)
         capabilities = await loadCapabilities(options.capabilities)
-        const found = options.bundle
-          ? paths
-          : await filesUnder(paths, (path) => path.endsWith('.rego') || isTarball(path))
-        const bundles = options.bundle ? found : found.filter(isTarball)
-        files = options.bundle ? [] : found.filter((path) => !isTarball(path))
+        // A named tarball is a bundle, with or without -b (tarballs inside folders are skipped).
+        const bundles = options.bundle ? paths : paths.filter(isTarball)
+        files = options.bundle ? [] : await collectRegoFiles(paths.filter((path) => !isTarball(path)))
         if (bundles.length > 0) {
           const loaded = await loadBundleModules(bundles, options.v0Compatible === true)
           errors.push(...loaded.errors)

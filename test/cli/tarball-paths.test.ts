@@ -1,6 +1,7 @@
 /**
- * A `.tar.gz` given without `-b` is a bundle, as OPA's loader reads it, in `regent eval -d`,
- * `regent test` and `regent check` (named, or found in a folder); before, it was read as text.
+ * A `.tar.gz` named without `-b` is a bundle, as OPA's loader reads it, in `regent eval -d`,
+ * `regent test` and `regent check`; before, it was read as text. Inside folders tarballs are
+ * skipped (docs/cli.md says why).
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -41,10 +42,10 @@ describe('.tar.gz paths without -b', () => {
     expect([r.code, r.stdout]).toEqual([0, 'true\n'])
   })
 
-  it('regent eval -d reads a tarball found in a folder, its data rooted at the folder', async () => {
-    const r = await runRegent(['eval', '-f', 'raw', '-d', nested, 'data.authz.users'])
+  it('regent eval -d skips a tarball inside a folder (regent build writes one there)', async () => {
+    const r = await runRegent(['eval', '-f', 'json', '-d', nested, 'data.authz.users'])
     expect(r.stderr).toBe('')
-    expect([r.code, r.stdout]).toEqual([0, '["alice"]\n'])
+    expect([r.code, r.stdout.trim()]).toEqual([0, '{}'])
   })
 
   it('regent test runs the tests inside a tarball', async () => {
