@@ -83,6 +83,18 @@ describe('mistyped key paths', () => {
     )
   })
 
+  it('keys.<id>.key of the relay config holds the PEM itself: a path is refused by name', () => {
+    const parsed = relayConfigSchema.safeParse({ keys: { upstream: { key: './keys/public.pem' } } })
+    expect(parsed.success).toBe(false)
+    expect(parsed.error?.issues[0]).toMatchObject({
+      path: ['keys', 'upstream', 'key'],
+      message: expect.stringMatching(/expected the PEM text of the public key itself/),
+    })
+    expect(relayConfigSchema.safeParse({ keys: { h: { key: 'secret', algorithm: 'HS256' } } }).success).toBe(
+      true,
+    )
+  })
+
   it('relay.agent_auth (mtls) files, through regent relay', async () => {
     const file = join(dir, 'relay.yaml')
     writeFileSync(
