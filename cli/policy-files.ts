@@ -71,7 +71,7 @@ export async function loadPolicy(options: LoadOptions): Promise<LoadedPolicy> {
       else throw err
     }
   }
-  /** Adds the bundle at `path`: modules under `moduleId(path)`, data at `dataPath`. */
+  /** Adds the bundle at `path`: each module under `moduleId(its path)`, its data at `dataPath`. */
   const addBundle = async (path: string, dataPath: string[], moduleId: (modulePath: string) => string) => {
     const isDir = (await stat(path)).isDirectory()
     const bundle = await readBundle(isDir ? { dir: path } : await readFile(path), {
@@ -91,11 +91,11 @@ export async function loadPolicy(options: LoadOptions): Promise<LoadedPolicy> {
     if (info.isDirectory()) {
       for (const file of await walk(path, options.ignore ?? [])) {
         const name = basename(file)
-        const rel = relative(path, join(file, '..'))
-        const at = [...prefix, ...(rel === '' ? [] : rel.split(sep))]
         if (file.endsWith('.rego')) addModule(file, await readFile(file, 'utf8'))
         else if (DATA_FILES.has(name) || (options.allDataFiles && /\.(json|ya?ml)$/i.test(name))) {
-          out.data = insertAt(out.data, at, parseDocument(await readFile(file, 'utf8'), file), file)
+          const rel = relative(path, join(file, '..'))
+          const segments = [...prefix, ...(rel === '' ? [] : rel.split(sep))]
+          out.data = insertAt(out.data, segments, parseDocument(await readFile(file, 'utf8'), file), file)
         }
       }
     } else if (path.endsWith('.rego')) {
