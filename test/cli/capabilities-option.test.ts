@@ -58,4 +58,19 @@ describe('--capabilities', () => {
     const allowed = await runRegent(['eval', '-f', 'raw', '-d', policy, 'data.p.shout'])
     expect([allowed.code, allowed.stdout]).toEqual([0, 'HI\n'])
   })
+
+  it('regent eval limits http.send to the allow_net hosts', async () => {
+    const send = 'http.send({"method": "GET", "url": "http://127.0.0.1:9/"}, r)'
+    const refused = await runRegent([
+      'eval',
+      '--capabilities',
+      caps,
+      '--strict-builtin-errors',
+      '-f',
+      'pretty',
+      send,
+    ])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/http\.send: unallowed host: 127\.0\.0\.1/)
+  })
 })
