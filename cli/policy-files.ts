@@ -14,6 +14,7 @@ import type { Module } from '../core/rego/syntax/ast.js'
 import { parseModule } from '../core/rego/syntax/module-parser.js'
 import { fromJS, isObject, ObjectValue, parseJSON, type Value } from '../core/rego/values/index.js'
 import { findSelfReference } from '../core/self-reference.js'
+import { bundleModuleVersion } from './bundle-compile.js'
 
 /** What was loaded. */
 export interface LoadedPolicy {
@@ -61,14 +62,28 @@ export function parseDocument(text: string, file: string): Value {
 export async function loadPolicy(options: LoadOptions): Promise<LoadedPolicy> {
   const out: LoadedPolicy = { modules: new Map(), sources: new Map(), data: new ObjectValue() }
   const parseErrors: RegoErrors[] = []
-  const addModule = (file: string, text: string) => {
+  const addModule = (file: string, text: string, regoVersion: 'v0' | 'v1' = options.v0 ? 'v0' : 'v1') => {
     try {
-      out.modules.set(file, parseModule(text, { file, regoVersion: options.v0 ? 'v0' : 'v1' }))
+      out.modules.set(file, parseModule(text, { file, regoVersion }))
       out.sources.set(file, text)
     } catch (err) {
       if (err instanceof RegoErrors) parseErrors.push(err)
       else throw err
     }
+  }
+  /** Adds the bundle at `path`: each module under `moduleId(its path)`, its data at `dataPath`. */
+  const addBundle = async (path: string, dataPath: string[], moduleId: (modulePath: string) => string) => {
+    const isDir = (await stat(path)).isDirectory()
+    const bundle = await readBundle(isDir ? { dir: path } : await readFile(path), {
+      ...(options.ignore ? { ignore: options.ignore } : {}),
+    })
+    const { manifest } = bundle
+    // The manifest's rego_version wins; without one, the flag decides.
+    const stated = manifest.rego_version !== undefined || manifest.file_rego_versions !== undefined
+    for (const m of bundle.modules) {
+      addModule(moduleId(m.path), m.source, stated ? bundleModuleVersion(manifest, m.path) : undefined)
+    }
+    out.data = insertAt(out.data, dataPath, fromJS(bundle.data), path)
   }
   for (const spec of options.paths) {
     const { prefix, path } = splitPrefix(spec)
@@ -85,21 +100,22 @@ export async function loadPolicy(options: LoadOptions): Promise<LoadedPolicy> {
       }
     } else if (path.endsWith('.rego')) {
       addModule(path, await readFile(path, 'utf8'))
+    } else if (isTarball(path)) {
+      await addBundle(path, prefix, (m) => `${path}/${m}`)
     } else {
       out.data = insertAt(out.data, prefix, parseDocument(await readFile(path, 'utf8'), path), path)
     }
   }
   for (const b of options.bundles ?? []) {
-    const info = await stat(b)
-    const bundle = await readBundle(info.isDirectory() ? { dir: b } : await readFile(b), {
-      ...(options.ignore ? { ignore: options.ignore } : {}),
-    })
-    for (const m of bundle.modules) addModule(info.isDirectory() ? join(b, m.path) : `/${m.path}`, m.source)
-    out.data = insertAt(out.data, [], fromJS(bundle.data), b)
+    const isDir = (await stat(b)).isDirectory()
+    await addBundle(b, [], (m) => (isDir ? join(b, m) : `/${m}`))
   }
   if (parseErrors.length > 0) throw new RegoErrors(parseErrors.flatMap((e) => e.errors))
   return out
 }
+
+/** A bundle tarball, by OPA's loader's rule: the name ends in `.tar.gz`. */
+export const isTarball = (path: string): boolean => path.endsWith('.tar.gz')
 
 function splitPrefix(spec: string): { prefix: string[]; path: string } {
   const m = /^([A-Za-z_][\w.]*):(.+)$/.exec(spec)

@@ -3,6 +3,7 @@
  * listed once here, loaded when it runs.
  */
 import { Command, CommanderError } from 'commander'
+import { ONE_DEFAULT_HELP } from './help.js'
 import { REGENT_VERSION } from './version-info.js'
 
 /** Exit code for usage errors (unknown command or flag, bad argument), as OPA's CLI uses. */
@@ -57,13 +58,15 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
   return program
 }
 
-// Every command, nested ones included, reports usage errors through runCli. Positional options
+// Every command, nested ones included, reports usage errors through runCli and shows one default
+// per option in its help. Positional options
 // stay a root-only setting: `regent relay logs status -c FILE` must still give `relay` its `-c`.
 function withCliSettings(command: Command): Command {
   command
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({ outputError: () => {} })
+    .configureHelp(ONE_DEFAULT_HELP)
   for (const sub of command.commands) withCliSettings(sub)
   return command
 }

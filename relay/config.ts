@@ -132,11 +132,17 @@ export const discoverySchema = z.looseObject({
 export type DiscoveryConfig = z.output<typeof discoverySchema>
 
 /** `keys.<id>`: verification keys, as an OPA agent reads them. */
-export const keySchema = z.looseObject({
-  key: z.string({ error: 'expected the PEM public key or HMAC secret' }),
-  algorithm: z.string().default('RS256'),
-  scope: z.string().optional(),
-})
+export const keySchema = z
+  .looseObject({
+    key: z.string({ error: 'expected the PEM public key or HMAC secret' }),
+    algorithm: z.string().default('RS256'),
+    scope: z.string().optional(),
+  })
+  // OPA's keys hold the key itself; a file path here would surface as an OpenSSL decoder error.
+  .refine((k) => k.algorithm.toUpperCase().startsWith('HS') || k.key.includes('-----BEGIN'), {
+    path: ['key'],
+    error: 'expected the PEM text of the public key itself (this key is not read from a file)',
+  })
 export type KeyConfig = z.output<typeof keySchema>
 
 /** The OPA-format keys the relay reads for its upstream side. */

@@ -154,23 +154,32 @@ export async function startRelay(options: StartRelayOptions): Promise<RunningRel
   const { host, port } = parseAddress(options.addr ?? section.addr)
   const auth = section.agent_auth
   warnIfOpenToTheNetwork(host, auth.type, logger)
-  const server = await startRelayServer({
-    fetch: app.fetch,
-    fastPath: bundleFastPath({
-      cache,
-      metrics,
+  let server: Awaited<ReturnType<typeof startRelayServer>>
+  try {
+    server = await startRelayServer({
+      fetch: app.fetch,
+      fastPath: bundleFastPath({
+        cache,
+        metrics,
+        logger,
+        maxWaitSeconds: section.long_poll.max_wait_seconds,
+        enabled: auth.type !== 'bearer',
+      }),
+      host,
+      port,
       logger,
-      maxWaitSeconds: section.long_poll.max_wait_seconds,
-      enabled: auth.type !== 'bearer',
-    }),
-    host,
-    port,
-    logger,
-    tls:
-      auth.type === 'mtls'
-        ? { cert: auth.cert, privateKey: auth.private_key, clientCa: auth.client_ca }
-        : undefined,
-  })
+      tls:
+        auth.type === 'mtls'
+          ? { cert: auth.cert, privateKey: auth.private_key, clientCa: auth.client_ca }
+          : undefined,
+    })
+  } catch (err) {
+    // Not started (a TLS file missing, the port taken): release what is open so the process ends.
+    for (const extension of extensions) await extension.stop?.()
+    await pool.stop()
+    await Promise.all([...services.values()].map((s) => s.close()))
+    throw err
+  }
 
   pool.start()
   const statusClient = statusService ? services.get(statusService) : undefined

@@ -10,7 +10,6 @@
  * the same graceful stop (stop accepting, close idle keep-alive connections as they go idle,
  * cut the rest after the grace period).
  */
-import { readFileSync } from 'node:fs'
 import {
   createServer as createHttpServer,
   type IncomingMessage,
@@ -22,6 +21,7 @@ import type { AddressInfo } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import type { Logger } from 'pino'
 import type { RunningServer } from '../core/http/index.js'
+import { readKeyFile } from '../core/key-files.js'
 
 /** Answers a request itself and returns true, or returns false to pass it on. */
 export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean
@@ -48,9 +48,10 @@ export function startRelayServer(options: RelayServerOptions): Promise<RunningSe
   const server: Server = options.tls
     ? createHttpsServer(
         {
-          cert: readFileSync(options.tls.cert, 'utf8'),
-          key: readFileSync(options.tls.privateKey, 'utf8'),
-          ca: readFileSync(options.tls.clientCa, 'utf8'),
+          // The only source of these files is relay.agent_auth (type mtls).
+          cert: readKeyFile(options.tls.cert, 'relay.agent_auth.cert'),
+          key: readKeyFile(options.tls.privateKey, 'relay.agent_auth.private_key'),
+          ca: readKeyFile(options.tls.clientCa, 'relay.agent_auth.client_ca'),
           requestCert: true,
           rejectUnauthorized: true,
         },

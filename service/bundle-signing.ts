@@ -4,8 +4,8 @@
  * RSA-PSS and ECDSA; the shared secret itself for HMAC, as OPA's `keys` config needs it).
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { signBundle } from '../core/bundle/index.js'
+import { readKeyFile } from '../core/key-files.js'
 import type { BundleSigner } from './bundle-builder.js'
 import type { ServiceSection } from './config.js'
 
@@ -19,13 +19,7 @@ export function createBundleSigner(config: SigningConfig): BundleSigner {
   let key: string
   if (config.key !== undefined) key = config.key
   else {
-    try {
-      key = readFileSync(config.key_file!, 'utf8')
-    } catch (err) {
-      throw new Error(
-        `service.bundles.signing.key_file: cannot read ${config.key_file}: ${(err as Error).message}`,
-      )
-    }
+    key = readKeyFile(config.key_file!, 'service.bundles.signing.key_file')
   }
   const hmac = config.algorithm.startsWith('HS')
   let published: string

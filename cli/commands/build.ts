@@ -3,8 +3,10 @@
  * does. Loose files and folders (`.rego` modules, `.json`/`.yaml` data placed by folder) or, with
  * `-b`, bundle folders and tarballs merged (overlapping roots fail). An input `.manifest` is kept
  * and flags override it; signed inputs are verified with `--verification-key` and the output is
- * signed with `--signing-key`. Optimisation (`-O`, `--prune-unused`) and the wasm and plan targets
- * need the compiler and come in later issues; they are refused with a message that says so.
+ * signed with `--signing-key`. Before anything is written, every module is parsed and the set
+ * compiled (the compiler `regent check` uses, limited to the built-ins of `--capabilities`), so a
+ * bundle that does not compile is never built nor signed. Optimisation (`-O`, `--prune-unused`)
+ * and the wasm and plan targets are not supported yet; they are refused with a message that says so.
  */
 import { existsSync, statSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -25,6 +27,9 @@ import {
   type VerificationConfig,
   writeBundle,
 } from '../../core/bundle/index.js'
+import { RegoErrors } from '../../core/rego/errors.js'
+import { compileBundleModules } from '../bundle-compile.js'
+import { CapabilitiesError, loadCapabilities } from '../capabilities-option.js'
 import {
   CommandError,
   type CommandIo,
@@ -70,10 +75,14 @@ export function buildCommand(): Command {
     .option('-o, --output <file>', 'bundle file to write', 'bundle.tar.gz')
     .option('-r, --revision <rev>', 'set the manifest revision')
     .option('--ignore <glob>', 'file or folder names to skip (repeatable)', collect)
-    .option('-e, --entrypoint <path>', 'entrypoint (repeatable; used once optimisation exists)', collect)
-    .option('-t, --target <target>', 'output target: rego (wasm and plan come later)', 'rego')
+    .option(
+      '-e, --entrypoint <path>',
+      'entrypoint (repeatable; recorded, used once optimisation exists)',
+      collect,
+    )
+    .option('-t, --target <target>', 'output target: rego (wasm and plan are not supported yet)', 'rego')
     .option('-O, --optimize <level>', 'optimisation level (only 0 for now)', '0')
-    .option('--prune-unused', 'drop rules not needed by the entrypoints (comes later)')
+    .option('--prune-unused', 'drop rules not needed by the entrypoints (not supported yet)')
     .option('--signing-key <key>', 'HMAC secret, or path of a PEM private key, to sign the bundle')
     .option('--signing-alg <alg>', 'JWS algorithm for signing and verification', DEFAULT_SIGNING_ALGORITHM)
     .option('--signing-plugin <name>', 'not supported: regent has no signing plugins')
@@ -82,13 +91,10 @@ export function buildCommand(): Command {
     .option('--verification-key-id <id>', 'key id to verify with and to sign under', 'default')
     .option('--scope <scope>', 'scope the input signatures must carry')
     .option('--exclude-files-verify <glob>', 'files that need not be signed in inputs (repeatable)', collect)
-    .option(
-      '--capabilities <version-or-file>',
-      'capabilities version or JSON file (checked, used once compiling)',
-    )
+    .option('--capabilities <version-or-file>', 'capabilities JSON file or version: the built-ins allowed')
     .option('--follow-symlinks', 'follow symbolic links in input folders')
-    .option('--partial-namespace <ns>', 'namespace for partial evaluation results (comes later)')
-    .option('--wasm-include-print', 'keep print calls in wasm (comes later)')
+    .option('--partial-namespace <ns>', 'namespace for partial evaluation results (not supported yet)')
+    .option('--wasm-include-print', 'keep print calls in wasm (not supported yet)')
     .option('--debug', 'print what is built to stderr')
     .action(async (paths: string[], options: BuildOptions) => {
       process.exitCode = await runBuild(paths, options)
@@ -107,7 +113,7 @@ export async function runBuild(
       throw new CommandError('--claims-file needs --signing-key', 2)
     }
     const algorithm = signingAlgorithm(options.signingAlg)
-    await checkCapabilities(options.capabilities)
+    const capabilities = await loadCapabilities(options.capabilities)
     const verification = options.verificationKey ? await verificationConfig(options, algorithm) : undefined
     let bundle = options.bundle
       ? await loadBundles(paths, options, verification)
@@ -115,9 +121,10 @@ export async function runBuild(
     if (options.revision !== undefined)
       bundle = { ...bundle, manifest: { ...bundle.manifest, revision: options.revision } }
     bundle = { ...bundle, signatures: undefined }
+    compileBundleModules(bundle, capabilities ? { builtins: capabilities.builtins } : {})
     if (options.signingKey) {
       bundle = await signBundle(bundle, {
-        key: await readKeyArgument(options.signingKey, '--signing-key'),
+        key: await readKeyArgument(options.signingKey, '--signing-key', algorithm),
         algorithm,
         keyId: options.verificationKeyId,
         claims: options.claimsFile ? await readClaimsFile(options.claimsFile) : undefined,
@@ -128,16 +135,17 @@ export async function runBuild(
     if (options.debug) debugSummary(bundle, bytes.byteLength, options, io)
     return 0
   } catch (err) {
+    if (err instanceof RegoErrors) {
+      io.stderr(`${err.toString()}\n`)
+      return 1
+    }
+    if (err instanceof CapabilitiesError) return reportError('build', new CommandError(err.message), io)
     return reportError('build', err, io)
   }
 }
 
 function refuseLaterFeatures(options: BuildOptions): void {
-  const later = (what: string) =>
-    new CommandError(
-      `${what} is not available yet: it needs regent's Rego compiler and comes in a later release`,
-      2,
-    )
+  const later = (what: string) => new CommandError(`${what} is not available yet in regent`, 2)
   if (options.target !== 'rego') {
     if (options.target === 'wasm' || options.target === 'plan') throw later(`-t ${options.target}`)
     throw new CommandError(`-t ${options.target} is not a target (use rego)`, 2)
@@ -152,27 +160,8 @@ function refuseLaterFeatures(options: BuildOptions): void {
     throw new CommandError('--signing-plugin is not supported: regent has no signing plugins', 2)
 }
 
-async function checkCapabilities(value: string | undefined): Promise<void> {
-  if (value === undefined) return
-  if (existsSync(value)) {
-    try {
-      const parsed = JSON.parse(await readFile(value, 'utf8')) as unknown
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-        throw new Error('not a JSON object')
-    } catch (err) {
-      throw new CommandError(
-        `--capabilities ${value} is not a capabilities JSON file: ${(err as Error).message}`,
-      )
-    }
-    return
-  }
-  if (!/^v?\d+\.\d+\.\d+$/.test(value)) {
-    throw new CommandError(`--capabilities ${value} is neither a file nor a version such as v1.4.0`)
-  }
-}
-
 async function verificationConfig(options: BuildOptions, algorithm: string): Promise<VerificationConfig> {
-  const key = await readKeyArgument(options.verificationKey!, '--verification-key')
+  const key = await readKeyArgument(options.verificationKey!, '--verification-key', algorithm)
   return {
     keys: { [options.verificationKeyId]: { key, algorithm } },
     keyId: options.verificationKeyId,

@@ -1,8 +1,9 @@
 /**
  * `regent check <path>...`: parses every `.rego` file under the paths and reports the errors.
- * Silent with exit 0 when everything parses; errors (pretty or OPA's JSON) and exit 1 otherwise.
- * Compile-level checks (safety, types, strict mode) come with the compiler; `-s` gives the type
- * checker the JSON Schema of `input`; `-b` reads the paths as bundles.
+ * Silent with exit 0 when everything parses and compiles; errors (pretty or OPA's JSON) and exit 1
+ * otherwise. `-s` gives the type checker the JSON Schema of `input`; `--capabilities` limits the
+ * built-ins; `-b` reads the paths as bundles, and a `.tar.gz` path is read as a bundle without it
+ * too, as OPA's loader does.
  */
 import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
@@ -10,8 +11,9 @@ import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import { checkModules } from '../../core/rego/index.js'
 import type { Module } from '../../core/rego/syntax/ast.js'
 import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
+import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
-import { filesUnder, loadPolicy } from '../policy-files.js'
+import { filesUnder, isTarball, loadPolicy } from '../policy-files.js'
 
 /** Every `.rego` file under `paths` (files are taken as given), sorted within each directory. */
 export function collectRegoFiles(paths: string[]): Promise<string[]> {
@@ -51,6 +53,7 @@ interface CheckOptions {
   strict?: boolean
   schema?: string
   bundle?: boolean
+  capabilities?: string
 }
 
 /** Builds the `check` command. */
@@ -69,6 +72,7 @@ export function checkCommand(): Command {
       '-b, --bundle',
       'load the paths as bundles (directories or .tar.gz files): manifest and roots are checked too',
     )
+    .option('--capabilities <version-or-file>', 'capabilities JSON file or version: the built-ins allowed')
     .action(async (paths: string[], options: CheckOptions) => {
       const max = Number(options.maxErrors)
       if (!Number.isInteger(max) || max < 0) {
@@ -81,13 +85,18 @@ export function checkCommand(): Command {
       const parsed = new Map<string, Module>()
       let files: string[] = []
       let schema: Awaited<ReturnType<typeof schemaCompileOptions>> = {}
+      let capabilities: Awaited<ReturnType<typeof loadCapabilities>>
       try {
         schema = await schemaCompileOptions(options.schema)
-        if (options.bundle) {
-          const bundles = await loadBundleModules(paths, options.v0Compatible === true)
-          errors.push(...bundles.errors)
-          for (const [file, module] of bundles.modules) parsed.set(file, module)
-        } else files = await collectRegoFiles(paths)
+        capabilities = await loadCapabilities(options.capabilities)
+        // A named tarball is a bundle, with or without -b (tarballs inside folders are skipped).
+        const bundles = options.bundle ? paths : paths.filter(isTarball)
+        files = options.bundle ? [] : await collectRegoFiles(paths.filter((path) => !isTarball(path)))
+        if (bundles.length > 0) {
+          const loaded = await loadBundleModules(bundles, options.v0Compatible === true)
+          errors.push(...loaded.errors)
+          for (const [file, module] of loaded.modules) parsed.set(file, module)
+        }
       } catch (err) {
         process.stderr.write(`regent: ${err instanceof Error ? err.message : String(err)}\n`)
         process.exitCode = 1
@@ -111,6 +120,7 @@ export function checkCommand(): Command {
             strict: options.strict === true,
             maxErrors: max,
             ...schema,
+            ...(capabilities ? { builtins: capabilities.builtins } : {}),
           }),
         )
       if (errors.length === 0) return

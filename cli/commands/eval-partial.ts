@@ -10,6 +10,7 @@ import { compilePolicy } from '../../core/rego/eval/policy.js'
 import { formatModule } from '../../core/rego/format/formatter.js'
 import type { Body, Term } from '../../core/rego/syntax/ast.js'
 import { toOpaJson } from '../../core/rego/syntax/json.js'
+import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import { loadQueryPolicy, readQueryInput } from '../query-options.js'
 import { writeFailure } from './eval-errors.js'
@@ -32,6 +33,7 @@ export interface PartialEvalOptions {
   strictBuiltinErrors?: boolean
   fail?: boolean
   failDefined?: boolean
+  capabilities?: string
 }
 
 /** Runs `eval -p`; sets the exit code (1 on errors, and with --fail/--fail-defined). */
@@ -44,14 +46,22 @@ export async function runPartialEval(
     const loaded = await loadQueryPolicy(options)
     const input = await readQueryInput(options)
     const schema = await schemaCompileOptions(options.schema)
-    const policy = compilePolicy(loaded.modules, loaded.data, { strict: options.strict === true, ...schema })
+    const capabilities = await loadCapabilities(options.capabilities)
+    const policy = compilePolicy(loaded.modules, loaded.data, {
+      strict: options.strict === true,
+      ...schema,
+      ...(capabilities ? { builtins: capabilities.builtins } : {}),
+    })
     const result = await partialEvaluate(policy, query, {
       ...(input !== undefined ? { input } : {}),
       unknowns: options.unknowns.length > 0 ? options.unknowns : ['input'],
       disableInlining: options.disableInlining,
       shallowInlining: options.shallowInlining === true,
       nondeterministicBuiltins: options.nondeterminsticBuiltins === true,
-      ctx: createBuiltinContext({ strictBuiltinErrors: options.strictBuiltinErrors === true }),
+      ctx: createBuiltinContext({
+        strictBuiltinErrors: options.strictBuiltinErrors === true,
+        ...(capabilities?.allowNet ? { allowNet: capabilities.allowNet } : {}),
+      }),
       ...(timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {}),
     })
     if (options.format === 'json') {

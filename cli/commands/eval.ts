@@ -18,6 +18,7 @@ import {
 import type { Import, Module, Package } from '../../core/rego/syntax/ast.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
 import { parseQuery } from '../../core/rego/syntax/query.js'
+import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import {
   type Doc,
@@ -70,6 +71,7 @@ interface EvalOptions {
   disableInlining: string[]
   shallowInlining?: boolean
   nondeterminsticBuiltins?: boolean
+  capabilities?: string
 }
 
 /** Parses Go-style durations (`5s`, `100ms`, `1m30s`) into milliseconds. */
@@ -127,6 +129,7 @@ export function evalCommand(): Command {
       .option('--show-builtin-errors', 'report built-in errors that were ignored')
       .option('-S, --strict', 'strict compile checks')
       .option('-s, --schema <file>', 'JSON Schema of input, for the type checker')
+      .option('--capabilities <version-or-file>', 'capabilities JSON file or version: the built-ins allowed')
       .option('--instruction-limit <n>', 'maximum number of expressions evaluated')
       .option('--disable-indexing', 'evaluate every rule (no rule indexing)')
       .option('--disable-early-exit', 'evaluate every rule body (no early exit)')
@@ -186,8 +189,13 @@ async function runEval(query: string, options: EvalOptions, count: number, timeo
     const input = await readQueryInput(options)
     loadedModules = loaded.modules
     const schema = await schemaCompileOptions(options.schema)
+    const capabilities = await loadCapabilities(options.capabilities)
     const policy = await time('timer_rego_module_compile_ns', () =>
-      compilePolicy(loaded.modules, loaded.data, { strict: options.strict === true, ...schema }),
+      compilePolicy(loaded.modules, loaded.data, {
+        strict: options.strict === true,
+        ...schema,
+        ...(capabilities ? { builtins: capabilities.builtins } : {}),
+      }),
     )
     const body = await time('timer_rego_query_parse_ns', () => parseQuery(query))
     const context = queryContext(options)
@@ -201,7 +209,10 @@ async function runEval(query: string, options: EvalOptions, count: number, timeo
             : options.coverage
               ? new CoverageTracer()
               : undefined
-      const ctx = createBuiltinContext({ strictBuiltinErrors: options.strictBuiltinErrors === true })
+      const ctx = createBuiltinContext({
+        strictBuiltinErrors: options.strictBuiltinErrors === true,
+        ...(capabilities?.allowNet ? { allowNet: capabilities.allowNet } : {}),
+      })
       run = await time('timer_rego_query_eval_ns', () =>
         prepared.eval({
           ctx,

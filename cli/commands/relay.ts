@@ -44,9 +44,11 @@ export function loadRelayConfig(path: string, env: NodeJS.ProcessEnv = process.e
 export function relayCommand(): Command {
   const command = new Command('relay')
     .description('run the relay: serves bundles to OPA agents, takes their status and decision logs')
-    .requiredOption(
+    // Not a commander "required" option: required options of a parent are demanded by its
+    // subcommands too, and `regent relay logs status --data-dir DIR` needs no config.
+    .option(
       '-c, --config <file>',
-      'relay config (OPA format for the upstream, plus a relay: section)',
+      'relay config (OPA format for the upstream, plus a relay: section; required)',
     )
     .option(
       '--addr <host:port>',
@@ -56,8 +58,14 @@ export function relayCommand(): Command {
       '--data-dir <dir>',
       'storage folder (default: relay.storage.dir, else $REGENT_DATA_DIR/relay or ./.regent/relay)',
     )
-    .action(async (options: RelayCommandOptions) => {
-      await runRelay(options)
+    .action(async (options: Partial<RelayCommandOptions>, command: Command) => {
+      if (options.config === undefined) {
+        command.error("error: required option '-c, --config <file>' not specified", {
+          exitCode: 2,
+          code: 'commander.missingMandatoryOptionValue',
+        })
+      }
+      await runRelay({ ...options, config: options.config })
     })
   for (const make of RELAY_SUBCOMMANDS) command.addCommand(make())
   return command

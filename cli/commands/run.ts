@@ -4,12 +4,12 @@
  * Positional paths are policy and data files (`prefix:path` roots them); `-b` loads bundles.
  * Without `-s` it starts the interactive shell (OPA's REPL, cli/repl/) on the same policies and data.
  */
-import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { Command, Option } from 'commander'
 import type { VerificationConfig } from '../../core/bundle/index.js'
 import { parseAddress, type RunningServer, startServer, stopOnSignals } from '../../core/http/index.js'
+import { KeyFileError, readKeyOrSecret } from '../../core/key-files.js'
 import { createLogger, type Logger } from '../../core/log.js'
 import { RegoErrors } from '../../core/rego/index.js'
 import { fromJS } from '../../core/rego/values/index.js'
@@ -236,12 +236,13 @@ function defaultDecision(sets: string[]): string {
 
 function verification(flags: RunFlags, haveBundles: boolean): VerificationConfig | undefined {
   if (!flags.verificationKey || flags.skipVerify || !haveBundles) return undefined
-  let key = flags.verificationKey
+  let key: string
   try {
     // OPA: "the secret (HMAC) or path of the PEM file containing the public key".
-    key = readFileSync(flags.verificationKey, 'utf8')
-  } catch {
-    // not a readable file: an HMAC secret
+    key = readKeyOrSecret(flags.verificationKey, '--verification-key', flags.signingAlg)
+  } catch (err) {
+    if (err instanceof KeyFileError) throw new RunUsageError(err.message)
+    throw err
   }
   return {
     keys: { [flags.verificationKeyId]: { key, algorithm: flags.signingAlg } },

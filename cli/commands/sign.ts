@@ -16,6 +16,7 @@ import {
   SIGNING_ALGORITHMS,
   signEntries,
 } from '../../core/bundle/index.js'
+import { KeyFileError, readKeyOrSecret } from '../../core/key-files.js'
 
 /** Where a command writes; tests pass their own. */
 export interface CommandIo {
@@ -59,16 +60,15 @@ export function collect(value: string, previous: string[] = []): string[] {
 
 /**
  * The value of `--signing-key` / `--verification-key`: a file's contents when it names a file
- * (a PEM key), else the value itself (an HMAC secret), as OPA reads these flags.
+ * (a PEM key), else the value itself (an HMAC secret), as OPA reads these flags; a value that can
+ * only be a path but names no file is refused with "no such file" (core/key-files.ts).
  */
-export async function readKeyArgument(value: string, flag: string): Promise<string> {
-  if (!existsSync(value)) return value
+export async function readKeyArgument(value: string, flag: string, algorithm: string): Promise<string> {
   try {
-    if (!statSync(value).isFile()) throw new CommandError(`${flag} ${value} is not a file`)
-    return await readFile(value, 'utf8')
+    return readKeyOrSecret(value, flag, algorithm)
   } catch (err) {
-    if (err instanceof CommandError) throw err
-    throw new CommandError(`${flag} ${value} cannot be read: ${(err as Error).message}`)
+    if (err instanceof KeyFileError) throw new CommandError(err.message)
+    throw err
   }
 }
 
@@ -141,7 +141,7 @@ export async function runSign(
     const entries: BundleEntry[] = []
     for (const path of paths) entries.push(...(await bundleFiles(path)))
     const token = await signEntries(entries, {
-      key: await readKeyArgument(options.signingKey, '--signing-key'),
+      key: await readKeyArgument(options.signingKey, '--signing-key', algorithm),
       algorithm,
       claims: options.claimsFile ? await readClaimsFile(options.claimsFile) : undefined,
     })

@@ -10,6 +10,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { AwsV4Signer } from 'aws4fetch'
 import { Agent, type Dispatcher, request } from 'undici'
+import { readKeyFile } from '../../core/key-files.js'
 import type { ServiceConfig } from '../config.js'
 
 /** A service that cannot be used as configured; the message names the key. */
@@ -110,11 +111,9 @@ export class ServiceClient {
     const options: Record<string, unknown> = {}
     const read = (path: string, key: string) => {
       try {
-        return readFileSync(path, 'utf8')
+        return readKeyFile(path, `${where}.${key}`)
       } catch (err) {
-        throw new ServiceConfigError(
-          `${where}.${key}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code}`,
-        )
+        throw new ServiceConfigError((err as Error).message)
       }
     }
     if (this.config.tls?.ca_cert) options.ca = read(this.config.tls.ca_cert, 'tls.ca_cert')

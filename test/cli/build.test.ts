@@ -1,7 +1,10 @@
+import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runBuild } from '../../cli/commands/build.js'
+import { currentCapabilities } from '../../cli/commands/capabilities.js'
+import { REGENT_VERSION } from '../../cli/version-info.js'
 import { readBundle, verifyBundle } from '../../core/bundle/index.js'
 import { runRegent } from '../support/run-cli.js'
 import { BUILD_DEFAULTS, captureIo, tempFolder, writeKeys, writeTree } from './bundle-helpers.js'
@@ -180,14 +183,61 @@ describe('regent build', () => {
     })
     expect(bad.code).toBe(1)
     expect(bad.io.err).toMatch(/is not a capabilities JSON file/)
-    const version = await build(['authz'], { bundle: true, output: out('c.tar.gz'), capabilities: 'v1.4.0' })
-    expect(version.code).toBe(0)
+    // A version regent has no capabilities for is refused rather than silently ignored.
+    const version = await build(['authz'], { bundle: true, output: out('c.tar.gz'), capabilities: 'v0.17.0' })
+    expect(version.code).toBe(1)
+    expect(version.io.err).toMatch(/--capabilities v0\.17\.0: no capabilities for this version/)
+    const own = await build(['authz'], {
+      bundle: true,
+      output: out('c.tar.gz'),
+      capabilities: `v${REGENT_VERSION}`,
+    })
+    expect(own.code).toBe(0)
+  })
+
+  it('refuses a module that does not parse: nothing is written', async () => {
+    await writeTree(dir, { 'broken/p.rego': 'package broken\n\nallow if {\n' })
+    const { code, io } = await build(['broken'], { output: out('broken.tar.gz') })
+    expect(code).toBe(1)
+    expect(io.err).toMatch(/broken\/p\.rego:\d+:\d+: rego_parse_error/)
+    expect(existsSync(out('broken.tar.gz'))).toBe(false)
+  })
+
+  it('refuses modules that do not compile, also inside -b bundles, before signing', async () => {
+    await writeTree(dir, {
+      'unsafe/.manifest': '{"roots": ["unsafe"]}',
+      'unsafe/unsafe/p.rego': 'package unsafe\n\nallow if x > 1\n',
+    })
+    const { code, io } = await build(['unsafe'], {
+      bundle: true,
+      output: out('unsafe.tar.gz'),
+      signingKey: rsa.privatePath,
+    })
+    expect(code).toBe(1)
+    expect(io.err).toMatch(/unsafe\/p\.rego:3:\d+: rego_unsafe_var_error: var x is unsafe/)
+    expect(existsSync(out('unsafe.tar.gz'))).toBe(false)
+  })
+
+  it('enforces --capabilities: a built-in missing from the file fails as OPA fails', async () => {
+    const current = currentCapabilities() as { builtins: Array<{ name: string }> }
+    const withoutHttp = { ...current, builtins: current.builtins.filter((b) => b.name !== 'http.send') }
+    await writeTree(dir, {
+      'caps.json': JSON.stringify(withoutHttp),
+      'net/p.rego': 'package net\n\nr := http.send({"method": "GET", "url": "http://127.0.0.1:9"})\n',
+    })
+    const refused = await build(['net'], { output: out('net.tar.gz'), capabilities: out('caps.json') })
+    expect(refused.code).toBe(1)
+    expect(refused.io.err).toMatch(/net\/p\.rego:3:\d+: rego_type_error: undefined function http\.send/)
+    expect(existsSync(out('net.tar.gz'))).toBe(false)
+    // Without the flag every built-in is known.
+    expect((await build(['net'], { output: out('net.tar.gz') })).code).toBe(0)
   })
 
   it('runs through the regent launcher with the usage exit code for later features', async () => {
     const refused = await runRegent(['build', '-O', '2', join(dir, 'authz')])
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toContain('comes in a later release')
+    expect(refused.stderr).toContain('-O 2 (optimisation) is not available yet')
+    expect(refused.stderr).not.toContain('compiler')
     const built = await runRegent(['build', '-b', join(dir, 'authz'), '-o', out('cli.tar.gz')])
     expect(built.stderr).toBe('')
     expect(built.code).toBe(0)

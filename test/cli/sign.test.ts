@@ -90,7 +90,12 @@ describe('regent sign', () => {
     const missing = await sign([join(dir, 'nope')], { bundle: true, signingKey: 'x', signingAlg: 'HS256' })
     expect(missing.code).toBe(1)
     expect(missing.io.err).toMatch(/nope does not exist/)
-    const badKey = await sign([join(dir, 'bundle')], { bundle: true, signingKey: 'not-a-pem' })
+    // With RS256 a value that names no file can only be a mistyped path.
+    const typo = await sign([join(dir, 'bundle')], { bundle: true, signingKey: 'not-a-pem' })
+    expect(typo.code).toBe(1)
+    expect(typo.io.err).toBe('regent sign: --signing-key: no such file: not-a-pem\n')
+    await writeFile(join(dir, 'garbage.pem'), 'not a key')
+    const badKey = await sign([join(dir, 'bundle')], { bundle: true, signingKey: join(dir, 'garbage.pem') })
     expect(badKey.code).toBe(1)
     expect(badKey.io.err).toMatch(/signing key is not usable for RS256/)
   })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { knownAcceptValues, negotiateAccept } from '../../compile/accept.js'
+import { ACCEPT_CHOICES, knownAcceptValues, negotiateAccept } from '../../compile/accept.js'
 import { CompileFailure } from '../../compile/errors.js'
 
 function failure(header: string | undefined): { status: number; body: object } {
@@ -33,24 +33,44 @@ describe('negotiateAccept', () => {
     expect(knownAcceptValues()).toHaveLength(1 + 2 * 9)
   })
 
-  it('answers the reference 400s for missing, multiple and unknown values', () => {
+  it('answers the reference 400s for missing, multiple and unknown values, listing what to use', () => {
     expect(failure(undefined)).toEqual({
       status: 400,
-      body: { code: 'invalid_parameter', message: 'Accept header: missing required header' },
+      body: {
+        code: 'invalid_parameter',
+        message: `Accept header: missing required header; ${ACCEPT_CHOICES}`,
+      },
     })
     expect(failure('  ').body).toEqual({
       code: 'invalid_parameter',
-      message: 'Accept header: missing required header',
+      message: `Accept header: missing required header; ${ACCEPT_CHOICES}`,
     })
     expect(failure('application/json, text/plain').body).toEqual({
       code: 'invalid_parameter',
-      message: 'Accept header: multiple headers not supported',
+      message: `Accept header: multiple headers not supported; ${ACCEPT_CHOICES}`,
     })
-    for (const bad of ['*/*', 'application/json; charset=utf-8', 'application/vnd.styra.sql.postgres+json']) {
+    for (const bad of [
+      'text/html',
+      'application/json; charset=utf-8',
+      'application/vnd.styra.sql.postgres+json',
+    ]) {
       expect(failure(bad).body).toEqual({
         code: 'invalid_parameter',
-        message: `Accept header: unsupported header: ${bad}`,
+        message: `Accept header: unsupported header: ${bad}; ${ACCEPT_CHOICES}`,
       })
     }
+  })
+
+  it('lists every current media type in the refusal', () => {
+    const { message } = failure('text/html').body as { message: string }
+    for (const value of knownAcceptValues().filter((v) => !v.includes('styra')))
+      expect(message).toContain(value)
+    expect(message).toContain('application/vnd.opa.sql.postgresql+json')
+    expect(message).toContain('application/json')
+  })
+
+  it("answers */* (curl's default) with the open compile API's default, the AST form", () => {
+    expect(negotiateAccept('*/*')).toEqual({ kind: 'ast', mediaType: 'application/json' })
+    expect(negotiateAccept('application/*')).toEqual({ kind: 'ast', mediaType: 'application/json' })
   })
 })

@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
+import { ACCEPT_CHOICES } from '../../compile/accept.js'
 import { compileRoutes } from '../../compile/route.js'
 import type { CompileBackend } from '../../compile/types.js'
 import { RegoError } from '../../core/rego/errors.js'
@@ -183,7 +184,18 @@ include if input.fav == "blue"
     const mask = await post(b, filters, { ...body, options: { maskRule: 'data.x y' } })
     expect(mask.json.message).toMatch(/^error\(s\) occurred while parsing mask_rule name: /)
     const accept = await post(b, filters, body, {})
-    expect([accept.status, accept.json.message]).toEqual([400, 'Accept header: missing required header'])
+    expect([accept.status, accept.json.message]).toEqual([
+      400,
+      `Accept header: missing required header; ${ACCEPT_CHOICES}`,
+    ])
+    const wildcard = await post(b, filters, body, { Accept: '*/*' })
+    expect([wildcard.status, wildcard.type]).toEqual([200, 'application/json'])
+    expect(wildcard.json.result).toHaveProperty('queries')
+    const html = await post(b, filters, body, { Accept: 'text/html' })
+    expect([html.status, html.json.message]).toEqual([
+      400,
+      `Accept header: unsupported header: text/html; ${ACCEPT_CHOICES}`,
+    ])
     // Bad annotations are reported before the Accept header is looked at.
     const annotated = {
       'f.rego': 'package f\n\n# METADATA\n# compile:\n#   unknowns: [inpu.x]\np if input.x.y == 1\n',

@@ -54,7 +54,7 @@ export async function evaluate(query: string, input: unknown, options: EvaluateO
  */
 export function checkModules(
   modules: Record<string, Module> | Map<string, Module>,
-  options: Pick<CompileOptions, 'strict' | 'maxErrors' | 'inputType'> = {},
+  options: Pick<CompileOptions, 'strict' | 'maxErrors' | 'inputType' | 'builtins'> = {},
 ): RegoError[] {
   try {
     compilePolicy(modules, {}, options)

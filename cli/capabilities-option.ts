@@ -1,0 +1,80 @@
+/**
+ * `--capabilities <version-or-file>` of `regent build`, `check` and `eval`, as OPA reads it: a
+ * capabilities JSON file (what `regent capabilities --current` prints, or OPA's own files) or a
+ * version that `regent capabilities` lists. The built-ins the file lists are the only ones the
+ * compiler knows, so a policy that calls any other fails with OPA's
+ * `rego_type_error: undefined function NAME`; `allow_net` limits the hosts `http.send` may reach.
+ */
+import { existsSync, statSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import type { Builtin } from '../core/rego/builtins/define.js'
+import { DEFAULT_BUILTINS } from '../core/rego/builtins/registry.js'
+import { REGENT_VERSION } from './version-info.js'
+
+/** What a `--capabilities` value allows. */
+export interface Capabilities {
+  /** The built-ins the compiler and evaluator know (a subset of regent's). */
+  builtins: readonly Builtin[]
+  /** Hosts built-ins may reach; absent allows every host, as in OPA. */
+  allowNet?: string[]
+}
+
+/** A `--capabilities` value that cannot be used; the message names the flag and the value. */
+export class CapabilitiesError extends Error {}
+
+const VERSION = /^v?\d+\.\d+\.\d+(?:-[\w.]+)?$/
+
+/**
+ * The capabilities `value` names, or undefined without the flag (every built-in, any host).
+ * @throws CapabilitiesError for a missing or malformed file and for versions regent has no
+ *   capabilities for.
+ * @example (await loadCapabilities('caps.json'))?.builtins.map((b) => b.name)
+ */
+export async function loadCapabilities(value: string | undefined): Promise<Capabilities | undefined> {
+  if (value === undefined) return undefined
+  if (existsSync(value)) {
+    if (!statSync(value).isFile()) throw new CapabilitiesError(`--capabilities ${value}: not a file`)
+    return fromDocument(await readDocument(value), value)
+  }
+  if (VERSION.test(value)) {
+    if (value.replace(/^v/, '') === REGENT_VERSION) return { builtins: DEFAULT_BUILTINS }
+    throw new CapabilitiesError(
+      `--capabilities ${value}: no capabilities for this version (regent knows v${REGENT_VERSION}); ` +
+        'give a capabilities JSON file instead',
+    )
+  }
+  throw new CapabilitiesError(`--capabilities ${value}: no such file, and not a version such as v1.0.0`)
+}
+
+async function readDocument(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8'))
+  } catch (err) {
+    throw new CapabilitiesError(
+      `--capabilities ${path} is not a capabilities JSON file: ${(err as Error).message}`,
+    )
+  }
+}
+
+function fromDocument(doc: unknown, path: string): Capabilities {
+  const bad = (why: string) =>
+    new CapabilitiesError(`--capabilities ${path} is not a capabilities JSON file: ${why}`)
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw bad('not a JSON object')
+  const { builtins, allow_net: allowNet } = doc as { builtins?: unknown; allow_net?: unknown }
+  if (!Array.isArray(builtins)) throw bad('no "builtins" list')
+  const names = new Set<string>()
+  builtins.forEach((entry, i) => {
+    const name = (entry as { name?: unknown } | null)?.name
+    if (typeof name !== 'string') throw bad(`builtins[${i}] has no "name"`)
+    names.add(name)
+  })
+  if (allowNet !== undefined && allowNet !== null) {
+    if (!Array.isArray(allowNet) || allowNet.some((h) => typeof h !== 'string'))
+      throw bad('"allow_net" must be a list of host names')
+  }
+  // A built-in the file lists but regent lacks stays unknown: calling it fails as undefined.
+  return {
+    builtins: DEFAULT_BUILTINS.filter((b) => names.has(b.name)),
+    ...(Array.isArray(allowNet) ? { allowNet: allowNet as string[] } : {}),
+  }
+}

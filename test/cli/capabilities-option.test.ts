@@ -1,0 +1,76 @@
+/**
+ * `--capabilities` of `regent check` and `regent eval` (build: test/cli/build.test.ts): the file's
+ * built-ins are the only ones the compiler knows, so a call to any other fails with OPA's
+ * `rego_type_error: undefined function NAME`.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { loadCapabilities } from '../../cli/capabilities-option.js'
+import { currentCapabilities } from '../../cli/commands/capabilities.js'
+import { runRegent } from '../support/run-cli.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'regent-capabilities-'))
+const current = currentCapabilities() as { builtins: Array<{ name: string }> }
+const caps = join(dir, 'caps.json')
+writeFileSync(
+  caps,
+  JSON.stringify({
+    ...current,
+    builtins: current.builtins.filter((b) => b.name !== 'upper'),
+    allow_net: ['example.com'],
+  }),
+)
+const policy = join(dir, 'p.rego')
+writeFileSync(policy, 'package p\n\nshout := upper("hi")\n')
+
+describe('--capabilities', () => {
+  it('reads a file into the listed built-ins and allow_net', async () => {
+    const loaded = await loadCapabilities(caps)
+    expect(loaded?.builtins.some((b) => b.name === 'upper')).toBe(false)
+    expect(loaded?.builtins.some((b) => b.name === 'lower')).toBe(true)
+    expect(loaded?.allowNet).toEqual(['example.com'])
+    expect(await loadCapabilities(undefined)).toBeUndefined()
+    await expect(loadCapabilities(join(dir, 'nope.json'))).rejects.toThrow(/no such file/)
+    writeFileSync(join(dir, 'bad.json'), '{"builtins": [{"nom": "x"}]}')
+    await expect(loadCapabilities(join(dir, 'bad.json'))).rejects.toThrow(/builtins\[0\] has no "name"/)
+  })
+
+  it('regent check fails on a built-in missing from the capabilities file', async () => {
+    const refused = await runRegent(['check', '--capabilities', caps, policy])
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toMatch(/p\.rego:3:\d+: rego_type_error: undefined function upper/)
+    const allowed = await runRegent(['check', policy])
+    expect([allowed.code, allowed.stdout]).toEqual([0, ''])
+  })
+
+  it('regent eval fails on it too, in policies and in the query', async () => {
+    const refused = await runRegent(['eval', '--capabilities', caps, '-d', policy, 'data.p.shout'])
+    expect(refused.code).toBe(1)
+    expect(JSON.parse(refused.stdout).errors[0]).toMatchObject({
+      code: 'rego_type_error',
+      message: 'undefined function upper',
+    })
+    const inQuery = await runRegent(['eval', '--capabilities', caps, '-f', 'pretty', 'x := upper("a")'])
+    expect(inQuery.code).toBe(1)
+    expect(inQuery.stderr).toMatch(/rego_type_error: undefined function upper/)
+    const allowed = await runRegent(['eval', '-f', 'raw', '-d', policy, 'data.p.shout'])
+    expect([allowed.code, allowed.stdout]).toEqual([0, 'HI\n'])
+  })
+
+  it('regent eval limits http.send to the allow_net hosts', async () => {
+    const send = 'http.send({"method": "GET", "url": "http://127.0.0.1:9/"}, r)'
+    const refused = await runRegent([
+      'eval',
+      '--capabilities',
+      caps,
+      '--strict-builtin-errors',
+      '-f',
+      'pretty',
+      send,
+    ])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/http\.send: unallowed host: 127\.0\.0\.1/)
+  })
+})
