@@ -22,6 +22,7 @@ import type {
   RelationBuiltin,
 } from './define.js'
 import { ENCODING } from './encoding.js'
+import { EvalError } from '../eval/errors.js'
 import { BuiltinCallError, BuiltinError, OperandError } from './errors.js'
 import { GLOB } from './glob.js'
 import { GRAPH } from './graph.js'
@@ -96,6 +97,8 @@ export function indexBuiltins(builtins: readonly Builtin[] = DEFAULT_BUILTINS): 
 /** Maps whatever a built-in threw to the error the evaluator reports (OPA's `handleBuiltinErr`). */
 export function toBuiltinCallError(builtin: Builtin, err: unknown, location?: Location): BuiltinCallError {
   if (err instanceof BuiltinCallError) return err
+  // Out of budget or cancelled (`ctx.charge`): not the built-in's failure, the query's.
+  if (err instanceof EvalError) throw err
   const reason = err instanceof Error ? err.message : String(err)
   const code =
     err instanceof OperandError
@@ -146,6 +149,8 @@ export function callRelation(
   location?: Location,
 ): Value[] {
   try {
+    // Collected whole (the evaluator unifies each result), which is why relations charge the
+    // budget for each result as they yield it (`walk`).
     return [...builtin.impl(ctx, args as BuiltinArgs, location)]
   } catch (err) {
     throw toBuiltinCallError(builtin, err, location)

@@ -42,8 +42,12 @@ export const walk = defineBuiltin({
     'pairs of `path` and `value`: `path` is an array representing the pointer to `value` in `x`. If `path` is assigned a wildcard (`_`), the `walk` function will skip path creation entirely for faster evaluation.',
   ),
   relation: true,
-  impl: function* (_ctx, [x]) {
-    for (const [path, value] of walkValue(x)) yield [path, value]
+  impl: function* (ctx, [x]) {
+    // Each result holds a fresh path array: charged as produced (eval/budget.ts).
+    for (const [path, value] of walkValue(x)) {
+      ctx.charge?.(1 + path.length)
+      yield [path, value]
+    }
   },
 })
 
