@@ -12,6 +12,7 @@ import type { Body, Term } from '../../core/rego/syntax/ast.js'
 import { toOpaJson } from '../../core/rego/syntax/json.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import { loadQueryPolicy, readQueryInput } from '../query-options.js'
+import type { EvalLimits } from './eval.js'
 import { writeFailure } from './eval-errors.js'
 
 /** What `eval -p` reads from the eval options. */
@@ -38,7 +39,7 @@ export interface PartialEvalOptions {
 export async function runPartialEval(
   query: string,
   options: PartialEvalOptions,
-  timeoutMs: number | undefined,
+  limits: EvalLimits,
 ): Promise<void> {
   try {
     const loaded = await loadQueryPolicy(options)
@@ -51,8 +52,11 @@ export async function runPartialEval(
       disableInlining: options.disableInlining,
       shallowInlining: options.shallowInlining === true,
       nondeterministicBuiltins: options.nondeterminsticBuiltins === true,
-      ctx: createBuiltinContext({ strictBuiltinErrors: options.strictBuiltinErrors === true }),
-      ...(timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {}),
+      ctx: createBuiltinContext({
+        strictBuiltinErrors: options.strictBuiltinErrors === true,
+        ...(limits.allowNet !== undefined ? { allowNet: limits.allowNet } : {}),
+      }),
+      budget: limits.budget,
     })
     if (options.format === 'json') {
       const doc = {

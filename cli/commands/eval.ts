@@ -15,9 +15,15 @@ import {
   type TraceOp,
   type Tracer,
 } from '../../core/rego/eval/trace.js'
+import {
+  DEFAULT_EVALUATION_BUDGET,
+  type EvaluationBudget,
+  UNLIMITED_EVALUATION_BUDGET,
+} from '../../core/rego/index.js'
 import type { Import, Module, Package } from '../../core/rego/syntax/ast.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
 import { parseQuery } from '../../core/rego/syntax/query.js'
+import { allowNetFromCapabilities, budgetFromFlags } from '../evaluation-limits.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import {
   type Doc,
@@ -70,6 +76,7 @@ interface EvalOptions {
   disableInlining: string[]
   shallowInlining?: boolean
   nondeterminsticBuiltins?: boolean
+  capabilities?: string
 }
 
 /** Parses Go-style durations (`5s`, `100ms`, `1m30s`) into milliseconds. */
@@ -113,7 +120,10 @@ export function evalCommand(): Command {
       .option('--fail', 'exit 1 when the result is undefined')
       .option('--fail-defined', 'exit 1 when the result is defined')
       .option('--count <n>', 'evaluate the query n times', '1')
-      .option('--timeout <duration>', 'stop evaluation after this long (e.g. 5s)')
+      .option(
+        '--timeout <duration>',
+        `stop evaluation after this long (e.g. 5s); also applies --instruction-limit's server default (${DEFAULT_EVALUATION_BUDGET.instructionLimit}) unless given`,
+      )
       .option('--metrics', 'report timings')
       .option('--profile', 'report per-expression statistics')
       .option('--profile-limit <n>', 'number of profile rows', '10')
@@ -127,7 +137,11 @@ export function evalCommand(): Command {
       .option('--show-builtin-errors', 'report built-in errors that were ignored')
       .option('-S, --strict', 'strict compile checks')
       .option('-s, --schema <file>', 'JSON Schema of input, for the type checker')
-      .option('--instruction-limit <n>', 'maximum number of expressions evaluated')
+      .option('--instruction-limit <n>', 'maximum units of work (expressions, iterations, built-in output)')
+      .option(
+        '--capabilities <file>',
+        'capabilities JSON file; its allow_net lists the hosts http.send may reach',
+      )
       .option('--disable-indexing', 'evaluate every rule (no rule indexing)')
       .option('--disable-early-exit', 'evaluate every rule body (no early exit)')
       .option('--pretty-limit <n>', 'truncate values in pretty output', '80')
@@ -155,20 +169,42 @@ export function evalCommand(): Command {
         if (!query) return usage('missing query (give it as an argument or with --stdin)')
         const count = Number(options.count)
         if (!Number.isInteger(count) || count < 1) return usage(`invalid --count ${options.count}`)
-        let timeoutMs: number | undefined
+        let limits: EvalLimits
         try {
-          timeoutMs = options.timeout ? parseDuration(options.timeout) : undefined
+          limits = evalLimits(options)
         } catch (err) {
           return usage((err as Error).message)
         }
         if (options.instrument) options.metrics = true
-        if (options.partial) return runPartialEval(query, options, timeoutMs)
-        await runEval(query, options, count, timeoutMs)
+        if (options.partial) return runPartialEval(query, options, limits)
+        await runEval(query, options, count, limits)
       })
   )
 }
 
-async function runEval(query: string, options: EvalOptions, count: number, timeoutMs: number | undefined) {
+/** What bounds one `regent eval`: the budget (docs/limits.md) and the hosts http.send may reach. */
+export interface EvalLimits {
+  budget: EvaluationBudget
+  allowNet: readonly string[] | undefined
+}
+
+/**
+ * `--timeout` bounds time and, as every budget, work: the default instruction limit applies
+ * unless `--instruction-limit` sets one (a deadline alone cannot stop a built-in that allocates
+ * gigabytes in one call). Without either flag evaluation is unlimited, as OPA's.
+ */
+function evalLimits(options: EvalOptions): EvalLimits {
+  const budget = budgetFromFlags(
+    { timeout: options.timeout, instructionLimit: options.instructionLimit },
+    { timeout: '--timeout', instructionLimit: '--instruction-limit' },
+    options.timeout !== undefined
+      ? { ...UNLIMITED_EVALUATION_BUDGET, instructionLimit: DEFAULT_EVALUATION_BUDGET.instructionLimit }
+      : UNLIMITED_EVALUATION_BUDGET,
+  )
+  return { budget, allowNet: allowNetFromCapabilities(options.capabilities) }
+}
+
+async function runEval(query: string, options: EvalOptions, count: number, limits: EvalLimits) {
   const timers: Record<string, number> = {}
   const time = async <T>(name: string, f: () => T | Promise<T>): Promise<T> => {
     const start = process.hrtime.bigint()
@@ -201,7 +237,10 @@ async function runEval(query: string, options: EvalOptions, count: number, timeo
             : options.coverage
               ? new CoverageTracer()
               : undefined
-      const ctx = createBuiltinContext({ strictBuiltinErrors: options.strictBuiltinErrors === true })
+      const ctx = createBuiltinContext({
+        strictBuiltinErrors: options.strictBuiltinErrors === true,
+        ...(limits.allowNet !== undefined ? { allowNet: limits.allowNet } : {}),
+      })
       run = await time('timer_rego_query_eval_ns', () =>
         prepared.eval({
           ctx,
@@ -209,8 +248,7 @@ async function runEval(query: string, options: EvalOptions, count: number, timeo
           strictBuiltinErrors: options.strictBuiltinErrors === true,
           indexing: !options.disableIndexing,
           earlyExit: !options.disableEarlyExit,
-          ...(timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {}),
-          ...(options.instructionLimit ? { instructionLimit: Number(options.instructionLimit) } : {}),
+          budget: limits.budget,
           ...(tracer ? { tracer } : {}),
         }),
       )

@@ -3,6 +3,8 @@
  * import side effect), lookup by name, OPA's capabilities JSON, and the one wrapper through which
  * the evaluator calls a built-in.
  */
+
+import { isEvalError } from '../eval/errors.js'
 import type { Location } from '../syntax/ast.js'
 import { typeToJSON } from '../types/index.js'
 import type { Value } from '../values/index.js'
@@ -22,7 +24,6 @@ import type {
   RelationBuiltin,
 } from './define.js'
 import { ENCODING } from './encoding.js'
-import { EvalError } from '../eval/errors.js'
 import { BuiltinCallError, BuiltinError, OperandError } from './errors.js'
 import { GLOB } from './glob.js'
 import { GRAPH } from './graph.js'
@@ -98,7 +99,7 @@ export function indexBuiltins(builtins: readonly Builtin[] = DEFAULT_BUILTINS): 
 export function toBuiltinCallError(builtin: Builtin, err: unknown, location?: Location): BuiltinCallError {
   if (err instanceof BuiltinCallError) return err
   // Out of budget or cancelled (`ctx.charge`): not the built-in's failure, the query's.
-  if (err instanceof EvalError) throw err
+  if (isEvalError(err)) throw err
   const reason = err instanceof Error ? err.message : String(err)
   const code =
     err instanceof OperandError

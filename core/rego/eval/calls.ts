@@ -20,8 +20,8 @@ import {
   type Value,
 } from '../values/index.js'
 import { type Frame, plug } from './bindings.js'
-import { UNDEFINED } from './cache.js'
 import { resultUnits } from './budget.js'
+import { UNDEFINED } from './cache.js'
 import { evalError, internalError, isEvalError } from './errors.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import type { FunctionRef, PCall, PExpr, PTerm } from './ir.js'
