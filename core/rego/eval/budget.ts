@@ -14,8 +14,10 @@
  * `eval_cancel_error`. Both stop the whole query: they are never swallowed as built-in errors.
  * docs/limits.md describes the defaults and the flags and config keys that change them.
  */
+
+import { BuiltinCallError } from '../builtins/errors.js'
 import { isArray, isObject, isSet, type Value } from '../values/index.js'
-import { cancelError } from './errors.js'
+import { cancelError, evalError } from './errors.js'
 
 /** How long and how much one evaluation (or partial evaluation) may run. */
 export interface EvaluationBudget {
@@ -107,13 +109,27 @@ export function evaluationLimits(
 
 /**
  * Awaits an asynchronous built-in (`http.send`) no longer than the evaluation's deadline: past it,
- * rejects with `eval_cancel_error` as the evaluator itself would.
+ * rejects with `eval_cancel_error` as the evaluator itself would. A failed call rejects with the
+ * `EvalError` the query fails with (its code, `http.send: reason`, the call's location), so that
+ * servers answer it as any evaluation error.
  */
-export function awaitWithinDeadline<T>(promise: Promise<T>, deadline: number | undefined): Promise<T> {
-  if (deadline === undefined || deadline <= 0) return promise
+export async function awaitWithinDeadline<T>(promise: Promise<T>, deadline: number | undefined): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(cancelError('timed out')), Math.max(0, deadline - Date.now()))
-  })
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer))
+  const pending =
+    deadline === undefined || deadline <= 0
+      ? promise
+      : Promise.race([
+          promise,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(cancelError('timed out')), Math.max(0, deadline - Date.now()))
+          }),
+        ])
+  try {
+    return await pending
+  } catch (err) {
+    if (err instanceof BuiltinCallError) throw evalError(err.code, err.message, err.location, err)
+    throw err
+  } finally {
+    clearTimeout(timer)
+  }
 }
