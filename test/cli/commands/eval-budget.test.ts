@@ -7,12 +7,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { builtinCapabilities } from '../../../core/rego/builtins/registry.js'
 import { runRegent } from '../../support/run-cli.js'
 
 let dir = ''
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'regent-eval-budget-'))
-  await writeFile(join(dir, 'caps.json'), JSON.stringify({ builtins: [], allow_net: [] }))
+  await writeFile(join(dir, 'caps.json'), JSON.stringify({ builtins: builtinCapabilities(), allow_net: [] }))
 })
 afterAll(() => rm(dir, { recursive: true, force: true }))
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RunUsageError, runSettings } from '../../../cli/commands/run.js'
+import { builtinCapabilities } from '../../../core/rego/builtins/registry.js'
 import { DEFAULT_EVALUATION_BUDGET } from '../../../core/rego/index.js'
 import { type RegentProcess, startRegent } from '../../relay/support/processes.js'
 
@@ -45,7 +46,10 @@ let dir = ''
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'regent-run-budget-'))
   await writeFile(join(dir, 'p.rego'), POLICY)
-  await writeFile(join(dir, 'caps.json'), JSON.stringify({ builtins: [], allow_net: ['example.com'] }))
+  await writeFile(
+    join(dir, 'caps.json'),
+    JSON.stringify({ builtins: builtinCapabilities(), allow_net: ['example.com'] }),
+  )
 })
 afterAll(() => rm(dir, { recursive: true, force: true }))
 
