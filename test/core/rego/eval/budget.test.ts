@@ -114,6 +114,12 @@ describe('evaluation budget', () => {
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(64 * 1024 * 1024)
   })
 
+  it('charges sprintf padding before building it', async () => {
+    expect((await errorOf(p, 'x := sprintf("%0199999999d", [1])', DEFAULT_EVALUATION_BUDGET)).code).toBe(
+      'eval_instruction_limit_error',
+    )
+  })
+
   it('lets what fits run, counting built-in output as work', async () => {
     const run = await p
       .query('x := count(numbers.range(1, 100000))')
