@@ -55,13 +55,6 @@ export interface BuiltinContext {
   readonly runtime?: Value
   /** Default http.send timeout in ms (OPA: 5s, `http.send` `timeout` overrides). */
   readonly httpTimeoutMs?: number
-  /**
-   * Charges `units` of work against the query's budget (eval/budget.ts) and throws the budget's
-   * error when they do not fit. A built-in whose output size follows from an argument calls it
-   * with that size before allocating (`numbers.range`); the evaluator installs it, and it is
-   * absent when a built-in runs outside an evaluation.
-   */
-  readonly charge?: (units: number) => void
 }
 
 /** Options for {@link createBuiltinContext}; everything is optional. */

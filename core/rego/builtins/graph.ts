@@ -3,6 +3,7 @@ import { t } from '../types/index.js'
 import type { ObjectValue, SetValue, Value } from '../values/index.js'
 import { isArray, isSet, Value as V } from '../values/index.js'
 import { defineBuiltin } from './define.js'
+import { chargeWork } from './meter.js'
 import { collectionOperand, objectOperand, operandTypeError } from './operands.js'
 
 const collection = t.anyOf(t.array(t.any), t.set(t.any))
@@ -60,10 +61,9 @@ function collectPaths(
   path: Value[],
   reached: SetValue,
   out: SetValue,
-  charge: (units: number) => void,
 ): void {
   // The paths can be exponentially many: each step is work under the budget (eval/budget.ts).
-  charge(1 + path.length)
+  chargeWork(1 + path.length)
   const edges = graph.get(node)
   if (edges === undefined) {
     out.add([...path])
@@ -83,7 +83,7 @@ function collectPaths(
       continue
     }
     reached.add(node)
-    collectPaths(graph, n, here, reached, out, charge)
+    collectPaths(graph, n, here, reached, out)
   }
 }
 
@@ -100,17 +100,16 @@ export const reachablePaths = defineBuiltin({
     t.set(t.array(t.any)),
     'paths reachable from the `initial` vertices in the directed `graph`',
   ),
-  impl: (ctx, [g, init]) => {
+  impl: (_ctx, [g, init]) => {
     const graph = objectOperand(g, 1)
     const out = V.set()
-    const charge = ctx.charge ?? (() => {})
     for (const root of initialOperand(init)) {
       const edges = graph.get(root)
       if (edges === undefined) continue
       const next = neighbours(edges)
       if (next.length === 0) out.add([root])
       // Each first step starts with its own record of expanded nodes.
-      for (const n of next) collectPaths(graph, n, [root], V.set([root]), out, charge)
+      for (const n of next) collectPaths(graph, n, [root], V.set([root]), out)
     }
     return out
   },

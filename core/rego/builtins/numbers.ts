@@ -20,9 +20,9 @@ import {
   round,
   subtract,
 } from '../values/index.js'
-import type { BuiltinContext } from './context.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError } from './errors.js'
+import { chargeWork } from './meter.js'
 import { bigIntOperand, intOperand, numberOperand, operandTypeError, stringOperand } from './operands.js'
 
 function arith(
@@ -120,11 +120,11 @@ export const floorN = unary(
  */
 export const MAX_RANGE_LENGTH = 10_000_000
 
-function range(ctx: BuiltinContext, from: bigint, to: bigint, step: bigint): Value[] {
+function range(from: bigint, to: bigint, step: bigint): Value[] {
   const span = from <= to ? to - from : from - to
   // Charged before allocating: a range the budget cannot cover fails without taking the memory.
   const length = span / step + 1n
-  ctx.charge?.(length > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(length))
+  chargeWork(length > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(length))
   if (span / step >= BigInt(MAX_RANGE_LENGTH))
     throw new BuiltinError(`range too large: more than ${MAX_RANGE_LENGTH} numbers`)
   const out: Value[] = []
@@ -143,7 +143,7 @@ export const numbersRange = defineBuiltin({
     t.named('b', t.number, 'the end of the range (inclusive)'),
   ],
   result: t.named('range', t.array(t.number), 'the range between `a` and `b`'),
-  impl: (ctx, [a, b]) => range(ctx, bigIntOperand(a, 1), bigIntOperand(b, 2), 1n),
+  impl: (_ctx, [a, b]) => range(bigIntOperand(a, 1), bigIntOperand(b, 2), 1n),
 })
 
 export const numbersRangeStep = defineBuiltin({
@@ -157,10 +157,10 @@ export const numbersRangeStep = defineBuiltin({
     t.named('step', t.number, 'the step between numbers in the range'),
   ],
   result: t.named('range', t.array(t.number), 'the range between `a` and `b` in `step` increments'),
-  impl: (ctx, [a, b, s]) => {
+  impl: (_ctx, [a, b, s]) => {
     const step = bigIntOperand(s, 3)
     if (step <= 0n) throw new BuiltinError('step must be a positive integer')
-    return range(ctx, bigIntOperand(a, 1), bigIntOperand(b, 2), step)
+    return range(bigIntOperand(a, 1), bigIntOperand(b, 2), step)
   },
 })
 

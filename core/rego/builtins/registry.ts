@@ -98,7 +98,7 @@ export function indexBuiltins(builtins: readonly Builtin[] = DEFAULT_BUILTINS): 
 /** Maps whatever a built-in threw to the error the evaluator reports (OPA's `handleBuiltinErr`). */
 export function toBuiltinCallError(builtin: Builtin, err: unknown, location?: Location): BuiltinCallError {
   if (err instanceof BuiltinCallError) return err
-  // Out of budget or cancelled (`ctx.charge`): not the built-in's failure, the query's.
+  // Out of budget or cancelled (meter.ts `chargeWork`): not the built-in's failure, the query's.
   if (isEvalError(err)) throw err
   const reason = err instanceof Error ? err.message : String(err)
   const code =

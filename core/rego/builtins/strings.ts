@@ -21,6 +21,7 @@ import {
 import { defineBuiltin } from './define.js'
 import { BuiltinError, OperandError } from './errors.js'
 import { type GoArg, goSprintf, paddingChars } from './go-format.js'
+import { chargeWork } from './meter.js'
 import {
   arrayOperand,
   intOperand,
@@ -250,10 +251,10 @@ export const sprintf = defineBuiltin({
     t.named('values', t.array(t.any), 'arguments to format into formatting verbs'),
   ],
   result: t.named('output', t.string, '`format` formatted by the values in `values`'),
-  impl: (ctx, [f, xs]) => {
+  impl: (_ctx, [f, xs]) => {
     const format = stringOperand(f, 1)
     // Widths and precisions come from the format: their padding is charged before it is built.
-    ctx.charge?.(Math.floor(paddingChars(format) / CHARS_PER_UNIT))
+    chargeWork(Math.floor(paddingChars(format) / CHARS_PER_UNIT))
     return goSprintf(format, arrayOperand(xs, 2).map(goArg))
   },
 })

@@ -7,6 +7,7 @@ import { t } from '../types/index.js'
 import type { Value } from '../values/index.js'
 import { equalValues, isArray, isObject, isSet } from '../values/index.js'
 import { defineBuiltin } from './define.js'
+import { chargeWork } from './meter.js'
 
 /**
  * Yields `[path, value]` for `x` and everything inside it (arrays by index, objects by key, sets by
@@ -42,10 +43,10 @@ export const walk = defineBuiltin({
     'pairs of `path` and `value`: `path` is an array representing the pointer to `value` in `x`. If `path` is assigned a wildcard (`_`), the `walk` function will skip path creation entirely for faster evaluation.',
   ),
   relation: true,
-  impl: function* (ctx, [x]) {
+  impl: function* (_ctx, [x]) {
     // Each result holds a fresh path array: charged as produced (eval/budget.ts).
     for (const [path, value] of walkValue(x)) {
-      ctx.charge?.(1 + path.length)
+      chargeWork(1 + path.length)
       yield [path, value]
     }
   },

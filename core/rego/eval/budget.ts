@@ -6,7 +6,7 @@
  * - a built-in costs the size of what it returns (one unit per array, set or object element, one
  *   per {@link CHARS_PER_UNIT} characters of a string), charged after the call;
  * - a built-in whose output size follows from an argument (`numbers.range(1, 1e9)`) charges that
- *   size through `ctx.charge(units)` before it allocates, so a call the remaining budget cannot
+ *   size through `chargeWork(units)` (builtins/meter.ts) before it allocates, so a call the remaining budget cannot
  *   cover fails before it takes the memory. Relations (`walk`) charge each result they yield;
  * - partial evaluation charges each residual query by its size in AST nodes (partial.ts).
  *

@@ -10,6 +10,7 @@
 import type { BuiltinContext } from '../builtins/context.js'
 import type { Builtin } from '../builtins/define.js'
 import type { BuiltinCallError } from '../builtins/errors.js'
+import { runMetered } from '../builtins/meter.js'
 import { isArray, isObject, isSet, ObjectValue, SetValue, type Value } from '../values/index.js'
 import { Frame, plug, same } from './bindings.js'
 import { UNDEFINED, VirtualCache } from './cache.js'
@@ -108,9 +109,7 @@ export class Evaluator {
     this.policy = policy
     this.input = options.input
     this.data = policy.data
-    // Built-ins reach the budget through their context (`ctx.charge`), so each query gets a
-    // context of its own that charges this evaluator.
-    this.ctx = Object.create(options.ctx, { charge: { value: (units: number) => this.charge(units) } })
+    this.ctx = options.ctx
     this.strictBuiltinErrors = options.strictBuiltinErrors ?? false
     this.earlyExit = options.earlyExit ?? true
     this.indexing = options.indexing ?? true
@@ -145,7 +144,8 @@ export class Evaluator {
    */
   evalQuery(body: PExpr[], frame: Frame, iter: Iter): boolean {
     try {
-      return this.evalBody(body, 0, frame, iter)
+      // Built-ins charge their work to this evaluator while it runs (builtins/meter.ts).
+      return runMetered(this, () => this.evalBody(body, 0, frame, iter))
     } catch (err) {
       throw stackDepthError(err, body[0]?.src.location) ?? err
     }
