@@ -108,28 +108,40 @@ export function evaluationLimits(
 }
 
 /**
- * Awaits an asynchronous built-in (`http.send`) no longer than the evaluation's deadline: past it,
- * rejects with `eval_cancel_error` as the evaluator itself would. A failed call rejects with the
- * `EvalError` the query fails with (its code, `http.send: reason`, the call's location), so that
- * servers answer it as any evaluation error.
+ * Awaits an asynchronous built-in (`http.send`) no longer than the evaluation's deadline, and no
+ * longer than `signal` stays unaborted: past either it rejects with `eval_cancel_error`, as the
+ * evaluator itself would. A failed call rejects with the `EvalError` the query fails with (its
+ * code, `http.send: reason`, the call's location), so servers answer it as any evaluation error.
  */
-export async function awaitWithinDeadline<T>(promise: Promise<T>, deadline: number | undefined): Promise<T> {
+export async function awaitWithinDeadline<T>(
+  promise: Promise<T>,
+  deadline: number | undefined,
+  signal?: AbortSignal,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  const pending =
-    deadline === undefined || deadline <= 0
-      ? promise
-      : Promise.race([
-          promise,
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(cancelError('timed out')), Math.max(0, deadline - Date.now()))
-          }),
-        ])
+  let onAbort: (() => void) | undefined
+  const stops: Array<Promise<never>> = []
+  if (deadline !== undefined && deadline > 0)
+    stops.push(
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(cancelError('timed out')), Math.max(0, deadline - Date.now()))
+      }),
+    )
+  if (signal)
+    stops.push(
+      new Promise<never>((_, reject) => {
+        onAbort = () => reject(cancelError())
+        if (signal.aborted) onAbort()
+        else signal.addEventListener('abort', onAbort, { once: true })
+      }),
+    )
   try {
-    return await pending
+    return await (stops.length > 0 ? Promise.race([promise, ...stops]) : promise)
   } catch (err) {
     if (err instanceof BuiltinCallError) throw evalError(err.code, err.message, err.location, err)
     throw err
   } finally {
     clearTimeout(timer)
+    if (onAbort) signal?.removeEventListener('abort', onAbort)
   }
 }

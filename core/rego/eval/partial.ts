@@ -92,7 +92,7 @@ export async function partialEvaluate(
       return partialEvaluateSync(policy, query, limited, known)
     } catch (err) {
       if (!(err instanceof AsyncCallNeeded)) throw err
-      known.set(err.key, (await awaitWithinDeadline(err.promise, limited.deadline)) ?? UNDEFINED)
+      known.set(err.key, (await awaitWithinDeadline(err.promise, limited.deadline, options.signal)) ?? UNDEFINED)
     }
   }
 }

@@ -113,7 +113,7 @@ export class PreparedQuery {
         return run
       } catch (err) {
         if (!(err instanceof AsyncCallNeeded)) throw err
-        known.set(err.key, (await awaitWithinDeadline(err.promise, limited.deadline)) ?? UNDEFINED)
+        known.set(err.key, (await awaitWithinDeadline(err.promise, limited.deadline, options.signal)) ?? UNDEFINED)
       }
     }
   }

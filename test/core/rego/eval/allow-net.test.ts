@@ -93,6 +93,15 @@ describe('allow_net', () => {
     expect(seen).toEqual([])
   })
 
+  it('stops waiting for http.send when the caller aborts', async () => {
+    const ctx = createBuiltinContext({ allowNet: ['127.0.0.1'], print: () => {} })
+    await expect(
+      policy
+        .query(`x := http.send({"method": "get", "url": "http://127.0.0.1:${port}/slow"})`)
+        .eval({ ctx, signal: AbortSignal.timeout(100) }),
+    ).rejects.toMatchObject({ code: 'eval_cancel_error' })
+  })
+
   it('stops waiting for http.send at the deadline', async () => {
     const err = await failure(
       `x := http.send({"method": "get", "url": "http://127.0.0.1:${port}/slow"})`,
