@@ -5,8 +5,7 @@
  * compiler knows, so a policy that calls any other fails with OPA's
  * `rego_type_error: undefined function NAME`; `allow_net` limits the hosts `http.send` may reach.
  */
-import { existsSync, statSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import type { Builtin } from '../core/rego/builtins/define.js'
 import { DEFAULT_BUILTINS } from '../core/rego/builtins/registry.js'
 import { REGENT_VERSION } from './version-info.js'
@@ -31,10 +30,15 @@ const VERSION = /^v?\d+\.\d+\.\d+(?:-[\w.]+)?$/
  * @example (await loadCapabilities('caps.json'))?.builtins.map((b) => b.name)
  */
 export async function loadCapabilities(value: string | undefined): Promise<Capabilities | undefined> {
+  return readCapabilities(value)
+}
+
+/** {@link loadCapabilities}, synchronously (for settings read before a server starts). */
+export function readCapabilities(value: string | undefined): Capabilities | undefined {
   if (value === undefined) return undefined
   if (existsSync(value)) {
     if (!statSync(value).isFile()) throw new CapabilitiesError(`--capabilities ${value}: not a file`)
-    return fromDocument(await readDocument(value), value)
+    return fromDocument(readDocument(value), value)
   }
   if (VERSION.test(value)) {
     if (value.replace(/^v/, '') === REGENT_VERSION) return { builtins: DEFAULT_BUILTINS }
@@ -46,9 +50,9 @@ export async function loadCapabilities(value: string | undefined): Promise<Capab
   throw new CapabilitiesError(`--capabilities ${value}: no such file, and not a version such as v1.0.0`)
 }
 
-async function readDocument(path: string): Promise<unknown> {
+function readDocument(path: string): unknown {
   try {
-    return JSON.parse(await readFile(path, 'utf8'))
+    return JSON.parse(readFileSync(path, 'utf8'))
   } catch (err) {
     throw new CapabilitiesError(
       `--capabilities ${path} is not a capabilities JSON file: ${(err as Error).message}`,

@@ -8,7 +8,14 @@ import { isLosslessNumber, LosslessNumber } from 'lossless-json'
 import type { BuiltinContextOptions } from '../core/rego/builtins/context.js'
 import { createBuiltinContext } from '../core/rego/builtins/context.js'
 import { partialEvaluate } from '../core/rego/eval/partial.js'
-import { compile, type Module, type Policy, toOpaJson } from '../core/rego/index.js'
+import {
+  compile,
+  DEFAULT_EVALUATION_BUDGET,
+  type EvaluationBudget,
+  type Module,
+  type Policy,
+  toOpaJson,
+} from '../core/rego/index.js'
 import {
   isArray,
   isObject,
@@ -38,8 +45,25 @@ export interface PolicySet {
 export interface EngineBackendOptions {
   /** Built-in settings (`opa.runtime()`, `http.send` limits, inter-query cache) for every request. */
   builtins?: () => BuiltinContextOptions
-  /** The budget of the request being answered (read at each call): deadline in ms since the epoch. */
-  budget?: () => { deadline?: number }
+  /**
+   * Timeout and work limit of each evaluation and partial evaluation, counted from the start of
+   * each call (core/rego/eval/budget.ts), or a function read at each call (a pool worker answering
+   * one request at a time under that request's deadline). Default: {@link DEFAULT_EVALUATION_BUDGET}.
+   */
+  budget?: EvaluationBudget | (() => EvaluationBudget)
+  /**
+   * Hosts `http.send` and `net.lookup_ip_addr` may reach (capabilities `allow_net`); `[]` forbids
+   * the network. Default: undefined, every host (as OPA without an allow_net).
+   */
+  allowNet?: readonly string[]
+}
+
+/** Per-call overrides of {@link EngineBackendOptions} (a pool worker's own budget, say). */
+export interface EngineCallOptions {
+  budget?: EvaluationBudget
+  allowNet?: readonly string[]
+  /** Cancels the evaluation (`eval_cancel_error`), e.g. when the client went away. */
+  signal?: AbortSignal
 }
 
 /** A `CompileBackend` over regent's Rego engine. */
@@ -76,15 +100,19 @@ export class EngineBackend implements CompileBackend {
     return this.#policy
   }
 
-  async partialEvaluate(request: PartialEvaluationRequest): Promise<PartialEvaluationResult> {
+  async partialEvaluate(
+    request: PartialEvaluationRequest,
+    call: EngineCallOptions = {},
+  ): Promise<PartialEvaluationResult> {
     const policy = this.policy()
     const result = await partialEvaluate(policy, request.query, {
       ...(request.input !== undefined ? { input: jsonToValue(request.input) } : {}),
       unknowns: request.unknowns,
       disableInlining: request.disableInlining,
       nondeterministicBuiltins: request.nondeterministicBuiltins,
-      ctx: this.#context(policy),
-      ...this.#options.budget?.(),
+      ctx: this.#context(policy, call),
+      budget: call.budget ?? this.#budget(),
+      ...(call.signal ? { signal: call.signal } : {}),
     })
     return {
       queries: result.queries,
@@ -94,13 +122,14 @@ export class EngineBackend implements CompileBackend {
     }
   }
 
-  async evaluate(request: EvaluationRequest): Promise<JsonValue | undefined> {
+  async evaluate(request: EvaluationRequest, call: EngineCallOptions = {}): Promise<JsonValue | undefined> {
     const policy = this.policy()
     const input = request.input === undefined ? undefined : jsonToValue(request.input)
     const run = await policy.query(request.query).eval({
       ...(input !== undefined ? { input } : {}),
-      ctx: this.#context(policy),
-      ...this.#options.budget?.(),
+      ctx: this.#context(policy, call),
+      budget: call.budget ?? this.#budget(),
+      ...(call.signal ? { signal: call.signal } : {}),
     })
     const first = run.results[0]?.expressions[0]?.value
     return first === undefined ? undefined : valueToJson(first)
@@ -113,11 +142,19 @@ export class EngineBackend implements CompileBackend {
     }
   }
 
-  #context(policy: Policy) {
+  #budget(): EvaluationBudget {
+    const budget = this.#options.budget
+    return (typeof budget === 'function' ? budget() : budget) ?? DEFAULT_EVALUATION_BUDGET
+  }
+
+  #context(policy: Policy, call: EngineCallOptions) {
+    const allowNet = call.allowNet ?? this.#options.allowNet
     return createBuiltinContext({
       ...(policy.regoMetadata ? { regoMetadata: policy.regoMetadata } : {}),
       ...(policy.parseModule ? { parseModule: policy.parseModule } : {}),
       ...(this.#options.builtins?.() ?? {}),
+      ...(allowNet !== undefined ? { allowNet } : {}),
+      ...(call.signal ? { signal: call.signal } : {}),
     })
   }
 }

@@ -87,13 +87,18 @@ export function fragmentError(
 /**
  * An error thrown by the Rego engine (the backend), as the answer to give: static errors (`rego_*`)
  * 400 `invalid_parameter` "error(s) occurred while compiling module(s)" with the errors; anything else
- * 500 `internal_error` "<stage>: <message>" (`partial eval: …`, `evaluate masks: …`).
+ * 500 `internal_error` "<stage>: <message>" (`partial eval: …`, `evaluate masks: …`), with the
+ * `eval_*` error in `errors` when it is one.
  */
 export function backendFailure(err: unknown, stage: string): CompileFailure {
   if (err instanceof CompileFailure) return err
   if (isEvalError(err) && BUDGET_CODES.has(err.code)) return budgetFailure(err.code, err.message)
   if (err instanceof RegoErrors) return invalidParameter(COMPILE_MODULES_MESSAGE, err.toJSON())
   if (err instanceof RegoError) return invalidParameter(COMPILE_MODULES_MESSAGE, [err.toJSON()])
+  // An evaluation error (out of budget, cancelled, a failed http.send) keeps its `eval_*` code,
+  // as OPA's server reports it, so a caller can tell a runaway query from a bug.
+  if (isEvalError(err))
+    return new CompileFailure(500, 'internal_error', `${stage}: ${err.message}`, [err.toJSON()])
   return internalFailure(`${stage}: ${err instanceof Error ? err.message : String(err)}`)
 }
 

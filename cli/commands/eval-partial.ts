@@ -13,6 +13,7 @@ import { toOpaJson } from '../../core/rego/syntax/json.js'
 import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import { loadQueryPolicy, readQueryInput } from '../query-options.js'
+import type { EvalLimits } from './eval.js'
 import { writeFailure } from './eval-errors.js'
 
 /** What `eval -p` reads from the eval options. */
@@ -40,7 +41,7 @@ export interface PartialEvalOptions {
 export async function runPartialEval(
   query: string,
   options: PartialEvalOptions,
-  timeoutMs: number | undefined,
+  limits: EvalLimits,
 ): Promise<void> {
   try {
     const loaded = await loadQueryPolicy(options)
@@ -62,7 +63,7 @@ export async function runPartialEval(
         strictBuiltinErrors: options.strictBuiltinErrors === true,
         ...(capabilities?.allowNet ? { allowNet: capabilities.allowNet } : {}),
       }),
-      ...(timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {}),
+      budget: limits.budget,
     })
     if (options.format === 'json') {
       const doc = {

@@ -15,10 +15,16 @@ import {
   type TraceOp,
   type Tracer,
 } from '../../core/rego/eval/trace.js'
+import {
+  DEFAULT_EVALUATION_BUDGET,
+  type EvaluationBudget,
+  UNLIMITED_EVALUATION_BUDGET,
+} from '../../core/rego/index.js'
 import type { Import, Module, Package } from '../../core/rego/syntax/ast.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
 import { parseQuery } from '../../core/rego/syntax/query.js'
 import { loadCapabilities } from '../capabilities-option.js'
+import { budgetFromFlags } from '../evaluation-limits.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import {
   type Doc,
@@ -115,7 +121,10 @@ export function evalCommand(): Command {
       .option('--fail', 'exit 1 when the result is undefined')
       .option('--fail-defined', 'exit 1 when the result is defined')
       .option('--count <n>', 'evaluate the query n times', '1')
-      .option('--timeout <duration>', 'stop evaluation after this long (e.g. 5s)')
+      .option(
+        '--timeout <duration>',
+        `stop evaluation after this long (e.g. 5s); also applies --instruction-limit's server default (${DEFAULT_EVALUATION_BUDGET.instructionLimit}) unless given`,
+      )
       .option('--metrics', 'report timings')
       .option('--profile', 'report per-expression statistics')
       .option('--profile-limit <n>', 'number of profile rows', '10')
@@ -129,8 +138,11 @@ export function evalCommand(): Command {
       .option('--show-builtin-errors', 'report built-in errors that were ignored')
       .option('-S, --strict', 'strict compile checks')
       .option('-s, --schema <file>', 'JSON Schema of input, for the type checker')
-      .option('--capabilities <version-or-file>', 'capabilities JSON file or version: the built-ins allowed')
-      .option('--instruction-limit <n>', 'maximum number of expressions evaluated')
+      .option(
+        '--capabilities <version-or-file>',
+        'capabilities JSON file or version: the built-ins allowed, allow_net the hosts http.send may reach',
+      )
+      .option('--instruction-limit <n>', 'maximum units of work (expressions, iterations, built-in output)')
       .option('--disable-indexing', 'evaluate every rule (no rule indexing)')
       .option('--disable-early-exit', 'evaluate every rule body (no early exit)')
       .option('--pretty-limit <n>', 'truncate values in pretty output', '80')
@@ -158,20 +170,41 @@ export function evalCommand(): Command {
         if (!query) return usage('missing query (give it as an argument or with --stdin)')
         const count = Number(options.count)
         if (!Number.isInteger(count) || count < 1) return usage(`invalid --count ${options.count}`)
-        let timeoutMs: number | undefined
+        let limits: EvalLimits
         try {
-          timeoutMs = options.timeout ? parseDuration(options.timeout) : undefined
+          limits = evalLimits(options)
         } catch (err) {
           return usage((err as Error).message)
         }
         if (options.instrument) options.metrics = true
-        if (options.partial) return runPartialEval(query, options, timeoutMs)
-        await runEval(query, options, count, timeoutMs)
+        if (options.partial) return runPartialEval(query, options, limits)
+        await runEval(query, options, count, limits)
       })
   )
 }
 
-async function runEval(query: string, options: EvalOptions, count: number, timeoutMs: number | undefined) {
+/** What bounds one `regent eval`: the budget (docs/limits.md). */
+export interface EvalLimits {
+  budget: EvaluationBudget
+}
+
+/**
+ * `--timeout` bounds time and, as every budget, work: the default instruction limit applies
+ * unless `--instruction-limit` sets one (a deadline alone cannot stop a built-in that allocates
+ * gigabytes in one call). Without either flag evaluation is unlimited, as OPA's.
+ */
+function evalLimits(options: EvalOptions): EvalLimits {
+  const budget = budgetFromFlags(
+    { timeout: options.timeout, instructionLimit: options.instructionLimit },
+    { timeout: '--timeout', instructionLimit: '--instruction-limit' },
+    options.timeout !== undefined
+      ? { ...UNLIMITED_EVALUATION_BUDGET, instructionLimit: DEFAULT_EVALUATION_BUDGET.instructionLimit }
+      : UNLIMITED_EVALUATION_BUDGET,
+  )
+  return { budget }
+}
+
+async function runEval(query: string, options: EvalOptions, count: number, limits: EvalLimits) {
   const timers: Record<string, number> = {}
   const time = async <T>(name: string, f: () => T | Promise<T>): Promise<T> => {
     const start = process.hrtime.bigint()
@@ -220,8 +253,7 @@ async function runEval(query: string, options: EvalOptions, count: number, timeo
           strictBuiltinErrors: options.strictBuiltinErrors === true,
           indexing: !options.disableIndexing,
           earlyExit: !options.disableEarlyExit,
-          ...(timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {}),
-          ...(options.instructionLimit ? { instructionLimit: Number(options.instructionLimit) } : {}),
+          budget: limits.budget,
           ...(tracer ? { tracer } : {}),
         }),
       )

@@ -11,9 +11,11 @@ import type { VerificationConfig } from '../../core/bundle/index.js'
 import { parseAddress, type RunningServer, startServer, stopOnSignals } from '../../core/http/index.js'
 import { KeyFileError, readKeyOrSecret } from '../../core/key-files.js'
 import { createLogger, type Logger } from '../../core/log.js'
-import { RegoErrors } from '../../core/rego/index.js'
+import { DEFAULT_EVALUATION_BUDGET, type EvaluationBudget, RegoErrors } from '../../core/rego/index.js'
 import { fromJS } from '../../core/rego/values/index.js'
 import { defaultListenAddr } from '../../core/runtime-defaults.js'
+import { CapabilitiesError, readCapabilities } from '../capabilities-option.js'
+import { budgetFromFlags, LimitFlagError } from '../evaluation-limits.js'
 import { runShell } from '../repl/shell.js'
 import { ShellState } from '../repl/state.js'
 import { createRunApp } from '../run-server/app.js'
@@ -50,6 +52,9 @@ interface RunFlags {
   configFile?: string
   authentication: string
   authorization: string
+  evalTimeout?: string
+  instructionLimit?: string
+  capabilities?: string
 }
 
 /** Validated settings of one run (server or shell). */
@@ -69,6 +74,10 @@ export interface RunSettings {
   maxErrors: number
   defaultDecision: string
   verification: VerificationConfig | undefined
+  /** Timeout and work limit of each query and compile request (docs/limits.md). */
+  budget: EvaluationBudget
+  /** Hosts http.send may reach (`--capabilities` file's allow_net); undefined: every host. */
+  allowNet: readonly string[] | undefined
 }
 
 /** A flag combination `run` refuses; the CLI prints it and exits 2. */
@@ -127,6 +136,18 @@ export function runCommand(): Command {
     .option('-c, --config-file <file>', 'OPA configuration file (not supported)')
     .option('--authentication <scheme>', 'client authentication (only off is supported)', 'off')
     .option('--authorization <scheme>', 'request authorization (only off is supported)', 'off')
+    .option(
+      '--eval-timeout <duration>',
+      `time one query or compile request may evaluate, 0 for none (default ${DEFAULT_EVALUATION_BUDGET.timeoutMs / 1000}s)`,
+    )
+    .option(
+      '--instruction-limit <n>',
+      `units of work one query may do, 0 for no limit (default ${DEFAULT_EVALUATION_BUDGET.instructionLimit})`,
+    )
+    .option(
+      '--capabilities <file>',
+      'capabilities JSON file; its allow_net lists the hosts http.send may reach',
+    )
     .action(async (paths: string[], flags: RunFlags, command: Command) => {
       let settings: RunSettings
       try {
@@ -207,6 +228,24 @@ export function runSettings(paths: string[], flags: RunFlags): RunSettings {
     maxErrors: nonNegative('--max-errors', flags.maxErrors),
     defaultDecision: defaultDecision(flags.set),
     verification: verification(flags, bundles.length > 0),
+    ...evaluationSettings(flags),
+  }
+}
+
+function evaluationSettings(flags: RunFlags): Pick<RunSettings, 'budget' | 'allowNet'> {
+  try {
+    return {
+      budget: budgetFromFlags(
+        { timeout: flags.evalTimeout, instructionLimit: flags.instructionLimit },
+        { timeout: '--eval-timeout', instructionLimit: '--instruction-limit' },
+        DEFAULT_EVALUATION_BUDGET,
+      ),
+      allowNet: readCapabilities(flags.capabilities)?.allowNet,
+    }
+  } catch (err) {
+    if (err instanceof LimitFlagError || err instanceof CapabilitiesError)
+      throw new RunUsageError(err.message)
+    throw err
   }
 }
 
@@ -312,7 +351,12 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
     version: REGENT_VERSION,
     runtime,
     defaultDecision: settings.defaultDecision,
-    compileBackend: stateCompileBackend(state, runtime),
+    budget: settings.budget,
+    ...(settings.allowNet !== undefined ? { allowNet: settings.allowNet } : {}),
+    compileBackend: stateCompileBackend(state, runtime, {
+      budget: settings.budget,
+      ...(settings.allowNet !== undefined ? { allowNet: settings.allowNet } : {}),
+    }),
   })
   const servers: RunningServer[] = []
   try {
@@ -332,6 +376,7 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
       addrs: servers.map((s) => s.url),
       policies: state.listPolicies().length,
       bundles: state.bundles.map((b) => b.name),
+      budget: settings.budget,
     },
     'server started',
   )

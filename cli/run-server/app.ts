@@ -16,6 +16,7 @@ import {
   DEFAULT_BODY_LIMITS,
   HttpError,
 } from '../../core/http/index.js'
+import { DEFAULT_EVALUATION_BUDGET, type EvaluationBudget } from '../../core/rego/index.js'
 import { fromJS, type Value } from '../../core/rego/values/index.js'
 import { createInterQueryCache } from './evaluate.js'
 import { dataReadRoutes } from './routes/data.js'
@@ -42,6 +43,10 @@ export interface RunAppOptions {
   instanceId?: string
   /** The partial evaluator over `state`; when given, `/v1/compile` is mounted. */
   compileBackend?: CompileBackend
+  /** Timeout and work limit of each query (default: {@link DEFAULT_EVALUATION_BUDGET}). */
+  budget?: EvaluationBudget
+  /** Hosts http.send may reach (capabilities `allow_net`); default: every host. */
+  allowNet?: readonly string[]
 }
 
 // Resources OPA answers 405 for when the method is not one of theirs.
@@ -57,6 +62,8 @@ export function createRunApp(options: RunAppOptions): Hono<AppEnv> {
     version: options.version,
     defaultDecision: (options.defaultDecision ?? 'system/main').replace(/^\/+|\/+$/g, ''),
     instanceId: options.instanceId ?? crypto.randomUUID(),
+    budget: options.budget ?? DEFAULT_EVALUATION_BUDGET,
+    allowNet: options.allowNet,
   }
   const app = createApp({ errorStyle: 'opa', logger: options.logger })
   app.use(compress({ encoding: 'gzip', threshold: 1024 }))

@@ -45,6 +45,8 @@ export async function evaluateDocument(
     log: c.var.log,
     runtime: deps.runtime,
     interQueryCache: deps.interQueryCache,
+    budget: deps.budget,
+    allowNet: deps.allowNet,
   })
   return run.results[0]?.expressions[0]?.value
 }

@@ -9,6 +9,7 @@ import { badRequest, HttpError } from '../../core/http/index.js'
 import { createBuiltinContext, type InterQueryCache } from '../../core/rego/builtins/context.js'
 import { isEvalError } from '../../core/rego/eval/errors.js'
 import {
+  type EvaluationBudget,
   type Policy,
   type PreparedQuery,
   type QueryRun,
@@ -36,6 +37,10 @@ export interface EvaluationContext {
   runtime: Value
   /** Shared http.send cache across requests (OPA's inter-query cache). */
   interQueryCache: InterQueryCache
+  /** Timeout and work limit of the query; past either it fails with the budget's `eval_*` error. */
+  budget: EvaluationBudget
+  /** Hosts http.send may reach (capabilities `allow_net`); undefined: every host. */
+  allowNet: readonly string[] | undefined
 }
 
 /**
@@ -52,12 +57,14 @@ export async function runQuery(query: PreparedQuery, context: EvaluationContext)
     parseModule: policy.parseModule,
     runtime: context.runtime,
     interQueryCache: context.interQueryCache,
+    ...(context.allowNet !== undefined ? { allowNet: context.allowNet } : {}),
   })
   metrics.start('timer_rego_query_eval_ns')
   try {
     return await query.eval({
       ctx,
       strictBuiltinErrors,
+      budget: context.budget,
       ...(context.input !== undefined ? { input: context.input } : {}),
     })
   } catch (err) {

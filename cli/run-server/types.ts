@@ -1,6 +1,7 @@
 /** Types shared by the route files of `regent run -s`. */
 import type { BodyLimits } from '../../core/http/index.js'
 import type { InterQueryCache } from '../../core/rego/builtins/context.js'
+import type { EvaluationBudget } from '../../core/rego/index.js'
 import type { Value } from '../../core/rego/values/index.js'
 import type { ServerState } from './state.js'
 
@@ -19,4 +20,8 @@ export interface RunServerDeps {
   defaultDecision: string
   /** A stable id for this process (OPA's `labels.id`). */
   instanceId: string
+  /** Timeout and work limit of each query (`--eval-timeout`, `--instruction-limit`). */
+  budget: EvaluationBudget
+  /** Hosts http.send may reach (capabilities `allow_net`); undefined: every host. */
+  allowNet: readonly string[] | undefined
 }

@@ -6,6 +6,12 @@
 export { type DependencyRef, type QueryDependencies, queryDependencies } from './compiler/deps.js'
 export { RegoError, type RegoErrorCode, type RegoErrorJson, RegoErrors } from './errors.js'
 export { type CompileOptions, checkModules, compile, type EvaluateOptions, evaluate } from './eval/api.js'
+export {
+  DEFAULT_EVALUATION_BUDGET,
+  type EvaluationBudget,
+  resolveBudget,
+  UNLIMITED_EVALUATION_BUDGET,
+} from './eval/budget.js'
 export { EvalError, type EvalErrorCode, type EvalErrorJson } from './eval/errors.js'
 export {
   type PartialOptions,

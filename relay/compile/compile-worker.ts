@@ -8,6 +8,7 @@ import { workerData } from 'node:worker_threads'
 import { answerCompile, type CompileAnswer, type CompileRequest } from '../../compile/answer.js'
 import { EngineBackend } from '../../compile/backend.js'
 import { CompileService } from '../../compile/compile.js'
+import { DEFAULT_EVALUATION_BUDGET } from '../../core/rego/index.js'
 import { serveTasks } from '../../core/workers/task-worker.js'
 import type { CompileWorkerData, LoadReport, ServedState } from './protocol.js'
 import { ServedPolicies } from './served-policies.js'
@@ -17,11 +18,16 @@ const { allowNet } = workerData as CompileWorkerData
 /** The deadline of the request being answered (requests run one at a time on this thread). */
 let deadline = 0
 
+function remainingMs(): number {
+  return Math.max(1, deadline - Date.now())
+}
+
 const engine = new EngineBackend(
   { modules: {} },
   {
-    builtins: () => ({ allowNet, signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) }),
-    budget: () => ({ deadline }),
+    allowNet,
+    builtins: () => ({ signal: AbortSignal.timeout(remainingMs()) }),
+    budget: () => ({ ...DEFAULT_EVALUATION_BUDGET, timeoutMs: remainingMs() }),
   },
 )
 const policies = new ServedPolicies(engine)

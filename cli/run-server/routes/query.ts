@@ -53,6 +53,8 @@ export function queryRoutes(deps: RunServerDeps): Hono<AppEnv> {
       log: c.var.log,
       runtime: deps.runtime,
       interQueryCache: deps.interQueryCache,
+      budget: deps.budget,
+      allowNet: deps.allowNet,
     })
     metrics.stop('timer_server_handler_ns')
     const result = run.results.map((r) => ObjectValue.from(r.bindings))

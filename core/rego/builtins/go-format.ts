@@ -198,6 +198,17 @@ function formatArg(arg: GoArg, verb: string, spec: Spec): string {
 }
 
 /**
+ * An upper bound of the padding the widths and precisions of `format` ask for (`%08d`: 8), so a
+ * caller can charge it before formatting (`%999999999d` is a gigabyte of spaces).
+ */
+export function paddingChars(format: string): number {
+  let total = 0
+  for (const m of format.matchAll(/%[-+# 0]*(?:\[\d+\])?(\d*)(?:\.(\d*))?/g))
+    total += Number(m[1] || 0) + Number(m[2] || 0)
+  return total
+}
+
+/**
  * `fmt.Sprintf(format, args...)`.
  *
  * @example

@@ -3,6 +3,7 @@ import { t } from '../types/index.js'
 import type { ObjectValue, SetValue, Value } from '../values/index.js'
 import { isArray, isSet, Value as V } from '../values/index.js'
 import { defineBuiltin } from './define.js'
+import { chargeWork } from './meter.js'
 import { collectionOperand, objectOperand, operandTypeError } from './operands.js'
 
 const collection = t.anyOf(t.array(t.any), t.set(t.any))
@@ -61,6 +62,8 @@ function collectPaths(
   reached: SetValue,
   out: SetValue,
 ): void {
+  // The paths can be exponentially many: each step is work under the budget (eval/budget.ts).
+  chargeWork(1 + path.length)
   const edges = graph.get(node)
   if (edges === undefined) {
     out.add([...path])

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
-import { Agent, type Dispatcher, getGlobalDispatcher, interceptors, request } from 'undici'
+import { Agent, type Dispatcher, getGlobalDispatcher, request } from 'undici'
 import { t } from '../types/index.js'
 import type { ObjectValue, Value } from '../values/index.js'
 import {
@@ -155,16 +155,30 @@ async function fetchOnce(ctx: BuiltinContext, req: ObjectValue, url: URL): Promi
   const ms = timeoutMs(ctx, req)
   const signals = [AbortSignal.timeout(ms)]
   if (ctx.signal) signals.push(ctx.signal)
-  let dispatcher: Dispatcher = agentFor(req) ?? getGlobalDispatcher()
-  if (bool(req, 'enable_redirect', false))
-    dispatcher = dispatcher.compose(interceptors.redirect({ maxRedirections: 10 }))
-  const res = await request(url, {
-    method: method as 'GET',
-    headers,
-    body,
-    signal: AbortSignal.any(signals),
-    dispatcher,
-  })
+  const dispatcher: Dispatcher = agentFor(req) ?? getGlobalDispatcher()
+  const signal = AbortSignal.any(signals)
+  const follow = bool(req, 'enable_redirect', false)
+  let target = url
+  let res = await request(target, { method: method as 'GET', headers, body, signal, dispatcher })
+  // Redirects are followed here, not by undici, so that every hop passes the allow_net check.
+  for (let hops = 0; follow && REDIRECT_STATUSES.has(res.statusCode); hops++) {
+    const location = res.headers.location
+    if (typeof location !== 'string') break
+    await res.body.dump()
+    if (hops === MAX_REDIRECTS) throw new BuiltinError(`stopped after ${MAX_REDIRECTS} redirects`)
+    target = new URL(location, target)
+    checkNetAllowed(ctx, urlHost(target))
+    // As Go's client: 303, and 301/302 after a POST, continue as a GET without a body.
+    const asGet =
+      res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')
+    res = await request(target, {
+      method: (asGet ? 'GET' : method) as 'GET',
+      headers,
+      body: asGet ? undefined : body,
+      signal,
+      dispatcher,
+    })
+  }
   const text = await res.body.text()
   const out: Record<string, string[]> = {}
   for (const [k, v] of Object.entries(res.headers)) {
@@ -172,6 +186,14 @@ async function fetchOnce(ctx: BuiltinContext, req: ObjectValue, url: URL): Promi
     out[k.toLowerCase()] = Array.isArray(v) ? v : [v]
   }
   return { status: res.statusCode, headers: out, body: text }
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
+const MAX_REDIRECTS = 10
+
+/** The host of `url` as allow_net lists it (no port, no IPv6 brackets). */
+function urlHost(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '')
 }
 
 function responseValue(req: ObjectValue, r: Fetched): ObjectValue {
@@ -229,7 +251,7 @@ async function send(ctx: BuiltinContext, req: ObjectValue): Promise<Value> {
   } catch {
     throw new BuiltinError(`invalid URL ${JSON.stringify(str(req, 'url'))}`, 'eval_type_error')
   }
-  checkNetAllowed(ctx, url.hostname.replace(/^\[|\]$/g, ''))
+  checkNetAllowed(ctx, urlHost(url))
   const retries = Math.max(0, Math.min(10, Number(req.get('max_retry_attempts') ?? 0) || 0))
   let fetched: Fetched | undefined
   let failure: unknown

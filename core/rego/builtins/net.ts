@@ -234,11 +234,15 @@ export const cidrMerge = defineBuiltin({
   },
 })
 
-/** Throws when the context forbids reaching `host` (capabilities allow_net). */
+/**
+ * Throws when the context forbids reaching `host` (capabilities `allow_net`: host names or IP
+ * addresses, without ports; host names compare case-insensitively). OPA's message, naming the host.
+ */
 export function checkNetAllowed(ctx: BuiltinContext, host: string): void {
-  if (ctx.allowNet !== undefined && !ctx.allowNet.includes(host)) {
-    throw new BuiltinError(`unallowed host: ${host}`)
-  }
+  const allowed = ctx.allowNet
+  if (allowed === undefined) return
+  const want = host.toLowerCase()
+  if (!allowed.some((h) => h.toLowerCase() === want)) throw new BuiltinError(`unallowed host: ${host}`)
 }
 
 export const lookupIPAddr = defineBuiltin({

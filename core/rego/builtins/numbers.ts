@@ -22,6 +22,7 @@ import {
 } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError } from './errors.js'
+import { chargeWork } from './meter.js'
 import { bigIntOperand, intOperand, numberOperand, operandTypeError, stringOperand } from './operands.js'
 
 function arith(
@@ -113,11 +114,17 @@ export const floorN = unary(
   'the result of rounding `x` _down_',
 )
 
-/** Most elements numbers.range may produce; beyond this the call fails instead of exhausting memory. */
+/**
+ * Most elements numbers.range may produce even with an unlimited budget (`regent eval` without
+ * limits); under a budget the call's size is charged first and usually refused well before this.
+ */
 export const MAX_RANGE_LENGTH = 10_000_000
 
 function range(from: bigint, to: bigint, step: bigint): Value[] {
   const span = from <= to ? to - from : from - to
+  // Charged before allocating: a range the budget cannot cover fails without taking the memory.
+  const length = span / step + 1n
+  chargeWork(length > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(length))
   if (span / step >= BigInt(MAX_RANGE_LENGTH))
     throw new BuiltinError(`range too large: more than ${MAX_RANGE_LENGTH} numbers`)
   const out: Value[] = []

@@ -3,6 +3,8 @@
  * import side effect), lookup by name, OPA's capabilities JSON, and the one wrapper through which
  * the evaluator calls a built-in.
  */
+
+import { isEvalError } from '../eval/errors.js'
 import type { Location } from '../syntax/ast.js'
 import { typeToJSON } from '../types/index.js'
 import type { Value } from '../values/index.js'
@@ -96,6 +98,8 @@ export function indexBuiltins(builtins: readonly Builtin[] = DEFAULT_BUILTINS): 
 /** Maps whatever a built-in threw to the error the evaluator reports (OPA's `handleBuiltinErr`). */
 export function toBuiltinCallError(builtin: Builtin, err: unknown, location?: Location): BuiltinCallError {
   if (err instanceof BuiltinCallError) return err
+  // Out of budget or cancelled (meter.ts `chargeWork`): not the built-in's failure, the query's.
+  if (isEvalError(err)) throw err
   const reason = err instanceof Error ? err.message : String(err)
   const code =
     err instanceof OperandError
@@ -146,6 +150,8 @@ export function callRelation(
   location?: Location,
 ): Value[] {
   try {
+    // Collected whole (the evaluator unifies each result), which is why relations charge the
+    // budget for each result as they yield it (`walk`).
     return [...builtin.impl(ctx, args as BuiltinArgs, location)]
   } catch (err) {
     throw toBuiltinCallError(builtin, err, location)

@@ -2,6 +2,7 @@
  * String built-ins. Positions and lengths count Unicode code points (Go runes), not UTF-16 units:
  * `indexof("μx", "x")` is 1 and `substring` never splits an emoji.
  */
+import { CHARS_PER_UNIT } from '../eval/budget.js'
 import { t } from '../types/index.js'
 import type { Value } from '../values/index.js'
 import {
@@ -19,7 +20,8 @@ import {
 } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError, OperandError } from './errors.js'
-import { type GoArg, goSprintf } from './go-format.js'
+import { type GoArg, goSprintf, paddingChars } from './go-format.js'
+import { chargeWork } from './meter.js'
 import {
   arrayOperand,
   intOperand,
@@ -249,7 +251,12 @@ export const sprintf = defineBuiltin({
     t.named('values', t.array(t.any), 'arguments to format into formatting verbs'),
   ],
   result: t.named('output', t.string, '`format` formatted by the values in `values`'),
-  impl: (_ctx, [f, xs]) => goSprintf(stringOperand(f, 1), arrayOperand(xs, 2).map(goArg)),
+  impl: (_ctx, [f, xs]) => {
+    const format = stringOperand(f, 1)
+    // Widths and precisions come from the format: their padding is charged before it is built.
+    chargeWork(Math.floor(paddingChars(format) / CHARS_PER_UNIT))
+    return goSprintf(format, arrayOperand(xs, 2).map(goArg))
+  },
 })
 
 function stringsOperand(v: Value, position: number): string[] {

@@ -7,6 +7,7 @@ import { t } from '../types/index.js'
 import type { Value } from '../values/index.js'
 import { equalValues, isArray, isObject, isSet } from '../values/index.js'
 import { defineBuiltin } from './define.js'
+import { chargeWork } from './meter.js'
 
 /**
  * Yields `[path, value]` for `x` and everything inside it (arrays by index, objects by key, sets by
@@ -43,7 +44,11 @@ export const walk = defineBuiltin({
   ),
   relation: true,
   impl: function* (_ctx, [x]) {
-    for (const [path, value] of walkValue(x)) yield [path, value]
+    // Each result holds a fresh path array: charged as produced (eval/budget.ts).
+    for (const [path, value] of walkValue(x)) {
+      chargeWork(1 + path.length)
+      yield [path, value]
+    }
   },
 })
 

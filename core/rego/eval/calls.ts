@@ -20,8 +20,9 @@ import {
   type Value,
 } from '../values/index.js'
 import { type Frame, plug } from './bindings.js'
+import { resultUnits } from './budget.js'
 import { UNDEFINED } from './cache.js'
-import { evalError, internalError } from './errors.js'
+import { evalError, internalError, isEvalError } from './errors.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import type { FunctionRef, PCall, PExpr, PTerm } from './ir.js'
 import { unifyValue } from './unify.js'
@@ -139,6 +140,7 @@ function evalBuiltin(e: Evaluator, expr: PExpr, call: PCall, b: Builtin, frame: 
     return false
   }
   let v: Value | undefined
+  const charged = e.instructions
   if (b.kind === 'async') {
     const key = `${b.name}${toJSONText(args)}`
     const known = e.asyncResults?.get(key)
@@ -159,6 +161,9 @@ function evalBuiltin(e: Evaluator, expr: PExpr, call: PCall, b: Builtin, frame: 
     }
   }
   if (v === undefined) return false
+  // The result's size is work done (budget.ts), less what the built-in charged up front.
+  const units = resultUnits(v) - (e.instructions - charged)
+  if (units > 0) e.charge(units)
   return result(e, call, v, frame, iter)
 }
 
@@ -169,6 +174,8 @@ export function builtinFailed(
   b: Builtin,
   location: PExpr['src']['location'],
 ): boolean {
+  // The budget's errors (and cancellation) raised inside a built-in stop the query.
+  if (isEvalError(err)) throw err
   const callErr = err instanceof BuiltinCallError ? err : toBuiltinCallError(b, err, location)
   if (e.strictBuiltinErrors)
     throw evalError(callErr.code, callErr.message, location ?? callErr.location, callErr)

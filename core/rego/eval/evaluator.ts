@@ -10,6 +10,7 @@
 import type { BuiltinContext } from '../builtins/context.js'
 import type { Builtin } from '../builtins/define.js'
 import type { BuiltinCallError } from '../builtins/errors.js'
+import { runMetered } from '../builtins/meter.js'
 import { isArray, isObject, isSet, ObjectValue, SetValue, type Value } from '../values/index.js'
 import { Frame, plug, same } from './bindings.js'
 import { UNDEFINED, VirtualCache } from './cache.js'
@@ -68,7 +69,7 @@ export interface EvaluatorOptions {
   /** Milliseconds since the epoch after which the query is cancelled. */
   deadline?: number
   signal?: AbortSignal
-  /** Maximum number of expression evaluations (0: unlimited). */
+  /** Maximum units of work: expressions, iterations, built-in output (budget.ts; 0: unlimited). */
   instructionLimit?: number
   tracer?: Tracer
   /** Results of asynchronous built-ins from earlier attempts (see calls.ts). */
@@ -98,7 +99,7 @@ export class Evaluator {
   saveSupport: SaveSupport | undefined
   /** Partial evaluation hooks (partial-eval.ts); unset for normal evaluation. */
   pe: PartialEval | undefined
-  /** Number of expressions evaluated so far (metrics, instruction limit). */
+  /** Units of work done so far (metrics, instruction limit): see budget.ts. */
   instructions = 0
   readonly #deadline: number
   readonly #signal: AbortSignal | undefined
@@ -143,7 +144,8 @@ export class Evaluator {
    */
   evalQuery(body: PExpr[], frame: Frame, iter: Iter): boolean {
     try {
-      return this.evalBody(body, 0, frame, iter)
+      // Built-ins charge their work to this evaluator while it runs (builtins/meter.ts).
+      return runMetered(this, () => this.evalBody(body, 0, frame, iter))
     } catch (err) {
       throw stackDepthError(err, body[0]?.src.location) ?? err
     }
@@ -241,8 +243,10 @@ export class Evaluator {
         all = false
         return true
       }
-      const check = (k: Value, v: Value): boolean =>
-        unifyValue(this, ev.key, frame, k, () =>
+      const check = (k: Value, v: Value): boolean => {
+        // Each element is work even when the body is cheap (budget.ts).
+        if ((++this.instructions & 1023) === 0) this.checkLimits()
+        return unifyValue(this, ev.key, frame, k, () =>
           unifyValue(this, ev.value, frame, v, () => {
             let ok = false
             this.evalBody(ev.body, 0, frame, () => {
@@ -253,6 +257,7 @@ export class Evaluator {
             return !ok
           }),
         )
+      }
       if (isArray(domain)) {
         for (let i = 0; i < domain.length && all; i++) check(i, domain[i] as Value)
       } else if (isObject(domain)) {
@@ -405,6 +410,19 @@ export class Evaluator {
       return false
     })
     return out
+  }
+
+  /**
+   * Charges `units` of work (budget.ts): throws the instruction-limit error, before anything is
+   * done, when they do not fit in what is left; checks the deadline whenever the count crosses a
+   * multiple of 1024, as the per-expression count does.
+   */
+  charge(units: number): void {
+    if (!(units > 0)) return
+    const before = this.instructions
+    if (this.#limit > 0 && before + units > this.#limit) throw instructionLimitError()
+    this.instructions = before + units
+    if (Math.floor(before / 1024) !== Math.floor(this.instructions / 1024)) this.checkLimits()
   }
 
   /** Throws when the query ran past its deadline, was cancelled, or hit the instruction limit. */

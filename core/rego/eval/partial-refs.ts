@@ -97,6 +97,7 @@ function tree(
     if (!keys.some((x) => same(x, k))) keys.push(k)
   }
   for (const k of keys) {
+    if ((++e.instructions & 1023) === 0) e.checkLimits()
     if (unifyValue(e, p, fr, k, () => next(c, pos, node, base, plugged, k, iter))) return true
   }
   return false
@@ -229,6 +230,7 @@ function evalTerm(c: RefUnify, t: PTerm, ft: Frame, pos: number, iter: Iter): bo
   const key = groundKey(p, fr)
   const children = termChildren(term)
   for (const [k, child] of children) {
+    if ((++e.instructions & 1023) === 0) e.checkLimits()
     const kv = plug(k, frame)
     if (kv === undefined) continue
     if (key !== undefined) {

@@ -11,6 +11,7 @@ import { bodyString } from '../compiler/text.js'
 import type { Location } from '../syntax/ast.js'
 import type { Value } from '../values/index.js'
 import { Frame, plug } from './bindings.js'
+import { awaitWithinDeadline, type EvaluationBudget, evaluationLimits } from './budget.js'
 import { UNDEFINED } from './cache.js'
 import { AsyncCallNeeded } from './calls.js'
 import { type EvalPolicy, Evaluator, type EvaluatorOptions } from './evaluator.js'
@@ -32,6 +33,8 @@ export interface QueryResult {
 /** Options of one evaluation. */
 export interface QueryOptions extends Omit<EvaluatorOptions, 'ctx' | 'asyncResults'> {
   ctx?: BuiltinContext
+  /** Timeout and work limit (budget.ts); an explicit `deadline` or `instructionLimit` overrides it. */
+  budget?: EvaluationBudget
 }
 
 /** Everything one evaluation produced besides its results. */
@@ -66,7 +69,12 @@ export class PreparedQuery {
       // `trace(note)` reaches the tracer through the context.
       ctx = Object.create(ctx, { trace: { value: (m: string, l?: Location) => tracer.note(m, l) } })
     }
-    const e = new Evaluator(this.policy, { ...options, ctx, ...(asyncResults ? { asyncResults } : {}) })
+    const e = new Evaluator(this.policy, {
+      ...options,
+      ...evaluationLimits(options),
+      ctx,
+      ...(asyncResults ? { asyncResults } : {}),
+    })
     const frame = new Frame(this.names.length, this.names)
     const results: QueryResult[] = []
     const slots = new Map(this.names.map((n, i) => [n, i]))
@@ -89,6 +97,9 @@ export class PreparedQuery {
    */
   async eval(options: QueryOptions = {}): Promise<QueryRun> {
     const base = options.ctx ?? lazyContext(this.policy, options.strictBuiltinErrors === true)
+    // The deadline is fixed once: every attempt and every awaited built-in count against it.
+    const { budget: _, ...rest } = options
+    const limited: QueryOptions = { ...rest, ...evaluationLimits(options) }
     const known = new Map<string, Value | typeof UNDEFINED>()
     for (;;) {
       const printed: Array<[string, Location | undefined]> = []
@@ -97,12 +108,15 @@ export class PreparedQuery {
         print: { value: (m: string, l?: Location) => printed.push([m, l]) },
       })
       try {
-        const run = this.evalSync({ ...options, ctx }, known)
+        const run = this.evalSync({ ...limited, ctx }, known)
         for (const [m, l] of printed) base.print(m, l)
         return run
       } catch (err) {
         if (!(err instanceof AsyncCallNeeded)) throw err
-        known.set(err.key, (await err.promise) ?? UNDEFINED)
+        known.set(
+          err.key,
+          (await awaitWithinDeadline(err.promise, limited.deadline, options.signal)) ?? UNDEFINED,
+        )
       }
     }
   }
