@@ -132,7 +132,10 @@ export function decisionRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
 
   app.get('/v1/decisions/:id', async (c) => {
     const id = c.req.param('id')
-    let decision = await store.decisions.get(id)
+    // Decision ids are unique per system; `?system=ID[,ID]` picks among systems sharing one.
+    const systems = c.req.query('system')
+    const systemIds = systems === undefined ? undefined : systems.split(',').map((s) => s.trim())
+    let decision = await store.decisions.get(id, systemIds)
     if (!decision) {
       const position = decodeCursor(id)
       if (position) decision = await store.decisions.getAt(position)

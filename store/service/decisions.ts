@@ -77,8 +77,12 @@ export class DecisionRepository {
   ) {}
 
   /**
-   * Stores the decisions in one transaction; a decision id already stored (or repeated in the
-   * batch) is skipped. Resolves to the number of new rows.
+   * Stores the decisions in one transaction; a decision id already stored for the same system
+   * (or repeated in the batch) is skipped. Resolves to the number of new rows.
+   *
+   * NOTE(store): the key is (decision id, system), not the decision id alone: decision ids come
+   * from agents, and with a global key one system's agent could squat an id and have another
+   * system's real event dropped as a duplicate (issue 17, item 6).
    */
   async append(decisions: NewDecision[]): Promise<number> {
     if (decisions.length === 0) return 0
@@ -97,7 +101,7 @@ export class DecisionRepository {
         const result = await trx
           .insertInto('decisions')
           .values(rows)
-          .onConflict((oc) => oc.column('decision_id').doNothing())
+          .onConflict((oc) => oc.doNothing())
           .executeTakeFirst()
         inserted += Number(result.numInsertedOrUpdatedRows ?? 0)
       }
@@ -105,13 +109,17 @@ export class DecisionRepository {
     })
   }
 
-  /** One decision by its decision id. */
-  async get(decisionId: string): Promise<StoredDecision | undefined> {
-    const row = await this.db
-      .selectFrom('decisions')
-      .selectAll()
-      .where('decision_id', '=', decisionId)
-      .executeTakeFirst()
+  /**
+   * One decision by its decision id, of one of `systemIds` when given. Several systems may hold
+   * the same decision id; without `systemIds` the first stored wins.
+   */
+  async get(decisionId: string, systemIds?: string[]): Promise<StoredDecision | undefined> {
+    let query = this.db.selectFrom('decisions').selectAll().where('decision_id', '=', decisionId)
+    if (systemIds !== undefined) {
+      if (systemIds.length === 0) return undefined
+      query = query.where('system_id', 'in', systemIds)
+    }
+    const row = await query.orderBy('seq').limit(1).executeTakeFirst()
     return row && toStored(row)
   }
 
