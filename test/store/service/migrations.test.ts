@@ -1,4 +1,4 @@
-import { Migrator } from 'kysely'
+import { Migrator, sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase, type ServiceDatabase } from '../../../store/database.js'
 import { migrateToLatest, serviceMigrations } from '../../../store/migrations/index.js'
@@ -42,7 +42,20 @@ for (const backend of BACKENDS) {
         .insertInto('agent_status')
         .values({ agent_id: 'x', system_id: 's1', status: '{}', updated_at: 'now' })
         .execute()
-      expect(await migrateToLatest(open)).toContain('0002-records-keyed-by-system')
+      expect(await migrateToLatest(open)).toEqual([
+        '0002-records-keyed-by-system',
+        '0003-decision-text-index',
+      ])
+      // 0003 indexes the rows already stored.
+      if (open.dialect === 'sqlite') {
+        const { rows } = await sql<{ n: number }>`select count(*) as n from decisions_fts
+          where decisions_fts match '"dec"'`.execute(open.db)
+        expect(rows[0]?.n).toBe(2)
+      } else {
+        const { rows } = await sql`select 1 from pg_indexes where indexname = 'decisions_raw_trgm'
+          and schemaname = current_schema()`.execute(open.db)
+        expect(rows).toHaveLength(1)
+      }
       await open.close()
       open = undefined
 

@@ -1,0 +1,303 @@
+/**
+ * How a decision search runs: under a time budget, in chunks, and from the full-text index when
+ * a term is rare (issue 17, item 8).
+ *
+ * Filters on system, time and result kind alone are answered from indexes in one query. A search
+ * with row checks (text, field, path or decision-id terms, result kinds) walks the log in its
+ * order a chunk of `SCAN_CHUNK_ROWS` rows at a time: each chunk is one short query, the event
+ * loop is free between chunks, and when the budget is spent the search stops with what it found
+ * and where it stopped (the caller hands out a cursor there). When the first chunk did not fill
+ * the page and a term can use the full-text index (a positive text term of three characters or
+ * more, see 0003-decision-text-index.ts), the rest is one query that reads only the rows the
+ * index names: milliseconds for a rare term however large the log. A frequent term fills the
+ * page from the first chunk and never asks the index for its long row list.
+ */
+import {
+  type Expression,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely'
+import type { SqlDialect } from '../database.js'
+import type { DecisionsTable, ServiceTables } from './tables.js'
+import { escapeLike } from './text.js'
+
+/** Where a page ends: the last decision's time and sequence number. */
+export interface DecisionPosition {
+  tsUs: number
+  seq: number
+}
+
+/**
+ * One condition of a search (see docs/service.md for the query syntax that produces these).
+ * - `text`: the words appear anywhere in the event's JSON text (case-insensitive for ASCII).
+ * - `field`: the JSON value at `pointer` (e.g. ['input', 'user']) equals `value` as text.
+ * - `decision_id` / `path`: exact match on the indexed columns; `path` with `prefix` matches below.
+ */
+export type SearchTerm =
+  | { kind: 'text'; value: string; negate?: boolean }
+  | { kind: 'field'; pointer: string[]; value: string; negate?: boolean }
+  | { kind: 'decision_id'; value: string; negate?: boolean }
+  | { kind: 'path'; value: string; prefix: boolean; negate?: boolean }
+
+/** Filters of a decision search. All given filters must hold. */
+export interface DecisionQuery {
+  systemIds?: string[]
+  startUs?: number
+  endUs?: number
+  /** Undefined means every kind. */
+  resultKinds?: string[]
+  terms?: SearchTerm[]
+  order: 'ASC' | 'DESC'
+  limit: number
+  /** Continue after this position (exclusive), in the query's order. */
+  after?: DecisionPosition
+}
+
+/** A stored row as the database returns it. */
+export type DecisionRow = Selectable<DecisionsTable>
+
+/** What a search found, and where it stopped when its time budget ran out first. */
+export interface DecisionScan {
+  rows: DecisionRow[]
+  /**
+   * Set when the budget ran out before the page was full: every row up to this position (in
+   * the query's order) was checked. Continue after it for the rest.
+   */
+  stoppedAt?: DecisionPosition
+}
+
+/** Rows one chunk of a scan checks: small enough that a chunk takes milliseconds. */
+export const SCAN_CHUNK_ROWS = 4096
+
+// Shortest text the trigram indexes can look up (one trigram).
+const MIN_INDEXED_CHARS = 3
+
+type Db = Kysely<ServiceTables>
+type Select = SelectQueryBuilder<ServiceTables, 'decisions', DecisionRow>
+
+/** Runs decision searches on one connection (see the file comment). */
+export class DecisionScanner {
+  private trigramIndex: Promise<boolean> | undefined
+
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: SqlDialect,
+  ) {}
+
+  /** Decisions matching `query` (at most `query.limit`), within `budgetMs` of wall-clock time. */
+  async search(query: DecisionQuery, budgetMs: number): Promise<DecisionScan> {
+    if (query.systemIds?.length === 0 || query.resultKinds?.length === 0) return { rows: [] }
+    const terms = query.terms ?? []
+    if (terms.length === 0 && query.resultKinds === undefined) {
+      return { rows: await this.filtered(this.db, query, true).limit(query.limit).execute() }
+    }
+    const deadline = performance.now() + budgetMs
+    const indexed = indexedTexts(terms)
+    const rows: DecisionRow[] = []
+    let after = query.after
+    for (let chunk = 0; ; chunk++) {
+      const page = { ...query, after, limit: query.limit - rows.length }
+      if (chunk > 0 && indexed.length > 0 && (await this.canUseIndex())) {
+        const found = await this.fromIndex(page, indexed, deadline - performance.now())
+        if (found === undefined) return { rows, stoppedAt: after }
+        rows.push(...found)
+        return { rows }
+      }
+      // Checked before another chunk, not before the index: its one query is the quick way on.
+      if (chunk > 0 && performance.now() >= deadline) return { rows, stoppedAt: after }
+      const end = await this.chunkEnd(page)
+      rows.push(...(await this.scanChunk(page, end)))
+      if (rows.length >= query.limit || end === undefined) return { rows }
+      after = end
+      // Let requests waiting on the event loop in (better-sqlite3 blocks it while a query runs).
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+
+  /** The position of the chunk's last row, or undefined when fewer rows remain. */
+  private async chunkEnd(query: DecisionQuery): Promise<DecisionPosition | undefined> {
+    const row = await this.filtered(this.db, { ...query, terms: [], resultKinds: undefined }, false)
+      .clearSelect()
+      .select(['ts_us', 'seq'])
+      .limit(1)
+      .offset(SCAN_CHUNK_ROWS - 1)
+      .executeTakeFirst()
+    return row && { tsUs: Number(row.ts_us), seq: Number(row.seq) }
+  }
+
+  /** The matching rows from `query.after` (exclusive) through `end` (inclusive; the log's end when undefined). */
+  private async scanChunk(query: DecisionQuery, end: DecisionPosition | undefined): Promise<DecisionRow[]> {
+    const run = (db: Db) => {
+      let q = this.filtered(db, query, true)
+      if (end) q = q.where(notPast(end, query.order === 'DESC'))
+      return q.limit(query.limit).execute()
+    }
+    if (this.dialect !== 'postgres') return run(this.db)
+    return this.db.transaction().execute(async (trx) => {
+      // NOTE(store): PostgreSQL cannot estimate how many rows a LIKE or JSON term keeps, and on a
+      // guess of "few" it reads the chunk in whatever order and sorts it; reading the time index in
+      // order and stopping at the limit is the plan a paged scan wants.
+      await sql`set local enable_sort = off`.execute(trx)
+      return run(trx)
+    })
+  }
+
+  /**
+   * The matching rows among those the full-text index names for `texts`; undefined when
+   * PostgreSQL gave up at the budget (SQLite's index query runs to its end: it reads only the
+   * rows the index names, and only for terms too rare to fill a page from one chunk).
+   */
+  private async fromIndex(
+    query: DecisionQuery,
+    texts: string[],
+    budgetMs: number,
+  ): Promise<DecisionRow[] | undefined> {
+    if (this.dialect !== 'postgres') {
+      const match = texts.map(trigramQuery).join(' AND ')
+      // Rows not indexed yet (stored since the last indexText batch) are checked directly.
+      return this.filtered(this.db, query, true)
+        .where(
+          sql<SqlBool>`(seq in (select rowid from decisions_fts where decisions_fts match ${match})
+            or seq > (select indexed_through from decisions_fts_progress))`,
+        )
+        .limit(query.limit)
+        .execute()
+    }
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        // 0 turns the timeout off (an unbudgeted search); a spent budget still gets a short try.
+        const ms = Number.isFinite(budgetMs) ? Math.max(50, Math.ceil(budgetMs)) : 0
+        await sql.raw(`set local statement_timeout = ${ms}`).execute(trx)
+        return this.filtered(trx, query, true).limit(query.limit).execute()
+      })
+    } catch (err) {
+      if ((err as { code?: unknown }).code === '57014') return undefined // query_canceled
+      throw err
+    }
+  }
+
+  /**
+   * Adds up to `maxRows` stored rows not indexed yet to SQLite's full-text index, oldest first;
+   * resolves to how many (0 when it is current, and always on PostgreSQL, whose index is kept by
+   * the database).
+   */
+  async indexText(maxRows: number): Promise<number> {
+    if (this.dialect === 'postgres') return 0
+    return this.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ through: number; n: number }>`select max(seq) as through, count(*) as n
+        from (select seq from decisions where seq > (select indexed_through from decisions_fts_progress)
+          order by seq limit ${maxRows})`.execute(trx)
+      const { through, n } = rows[0] ?? { through: null, n: 0 }
+      if (!n || through === null) return 0
+      await sql`insert into decisions_fts (rowid, raw) select seq, raw from decisions
+        where seq > (select indexed_through from decisions_fts_progress) and seq <= ${through}`.execute(trx)
+      await sql`update decisions_fts_progress set indexed_through = ${through}`.execute(trx)
+      return Number(n)
+    })
+  }
+
+  /** SQLite always has the FTS table (migration 0003); PostgreSQL has the index when pg_trgm could be installed. */
+  private canUseIndex(): Promise<boolean> {
+    if (this.dialect !== 'postgres') return Promise.resolve(true)
+    this.trigramIndex ??= sql<{ n: number }>`select 1 as n from pg_indexes
+      where indexname = 'decisions_raw_trgm' and schemaname = current_schema()`
+      .execute(this.db)
+      .then((r) => r.rows.length > 0)
+    return this.trigramIndex
+  }
+
+  /** The query with every filter, after `query.after`, in order; row checks only when `withTerms`. */
+  private filtered(db: Db, query: DecisionQuery, withTerms: boolean): Select {
+    const desc = query.order === 'DESC'
+    let q: Select = db.selectFrom('decisions').selectAll()
+    const systems = query.systemIds
+    if (systems !== undefined)
+      q = systems.length === 1 ? q.where('system_id', '=', systems[0]!) : q.where('system_id', 'in', systems)
+    if (query.startUs !== undefined) q = q.where('ts_us', '>=', query.startUs)
+    if (query.endUs !== undefined) q = q.where('ts_us', '<=', query.endUs)
+    if (withTerms) {
+      if (query.resultKinds !== undefined) q = q.where('result_kind', 'in', query.resultKinds)
+      for (const term of query.terms ?? []) {
+        const condition = this.termCondition(term)
+        q = q.where(term.negate ? sql<SqlBool>`not (${condition})` : condition)
+      }
+    }
+    if (query.after) q = q.where(pastPosition(query.after, desc))
+    const direction = desc ? 'desc' : 'asc'
+    return q.orderBy('ts_us', direction).orderBy('seq', direction)
+  }
+
+  private termCondition(term: SearchTerm): Expression<SqlBool> {
+    switch (term.kind) {
+      case 'decision_id':
+        return sql<SqlBool>`decision_id = ${term.value}`
+      case 'path':
+        return term.prefix
+          ? sql<SqlBool>`substr(path, 1, ${[...term.value].length}) = ${term.value}`
+          : sql<SqlBool>`path = ${term.value}`
+      case 'text': {
+        const pattern = `%${escapeLike(term.value)}%`
+        return this.dialect === 'postgres'
+          ? sql<SqlBool>`raw ilike ${pattern} escape '\\'`
+          : sql<SqlBool>`raw like ${pattern} escape '\\'`
+      }
+      case 'field':
+        return this.fieldEquals(term.pointer, term.value)
+    }
+  }
+
+  // The JSON value at `pointer` rendered as text: strings without quotes, true/false, numbers.
+  private fieldEquals(pointer: string[], value: string): Expression<SqlBool> {
+    if (this.dialect === 'postgres') {
+      return sql<SqlBool>`(raw::json #>> ${pointer}::text[]) = ${value}`
+    }
+    const path = `$${pointer.map((p) => `."${p.replace(/["\\]/g, '')}"`).join('')}`
+    return sql<SqlBool>`(case json_type(raw, ${path}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(raw, ${path}) as text) end) = ${value}`
+  }
+}
+
+/** Rows strictly past `position` in the order (`desc`: older). */
+function pastPosition(position: DecisionPosition, desc: boolean): Expression<SqlBool> {
+  const { tsUs, seq } = position
+  return desc
+    ? sql<SqlBool>`(ts_us < ${tsUs} or (ts_us = ${tsUs} and seq < ${seq}))`
+    : sql<SqlBool>`(ts_us > ${tsUs} or (ts_us = ${tsUs} and seq > ${seq}))`
+}
+
+/** Rows up to and including `position` in the order. */
+function notPast(position: DecisionPosition, desc: boolean): Expression<SqlBool> {
+  return sql<SqlBool>`not ${pastPosition(position, desc)}`
+}
+
+/**
+ * The texts a matching event's JSON text must contain, from terms the trigram index can serve:
+ * positive text terms, and positive field terms whose value appears verbatim in the JSON text
+ * of any match (no characters JSON escapes, and not a number, which SQLite may render in another
+ * form than it was written).
+ */
+export function indexedTexts(terms: SearchTerm[]): string[] {
+  const texts: string[] = []
+  for (const term of terms) {
+    if (term.negate || [...term.value].length < MIN_INDEXED_CHARS) continue
+    if (term.kind === 'text') texts.push(term.value)
+    else if (term.kind === 'field' && !/["\\\p{Cc}]/u.test(term.value) && !/^[-+0-9.eE]+$/.test(term.value))
+      texts.push(term.value)
+  }
+  return texts
+}
+
+/**
+ * An FTS5 query for rows whose text holds every trigram of `text` (a superset of the rows that
+ * contain `text`; the LIKE term decides). Each trigram is one quoted token: with `detail=none` the
+ * index keeps no positions, so phrase queries are not available.
+ */
+function trigramQuery(text: string): string {
+  const chars = [...text]
+  const grams = new Set<string>()
+  for (let i = 0; i + MIN_INDEXED_CHARS <= chars.length; i++)
+    grams.add(chars.slice(i, i + MIN_INDEXED_CHARS).join(''))
+  return [...grams].map((g) => `"${g.replaceAll('"', '""')}"`).join(' AND ')
+}
