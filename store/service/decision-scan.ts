@@ -158,10 +158,10 @@ export class DecisionScanner {
     if (this.dialect !== 'postgres') {
       const match = texts.map(trigramQuery).join(' AND ')
       // Rows not indexed yet (stored since the last indexText batch) are checked directly.
-      return this.filtered(this.db, query, true)
+      return this.filtered(this.db, query, true, true)
         .where(
-          sql<SqlBool>`(seq in (select rowid from decisions_fts where decisions_fts match ${match})
-            or seq > (select indexed_through from decisions_fts_progress))`,
+          sql<SqlBool>`seq in (select rowid from decisions_fts where decisions_fts match ${match}
+            union all select seq from decisions where seq > (select indexed_through from decisions_fts_progress))`,
         )
         .limit(query.limit)
         .execute()
@@ -209,23 +209,33 @@ export class DecisionScanner {
     return this.trigramIndex
   }
 
-  /** The query with every filter, after `query.after`, in order; row checks only when `withTerms`. */
-  private filtered(db: Db, query: DecisionQuery, withTerms: boolean): Select {
+  /**
+   * The query with every filter, after `query.after`, in order; row checks only when `withTerms`.
+   * `rowList`: the query is driven by a list of row ids (SQLite's full-text index), so the
+   * filters are written to stay off the other indexes (`+column`), or SQLite's planner walks a
+   * system's whole time index instead of looking up the few rows the text index names.
+   */
+  private filtered(db: Db, query: DecisionQuery, withTerms: boolean, rowList = false): Select {
     const desc = query.order === 'DESC'
+    const col = <T extends string | number>(name: 'system_id' | 'ts_us' | 'result_kind') =>
+      rowList ? sql<T>`${sql.raw(`+${name}`)}` : sql.ref<T>(name)
     let q: Select = db.selectFrom('decisions').selectAll()
     const systems = query.systemIds
     if (systems !== undefined)
-      q = systems.length === 1 ? q.where('system_id', '=', systems[0]!) : q.where('system_id', 'in', systems)
-    if (query.startUs !== undefined) q = q.where('ts_us', '>=', query.startUs)
-    if (query.endUs !== undefined) q = q.where('ts_us', '<=', query.endUs)
+      q =
+        systems.length === 1
+          ? q.where(col<string>('system_id'), '=', systems[0]!)
+          : q.where(col<string>('system_id'), 'in', systems)
+    if (query.startUs !== undefined) q = q.where(col<number>('ts_us'), '>=', query.startUs)
+    if (query.endUs !== undefined) q = q.where(col<number>('ts_us'), '<=', query.endUs)
     if (withTerms) {
-      if (query.resultKinds !== undefined) q = q.where('result_kind', 'in', query.resultKinds)
+      if (query.resultKinds !== undefined) q = q.where(col<string>('result_kind'), 'in', query.resultKinds)
       for (const term of query.terms ?? []) {
         const condition = this.termCondition(term)
         q = q.where(term.negate ? sql<SqlBool>`not (${condition})` : condition)
       }
     }
-    if (query.after) q = q.where(pastPosition(query.after, desc))
+    if (query.after) q = q.where(pastPosition(query.after, desc, rowList ? '+' : ''))
     const direction = desc ? 'desc' : 'asc'
     return q.orderBy('ts_us', direction).orderBy('seq', direction)
   }
@@ -259,12 +269,14 @@ export class DecisionScanner {
   }
 }
 
-/** Rows strictly past `position` in the order (`desc`: older). */
-function pastPosition(position: DecisionPosition, desc: boolean): Expression<SqlBool> {
+/** Rows strictly past `position` in the order (`desc`: older); `plus` keeps SQLite off indexes. */
+function pastPosition(position: DecisionPosition, desc: boolean, plus: '' | '+' = ''): Expression<SqlBool> {
   const { tsUs, seq } = position
+  const ts = sql.raw(`${plus}ts_us`)
+  const sq = sql.raw(`${plus}seq`)
   return desc
-    ? sql<SqlBool>`(ts_us < ${tsUs} or (ts_us = ${tsUs} and seq < ${seq}))`
-    : sql<SqlBool>`(ts_us > ${tsUs} or (ts_us = ${tsUs} and seq > ${seq}))`
+    ? sql<SqlBool>`(${ts} < ${tsUs} or (${ts} = ${tsUs} and ${sq} < ${seq}))`
+    : sql<SqlBool>`(${ts} > ${tsUs} or (${ts} = ${tsUs} and ${sq} > ${seq}))`
 }
 
 /** Rows up to and including `position` in the order. */
