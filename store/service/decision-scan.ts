@@ -72,6 +72,9 @@ export interface DecisionScan {
 /** Rows one chunk of a scan checks: small enough that a chunk takes milliseconds. */
 export const SCAN_CHUNK_ROWS = 4096
 
+// Most rows SQLite's text index may name for one search; past it, the chunked scan goes on.
+const INDEX_ROW_CAP = 20_000
+
 // Shortest text the trigram indexes can look up (one trigram).
 const MIN_INDEXED_CHARS = 3
 
@@ -95,16 +98,19 @@ export class DecisionScanner {
       return { rows: await this.filtered(this.db, query, true).limit(query.limit).execute() }
     }
     const deadline = performance.now() + budgetMs
-    const indexed = indexedTexts(terms)
+    let indexed = indexedTexts(terms)
     const rows: DecisionRow[] = []
     let after = query.after
     for (let chunk = 0; ; chunk++) {
       const page = { ...query, after, limit: query.limit - rows.length }
       if (chunk > 0 && indexed.length > 0 && (await this.canUseIndex())) {
         const found = await this.fromIndex(page, indexed, deadline - performance.now())
-        if (found === undefined) return { rows, stoppedAt: after }
-        rows.push(...found)
-        return { rows }
+        if (found === 'timeout') return { rows, stoppedAt: after }
+        if (found !== 'not-selective') {
+          rows.push(...found)
+          return { rows }
+        }
+        indexed = [] // the index names too many rows to help: go on scanning, within the budget
       }
       // Checked before another chunk, not before the index: its one query is the quick way on.
       if (chunk > 0 && performance.now() >= deadline) return { rows, stoppedAt: after }
@@ -146,21 +152,31 @@ export class DecisionScanner {
   }
 
   /**
-   * The matching rows among those the full-text index names for `texts`; undefined when
-   * PostgreSQL gave up at the budget (SQLite's index query runs to its end: it reads only the
-   * rows the index names, and only for terms too rare to fill a page from one chunk).
+   * The matching rows among those the full-text index names for `texts`. `timeout` when
+   * PostgreSQL gave up at the budget; `not-selective` when SQLite's index names more than
+   * `INDEX_ROW_CAP` rows (every trigram common, the text itself rare) or too many rows are not
+   * indexed yet, which would make one long query that cannot be interrupted: the chunked scan
+   * goes on instead.
    */
   private async fromIndex(
     query: DecisionQuery,
     texts: string[],
     budgetMs: number,
-  ): Promise<DecisionRow[] | undefined> {
+  ): Promise<DecisionRow[] | 'timeout' | 'not-selective'> {
     if (this.dialect !== 'postgres') {
       const match = texts.map(trigramQuery).join(' AND ')
+      const { rows: ids } = await sql<{ seq: number }>`select rowid as seq from decisions_fts
+        where decisions_fts match ${match} limit ${INDEX_ROW_CAP + 1}`.execute(this.db)
+      if (ids.length > INDEX_ROW_CAP) return 'not-selective'
+      // So does a long tail of rows not indexed yet (the indexer behind a burst of intake).
+      const { rows: tail } = await sql<{ n: number | null }>`select
+        (select max(seq) from decisions) - indexed_through as n from decisions_fts_progress`.execute(this.db)
+      if (ids.length + (tail[0]?.n ?? 0) > INDEX_ROW_CAP) return 'not-selective'
+      const list = JSON.stringify(ids.map((r) => r.seq))
       // Rows not indexed yet (stored since the last indexText batch) are checked directly.
       return this.filtered(this.db, query, true, true)
         .where(
-          sql<SqlBool>`seq in (select rowid from decisions_fts where decisions_fts match ${match}
+          sql<SqlBool>`seq in (select value from json_each(${list})
             union all select seq from decisions where seq > (select indexed_through from decisions_fts_progress))`,
         )
         .limit(query.limit)
@@ -174,7 +190,7 @@ export class DecisionScanner {
         return this.filtered(trx, query, true).limit(query.limit).execute()
       })
     } catch (err) {
-      if ((err as { code?: unknown }).code === '57014') return undefined // query_canceled
+      if ((err as { code?: unknown }).code === '57014') return 'timeout' // query_canceled
       throw err
     }
   }
