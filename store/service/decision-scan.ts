@@ -285,19 +285,26 @@ export class DecisionScanner {
   }
 }
 
+// NOTE(store): each bound is written as a range on ts_us plus the tie-break on seq, so that the
+// planner reads only that range of the time index; written as one OR, SQLite walks the index to
+// its end and a chunk costs as much as a full scan.
+
 /** Rows strictly past `position` in the order (`desc`: older); `plus` keeps SQLite off indexes. */
 function pastPosition(position: DecisionPosition, desc: boolean, plus: '' | '+' = ''): Expression<SqlBool> {
   const { tsUs, seq } = position
   const ts = sql.raw(`${plus}ts_us`)
   const sq = sql.raw(`${plus}seq`)
   return desc
-    ? sql<SqlBool>`(${ts} < ${tsUs} or (${ts} = ${tsUs} and ${sq} < ${seq}))`
-    : sql<SqlBool>`(${ts} > ${tsUs} or (${ts} = ${tsUs} and ${sq} > ${seq}))`
+    ? sql<SqlBool>`(${ts} <= ${tsUs} and (${ts} < ${tsUs} or ${sq} < ${seq}))`
+    : sql<SqlBool>`(${ts} >= ${tsUs} and (${ts} > ${tsUs} or ${sq} > ${seq}))`
 }
 
 /** Rows up to and including `position` in the order. */
 function notPast(position: DecisionPosition, desc: boolean): Expression<SqlBool> {
-  return sql<SqlBool>`not ${pastPosition(position, desc)}`
+  const { tsUs, seq } = position
+  return desc
+    ? sql<SqlBool>`(ts_us >= ${tsUs} and (ts_us > ${tsUs} or seq >= ${seq}))`
+    : sql<SqlBool>`(ts_us <= ${tsUs} and (ts_us < ${tsUs} or seq <= ${seq}))`
 }
 
 /**
