@@ -88,6 +88,8 @@ export class DecisionScanner {
   constructor(
     private readonly db: Db,
     private readonly dialect: SqlDialect,
+    /** Most rows SQLite's text index may name for one search (tests lower it). */
+    private readonly indexRowCap = INDEX_ROW_CAP,
   ) {}
 
   /** Decisions matching `query` (at most `query.limit`), within `budgetMs` of wall-clock time. */
@@ -154,7 +156,7 @@ export class DecisionScanner {
   /**
    * The matching rows among those the full-text index names for `texts`. `timeout` when
    * PostgreSQL gave up at the budget; `not-selective` when SQLite's index names more than
-   * `INDEX_ROW_CAP` rows (every trigram common, the text itself rare) or too many rows are not
+   * `indexRowCap` rows (every trigram common, the text itself rare) or too many rows are not
    * indexed yet, which would make one long query that cannot be interrupted: the chunked scan
    * goes on instead.
    */
@@ -166,12 +168,12 @@ export class DecisionScanner {
     if (this.dialect !== 'postgres') {
       const match = texts.map(trigramQuery).join(' AND ')
       const { rows: ids } = await sql<{ seq: number }>`select rowid as seq from decisions_fts
-        where decisions_fts match ${match} limit ${INDEX_ROW_CAP + 1}`.execute(this.db)
-      if (ids.length > INDEX_ROW_CAP) return 'not-selective'
+        where decisions_fts match ${match} limit ${this.indexRowCap + 1}`.execute(this.db)
+      if (ids.length > this.indexRowCap) return 'not-selective'
       // So does a long tail of rows not indexed yet (the indexer behind a burst of intake).
       const { rows: tail } = await sql<{ n: number | null }>`select
         (select max(seq) from decisions) - indexed_through as n from decisions_fts_progress`.execute(this.db)
-      if (ids.length + (tail[0]?.n ?? 0) > INDEX_ROW_CAP) return 'not-selective'
+      if (ids.length + (tail[0]?.n ?? 0) > this.indexRowCap) return 'not-selective'
       const list = JSON.stringify(ids.map((r) => r.seq))
       // Rows not indexed yet (stored since the last indexText batch) are checked directly.
       return this.filtered(this.db, query, true, true)

@@ -5,8 +5,12 @@
  * crosses chunk boundaries and rare terms go through the index.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openDatabase, type ServiceDatabase } from '../../../store/database.js'
+import { migrateToLatest } from '../../../store/migrations/index.js'
 import {
   type DecisionQuery,
+  DecisionRepository,
+  DecisionScanner,
   type NewDecision,
   SCAN_CHUNK_ROWS,
   type SearchTerm,
@@ -132,3 +136,34 @@ for (const backend of BACKENDS) {
     })
   })
 }
+
+describe('decision search when the text index names too many rows (sqlite)', () => {
+  let database: ServiceDatabase
+  let cleanup: () => Promise<void>
+  const rows = Array.from({ length: ROWS }, (_, i) => row(i))
+  beforeAll(async () => {
+    const created = await BACKENDS[0]!.create()
+    cleanup = created.cleanup
+    database = await openDatabase({ url: created.url })
+    await migrateToLatest(database)
+    const repository = new DecisionRepository(database.db, database.dialect)
+    for (let i = 0; i < rows.length; i += 2000) await repository.append(rows.slice(i, i + 2000))
+  }, 60_000)
+  afterAll(async () => {
+    await database?.close()
+    await cleanup?.()
+  })
+
+  it('goes on with the chunked scan, and finds the same rows', async () => {
+    const query: DecisionQuery = { order: 'DESC', limit: 50, terms: [{ kind: 'text', value: 'needle-7' }] }
+    const want = expected(rows, query)
+    // A cap of 2: first every row is an unindexed tail, then (all indexed) the 3 needles exceed it.
+    const scanner = new DecisionScanner(database.db, database.dialect, 2)
+    const seqs = (found: { rows: Array<{ decision_id: string }> }) => found.rows.map((r) => r.decision_id)
+    expect(seqs(await scanner.search(query, Number.POSITIVE_INFINITY))).toEqual(want)
+    while ((await scanner.indexText(5000)) > 0) {}
+    expect(seqs(await scanner.search(query, Number.POSITIVE_INFINITY))).toEqual(want)
+    // With the cap out of the way the index answers, with the same rows.
+    expect(seqs(await new DecisionScanner(database.db, database.dialect).search(query, 1000))).toEqual(want)
+  })
+})
