@@ -2,8 +2,9 @@
  * Builds a system's bundles whenever its policies, data or configuration change: the policy
  * bundle (modules under `systems/{id}/…` and data documents under the same prefix, placed
  * relative to it; revision = digest of the content; signed when configured) and the discovery
- * bundle. The system's status records the outcome: `Ready`, or `BundleBuildFailed` with the
- * reason while agents keep getting the last good bundle.
+ * bundle. The system's modules must compile together. The system's status records the outcome:
+ * `Ready`, or `BundleBuildFailed` with the reasons (for any failure: content, signing, storage)
+ * while agents keep getting the last good bundle.
  */
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
@@ -14,7 +15,7 @@ import type { BundleWatch } from './bundle-watch.js'
 import { DataConflictError, placeAt } from './data-tree.js'
 import { isJsonObject, parseJsonDocument, stringifyJsonDocument } from './json-document.js'
 import type { ServiceMetrics } from './metrics.js'
-import type { ModuleValidator } from './policy-validation.js'
+import { checkModuleSet, describeRegoError, type ModuleValidator } from './policy-validation.js'
 
 /** Status of a system whose latest bundle built. */
 export const STATUS_READY = 'Ready'
@@ -43,8 +44,17 @@ export interface BuildOutcome {
   revision?: string
 }
 
-/** A module or data problem that makes a system's content unbuildable. */
-class ContentError extends Error {}
+/** Module problems that make a system's content unbuildable, one message per problem. */
+class ContentError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems[0])
+  }
+}
+
+function errorMessage(err: unknown, content: boolean): string {
+  const message = err instanceof Error ? err.message : String(err)
+  return content ? message : `bundle build failed: ${message}`
+}
 
 /** Builds and stores bundles; one instance per service. */
 export class BundleBuilder {
@@ -69,20 +79,25 @@ export class BundleBuilder {
       store.policies.listForSystem(systemId),
       store.dataDocuments.listForSystem(systemId),
     ])
-    await this.buildDiscovery(system)
     let outcome: BuildOutcome
     try {
+      await this.buildDiscovery(system)
       const bundle = this.policyBundle(systemId, policies, documents)
       const revision = bundle.manifest.revision as string
       const signed = this.options.signer ? await this.options.signer.sign(bundle) : bundle
       await this.save(system, 'policy', revision, await writeBundle(signed))
       outcome = { status: STATUS_READY, errors: [], revision }
     } catch (err) {
-      if (!(err instanceof ContentError || err instanceof BundleError || err instanceof DataConflictError))
-        throw err
-      outcome = { status: STATUS_BUILD_FAILED, errors: [err.message] }
+      // NOTE(service): whatever stops a build (content, signing, encoding, storage), the last good
+      // bundle stays served and the status says why; only a success may report Ready (issue 17).
+      const content =
+        err instanceof ContentError || err instanceof BundleError || err instanceof DataConflictError
+      const errors = err instanceof ContentError ? err.problems : [errorMessage(err, content)]
+      outcome = { status: STATUS_BUILD_FAILED, errors }
       this.options.metrics.bundleBuilds.inc({ kind: 'policy', outcome: 'failed' })
-      this.options.logger.warn({ system_id: systemId, reason: err.message }, 'bundle build failed')
+      const log = { system_id: systemId, reason: errors[0] }
+      if (content) this.options.logger.warn(log, 'bundle build failed')
+      else this.options.logger.error({ ...log, err }, 'bundle build failed')
     }
     await store.systems.setStatus(systemId, outcome.status, outcome.errors.length > 0 ? outcome.errors : null)
     return outcome
@@ -95,15 +110,22 @@ export class BundleBuilder {
   ): Bundle {
     const prefix = `systems/${systemId}`
     const modules: Record<string, string> = {}
+    // The same modules under their policy paths, so errors name what the user pushed.
+    const named: Record<string, string> = {}
     for (const policy of policies) {
       const dir = relativeTo(prefix, policy.path)
       for (const [file, source] of Object.entries(JSON.parse(policy.modules) as Record<string, string>)) {
         const bundlePath = dir === '' ? file : `${dir}/${file}`
         const problem = this.options.validateModule(`${policy.path}/${file}`, source)
-        if (problem) throw new ContentError(problem)
+        if (problem) throw new ContentError([problem])
         modules[bundlePath] = source
+        named[`${policy.path}/${file}`] = source
       }
     }
+    // The modules were checked when pushed, against the system's modules of that moment; a
+    // later change (a policy deleted, pushes racing) can still leave a set that does not compile.
+    const compileErrors = checkModuleSet(named)
+    if (compileErrors.length > 0) throw new ContentError(compileErrors.map((e) => describeRegoError(e)))
     const data: Record<string, unknown> = {}
     for (const doc of documents) {
       const rel = relativeTo(prefix, doc.path)

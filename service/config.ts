@@ -57,6 +57,11 @@ export const serviceSectionSchema = z
         max_decisions_per_batch: field.positiveInt().default(100_000),
         /** Upper bound of `limit` on decision searches. */
         max_decisions_per_page: field.positiveInt().default(1000),
+        /**
+         * Milliseconds a decision search may spend before it answers the page it has (marked
+         * `partial`, with a cursor that continues where it stopped).
+         */
+        decision_search_budget_ms: field.positiveInt().default(1000),
         /** Upper bound of `Prefer: wait=N` on bundle long polls. */
         max_long_poll_seconds: field.positiveInt().default(300),
       })

@@ -15,6 +15,7 @@ import { BundleBuilder } from './bundle-builder.js'
 import { createBundleSigner } from './bundle-signing.js'
 import { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
+import { DecisionTextIndexer } from './decision-text-indexer.js'
 import { createServiceMetrics } from './metrics.js'
 import { defaultModuleValidator, type ModuleValidator } from './policy-validation.js'
 
@@ -114,6 +115,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     }
     const keyFile = config.bundles.signing?.key_file
     if (keyFile !== undefined) warnOnSharedModes([keyFile], logger, { descend: false })
+    // PostgreSQL keeps its text index itself; SQLite's is filled in the background.
+    const indexer = store.dialect === 'sqlite' ? new DecisionTextIndexer({ store, logger }) : undefined
+    indexer?.start()
     logger.info(
       { database: store.location, dialect: store.dialect, signing: signer !== undefined },
       'service ready',
@@ -128,6 +132,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           watch.close()
           writeHealth.close()
           await server.stop()
+          await indexer?.stop()
           await store.close()
         })()
         return stopping

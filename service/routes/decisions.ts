@@ -1,14 +1,16 @@
 /**
  * `/v1/decisions`: searching stored decisions (GET with query parameters or POST with a JSON
  * `DecisionsGetRequest`), paged by `cursor`, and `GET /v1/decisions/{id}` for one decision (by
- * decision id, or by the `cursor` of a search item). Items are the stored events with
+ * decision id, or by the `cursor` of a search item). A search runs within
+ * `limits.decision_search_budget_ms`: when that runs out first, the page holds what was found,
+ * with `partial: true` and a cursor that continues where the search stopped. Items are the stored events with
  * `cursor`, `system_id`, `result_kind` and `received` added; numbers come back exactly as sent.
  */
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { parse, stringify } from 'lossless-json'
-import { notFound, readStructuredBody, serviceUnavailable } from '../../core/http/index.js'
-import { SearchTimeoutError, type StoredDecision } from '../../store/service/index.js'
+import { notFound, readStructuredBody } from '../../core/http/index.js'
+import type { StoredDecision } from '../../store/service/index.js'
 import { requireAdmin } from '../auth.js'
 import {
   type DecisionSearch,
@@ -95,6 +97,7 @@ function jsonText(c: Context<ServiceEnv>, text: string): Response {
 export function decisionRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const { store } = deps
   const maxLimit = deps.config.limits.max_decisions_per_page
+  const budgetMs = deps.config.limits.decision_search_budget_ms
   const app = new Hono<ServiceEnv>()
   app.use('/v1/decisions', requireAdmin())
   app.use('/v1/decisions/*', requireAdmin())
@@ -102,19 +105,19 @@ export function decisionRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   async function answer(c: Context<ServiceEnv>, search: DecisionSearch): Promise<Response> {
     const { query } = search
     // One extra row says whether another page exists.
-    let rows: StoredDecision[] = []
-    try {
-      if (!search.empty) rows = await store.decisions.search({ ...query, limit: query.limit + 1 })
-    } catch (err) {
-      if (!(err instanceof SearchTimeoutError)) throw err
-      throw serviceUnavailable(`${err.message}; narrow it with system, start_time/end_time or result_kind`, 1)
-    }
+    const { decisions: rows, stoppedAt } = search.empty
+      ? { decisions: [] as StoredDecision[], stoppedAt: undefined }
+      : await store.decisions.searchWithin({ ...query, limit: query.limit + 1 }, budgetMs)
     const page = rows.slice(0, query.limit)
+    // A full page continues after its last item; a page cut short by the search budget continues
+    // after the last decision the search checked, and says it is partial.
+    const next = rows.length > query.limit ? page.at(-1) : stoppedAt
+    const cursor = next ? `,"cursor":${JSON.stringify(encodeCursor(next))}` : ''
+    const partial = rows.length <= query.limit && stoppedAt ? ',"partial":true' : ''
     const items = page.map((d) => decisionItemText(d, search)).join(',')
-    const cursor = rows.length > query.limit ? `,"cursor":${JSON.stringify(encodeCursor(page.at(-1)!))}` : ''
     return jsonText(
       c,
-      `{"request_id":${JSON.stringify(c.var.requestId)},"result":{"items":[${items}]${cursor}}}`,
+      `{"request_id":${JSON.stringify(c.var.requestId)},"result":{"items":[${items}]${cursor}${partial}}}`,
     )
   }
 
@@ -132,7 +135,10 @@ export function decisionRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
 
   app.get('/v1/decisions/:id', async (c) => {
     const id = c.req.param('id')
-    let decision = await store.decisions.get(id)
+    // Decision ids are unique per system; `?system=ID[,ID]` picks among systems sharing one.
+    const systems = c.req.query('system')
+    const systemIds = systems === undefined ? undefined : systems.split(',').map((s) => s.trim())
+    let decision = await store.decisions.get(id, systemIds)
     if (!decision) {
       const position = decodeCursor(id)
       if (position) decision = await store.decisions.getAt(position)

@@ -1,6 +1,6 @@
 /**
- * `/v1/status`: OPA status reports. POST keeps the latest report per agent (`labels.id`),
- * attributed to the agent token's system (or the `system-id` label for an administrator);
+ * `/v1/status`: OPA status reports. POST keeps the latest report per agent (`labels.id`) of each
+ * system, attributed to the agent token's system (or the `system-id` label for an administrator);
  * `GET /v1/status?system=ID[,ID]` lists them as `{agent id: report}`. Reports are kept as
  * received (numbers exactly).
  */
@@ -12,6 +12,18 @@ import { type BodyLimits, badRequest, parseJsonText, readBodyText } from '../../
 import { assertAdmin, assertAgentOrAdmin, assertSystemAccess } from '../auth.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId } from '../validation.js'
+
+/**
+ * The result key of each report: its agent id, or `{system id}/{agent id}` when agents of several
+ * listed systems report under the same id (reports are kept per system, so both are listed).
+ */
+function statusKeys(rows: Array<{ agent_id: string; system_id: string | null }>): string[] {
+  const systemsPerAgent = new Map<string, number>()
+  for (const r of rows) systemsPerAgent.set(r.agent_id, (systemsPerAgent.get(r.agent_id) ?? 0) + 1)
+  return rows.map((r) =>
+    systemsPerAgent.get(r.agent_id)! > 1 ? `${r.system_id ?? ''}/${r.agent_id}` : r.agent_id,
+  )
+}
 
 /** Routes of `/v1/status`. */
 export function statusRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceEnv> {
@@ -58,7 +70,9 @@ export function statusRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<Servic
     }
     const rows = await store.agentStatus.list(systemIds)
     // Splice the stored JSON texts so numbers in reports stay exact.
-    const result = rows.map((r) => `${JSON.stringify(r.agent_id)}:${r.status}`).join(',')
+    const result = statusKeys(rows)
+      .map((key, i) => `${JSON.stringify(key)}:${rows[i]!.status}`)
+      .join(',')
     return c.body(`{"request_id":${JSON.stringify(c.var.requestId)},"result":{${result}}}`, 200, {
       'Content-Type': 'application/json',
     })

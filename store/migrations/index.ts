@@ -6,11 +6,15 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely'
 import type { ServiceDatabase, SqlDialect } from '../database.js'
 import { initialMigration } from './0001-initial.js'
+import { recordsKeyedBySystemMigration } from './0002-records-keyed-by-system.js'
+import { decisionTextIndexMigration } from './0003-decision-text-index.js'
 
 /** Every migration in order; the key is its version name. */
 export function serviceMigrations(dialect: SqlDialect): Record<string, Migration> {
   return {
     '0001-initial': initialMigration(dialect),
+    '0002-records-keyed-by-system': recordsKeyedBySystemMigration(dialect),
+    '0003-decision-text-index': decisionTextIndexMigration(dialect),
   }
 }
 

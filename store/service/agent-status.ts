@@ -1,5 +1,9 @@
-/** The latest status report of each agent (OPA's status API), keyed by the agent's `labels.id`. */
-import type { Kysely, Selectable } from 'kysely'
+/**
+ * The latest status report of each agent (OPA's status API), keyed by the agent's system and its
+ * `labels.id`: agent ids are chosen by agents, so two systems may well use the same one, and one
+ * system's agent must never overwrite another's report (migration 0002).
+ */
+import { type Kysely, type Selectable, sql } from 'kysely'
 import type { AgentStatusTable, ServiceTables } from './tables.js'
 
 export type AgentStatusRow = Selectable<AgentStatusTable>
@@ -8,13 +12,16 @@ export type AgentStatusRow = Selectable<AgentStatusTable>
 export class AgentStatusRepository {
   constructor(private readonly db: Kysely<ServiceTables>) {}
 
-  /** Keeps only the newest report per agent. */
+  /** Keeps only the newest report per (system, agent). */
   async upsert(row: AgentStatusRow): Promise<void> {
-    const { agent_id, ...rest } = row
+    const { status, updated_at } = row
     await this.db
       .insertInto('agent_status')
       .values(row)
-      .onConflict((oc) => oc.column('agent_id').doUpdateSet(rest))
+      // The target names the unique index agent_status_agent_system (no system counts as '').
+      .onConflict((oc) =>
+        oc.expression(sql`agent_id, (coalesce(system_id, ''))`).doUpdateSet({ status, updated_at }),
+      )
       .execute()
   }
 
@@ -25,7 +32,7 @@ export class AgentStatusRepository {
       if (systemIds.length === 0) return Promise.resolve([])
       query = query.where('system_id', 'in', systemIds)
     }
-    return query.orderBy('agent_id').execute()
+    return query.orderBy('agent_id').orderBy('system_id').execute()
   }
 
   async deleteForSystem(systemId: string): Promise<void> {

@@ -64,6 +64,41 @@ for (const backend of BACKENDS) {
       expect((await t.json('GET', `/v1/policies/systems/${id}/bad`)).status).toBe(404)
     })
 
+    it('refuses a policy that does not compile with the system, with the compiler errors', async () => {
+      const served = (await bundle()).manifest.revision
+      const path = `/v1/policies/systems/${id}/unsafe`
+      const unsafe = await t.json<{ message: string; errors: Array<Record<string, unknown>> }>('PUT', path, {
+        body: { modules: { 'u.rego': 'package u\n\nallow if {\n\tx == input.y\n}\n' } },
+      })
+      expect(unsafe.status).toBe(400)
+      expect(unsafe.body.message).toMatch(/u\.rego:4:2: rego_unsafe_var_error: var x is unsafe/)
+      expect(unsafe.body.errors[0]).toMatchObject({
+        code: 'rego_unsafe_var_error',
+        location: { file: `systems/${id}/unsafe/u.rego`, row: 4, col: 2 },
+      })
+      expect((await t.json('GET', path)).status).toBe(404)
+      // A module that calls a function of another of the system's policies compiles with it.
+      const caller = { modules: { 'u.rego': 'package u\n\nimport data.helpers\n\nallow if helpers.ok(1)\n' } }
+      const calls = await t.json('PUT', path, { body: caller })
+      expect(calls.status).toBe(400)
+      expect(calls.body.message).toMatch(
+        /u\.rego:5:\d+: rego_type_error: undefined function data\.helpers\.ok/,
+      )
+      expect(
+        (
+          await t.json('PUT', `/v1/policies/systems/${id}/helpers`, {
+            body: { modules: { 'h.rego': 'package helpers\n\nok(x) if x > 0\n' } },
+          })
+        ).status,
+      ).toBe(200)
+      expect((await t.json('PUT', path, { body: caller })).status).toBe(200)
+      expect((await bundle()).manifest.revision).not.toBe(served)
+      const system = await t.json<{ result: Record<string, unknown> }>('GET', `/v1/systems/${id}`)
+      expect(system.body.result.status).toBe('Ready')
+      await t.json('DELETE', path)
+      await t.json('DELETE', `/v1/policies/systems/${id}/helpers`)
+    })
+
     it('stores data documents with ETags and puts system data into the bundle', async () => {
       const put = await t.json('PUT', `/v1/data/systems/${id}/users`, { body: { alice: { admin: true } } })
       expect(put.status).toBe(200)

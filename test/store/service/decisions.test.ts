@@ -115,5 +115,20 @@ for (const backend of BACKENDS) {
         first!.decisionId,
       )
     })
+
+    it('dedupes by (system, decision id): another system cannot squat an id', async () => {
+      const squat = decision(9001, { systemId: 'sys-evil', raw: '{"decision_id":"d9001","squat":true}' })
+      const real = decision(9001, { systemId: 'sys-a' })
+      expect(await store.decisions.append([squat])).toBe(1)
+      expect(await store.decisions.append([real, real])).toBe(1)
+      expect(await store.decisions.append([real])).toBe(0)
+      const noSystem = decision(9002, { systemId: null })
+      expect(await store.decisions.append([noSystem, noSystem])).toBe(1)
+      expect(await store.decisions.append([noSystem])).toBe(0)
+      expect((await store.decisions.get('d9001', ['sys-a']))?.raw).not.toContain('squat')
+      expect((await store.decisions.get('d9001', ['sys-evil']))?.raw).toContain('squat')
+      expect((await store.decisions.get('d9001'))?.systemId).toBe('sys-evil') // the first stored
+      expect(await store.decisions.get('d9001', [])).toBeUndefined()
+    })
   })
 }

@@ -162,5 +162,38 @@ for (const backend of BACKENDS) {
       expect((await store.agentStatus.list()).length).toBe(2)
       expect(await store.agentStatus.list([])).toEqual([])
     })
+
+    it('keys agent status by (system, agent id): another system cannot overwrite a report', async () => {
+      const now = new Date().toISOString()
+      await store.agentStatus.upsert({
+        agent_id: 'shared',
+        system_id: 's1',
+        status: '{"real":1}',
+        updated_at: now,
+      })
+      await store.agentStatus.upsert({
+        agent_id: 'shared',
+        system_id: 's2',
+        status: '{"forged":1}',
+        updated_at: now,
+      })
+      await store.agentStatus.upsert({
+        agent_id: 'shared',
+        system_id: null,
+        status: '{"none":1}',
+        updated_at: now,
+      })
+      await store.agentStatus.upsert({
+        agent_id: 'shared',
+        system_id: null,
+        status: '{"none":2}',
+        updated_at: now,
+      })
+      expect((await store.agentStatus.list(['s1'])).filter((r) => r.agent_id === 'shared')).toMatchObject([
+        { system_id: 's1', status: '{"real":1}' },
+      ])
+      const all = (await store.agentStatus.list()).filter((r) => r.agent_id === 'shared')
+      expect(all.map((r) => r.status).sort()).toEqual(['{"forged":1}', '{"none":2}', '{"real":1}'])
+    })
   })
 }

@@ -1,0 +1,81 @@
+import { Migrator, sql } from 'kysely'
+import { afterEach, describe, expect, it } from 'vitest'
+import { openDatabase, type ServiceDatabase } from '../../../store/database.js'
+import { migrateToLatest, serviceMigrations } from '../../../store/migrations/index.js'
+import { ServiceStore } from '../../../store/service/index.js'
+import { BACKENDS, type TestDatabase } from '../backends.js'
+
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`migrations on ${backend.name}`, () => {
+    let database: TestDatabase | undefined
+    let open: ServiceDatabase | undefined
+    afterEach(async () => {
+      await open?.close()
+      await database?.cleanup()
+    })
+
+    it('0002 keeps every decision and status of a 0001 database and keys them by system', async () => {
+      database = await backend.create()
+      open = await openDatabase({ url: database.url, schema: database.schema })
+      const migrator = new Migrator({
+        db: open.db,
+        provider: { getMigrations: async () => serviceMigrations(open!.dialect) },
+        migrationTableName: 'regent_migrations',
+        migrationLockTableName: 'regent_migrations_lock',
+        ...(open.schema ? { migrationTableSchema: open.schema } : {}),
+      })
+      expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined()
+      const row = (id: string, system: string | null) => ({
+        decision_id: id,
+        system_id: system,
+        path: 'p',
+        result_kind: 'ALLOWED',
+        ts_us: 1,
+        received_us: 1,
+        raw: `{"decision_id":"${id}"}`,
+      })
+      await open.db
+        .insertInto('decisions')
+        .values([row('a', 's1'), row('b', null)])
+        .execute()
+      await open.db
+        .insertInto('agent_status')
+        .values({ agent_id: 'x', system_id: 's1', status: '{}', updated_at: 'now' })
+        .execute()
+      expect(await migrateToLatest(open)).toEqual([
+        '0002-records-keyed-by-system',
+        '0003-decision-text-index',
+      ])
+      // 0003 indexes the rows already stored.
+      if (open.dialect === 'sqlite') {
+        const { rows } = await sql<{ n: number }>`select count(*) as n from decisions_fts
+          where decisions_fts match '"dec"'`.execute(open.db)
+        expect(rows[0]?.n).toBe(2)
+      } else {
+        const { rows } = await sql`select 1 from pg_indexes where indexname = 'decisions_raw_trgm'
+          and schemaname = current_schema()`.execute(open.db)
+        expect(rows).toHaveLength(1)
+      }
+      await open.close()
+      open = undefined
+
+      const store = await ServiceStore.open({ url: database.url, schema: database.schema })
+      try {
+        expect(await store.decisions.count()).toBe(2)
+        const again = { systemId: 's1', path: 'p', resultKind: 'ALLOWED', tsUs: 2, receivedUs: 2, raw: '{}' }
+        expect(await store.decisions.append([{ ...again, decisionId: 'a' }])).toBe(0)
+        expect(await store.decisions.append([{ ...again, decisionId: 'a', systemId: 's2' }])).toBe(1)
+        expect(await store.decisions.append([{ ...again, decisionId: 'b', systemId: null }])).toBe(0)
+        await store.agentStatus.upsert({
+          agent_id: 'x',
+          system_id: 's2',
+          status: '{"n":2}',
+          updated_at: 'now',
+        })
+        expect((await store.agentStatus.list(['s1'])).map((r) => r.status)).toEqual(['{}'])
+      } finally {
+        await store.close()
+      }
+    })
+  })
+}
