@@ -1,7 +1,7 @@
 /**
  * Hostile: runaway compile queries against a real `regent relay` process. Eight of them at once
- * (10^8-step comprehensions, which the evaluator's deadline or the worker's heap limit stops, and a
- * 10^7-element range that no deadline can interrupt) must not take the relay's main
+ * (10^8-step comprehensions and a 10^7-element range, which the evaluation budget stops: the work
+ * limit, the deadline, or as a last resort the worker's heap limit) must not take the relay's main
  * thread: /health/live answers within 100 ms throughout, bundle downloads and decision-log intake keep
  * answering, every runaway ends with an error within its deadline, and the relay stays alive with
  * its memory bounded by the workers' heap limits.
@@ -19,11 +19,11 @@ const TIMEOUT_MS = 3000
 const KILL_GRACE_MS = 1000
 const MAX_HEAP_MB = 64
 const RUNAWAYS = [
-  // 10^8 elements collected: ends at the worker's heap limit.
+  // 10^8 elements collected.
   'input.x == count([1 | some a in numbers.range(1, 10000); some b in numbers.range(1, 10000)])',
-  // One built-in call allocating 10^7 numbers: no deadline check inside it; the heap limit ends it.
+  // One built-in call allocating 10^7 numbers: charged before it allocates.
   'input.x == count(numbers.range(1, 1e7))',
-  // 10^8 steps that keep nothing: the evaluator's deadline stops it.
+  // 10^8 steps that keep nothing.
   'input.x == count([1 | some a in numbers.range(1, 10000); some b in numbers.range(1, 10000); a + b < 0])',
 ]
 const POLICY = 'package filters\n\ninclude if input.tickets.owner == input.user\n'
@@ -165,10 +165,9 @@ describe('hostile: runaway compile queries', () => {
     // stopped, plus a margin for a loaded machine); none was answered.
     for (const r of results) {
       expect(r.status).toBe(500)
-      expect(JSON.parse(r.text)).toMatchObject({
-        code: 'internal_error',
-        errors: [{ code: 'eval_cancel_error' }],
-      })
+      const body = JSON.parse(r.text)
+      expect(body.code).toBe('internal_error')
+      expect(['eval_cancel_error', 'eval_instruction_limit_error']).toContain(body.errors?.[0]?.code)
       expect(r.ms).toBeLessThan(TIMEOUT_MS + KILL_GRACE_MS + 3000)
     }
 
@@ -191,7 +190,8 @@ describe('hostile: runaway compile queries', () => {
     ).toBe(200)
     const metrics = await (await request(`${relay.url}/metrics`, { dispatcher: probes })).body.text()
     expect(metricValue(metrics, 'regent_relay_compile_workers')).toBe(2)
-    expect(metricValue(metrics, 'regent_relay_compile_timeouts_total')).toBeGreaterThan(0)
+    // (The pool's own deadline kill is covered in test/core/workers/task-pool.test.ts: here the
+    // engine's budget usually stops the runaways first.)
     expect(peakRssMb(relay.child.pid!)).toBeLessThan(200 + 2 * (MAX_HEAP_MB + 100))
   }, 90_000)
 })
