@@ -44,16 +44,18 @@ export class ServedPolicies implements CompileBackend {
     }
     this.#served = served
     const names = states.map((s) => s.target.name)
-    const load = this.#load(names, served).finally(() => {
+    // Served bundles passed the relay's inflated-size bound; read them with the same one.
+    const maxInflatedBytes = Math.max(0, ...states.map((s) => s.target.maxInflatedBytes ?? 0)) || undefined
+    const load = this.#load(names, served, maxInflatedBytes).finally(() => {
       if (this.#loading === load) this.#loading = undefined
     })
     this.#loading = load
     return load
   }
 
-  async #load(names: string[], served: ServedBundle[]): Promise<void> {
+  async #load(names: string[], served: ServedBundle[], maxInflatedBytes?: number): Promise<void> {
     try {
-      const bundles = await Promise.all(served.map((b) => readBundle(b.bytes)))
+      const bundles = await Promise.all(served.map((b) => readBundle(b.bytes, { maxInflatedBytes })))
       const merged =
         bundles.length === 0
           ? undefined

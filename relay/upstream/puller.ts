@@ -4,6 +4,7 @@
  * verifies what it gets and promotes it. Nothing that goes wrong upstream reaches agents: a
  * failure is recorded, counted and logged, and the last good bundle keeps being served.
  */
+import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { BundleCache, TargetState } from '../bundles/bundle-cache.js'
 import { BundleRejected, type VerifiedBundle, verifyDownload } from '../bundles/verify.js'
@@ -36,6 +37,12 @@ export class BundlePuller {
   private longPoll: boolean
   private readonly state: TargetState
   private readonly log: Logger
+  /**
+   * The last download refused (by verification, or for its size): its ETag is sent in
+   * If-None-Match and its body never read again, and without an ETag its digest spares a second
+   * verification. Forgotten once the upstream has something else.
+   */
+  private refused?: { etag?: string; digest?: string }
 
   constructor(private readonly options: PullerOptions) {
     this.state = options.cache.add(options.target)
@@ -64,6 +71,7 @@ export class BundlePuller {
     try {
       const result = await fetchBundle(client, target.resource, {
         etag: this.state.served?.upstreamEtag,
+        refusedEtag: this.refused?.etag,
         waitSeconds,
         maxBytes: target.sizeLimitBytes,
         signal: this.abort.signal,
@@ -71,9 +79,12 @@ export class BundlePuller {
       metrics.upstreamLatency.observe(labels, (performance.now() - started) / 1000)
       this.state.lastSuccessfulRequest = new Date()
       this.options.onContact?.(this.state.lastSuccessfulRequest, true)
+      if (result.kind === 'refused-again') return this.refusedAgain()
       if (result.kind === 'not-modified') {
         metrics.upstreamRequests.inc({ ...labels, outcome: 'not_modified' })
       } else {
+        const digest = createHash('sha256').update(result.bytes).digest('hex')
+        if (this.refused?.digest === digest) return this.refusedAgain()
         metrics.upstreamRequests.inc({ ...labels, outcome: 'modified' })
         if (waitSeconds !== undefined && result.contentType !== LONG_POLL_CONTENT_TYPE) {
           this.log.info(
@@ -82,7 +93,13 @@ export class BundlePuller {
           )
           this.longPoll = false
         }
-        await this.accept(result.bytes, result.etag)
+        try {
+          await this.accept(result.bytes, result.etag)
+        } catch (err) {
+          if (err instanceof BundleRejected) this.refused = { etag: result.etag, digest }
+          throw err
+        }
+        this.refused = undefined
       }
       this.state.lastError = undefined
       this.retry = 0
@@ -91,10 +108,24 @@ export class BundlePuller {
         : successDelayMs(target.minDelaySeconds, target.maxDelaySeconds)
     } catch (err) {
       if (this.abort.signal.aborted) return 0
+      if (err instanceof UpstreamError && err.code === 'too_large' && err.etag) {
+        this.refused = { etag: err.etag }
+      }
       this.recordFailure(err)
       this.retry++
       return errorBackoffMs(this.retry, target.maxDelaySeconds)
     }
+  }
+
+  /**
+   * The upstream still has the bundle refused last: nothing was downloaded (or, without an ETag,
+   * nothing verified). The refusal stays the target's last error, and the next look waits a
+   * normal polling interval: the request is conditional and costs the upstream nothing.
+   */
+  private refusedAgain(): number {
+    const { target, metrics } = this.options
+    metrics.upstreamRequests.inc({ kind: target.kind, bundle: target.name, outcome: 'refused_again' })
+    return successDelayMs(target.minDelaySeconds, target.maxDelaySeconds)
   }
 
   private async loop(): Promise<void> {
