@@ -26,7 +26,12 @@ export interface PullerOptions {
   onPromote?: PromotionListener
   /** Called after every upstream exchange, successful or not (status reporting). */
   onContact?: (at: Date, ok: boolean) => void
+  /** Milliseconds since the epoch; tests move it. */
+  now?: () => number
 }
+
+/** The longest a refused bundle is left alone before it is fetched again. */
+const REFUSED_RETRY_CAP_MS = 60 * 60 * 1000
 
 /** Pulls one target until stopped. */
 export class BundlePuller {
@@ -38,11 +43,13 @@ export class BundlePuller {
   private readonly state: TargetState
   private readonly log: Logger
   /**
-   * The last download refused (by verification, or for its size): its ETag is sent in
-   * If-None-Match and its body never read again, and without an ETag its digest spares a second
-   * verification. Forgotten once the upstream has something else.
+   * The last download refused (by verification, or for its size). Until `retryAt` its ETag is
+   * sent in If-None-Match and its body is not read, and without an ETag its digest spares a
+   * second verification. Then it is fetched once more, in case the refusal had a passing cause
+   * (a proxy cutting the body short looks like a corrupt archive); each refusal of the same
+   * bundle doubles the wait, from twice max_delay_seconds up to an hour.
    */
-  private refused?: { etag?: string; digest?: string }
+  private refused?: { etag?: string; digest?: string; times: number; retryAt: number }
 
   constructor(private readonly options: PullerOptions) {
     this.state = options.cache.add(options.target)
@@ -71,7 +78,7 @@ export class BundlePuller {
     try {
       const result = await fetchBundle(client, target.resource, {
         etag: this.state.served?.upstreamEtag,
-        refusedEtag: this.refused?.etag,
+        refusedEtag: this.activeRefusal()?.etag,
         waitSeconds,
         maxBytes: target.sizeLimitBytes,
         signal: this.abort.signal,
@@ -84,7 +91,7 @@ export class BundlePuller {
         metrics.upstreamRequests.inc({ ...labels, outcome: 'not_modified' })
       } else {
         const digest = createHash('sha256').update(result.bytes).digest('hex')
-        if (this.refused?.digest === digest) return this.refusedAgain()
+        if (digest === this.activeRefusal()?.digest) return this.refusedAgain()
         metrics.upstreamRequests.inc({ ...labels, outcome: 'modified' })
         if (waitSeconds !== undefined && result.contentType !== LONG_POLL_CONTENT_TYPE) {
           this.log.info(
@@ -96,7 +103,7 @@ export class BundlePuller {
         try {
           await this.accept(result.bytes, result.etag)
         } catch (err) {
-          if (err instanceof BundleRejected) this.refused = { etag: result.etag, digest }
+          if (err instanceof BundleRejected) this.rememberRefusal(result.etag, digest)
           throw err
         }
         this.refused = undefined
@@ -109,12 +116,31 @@ export class BundlePuller {
     } catch (err) {
       if (this.abort.signal.aborted) return 0
       if (err instanceof UpstreamError && err.code === 'too_large' && err.etag) {
-        this.refused = { etag: err.etag }
+        this.rememberRefusal(err.etag, undefined)
       }
       this.recordFailure(err)
       this.retry++
       return errorBackoffMs(this.retry, target.maxDelaySeconds)
     }
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now()
+  }
+
+  private activeRefusal(): { etag?: string; digest?: string } | undefined {
+    return this.refused && this.now() < this.refused.retryAt ? this.refused : undefined
+  }
+
+  private rememberRefusal(etag: string | undefined, digest: string | undefined): void {
+    const previous = this.refused
+    const same =
+      previous !== undefined &&
+      ((etag !== undefined && etag === previous.etag) || (digest !== undefined && digest === previous.digest))
+    const times = same ? previous.times + 1 : 1
+    const baseMs = 2 * this.options.target.maxDelaySeconds * 1000
+    const waitMs = Math.min(REFUSED_RETRY_CAP_MS, baseMs * 2 ** (times - 1))
+    this.refused = { etag, digest, times, retryAt: this.now() + waitMs }
   }
 
   /**

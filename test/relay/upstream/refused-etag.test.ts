@@ -25,11 +25,13 @@ describe('BundlePuller: a refused download is not fetched again', () => {
   let url: string
   let offer: Offer
   let honoursIfNoneMatch: boolean
+  let clock: number
   const requests: Array<{ ifNoneMatch?: string; status: number }> = []
 
   beforeEach(async () => {
     requests.length = 0
     honoursIfNoneMatch = true
+    clock = 1_000_000
     server = createServer((req, res) => {
       const ifNoneMatch = req.headers['if-none-match']
       const tags = (ifNoneMatch ?? '').split(',').map((t) => t.trim())
@@ -60,7 +62,7 @@ bundles: { b: { polling: { min_delay_seconds: 2, max_delay_seconds: 4 } } }
     const cache = new BundleCache(new LongPollWaiters(10), undefined, logger)
     const metrics = createRelayMetrics(cache, { defaultMetrics: false })
     const client = new ServiceClient('up', config.services.up!)
-    const p = new BundlePuller({ target, client, cache, metrics, logger })
+    const p = new BundlePuller({ target, client, cache, metrics, logger, now: () => clock })
     const state = () => cache.get('bundles/b')!
     const refusedAgain = async () =>
       (await metrics.upstreamRequests.get()).values.find((v) => v.labels.outcome === 'refused_again')
@@ -94,6 +96,29 @@ bundles: { b: { polling: { min_delay_seconds: 2, max_delay_seconds: 4 } } }
     expect(state().lastError).toBeUndefined()
     await p.pullOnce()
     expect(requests.at(-1)).toEqual({ ifNoneMatch: '"new"', status: 304 })
+  })
+
+  it('fetches a refused bundle again after twice max_delay_seconds, doubling the wait each time', async () => {
+    const { p, state } = puller()
+    offer = { body: NOT_A_BUNDLE, etag: '"bad"' }
+    const statuses = () => requests.map((r) => r.status)
+    await p.pullOnce()
+    clock += 7_000 // max_delay_seconds is 4: left alone for 8 s
+    await p.pullOnce()
+    expect(statuses()).toEqual([200, 304])
+    clock += 2_000
+    await p.pullOnce() // fetched again (a refusal may have had a passing cause), refused again
+    expect(statuses()).toEqual([200, 304, 200])
+    expect(state().rejections).toEqual({ bundle_archive_invalid: 2 })
+    clock += 15_000 // now 16 s
+    await p.pullOnce()
+    expect(statuses()).toEqual([200, 304, 200, 304])
+    clock += 2_000
+    // A passing cause gone: the same ETag now holds a good bundle, which is promoted.
+    offer = { body: await makeBundle({ revision: 'healed' }), etag: '"bad"' }
+    await p.pullOnce()
+    expect(statuses()).toEqual([200, 304, 200, 304, 200])
+    expect(state().served?.revision).toBe('healed')
   })
 
   it('does not read the body again from an upstream that ignores If-None-Match', async () => {
