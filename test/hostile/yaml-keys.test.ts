@@ -9,7 +9,11 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createRunApp } from '../../cli/run-server/app.js'
+import { ServerState } from '../../cli/run-server/state.js'
 import { compileRoutes } from '../../compile/route.js'
+import { createLogger } from '../../core/log.js'
+import { ObjectValue } from '../../core/rego/values/index.js'
 import { engineBackend } from '../compile/engine-backend.js'
 import { type RegentProcess, startRegent } from '../relay/support/processes.js'
 
@@ -84,6 +88,21 @@ describe('hostile: YAML with a million keys', () => {
   it("the compile endpoint (the relay's, unauthenticated by default) refuses it with 413", async () => {
     const { app } = compileRoutes({ backend: engineBackend({ 'p.rego': 'package p\n\nallow if input.x\n' }) })
     const res = await app.request('/v1/compile/p/allow', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-yaml', 'Content-Encoding': 'gzip' },
+      body,
+    })
+    expect(res.status).toBe(413)
+    expect(((await res.json()) as { message: string }).message).toMatch(/more than 200000 nodes/)
+  }, 120_000)
+
+  it('`regent run -s` refuses it with 413 as input of a data query', async () => {
+    const state = new ServerState(
+      { policies: [], data: new ObjectValue(), bundles: [] },
+      { regoVersion: 'v1' },
+    )
+    const app = createRunApp({ state, logger: createLogger({ level: 'silent' }), version: 'test' })
+    const res = await app.request('/v1/data/p', {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-yaml', 'Content-Encoding': 'gzip' },
       body,
