@@ -53,10 +53,10 @@ describe('BundlePuller: a refused download is not fetched again', () => {
     await new Promise((resolve) => server.close(resolve))
   })
 
-  function puller() {
+  function puller(bundleExtra = '') {
     const config = relayConfig(`
 services: { up: { url: "${url}" } }
-bundles: { b: { polling: { min_delay_seconds: 2, max_delay_seconds: 4 } } }
+bundles: { b: { polling: { min_delay_seconds: 2, max_delay_seconds: 4 }${bundleExtra} } }
 `)
     const target = resolveTargets(config)[0]!
     const cache = new BundleCache(new LongPollWaiters(10), undefined, logger)
@@ -146,27 +146,13 @@ bundles: { b: { polling: { min_delay_seconds: 2, max_delay_seconds: 4 } } }
   })
 
   it('remembers a download refused for its size by its ETag', async () => {
-    const { p, state } = puller()
+    const { p, state } = puller(', size_limit_bytes: 1048576')
     offer = { body: new Uint8Array(2 * 1024 * 1024), etag: '"huge"' }
-    const config = relayConfig(`
-services: { up: { url: "${url}" } }
-bundles: { b: { size_limit_bytes: 1048576 } }
-`)
-    const target = resolveTargets(config)[0]!
-    const cache = new BundleCache(new LongPollWaiters(10), undefined, logger)
-    const small = new BundlePuller({
-      target,
-      client: new ServiceClient('up', config.services.up!),
-      cache,
-      metrics: createRelayMetrics(cache, { defaultMetrics: false }),
-      logger,
-    })
-    await small.pullOnce()
-    await small.pullOnce()
+    await p.pullOnce()
+    await p.pullOnce()
     expect(requests.map((r) => r.status)).toEqual([200, 304])
     expect(requests[1]?.ifNoneMatch).toBe('"huge"')
-    expect(cache.get('bundles/b')?.lastError?.code).toBe('too_large')
+    expect(state().lastError?.code).toBe('too_large')
     expect(state().served).toBeUndefined()
-    await p.stop()
   })
 })
