@@ -7,13 +7,12 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join, relative, sep } from 'node:path'
-import { parse as parseYaml } from 'yaml'
 import { readBundle } from '../core/bundle/index.js'
 import { RegoErrors } from '../core/rego/errors.js'
 import type { Module } from '../core/rego/syntax/ast.js'
 import { parseModule } from '../core/rego/syntax/module-parser.js'
 import { fromJS, isObject, ObjectValue, parseJSON, type Value } from '../core/rego/values/index.js'
-import { findSelfReference } from '../core/self-reference.js'
+import { readYaml } from '../core/yaml.js'
 import { bundleModuleVersion } from './bundle-compile.js'
 
 /** What was loaded. */
@@ -47,10 +46,8 @@ const DATA_FILES = new Set(['data.json', 'data.yaml', 'data.yml'])
 export function parseDocument(text: string, file: string): Value {
   try {
     if (/\.ya?ml$/i.test(file)) {
-      const value: unknown = parseYaml(text) ?? null
-      const loop = findSelfReference(value)
-      if (loop !== undefined) throw new Error(`the YAML alias at ${loop} refers to a node that contains it`)
-      return fromJS(value)
+      // Files named on the command line: linear reading, no node bound.
+      return fromJS(readYaml(text, { maxNodes: Number.POSITIVE_INFINITY }) ?? null)
     }
     return parseJSON(text)
   } catch (err) {

@@ -3,10 +3,10 @@
  * checked against a zod schema, and turned into the refs the pipeline works with.
  */
 import { isLosslessNumber, LosslessNumber, parse as parseLossless } from 'lossless-json'
-import { parseDocument } from 'yaml'
 import { z } from 'zod'
+import { payloadTooLarge } from '../core/http/errors.js'
 import type { RefTerm } from '../core/rego/syntax/ast.js'
-import { findSelfReference } from '../core/self-reference.js'
+import { readYaml, YamlError } from '../core/yaml.js'
 import { invalidParameter } from './errors.js'
 import { parseRefText } from './refs.js'
 import type { JsonValue } from './types.js'
@@ -79,18 +79,21 @@ export function decodeCompileBody(text: string, contentType: string): CompileBod
 function parseText(text: string, contentType: string): unknown {
   const type = contentType.split(';')[0]!.trim().toLowerCase()
   if (YAML_TYPES.has(type)) {
-    // Integers as bigint: exactNumbers keeps every digit, as for JSON bodies.
-    const doc = parseDocument(text, { uniqueKeys: true, intAsBigInt: true })
-    const first = doc.errors[0]
-    if (first)
-      throw invalidParameter(`error(s) occurred while decoding request: ${first.message.split('\n')[0]}`)
+    const decodeError = (reason: string) =>
+      invalidParameter(`error(s) occurred while decoding request: ${reason}`)
+    let value: unknown
     try {
-      const value: unknown = doc.toJS({ maxAliasCount: 100 })
-      const loop = findSelfReference(value)
-      if (loop !== undefined) throw new Error(`the alias at ${loop} refers to a node that contains it`)
+      // Integers as bigint: exactNumbers keeps every digit, as for JSON bodies.
+      value = readYaml(text, { intAsBigInt: true })
+    } catch (err) {
+      if (!(err instanceof YamlError)) throw err
+      if (err.kind === 'too_many_nodes') throw payloadTooLarge(`YAML body${err.where}: ${err.reason}`)
+      throw decodeError(err.message)
+    }
+    try {
       return exactNumbers(value)
     } catch (err) {
-      throw invalidParameter(`error(s) occurred while decoding request: ${(err as Error).message}`)
+      throw decodeError((err as Error).message)
     }
   }
   try {

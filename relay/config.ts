@@ -8,6 +8,7 @@
  * regent's own `relay:` section is strict, so a typo there is an error naming the key.
  */
 import { z } from 'zod'
+import { DEFAULT_MAX_INFLATED_BYTES } from '../core/bundle/index.js'
 import { baseConfigSchema, field } from '../core/config.js'
 import { defaultDataDir, defaultListenAddr } from '../core/runtime-defaults.js'
 import { compileConfigSchema } from './compile/config.js'
@@ -216,6 +217,15 @@ export const relaySectionSchema = z.strictObject({
     })
     .prefault({}),
   agent_auth: agentAuthSchema.prefault({ type: 'none' }),
+  bundles: z
+    .strictObject({
+      /**
+       * Bytes a downloaded bundle may inflate to, all files and tar headers together (a gzip
+       * bomb is refused at the header that declares too much, or as soon as inflating passes it).
+       */
+      max_inflated_bytes: field.positiveInt().default(DEFAULT_MAX_INFLATED_BYTES),
+    })
+    .prefault({}),
   long_poll: z
     .strictObject({
       /** Concurrent held requests; past it agents get 503 with Retry-After. */

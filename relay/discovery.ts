@@ -65,7 +65,8 @@ export class DiscoveredBundles {
         continue
       }
       try {
-        wanted.set(name, bundleTarget(name, parsed.data, services, this.config.keys, false))
+        const maxInflated = this.config.relay.bundles.max_inflated_bytes
+        wanted.set(name, bundleTarget(name, parsed.data, services, this.config.keys, false, maxInflated))
       } catch (err) {
         if (!(err instanceof TargetError)) throw err
         log.warn({ bundle: name, err: err.message }, 'discovered bundle config ignored')

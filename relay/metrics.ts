@@ -103,7 +103,7 @@ export function createRelayMetrics(
     registry,
     upstreamRequests: new Counter({
       name: 'regent_relay_upstream_requests_total',
-      help: 'Upstream bundle requests by outcome (modified, not_modified, http_error, network_error, timeout, too_large, rejected).',
+      help: 'Upstream bundle requests by outcome (modified, not_modified, http_error, network_error, timeout, too_large, rejected, refused_again).',
       labelNames: ['kind', 'bundle', 'outcome'],
       registers,
     }),

@@ -31,6 +31,8 @@ export interface Target {
   longPollingTimeoutSeconds?: number
   /** Largest size of one file in the bundle, and of the download. */
   sizeLimitBytes: number
+  /** Largest inflated size of the whole bundle (`relay.bundles.max_inflated_bytes`); core's default when unset. */
+  maxInflatedBytes?: number
   /**
    * How to verify: undefined when neither keys nor a `signing` block are configured. `required`
    * is true with a `signing` block: an unsigned bundle is then refused even without a key id.
@@ -52,9 +54,12 @@ export function normaliseResource(resource: string): string {
 export function resolveTargets(config: RelayConfig): Target[] {
   const services = Object.keys(config.services)
   const targets: Target[] = []
-  if (config.discovery) targets.push(discoveryTarget(config.discovery, services, config.keys))
+  const maxInflatedBytes = config.relay.bundles.max_inflated_bytes
+  if (config.discovery) {
+    targets.push({ ...discoveryTarget(config.discovery, services, config.keys), maxInflatedBytes })
+  }
   for (const [name, bundle] of Object.entries(config.bundles)) {
-    targets.push(bundleTarget(name, bundle, services, config.keys, true))
+    targets.push(bundleTarget(name, bundle, services, config.keys, true, maxInflatedBytes))
   }
   const seen = new Map<string, string>()
   for (const t of targets) {
@@ -72,6 +77,7 @@ export function bundleTarget(
   services: string[],
   keys: Record<string, KeyConfig>,
   required: boolean,
+  maxInflatedBytes?: number,
 ): Target {
   const where = `bundles.${name}`
   const resource = normaliseResource(bundle.resource ?? `bundles/${name}`)
@@ -87,6 +93,7 @@ export function bundleTarget(
     resource,
     ...delays(bundle.polling),
     sizeLimitBytes: bundle.size_limit_bytes,
+    maxInflatedBytes,
     verification: verificationOf(bundle.signing, keys),
     required,
   }

@@ -25,6 +25,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   const limits: BodyLimits = {
     maxBytes: deps.config.limits.max_body_bytes,
     maxDecompressedBytes: deps.config.limits.max_decompressed_bytes,
+    maxYamlNodes: deps.config.limits.max_yaml_nodes,
   }
   // NOTE(service): the base app is typed with the shared variables; ours adds `principal`, set by authenticate.
   const app = createApp({ errorStyle: 'management', logger: deps.logger }) as unknown as Hono<ServiceEnv>

@@ -6,6 +6,7 @@
 import { z } from 'zod'
 import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS } from '../core/bundle/index.js'
 import { field } from '../core/config.js'
+import { DEFAULT_MAX_YAML_NODES } from '../core/yaml.js'
 
 const signingSchema = z
   .strictObject({
@@ -53,6 +54,8 @@ export const serviceSectionSchema = z
         max_body_bytes: field.positiveInt().default(8 * 1024 * 1024),
         /** Bytes a gzip body may inflate to. */
         max_decompressed_bytes: field.positiveInt().default(64 * 1024 * 1024),
+        /** Nodes (keys, values, items) a YAML body may hold; 413 beyond. */
+        max_yaml_nodes: field.positiveInt().default(DEFAULT_MAX_YAML_NODES),
         /** Events accepted in one decision-log batch. */
         max_decisions_per_batch: field.positiveInt().default(100_000),
         /** Upper bound of `limit` on decision searches. */

@@ -26,10 +26,10 @@ export function parseJsonDocument(text: string): unknown {
 
 /**
  * Parses a YAML document the same way: integers a double cannot hold keep their digits.
- * @throws HttpError 400 naming the line and column of malformed YAML.
+ * @throws HttpError 400 naming the line and column of malformed YAML, 413 past `maxNodes`.
  */
-export function parseYamlDocument(text: string): unknown {
-  return exactIntegers(parseYamlText(text, { intAsBigInt: true }))
+export function parseYamlDocument(text: string, maxNodes?: number): unknown {
+  return exactIntegers(parseYamlText(text, { intAsBigInt: true, maxNodes }))
 }
 
 const exactIntegers = (value: unknown): unknown =>

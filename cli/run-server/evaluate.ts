@@ -93,6 +93,8 @@ export function staticFailure(err: unknown, message: string, code = 'invalid_par
 
 /** A 400 whose message starts with OPA's wording for the body (`body contains malformed input document: …`). */
 export function malformed(prefix: string, err: unknown): HttpError {
+  // A body too large to read (413) is not malformed.
+  if (err instanceof HttpError && err.status === 413) return err
   return badRequest(`${prefix}: ${err instanceof Error ? err.message : String(err)}`)
 }
 

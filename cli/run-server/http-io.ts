@@ -5,9 +5,16 @@
  * per-request `metrics` timers.
  */
 import type { Context } from 'hono'
-import { parseYamlData } from '../../core/bundle/data.js'
-import { type AppEnv, type BodyLimits, badRequest, HttpError, readBody } from '../../core/http/index.js'
+import {
+  type AppEnv,
+  type BodyLimits,
+  badRequest,
+  HttpError,
+  payloadTooLarge,
+  readBody,
+} from '../../core/http/index.js'
 import { fromJS, parseJSON, toJSONText, type Value } from '../../core/rego/values/index.js'
+import { readYaml, YamlError } from '../../core/yaml.js'
 
 // The routes take OPA's per-request metrics from here with the rest of their HTTP helpers.
 export { RequestMetrics } from '../../core/request-metrics.js'
@@ -80,11 +87,20 @@ export function isYamlBody(c: Context): boolean {
 /**
  * Parses a JSON (or, with `yaml`, YAML) document into a Rego value without losing big integers or
  * long decimals. Empty text is `undefined`.
- * @throws Error with the parser's message (callers add OPA's wording).
+ * @throws Error with the parser's message (callers add OPA's wording); HttpError 413 for YAML
+ *   with more nodes than the default bound (core/yaml.ts).
  */
 export function parseDocumentText(text: string, yaml: boolean): Value | undefined {
   if (text.trim() === '') return undefined
-  // YAML as OPA's Go library reads it (1.1), integers exact.
-  if (yaml) return fromJS(parseYamlData(text, 'the YAML document', { exactIntegers: true }))
-  return parseJSON(text)
+  if (!yaml) return parseJSON(text)
+  try {
+    // YAML as OPA's Go library reads it (1.1), integers exact, timestamps as text.
+    const value = readYaml(text, { version: '1.1', intAsBigInt: true, timestampsAsStrings: true })
+    return fromJS(value ?? null)
+  } catch (err) {
+    if (err instanceof YamlError && err.kind === 'too_many_nodes') {
+      throw payloadTooLarge(`YAML body${err.where}: ${err.reason}`)
+    }
+    throw err
+  }
 }

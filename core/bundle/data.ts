@@ -4,14 +4,12 @@
  * (OPA: "failed to insert data file"). YAML is read as YAML 1.1, the dialect of the Go YAML
  * library OPA uses, so `yes` is `true` there as here.
  */
-import { parseDocument } from 'yaml'
-import { findSelfReference } from '../self-reference.js'
+import { readYaml, YamlError } from '../yaml.js'
 import { bundleError, reason } from './errors.js'
 import { dataPathOf } from './paths.js'
 import type { BundleDataFile } from './types.js'
 
 const decoder = new TextDecoder()
-const TIMESTAMP_TAG = 'tag:yaml.org,2002:timestamp'
 
 /** The value of one data file, parsed as JSON or YAML by its name. */
 export function parseDataFile(file: BundleDataFile): unknown {
@@ -40,28 +38,19 @@ export function parseYamlData(
   what: string,
   options: { exactIntegers?: boolean } = {},
 ): unknown {
-  const doc = parseDocument(text, {
-    version: '1.1',
-    prettyErrors: false,
-    intAsBigInt: options.exactIntegers ?? false,
-    customTags: (tags) => tags.filter((tag) => typeof tag === 'string' || tag.tag !== TIMESTAMP_TAG),
-  })
-  const first = doc.errors[0]
-  if (first) throw bundleError('bundle_data_invalid', `${what} is not valid YAML: ${first.message}`)
-  let value: unknown
   try {
-    value = doc.toJS({ maxAliasCount: 100 }) ?? null
+    // No node bound here: a bundle's size is bounded as a whole (readBundle's maxInflatedBytes).
+    const value = readYaml(text, {
+      version: '1.1',
+      intAsBigInt: options.exactIntegers ?? false,
+      timestampsAsStrings: true,
+      maxNodes: Number.POSITIVE_INFINITY,
+    })
+    return value ?? null
   } catch (err) {
-    throw bundleError('bundle_data_invalid', `${what} is not valid YAML: ${reason(err)}`, err)
+    if (!(err instanceof YamlError)) throw err
+    throw bundleError('bundle_data_invalid', `${what} is not valid YAML: ${err.message}`, err)
   }
-  const loop = findSelfReference(value)
-  if (loop !== undefined) {
-    throw bundleError(
-      'bundle_data_invalid',
-      `${what} is not valid YAML: the alias at ${loop} contains itself`,
-    )
-  }
-  return value
 }
 
 /** Whether `value` is a plain JSON object (not an array, not null). */

@@ -10,7 +10,13 @@ import { signedEntryOrder } from './file-list.js'
 import { fileRole, normaliseEntryPath } from './paths.js'
 import { checkBundleRoots } from './roots.js'
 import { fileInfos, signFiles } from './sign.js'
-import { DEFAULT_MAX_ENTRIES, DEFAULT_SIZE_LIMIT_BYTES, readTarball } from './tar-read.js'
+import {
+  type ArchiveLimits,
+  DEFAULT_MAX_ENTRIES,
+  DEFAULT_MAX_INFLATED_BYTES,
+  DEFAULT_SIZE_LIMIT_BYTES,
+  readTarball,
+} from './tar-read.js'
 import { writeTarball } from './tar-write.js'
 import type { Bundle, BundleEntry, BundleManifest, ReadOptions, SigningOptions } from './types.js'
 import { verifyBundle } from './verify.js'
@@ -24,7 +30,7 @@ export { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS } from './keys.js'
 export { mergeBundles, type NamedBundle } from './merge.js'
 export { packagePath } from './package-path.js'
 export { signBundle } from './sign.js'
-export { DEFAULT_MAX_ENTRIES, DEFAULT_SIZE_LIMIT_BYTES } from './tar-read.js'
+export { DEFAULT_MAX_ENTRIES, DEFAULT_MAX_INFLATED_BYTES, DEFAULT_SIZE_LIMIT_BYTES } from './tar-read.js'
 export type {
   Bundle,
   BundleDataFile,
@@ -39,6 +45,7 @@ export type {
   VerificationKey,
 } from './types.js'
 export { type SignaturePayload, verifyBundle } from './verify.js'
+export { type StreamedVerification, verifyTarball } from './verify-stream.js'
 
 const encoder = new TextEncoder()
 
@@ -65,15 +72,25 @@ export async function readBundleFiles(
   input: Uint8Array | { dir: string },
   options: ReadOptions = {},
 ): Promise<BundleEntry[]> {
+  if (input instanceof Uint8Array) return readTarball(input, archiveLimits(options))
   const sizeLimitBytes = options.sizeLimitBytes ?? DEFAULT_SIZE_LIMIT_BYTES
   const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES
-  if (input instanceof Uint8Array) return readTarball(input, { sizeLimitBytes, maxEntries })
   return loadDirectory(input.dir, {
     sizeLimitBytes,
     maxEntries,
     ignore: options.ignore,
     followSymlinks: options.followSymlinks,
   })
+}
+
+/** The limits a tarball is read with: `options` over the defaults, the inflated size included. */
+export function archiveLimits(options: ReadOptions = {}): ArchiveLimits {
+  const sizeLimitBytes = options.sizeLimitBytes ?? DEFAULT_SIZE_LIMIT_BYTES
+  const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES
+  const maxInflatedBytes = options.maxInflatedBytes ?? DEFAULT_MAX_INFLATED_BYTES
+  // Never more than one file at the per-file limit plus tar overhead, as before the total bound.
+  const totalSizeLimitBytes = Math.min(maxInflatedBytes, sizeLimitBytes + 1024 * maxEntries)
+  return { sizeLimitBytes, maxEntries, totalSizeLimitBytes }
 }
 
 /**

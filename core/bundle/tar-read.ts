@@ -18,12 +18,24 @@ export const DEFAULT_SIZE_LIMIT_BYTES = 1024 * 1024 * 1024
 /** regent's default cap on archive entries (OPA has none; a hostile archive could hold millions). */
 export const DEFAULT_MAX_ENTRIES = 100_000
 
+/** regent's default cap on the inflated size of a whole tarball: a gzip bomb stops there. */
+export const DEFAULT_MAX_INFLATED_BYTES = 64 * 1024 * 1024
+
 /** Limits applied while reading an archive. */
 export interface ArchiveLimits {
   sizeLimitBytes: number
   maxEntries: number
   /** Inflated bytes of the whole tar stream; default: one file at the limit plus tar overhead. */
   totalSizeLimitBytes?: number
+}
+
+/** One regular file of a tarball as it streams past: read `body` or skip it with `skip()`. */
+export interface StreamedEntry {
+  path: string
+  /** The size its header declares (already checked against the limits). */
+  size: number
+  body: AsyncIterable<Uint8Array>
+  skip(): void
 }
 
 /** The entry types whose content is read; everything else (links, devices, fifos) is skipped. */
@@ -34,6 +46,24 @@ const REGULAR = new Set<Header['type']>(['file', 'contiguous-file'])
  * @throws BundleError with a message naming the entry, or the archive when gzip or tar is corrupt.
  */
 export async function readTarball(bytes: Uint8Array, limits: ArchiveLimits): Promise<BundleEntry[]> {
+  const entries: BundleEntry[] = []
+  await walkTarball(bytes, limits, async (entry) => {
+    entries.push({ path: entry.path, raw: await readEntryBody(entry, limits.sizeLimitBytes) })
+  })
+  return entries
+}
+
+/**
+ * Streams the regular files of a gzipped tar through `visit`, one at a time, holding none of them:
+ * what `visit` keeps is up to it. Every limit of `readTarball` applies, and a header whose declared
+ * size would take the archive past its inflated limit is refused before its body is inflated.
+ * @throws BundleError as readTarball.
+ */
+export async function walkTarball(
+  bytes: Uint8Array,
+  limits: ArchiveLimits,
+  visit: (entry: StreamedEntry) => Promise<void>,
+): Promise<void> {
   if (bytes.byteLength < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) {
     throw bundleError('bundle_archive_invalid', 'bundle is not a gzipped tarball (no gzip header)')
   }
@@ -43,7 +73,6 @@ export async function readTarball(bytes: Uint8Array, limits: ArchiveLimits): Pro
   const done = pipeline(Readable.from([bytes]), createGunzip(), guard, extractor)
   // The loop below may stop early; `done` must not reject unobserved meanwhile.
   done.catch(() => {})
-  const entries: BundleEntry[] = []
   const seen = new Set<string>()
   let count = 0
   let failure: BundleError | undefined
@@ -51,22 +80,39 @@ export async function readTarball(bytes: Uint8Array, limits: ArchiveLimits): Pro
     for await (const entry of extractor) {
       const header = entry.header
       count++
-      guard.account(header.size)
+      guard.account(header.size ?? 0)
       if (count > limits.maxEntries) {
         throw bundleError('bundle_entry_limit', `bundle has more than ${limits.maxEntries} entries`)
       }
+      // Refused at the header: a bomb's one huge file is never inflated past its first block.
+      if (guard.declaredPastLimit()) throw inflatedTooLarge(totalLimit, header.name)
       if (!REGULAR.has(header.type)) {
         entry.resume()
         continue
       }
       const path = normaliseEntryPath(header.name)
-      if (header.size > limits.sizeLimitBytes) throw tooLarge(header.name, limits.sizeLimitBytes)
+      if ((header.size ?? 0) > limits.sizeLimitBytes) throw tooLarge(header.name, limits.sizeLimitBytes)
       if (seen.has(path)) {
         throw bundleError('bundle_entry_duplicate', `bundle has two entries for ${JSON.stringify(path)}`)
       }
       seen.add(path)
+      let consumed = false
       const body = entry as unknown as AsyncIterable<Uint8Array>
-      entries.push({ path, raw: await readEntryBody(body, header, limits.sizeLimitBytes) })
+      await visit({
+        path,
+        size: header.size ?? 0,
+        body: {
+          [Symbol.asyncIterator]: () => {
+            consumed = true
+            return body[Symbol.asyncIterator]()
+          },
+        },
+        skip: () => {
+          consumed = true
+          entry.resume()
+        },
+      })
+      if (!consumed) entry.resume()
     }
     await done
   } catch (err) {
@@ -75,18 +121,24 @@ export async function readTarball(bytes: Uint8Array, limits: ArchiveLimits): Pro
     extractor.destroy()
   }
   if (failure) throw failure
-  return entries
 }
 
-async function readEntryBody(entry: AsyncIterable<Uint8Array>, header: Header, limit: number) {
+/** The bytes of one streamed entry, refused past `limit`. */
+export async function readEntryBody(entry: StreamedEntry, limit: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = []
   let size = 0
-  for await (const chunk of entry) {
+  for await (const chunk of entry.body) {
     size += chunk.byteLength
-    if (size > limit) throw tooLarge(header.name, limit)
+    if (size > limit) throw tooLarge(entry.path, limit)
     chunks.push(chunk)
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
+}
+
+function inflatedTooLarge(limit: number, name?: string) {
+  const which =
+    name === undefined ? '' : ` (entry ${JSON.stringify(name)} declares more than the rest allows)`
+  return bundleError('bundle_size_limit', `bundle inflates to more than ${limit} bytes${which}`)
 }
 
 function tooLarge(name: string, limit: number) {
@@ -128,10 +180,15 @@ class InflatedSizeGuard extends Transform {
     this.accounted += 512 + Math.ceil(size / 512) * 512
   }
 
+  /** Whether the headers seen so far declare more bytes than the limit allows. */
+  declaredPastLimit(): boolean {
+    return this.accounted > this.limit
+  }
+
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.seen += chunk.byteLength
     if (this.seen > this.limit) {
-      callback(bundleError('bundle_size_limit', `bundle inflates to more than ${this.limit} bytes`))
+      callback(inflatedTooLarge(this.limit))
       return
     }
     if (this.seen > this.accounted + SLACK_BYTES + SLACK_PER_ENTRY * this.entries) {

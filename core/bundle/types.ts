@@ -71,6 +71,11 @@ export interface ReadOptions {
   sizeLimitBytes?: number
   /** Largest number of archive entries (any type), default 100,000. */
   maxEntries?: number
+  /**
+   * Largest inflated size of a whole tarball (every entry and tar header), default 64 MiB: a gzip
+   * bomb is refused at the header that declares too much, or as soon as inflating passes it.
+   */
+  maxInflatedBytes?: number
   /** Directory input only: basename globs to skip (as `--ignore`). */
   ignore?: string[]
   /** Directory input only: follow symbolic links instead of ignoring them. */

@@ -102,38 +102,68 @@ export async function verifySignatureToken(
 
 /** Steps 8-11 of OPA's algorithm: every file listed with a matching digest, nothing extra listed. */
 function verifyFiles(bundle: Bundle, payload: SignaturePayload, excludeFiles: readonly string[]): void {
-  const listed = new Map<string, SignaturePayload['files'][number]>()
-  for (const file of payload.files) listed.set(normaliseName(file.name), file)
+  const list = new SignedFileList(payload, excludeFiles)
   for (const entry of signedFiles(bundle)) {
-    if (excludeFiles.some((pattern) => globMatch(pattern, entry.path))) {
-      listed.delete(entry.path)
-      continue
+    const algorithm = list.algorithmOf(entry.path)
+    if (algorithm !== undefined) list.check(entry.path, fileDigest(entry.path, entry.raw, algorithm))
+  }
+  list.finish()
+}
+
+/**
+ * The files a verified signature lists, checked off one by one as the bundle's files come past
+ * (from a typed bundle or streamed from a tarball), in steps 8-11 of OPA's algorithm.
+ */
+export class SignedFileList {
+  readonly #listed = new Map<string, SignaturePayload['files'][number]>()
+
+  constructor(
+    payload: SignaturePayload,
+    private readonly excludeFiles: readonly string[],
+  ) {
+    for (const file of payload.files) this.#listed.set(normaliseName(file.name), file)
+  }
+
+  /**
+   * The algorithm to digest the file at `path` with, or undefined when it is excluded.
+   * @throws BundleError when the file is not listed or its entry names no algorithm.
+   */
+  algorithmOf(path: string): string | undefined {
+    if (this.excludeFiles.some((pattern) => globMatch(pattern, path))) {
+      this.#listed.delete(path)
+      return undefined
     }
-    const info = listed.get(entry.path)
+    const info = this.#listed.get(path)
     if (!info) {
-      throw bundleError('bundle_file_unsigned', `file ${entry.path} is not included in the bundle signature`)
+      throw bundleError('bundle_file_unsigned', `file ${path} is not included in the bundle signature`)
     }
     if (!info.algorithm) {
-      throw bundleError(
-        'bundle_hash_algorithm',
-        `file ${entry.path}: no hash algorithm in the bundle signature`,
-      )
+      throw bundleError('bundle_hash_algorithm', `file ${path}: no hash algorithm in the bundle signature`)
     }
-    const actual = fileDigest(entry.path, entry.raw, info.algorithm)
+    return info.algorithm
+  }
+
+  /** Checks the digest of the file at `path` against the listed one. */
+  check(path: string, actual: Buffer): void {
+    const info = this.#listed.get(path)!
     if (!/^(?:[0-9a-fA-F]{2})*$/.test(info.hash) || !actual.equals(Buffer.from(info.hash, 'hex'))) {
       throw bundleError(
         'bundle_digest_mismatch',
-        `file ${entry.path}: digest mismatch (${info.algorithm} ${actual.toString('hex')}, signature has ${info.hash})`,
+        `file ${path}: digest mismatch (${info.algorithm} ${actual.toString('hex')}, signature has ${info.hash})`,
       )
     }
-    listed.delete(entry.path)
+    this.#listed.delete(path)
   }
-  if (listed.size > 0) {
-    const names = [...listed.keys()].join(', ')
-    throw bundleError(
-      'bundle_file_missing',
-      `file(s) ${names} specified in the bundle signature but not found in the bundle`,
-    )
+
+  /** @throws BundleError `bundle_file_missing` naming the listed files that never came. */
+  finish(): void {
+    if (this.#listed.size > 0) {
+      const names = [...this.#listed.keys()].join(', ')
+      throw bundleError(
+        'bundle_file_missing',
+        `file(s) ${names} specified in the bundle signature but not found in the bundle`,
+      )
+    }
   }
 }
 

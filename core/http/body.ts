@@ -10,8 +10,7 @@ import { promisify } from 'node:util'
 import { gunzip, inflate } from 'node:zlib'
 import type { Context } from 'hono'
 import { parse as parseLossless } from 'lossless-json'
-import { parseDocument } from 'yaml'
-import { findSelfReference } from '../self-reference.js'
+import { DEFAULT_MAX_YAML_NODES, readYaml, YamlError } from '../yaml.js'
 import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.js'
 
 const gunzipAsync = promisify(gunzip)
@@ -23,6 +22,8 @@ export interface BodyLimits {
   maxBytes: number
   /** Bytes a compressed body may inflate to. */
   maxDecompressedBytes: number
+  /** Nodes a YAML body may hold (keys, values, items); default DEFAULT_MAX_YAML_NODES. */
+  maxYamlNodes?: number
 }
 
 export const DEFAULT_BODY_LIMITS: BodyLimits = {
@@ -197,30 +198,25 @@ function describeJsonError(text: string): string {
 }
 
 /**
- * Parses YAML text (aliases bounded by the yaml package), 400 with line and column on error.
- * `intAsBigInt` gives integers as bigint, for callers that keep every digit.
+ * Parses YAML text in linear time (core/yaml.ts): 400 with line and column on error, 413 past
+ * `maxNodes`. `intAsBigInt` gives integers as bigint, for callers that keep every digit.
  */
-export function parseYamlText(text: string, options: { intAsBigInt?: boolean } = {}): unknown {
-  const doc = parseDocument(text, { uniqueKeys: true, intAsBigInt: options.intAsBigInt ?? false })
-  const first = doc.errors[0]
-  if (first) {
-    const pos = first.linePos?.[0]
-    const where = pos ? ` at line ${pos.line}, column ${pos.col}` : ''
-    throw badRequest(
-      `malformed YAML body${where}: ${first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
-    )
-  }
-  let value: unknown
+export function parseYamlText(
+  text: string,
+  options: { intAsBigInt?: boolean; maxNodes?: number } = {},
+): unknown {
   try {
-    value = doc.toJS({ maxAliasCount: 100 })
+    return readYaml(text, {
+      intAsBigInt: options.intAsBigInt ?? false,
+      maxNodes: options.maxNodes ?? DEFAULT_MAX_YAML_NODES,
+    })
   } catch (err) {
-    throw badRequest(`malformed YAML body: ${(err as Error).message}`)
+    if (!(err instanceof YamlError)) throw err
+    if (err.kind === 'too_many_nodes') {
+      throw payloadTooLarge(`YAML body${err.where}: ${err.reason}; send large documents as JSON`)
+    }
+    throw badRequest(`malformed YAML body${err.where}: ${err.reason}`)
   }
-  const loop = findSelfReference(value)
-  if (loop !== undefined) {
-    throw badRequest(`malformed YAML body: the alias at ${loop} refers to a node that contains it`)
-  }
-  return value
 }
 
 /**
@@ -240,7 +236,7 @@ export async function readStructuredBody(
   }
   const text = await readBodyText(c, limits)
   if (text.trim() === '') return undefined
-  return isYaml ? parseYamlText(text) : parseJsonText(text)
+  return isYaml ? parseYamlText(text, { maxNodes: limits.maxYamlNodes }) : parseJsonText(text)
 }
 
 function lineAndColumn(text: string, offset: number): string {

@@ -1,11 +1,19 @@
 /**
  * The check a downloaded bundle must pass before it replaces the last good one: it must read as
- * a bundle (gzip, tar, per-file size limit, valid manifest and data) and its signature must
+ * a bundle (gzip, tar, per-file and inflated size limits, valid manifest and data) and its signature must
  * verify exactly as an OPA agent would verify it, one step stricter (see targets.ts). Delta
  * bundles are refused: the relay asks for snapshots and never hands an agent a delta it has no
  * base for.
  */
-import { type Bundle, BundleError, readBundle, verifyBundle } from '../../core/bundle/index.js'
+import {
+  archiveLimits,
+  type Bundle,
+  BundleError,
+  readBundle,
+  type StreamedVerification,
+  verifyBundle,
+  verifyTarball,
+} from '../../core/bundle/index.js'
 import type { Target } from '../targets.js'
 
 /** A download that must not be promoted; `reason` is a stable code for metrics and status. */
@@ -25,11 +33,32 @@ export interface VerifiedBundle {
   bundle: Bundle
 }
 
-/** Reads and verifies `bytes` for `target`; throws BundleRejected with the reason. */
+/**
+ * Reads and verifies `bytes` for `target`; throws BundleRejected with the reason. With a signing
+ * configuration the signature and file digests are checked first, streaming (core/bundle
+ * verifyTarball), so a download the keys did not sign is refused holding at most one file;
+ * only then is the bundle read whole, within `target.maxInflatedBytes`.
+ */
 export async function verifyDownload(bytes: Uint8Array, target: Target): Promise<VerifiedBundle> {
+  const options = { sizeLimitBytes: target.sizeLimitBytes, maxInflatedBytes: target.maxInflatedBytes }
+  const verification = target.verification
+  let streamed: StreamedVerification | undefined
+  if (verification) {
+    try {
+      streamed = await verifyTarball(bytes, verification.config, archiveLimits(options))
+    } catch (err) {
+      throw rejection(err)
+    }
+    if (streamed === 'unsigned' && verification.signatureRequired) {
+      throw new BundleRejected(
+        'bundle_signature_missing',
+        'bundle missing .signatures.json file (signing is configured, so unsigned bundles are refused)',
+      )
+    }
+  }
   let bundle: Bundle
   try {
-    bundle = await readBundle(bytes, { sizeLimitBytes: target.sizeLimitBytes })
+    bundle = await readBundle(bytes, options)
   } catch (err) {
     throw rejection(err)
   }
@@ -40,7 +69,6 @@ export async function verifyDownload(bytes: Uint8Array, target: Target): Promise
     )
   }
   const signed = (bundle.signatures?.signatures.length ?? 0) > 0 || bundle.signatures !== undefined
-  const verification = target.verification
   if (!verification) {
     // OPA: signatures but no verification config at all is an error, not a pass.
     if (signed) {
@@ -49,16 +77,20 @@ export async function verifyDownload(bytes: Uint8Array, target: Target): Promise
         'bundle is signed but no verification key is configured (set keys and bundles.<name>.signing)',
       )
     }
-  } else if (!signed && verification.signatureRequired) {
-    throw new BundleRejected(
-      'bundle_signature_missing',
-      'bundle missing .signatures.json file (signing is configured, so unsigned bundles are refused)',
-    )
-  } else if (signed) {
-    try {
-      await verifyBundle(bundle, verification.config)
-    } catch (err) {
-      throw rejection(err)
+  } else if (streamed === 'deferred') {
+    // A bundle with a patch file: checked on the typed bundle, as before streaming existed.
+    if (!signed && verification.signatureRequired) {
+      throw new BundleRejected(
+        'bundle_signature_missing',
+        'bundle missing .signatures.json file (signing is configured, so unsigned bundles are refused)',
+      )
+    }
+    if (signed) {
+      try {
+        await verifyBundle(bundle, verification.config)
+      } catch (err) {
+        throw rejection(err)
+      }
     }
   }
   const revision = typeof bundle.manifest.revision === 'string' ? bundle.manifest.revision : ''
@@ -67,6 +99,12 @@ export async function verifyDownload(bytes: Uint8Array, target: Target): Promise
 
 function rejection(err: unknown): BundleRejected {
   if (err instanceof BundleRejected) return err
-  if (err instanceof BundleError) return new BundleRejected(err.code, err.message)
+  if (err instanceof BundleError) {
+    // Name the setting that raises the bound when the whole bundle is too large.
+    const hint = /^bundle inflates to more than/.test(err.message)
+      ? ' (relay.bundles.max_inflated_bytes)'
+      : ''
+    return new BundleRejected(err.code, `${err.message}${hint}`)
+  }
   return new BundleRejected('bundle_invalid', err instanceof Error ? err.message : String(err))
 }

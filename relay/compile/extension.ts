@@ -40,7 +40,13 @@ export class ServedBundles {
     this.#served = served
     const names = states.map((s) => s.target.name)
     this.#revisions = Object.fromEntries(names.map((n, i) => [n, served[i]?.revision ?? '']))
-    this.#pool.load({ names, bytes: served.map((b) => b.bytes) })
+    // Served bundles passed the relay's inflated-size bound; workers read them with the same one.
+    const maxInflatedBytes = Math.max(0, ...states.map((s) => s.target.maxInflatedBytes ?? 0)) || undefined
+    this.#pool.load({
+      names,
+      bytes: served.map((b) => b.bytes),
+      ...(maxInflatedBytes ? { maxInflatedBytes } : {}),
+    })
   }
 
   /** A worker's report on loading generation `generation` (the first report of each is logged). */

@@ -9,6 +9,8 @@ export interface ServedState {
   names: string[]
   /** Each bundle's tarball as served to agents (verified, promoted). */
   bytes: Uint8Array[]
+  /** The relay's `relay.bundles.max_inflated_bytes` (core/bundle's default when absent). */
+  maxInflatedBytes?: number
 }
 
 /** A worker's report after loading a ServedState: how many modules, or why it failed. */

@@ -29,7 +29,9 @@ export class ServedPolicies implements CompileBackend {
   /** Loads a new set of served bundles. */
   async load(state: ServedState): Promise<LoadReport> {
     try {
-      const bundles = await Promise.all(state.bytes.map((b) => readBundle(b)))
+      const bundles = await Promise.all(
+        state.bytes.map((b) => readBundle(b, { maxInflatedBytes: state.maxInflatedBytes })),
+      )
       const merged =
         bundles.length === 0
           ? undefined

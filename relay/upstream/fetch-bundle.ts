@@ -1,6 +1,6 @@
 /**
  * One bundle download from upstream, as an OPA agent makes it: `If-None-Match` with the held
- * ETag, `Prefer` asking for snapshots (the relay never chains deltas) and, in long-poll mode,
+ * ETag (and the ETag of a download refused before, whose body is never read again), `Prefer` asking for snapshots (the relay never chains deltas) and, in long-poll mode,
  * `wait=N`. The body is read with a byte limit enforced while it streams, so an oversized or
  * endless response is cut off without being buffered whole.
  */
@@ -15,6 +15,8 @@ export class UpstreamError extends Error {
     readonly code: 'http_error' | 'network_error' | 'timeout' | 'too_large',
     message: string,
     readonly httpStatus?: number,
+    /** The ETag of a response refused for its size, so the puller does not fetch it again. */
+    readonly etag?: string,
   ) {
     super(message)
     this.name = 'UpstreamError'
@@ -25,9 +27,13 @@ export class UpstreamError extends Error {
 export type FetchResult =
   | { kind: 'not-modified'; etag?: string }
   | { kind: 'modified'; bytes: Uint8Array; etag?: string; contentType: string }
+  /** The upstream still has the bundle refused before (`refusedEtag`); its body was not read. */
+  | { kind: 'refused-again'; etag: string }
 
 export interface FetchOptions {
   etag?: string
+  /** The ETag of a download refused before: sent in If-None-Match too, and never read again. */
+  refusedEtag?: string
   /** Seconds to ask the upstream to hold the request (long polling). */
   waitSeconds?: number
   /** Bytes the download may have. */
@@ -44,7 +50,9 @@ export async function fetchBundle(
   const headers: Record<string, string> = {
     Prefer: options.waitSeconds ? `modes=snapshot;wait=${options.waitSeconds}` : 'modes=snapshot',
   }
-  if (options.etag) headers['If-None-Match'] = options.etag
+  // If-None-Match takes a list: an upstream that still has the refused bundle answers 304 too.
+  const held = [options.etag, options.refusedEtag].filter((e): e is string => Boolean(e))
+  if (held.length > 0) headers['If-None-Match'] = [...new Set(held)].join(', ')
   // A long poll may legitimately take `wait` seconds before headers arrive; past that plus the
   // usual header timeout the upstream is hanging, not holding.
   const headersTimeoutMs = options.waitSeconds
@@ -63,8 +71,13 @@ export async function fetchBundle(
     throw asUpstreamError(err)
   }
   const etag = headerValue(response.headers.etag)
+  const refused = options.refusedEtag
   if (response.statusCode === 304) {
     await response.body.dump()
+    // A 304 without an ETag matched the one tag sent when only the refused one was.
+    if (refused && (etag === refused || (etag === undefined && !options.etag))) {
+      return { kind: 'refused-again', etag: refused }
+    }
     return { kind: 'not-modified', etag }
   }
   if (response.statusCode !== 200) {
@@ -75,10 +88,15 @@ export async function fetchBundle(
       response.statusCode,
     )
   }
+  if (refused && etag === refused) {
+    // An upstream that ignores If-None-Match: the body is not read at all.
+    discard(response.body)
+    return { kind: 'refused-again', etag: refused }
+  }
   const declared = Number(headerValue(response.headers['content-length']) ?? Number.NaN)
   if (declared > options.maxBytes) {
-    response.body.destroy()
-    throw tooLarge(options.maxBytes)
+    discard(response.body)
+    throw tooLarge(options.maxBytes, etag)
   }
   const chunks: Buffer[] = []
   let total = 0
@@ -86,8 +104,8 @@ export async function fetchBundle(
     for await (const chunk of response.body) {
       total += (chunk as Buffer).byteLength
       if (total > options.maxBytes) {
-        response.body.destroy()
-        throw tooLarge(options.maxBytes)
+        discard(response.body)
+        throw tooLarge(options.maxBytes, etag)
       }
       chunks.push(chunk as Buffer)
     }
@@ -103,8 +121,15 @@ export async function fetchBundle(
   }
 }
 
-function tooLarge(maxBytes: number): UpstreamError {
-  return new UpstreamError('too_large', `bundle download exceeds size_limit_bytes (${maxBytes} bytes)`)
+function tooLarge(maxBytes: number, etag: string | undefined): UpstreamError {
+  const message = `bundle download exceeds size_limit_bytes (${maxBytes} bytes)`
+  return new UpstreamError('too_large', message, undefined, etag)
+}
+
+// Drops a body without reading it; undici reports the abort as an error nobody needs to see.
+function discard(body: { on(event: 'error', listener: () => void): unknown; destroy(): void }): void {
+  body.on('error', () => {})
+  body.destroy()
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

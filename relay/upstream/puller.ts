@@ -4,6 +4,7 @@
  * verifies what it gets and promotes it. Nothing that goes wrong upstream reaches agents: a
  * failure is recorded, counted and logged, and the last good bundle keeps being served.
  */
+import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { BundleCache, TargetState } from '../bundles/bundle-cache.js'
 import { BundleRejected, type VerifiedBundle, verifyDownload } from '../bundles/verify.js'
@@ -25,7 +26,12 @@ export interface PullerOptions {
   onPromote?: PromotionListener
   /** Called after every upstream exchange, successful or not (status reporting). */
   onContact?: (at: Date, ok: boolean) => void
+  /** Milliseconds since the epoch; tests move it. */
+  now?: () => number
 }
+
+/** The longest a refused bundle is left alone before it is fetched again. */
+const REFUSED_RETRY_CAP_MS = 60 * 60 * 1000
 
 /** Pulls one target until stopped. */
 export class BundlePuller {
@@ -36,6 +42,14 @@ export class BundlePuller {
   private longPoll: boolean
   private readonly state: TargetState
   private readonly log: Logger
+  /**
+   * The last download refused (by verification, or for its size). Until `retryAt` its ETag is
+   * sent in If-None-Match and its body is not read, and without an ETag its digest spares a
+   * second verification. Then it is fetched once more, in case the refusal had a passing cause
+   * (a proxy cutting the body short looks like a corrupt archive); each refusal of the same
+   * bundle doubles the wait, from twice max_delay_seconds up to an hour.
+   */
+  private refused?: { etag?: string; digest?: string; times: number; retryAt: number }
 
   constructor(private readonly options: PullerOptions) {
     this.state = options.cache.add(options.target)
@@ -64,6 +78,7 @@ export class BundlePuller {
     try {
       const result = await fetchBundle(client, target.resource, {
         etag: this.state.served?.upstreamEtag,
+        refusedEtag: this.activeRefusal()?.etag,
         waitSeconds,
         maxBytes: target.sizeLimitBytes,
         signal: this.abort.signal,
@@ -71,9 +86,12 @@ export class BundlePuller {
       metrics.upstreamLatency.observe(labels, (performance.now() - started) / 1000)
       this.state.lastSuccessfulRequest = new Date()
       this.options.onContact?.(this.state.lastSuccessfulRequest, true)
+      if (result.kind === 'refused-again') return this.refusedAgain()
       if (result.kind === 'not-modified') {
         metrics.upstreamRequests.inc({ ...labels, outcome: 'not_modified' })
       } else {
+        const digest = createHash('sha256').update(result.bytes).digest('hex')
+        if (digest === this.activeRefusal()?.digest) return this.refusedAgain()
         metrics.upstreamRequests.inc({ ...labels, outcome: 'modified' })
         if (waitSeconds !== undefined && result.contentType !== LONG_POLL_CONTENT_TYPE) {
           this.log.info(
@@ -82,7 +100,13 @@ export class BundlePuller {
           )
           this.longPoll = false
         }
-        await this.accept(result.bytes, result.etag)
+        try {
+          await this.accept(result.bytes, result.etag)
+        } catch (err) {
+          if (err instanceof BundleRejected) this.rememberRefusal(result.etag, digest)
+          throw err
+        }
+        this.refused = undefined
       }
       this.state.lastError = undefined
       this.retry = 0
@@ -91,10 +115,43 @@ export class BundlePuller {
         : successDelayMs(target.minDelaySeconds, target.maxDelaySeconds)
     } catch (err) {
       if (this.abort.signal.aborted) return 0
+      if (err instanceof UpstreamError && err.code === 'too_large' && err.etag) {
+        this.rememberRefusal(err.etag, undefined)
+      }
       this.recordFailure(err)
       this.retry++
       return errorBackoffMs(this.retry, target.maxDelaySeconds)
     }
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now()
+  }
+
+  private activeRefusal(): { etag?: string; digest?: string } | undefined {
+    return this.refused && this.now() < this.refused.retryAt ? this.refused : undefined
+  }
+
+  private rememberRefusal(etag: string | undefined, digest: string | undefined): void {
+    const previous = this.refused
+    const same =
+      previous !== undefined &&
+      ((etag !== undefined && etag === previous.etag) || (digest !== undefined && digest === previous.digest))
+    const times = same ? previous.times + 1 : 1
+    const baseMs = 2 * this.options.target.maxDelaySeconds * 1000
+    const waitMs = Math.min(REFUSED_RETRY_CAP_MS, baseMs * 2 ** (times - 1))
+    this.refused = { etag, digest, times, retryAt: this.now() + waitMs }
+  }
+
+  /**
+   * The upstream still has the bundle refused last: nothing was downloaded (or, without an ETag,
+   * nothing verified). The refusal stays the target's last error, and the next look waits a
+   * normal polling interval: the request is conditional and costs the upstream nothing.
+   */
+  private refusedAgain(): number {
+    const { target, metrics } = this.options
+    metrics.upstreamRequests.inc({ kind: target.kind, bundle: target.name, outcome: 'refused_again' })
+    return successDelayMs(target.minDelaySeconds, target.maxDelaySeconds)
   }
 
   private async loop(): Promise<void> {

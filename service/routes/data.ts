@@ -45,7 +45,7 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 async function readDocument(c: Context, limits: BodyLimits): Promise<unknown> {
   const text = await readBodyText(c, limits)
   if (text.trim() === '') throw badRequest('request body is required: the JSON document to store')
-  return YAML_TYPES.has(mediaType(c)) ? parseYamlDocument(text) : parseJsonDocument(text)
+  return YAML_TYPES.has(mediaType(c)) ? parseYamlDocument(text, limits.maxYamlNodes) : parseJsonDocument(text)
 }
 
 /** The service's `{request_id, result}` envelope, the document's numbers written as stored. */

@@ -2,8 +2,8 @@
  * Encodings: base64, base64url, hex, JSON and YAML text, URL query strings. Decoders are as strict
  * as Go's (padding, alphabet) and fail with Go's messages where OPA's tests look at them.
  */
-import { parseDocument, stringify as yamlStringify } from 'yaml'
-import { findSelfReference } from '../../self-reference.js'
+import { stringify as yamlStringify } from 'yaml'
+import { readYaml, YamlError } from '../../yaml.js'
 import { t } from '../types/index.js'
 import type { Value } from '../values/index.js'
 import { fromJS, isArray, isSet, ObjectValue, parseJSON, toJS, toJSONText } from '../values/index.js'
@@ -183,16 +183,13 @@ export const jsonIsValid = defineBuiltin({
   },
 })
 
-// Keep big integers exact and YAML 1.1 scalars (yes/no/on/off), as Go's yaml.v2 reads them.
-const YAML_OPTIONS = { version: '1.1', intAsBigInt: true, uniqueKeys: true } as const
-
 /** Go-style message for a YAML error (`yaml: line 1: did not find expected ',' or ']'`). */
-function yamlError(err: { message: string; linePos?: Array<{ line: number }>; code?: string }): BuiltinError {
-  const line = err.linePos?.[0]?.line ?? 1
-  let reason = err.message.split(' at line ')[0] ?? err.message
+function yamlError(err: YamlError): BuiltinError {
+  if (err.kind === 'self_reference') return new BuiltinError('yaml: anchor value contains itself')
+  let reason = err.reason
   if (/Flow sequence/.test(reason)) reason = "did not find expected ',' or ']'"
   else if (/Flow map/.test(reason)) reason = "did not find expected ',' or '}'"
-  return new BuiltinError(`yaml: line ${line}: ${reason}`)
+  return new BuiltinError(`yaml: line ${err.line ?? 1}: ${reason}`)
 }
 
 /** Converts a parsed YAML node tree to a value (map keys become strings, as in JSON). */
@@ -214,12 +211,15 @@ function yamlToValue(x: unknown): Value {
 
 /** Parses YAML text to a value; throws BuiltinError with Go's message shape. */
 export function parseYamlValue(text: string): Value {
-  const doc = parseDocument(text, YAML_OPTIONS)
-  const first = doc.errors[0]
-  if (first) throw yamlError(first)
-  const parsed: unknown = doc.toJS({ mapAsMap: true, maxAliasCount: 100 })
-  // Go's YAML library refuses an anchor used inside its own value; here it would recurse forever.
-  if (findSelfReference(parsed) !== undefined) throw new BuiltinError('yaml: anchor value contains itself')
+  let parsed: unknown
+  try {
+    // Big integers exact and YAML 1.1 scalars (yes/no/on/off), as Go's yaml.v2 reads them; the
+    // default node bound, since the text may come from a request's input.
+    parsed = readYaml(text, { version: '1.1', intAsBigInt: true, mapAsMap: true })
+  } catch (err) {
+    if (err instanceof YamlError) throw yamlError(err)
+    throw err
+  }
   return yamlToValue(parsed)
 }
 

@@ -8,7 +8,7 @@
  * before a rule. Rules also get, in `rule.annotations`, the `document`-scoped blocks of every rule
  * with the same path and the `rule`-scoped block written just before them.
  */
-import { parse as parseYaml } from 'yaml'
+import { readYaml } from '../../yaml.js'
 import { parseError, type RegoError } from '../errors.js'
 import type {
   AnnotationScope,
@@ -158,7 +158,8 @@ function parseBlock(block: Block, loc: Location): ParsedBlock | string {
   if (yamlText.trim() === '') return 'expected METADATA block, found whitespace'
   let raw: unknown
   try {
-    raw = parseYaml(yamlText)
+    // The linear reader: a METADATA block is as untrusted as the module that holds it.
+    raw = readYaml(yamlText)
   } catch (err) {
     return `invalid METADATA block: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`
   }

@@ -52,7 +52,7 @@ describe('parseYamlData', () => {
 
   it('refuses an alias inside the node it names, saying where', () => {
     expect(() => parseYamlData('a:\n  b: &x [*x]\n', 'x/data.yaml')).toThrow(
-      'x/data.yaml is not valid YAML: the alias at a.b.0 contains itself',
+      'x/data.yaml is not valid YAML: the alias at a.b.0 refers to a node that contains it',
     )
   })
 

@@ -105,6 +105,35 @@ describe('readStructuredBody', () => {
     expect(ok.body).toEqual({ doc: { a: [1], b: [1] } })
   })
 
+  it('refuses a YAML body with more nodes than maxYamlNodes with 413, and a duplicate key with 400', async () => {
+    const app = createApp({ errorStyle: 'opa', logger: createLogger({ level: 'silent' }) })
+    app.post('/doc', async (c: Context) =>
+      c.json({ doc: (await readStructuredBody(c, { ...limits, maxYamlNodes: 6 })) ?? null }),
+    )
+    const send = async (body: string) => {
+      const res = await app.request('/doc', {
+        method: 'POST',
+        body,
+        headers: { 'Content-Type': 'application/x-yaml' },
+      })
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+    }
+    expect((await send('a: 1\nb: 2\nc: 3\n')).status).toBe(200)
+    const tooMany = await send('a: 1\nb: 2\nc: 3\nd: 4\n')
+    expect(tooMany.status).toBe(413)
+    expect(tooMany.body.message).toMatch(
+      /^YAML body at line 4, column \d+: the document has more than 6 nodes/,
+    )
+    const duplicate = await send('a: 1\nb: 2\na: 3\n')
+    expect(duplicate).toEqual({
+      status: 400,
+      body: {
+        code: 'invalid_parameter',
+        message: 'malformed YAML body at line 3, column 1: map keys must be unique: a',
+      },
+    })
+  })
+
   it('bounds YAML alias expansion (billion laughs)', async () => {
     const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for (let i = 1; i < 10; i++)
