@@ -6,7 +6,14 @@
  */
 import { type Context, Hono } from 'hono'
 import type { Logger } from 'pino'
-import { type AppEnv, type BodyLimits, DEFAULT_BODY_LIMITS, HttpError, readBody } from '../core/http/index.js'
+import {
+  type AppEnv,
+  type BodyLimits,
+  DEFAULT_BODY_LIMITS,
+  HttpError,
+  readBody,
+  utf8Text,
+} from '../core/http/index.js'
 import { answerCompile, type CompileAnswer, type CompileRunner, failureAnswer } from './answer.js'
 import { CompileService } from './compile.js'
 import { invalidParameter } from './errors.js'
@@ -95,7 +102,7 @@ export function compileRunnerRoutes(deps: CompileRunnerRouteDeps): Hono<AppEnv> 
 /** The body as text, inflated per `Content-Encoding`, within the limits. */
 async function readText(c: Context<AppEnv>, limits: BodyLimits): Promise<string> {
   try {
-    return (await readBody(c, limits)).toString('utf8')
+    return utf8Text(await readBody(c, limits))
   } catch (err) {
     // readBody answers 400 only for a body that does not inflate; say it as the reference does.
     if (err instanceof HttpError && err.status === 400) {

@@ -10,6 +10,7 @@ import { promisify } from 'node:util'
 import { gunzip, inflate } from 'node:zlib'
 import type { Context } from 'hono'
 import { parse as parseLossless } from 'lossless-json'
+import { jsonDepthExceeded } from '../json-depth.js'
 import { DEFAULT_MAX_YAML_NODES, readYaml, YamlError } from '../yaml.js'
 import { badRequest, payloadTooLarge, unsupportedMediaType } from './errors.js'
 
@@ -181,6 +182,17 @@ export function parseJsonText(text: string): unknown {
   } catch {
     throw badRequest(`malformed JSON body${describeJsonError(text)}`)
   }
+}
+
+/**
+ * Refuses (400) a JSON text that nests deeper than `maxDepth`, before it is parsed: V8 parses it,
+ * but everything recursive that touches the value afterwards overflows the stack.
+ * @example refuseDeepJson(text, 1000, 'status report')
+ */
+export function refuseDeepJson(text: string, maxDepth: number, what: string): string {
+  const at = jsonDepthExceeded(text, maxDepth)
+  if (at >= 0) throw badRequest(`${what} nests deeper than ${maxDepth} levels (at character ${at})`)
+  return text
 }
 
 // V8's messages carry no position on Node 20; lossless-json's parser does, so on the (rare)

@@ -18,8 +18,8 @@ import {
   parseJsonText,
   payloadTooLarge,
   readBodyText,
+  refuseDeepJson,
 } from '../../core/http/index.js'
-import { jsonDepthExceeded } from '../../core/json-depth.js'
 import type { AgentStatuses } from '../status/agent-statuses.js'
 
 /** The status intake's bounds (`relay.status`). */
@@ -69,9 +69,5 @@ async function readReport(c: Context<AppEnv>, limits: BodyLimits): Promise<strin
 }
 
 function checkDepth(text: string): string {
-  const at = jsonDepthExceeded(text, MAX_STATUS_DEPTH)
-  if (at >= 0) {
-    throw badRequest(`status report nests deeper than ${MAX_STATUS_DEPTH} levels (at character ${at})`)
-  }
-  return text
+  return refuseDeepJson(text, MAX_STATUS_DEPTH, 'status report')
 }

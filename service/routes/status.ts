@@ -8,7 +8,14 @@
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { parse, stringify } from 'lossless-json'
-import { type BodyLimits, badRequest, parseJsonText, readBodyText } from '../../core/http/index.js'
+import { MAX_EVENT_DEPTH } from '../../core/decision-events/index.js'
+import {
+  type BodyLimits,
+  badRequest,
+  parseJsonText,
+  readBodyText,
+  refuseDeepJson,
+} from '../../core/http/index.js'
 import { assertAdmin, assertAgentOrAdmin, assertSystemAccess } from '../auth.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId } from '../validation.js'
@@ -32,7 +39,8 @@ export function statusRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<Servic
 
   async function receive(c: Context<ServiceEnv>): Promise<Response> {
     assertAgentOrAdmin(c)
-    const text = await readBodyText(c, limits)
+    // The relay's limit (relay/routes/status.ts): deeper reports break everything recursive later.
+    const text = refuseDeepJson(await readBodyText(c, limits), MAX_EVENT_DEPTH, 'status report')
     parseJsonText(text) // a 400 with line and column for malformed JSON
     let report: unknown
     try {

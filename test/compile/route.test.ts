@@ -251,6 +251,13 @@ include if input.fav == "blue"
     expect((unsafe.json.errors as Array<{ code: string }>)[0]?.code).toBe('rego_unsafe_var_error')
   })
 
+  it('refuses a body that is not UTF-8 with 400 naming the byte, as the other intakes do', async () => {
+    const bad = Buffer.concat([Buffer.from('{"input":{"fav":"gr'), Buffer.from([0xff]), Buffer.from('"}}')])
+    const r = await post(engineBackend(POLICY), filters, new Uint8Array(bad))
+    expect(r.status).toBe(400)
+    expect(String(r.json.message)).toMatch(/not valid UTF-8 \(byte 19: 0xff\)/)
+  })
+
   it('reads gzip, YAML, GET without a body and POST /v1/compile with a query', async () => {
     const b = engineBackend(POLICY)
     const gz = await post(b, filters, gzipSync(JSON.stringify(body)), {

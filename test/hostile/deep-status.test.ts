@@ -9,6 +9,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningRelay } from '../../relay/relay.js'
 import { eventually, relayConfig, startTestRelay, tempDir } from '../relay/helpers.js'
+import { type RegentProcess, startRegent } from '../relay/support/processes.js'
 import { type FaultUpstream, startFaultUpstream } from '../support/fault-upstream.js'
 
 const DEPTH = 100_000
@@ -76,5 +77,38 @@ relay: { status: { forward_interval_seconds: 1 } }
       'the other agents forwarded',
     )
     expect(upstream.statusPosts.some((p) => labelsOf(p.body) === 'attacker')).toBe(false)
+  })
+})
+
+describe('a 100,000-deep status report sent straight to the service', () => {
+  const ADMIN = 'hostile-deep-status-admin-token-0123'
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let service: RegentProcess
+
+  beforeAll(async () => {
+    dir = await tempDir()
+    service = await startRegent(['service', '--addr', '127.0.0.1:0', '--data-dir', dir.dir], {
+      REGENT_ADMIN_TOKEN: ADMIN,
+    })
+  }, 30_000)
+  afterAll(async () => {
+    await service?.stop()
+    await dir?.cleanup()
+  })
+
+  it('is refused with 400 naming the depth, and the service keeps taking reports', async () => {
+    const post = async (body: string) => {
+      const res = await request(`${service.url}/v1/status`, {
+        method: 'POST',
+        body,
+        headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' },
+      })
+      return { status: res.statusCode, text: await res.body.text() }
+    }
+    const deep = `{"labels":{"id":"attacker"},"x":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}`
+    const refused = await post(deep)
+    expect(refused.status).toBe(400)
+    expect(JSON.parse(refused.text).message).toMatch(/^status report nests deeper than 1000 levels/)
+    expect((await post(JSON.stringify({ labels: { id: 'agent-1' } }))).status).toBe(200)
   })
 })
