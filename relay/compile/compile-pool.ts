@@ -54,7 +54,10 @@ export class CompilePool {
   #started(): Pool {
     if (this.#pool) return this.#pool
     const config = this.#config
-    const workerData: CompileWorkerData = { allowNet: config.allow_net }
+    const workerData: CompileWorkerData = {
+      allowNet: config.allow_net,
+      instructionLimit: config.instruction_limit,
+    }
     this.#pool = new TaskPool({
       size: config.workers ?? defaultCompileWorkers(),
       queue: config.queue,

@@ -1,19 +1,19 @@
 /**
  * Entry point of a compile worker thread (started by compile-pool.ts): holds the served bundles'
  * policies (ServedState messages) and answers compile requests against them, one at a time, each
- * under its deadline: the evaluator stops a query past it with `eval_cancel_error`, and
- * `http.send` is aborted. Network-reaching built-ins may only reach `allowNet`.
+ * under its deadline and work limit: the evaluator stops a query past them with `eval_cancel_error`
+ * or `eval_instruction_limit_error`, and `http.send` is aborted. Network-reaching built-ins may only
+ * reach `allowNet`.
  */
 import { workerData } from 'node:worker_threads'
 import { answerCompile, type CompileAnswer, type CompileRequest } from '../../compile/answer.js'
 import { EngineBackend } from '../../compile/backend.js'
 import { CompileService } from '../../compile/compile.js'
-import { DEFAULT_EVALUATION_BUDGET } from '../../core/rego/index.js'
 import { serveTasks } from '../../core/workers/task-worker.js'
 import type { CompileWorkerData, LoadReport, ServedState } from './protocol.js'
 import { ServedPolicies } from './served-policies.js'
 
-const { allowNet } = workerData as CompileWorkerData
+const { allowNet, instructionLimit } = workerData as CompileWorkerData
 
 /** The deadline of the request being answered (requests run one at a time on this thread). */
 let deadline = 0
@@ -27,7 +27,7 @@ const engine = new EngineBackend(
   {
     allowNet,
     builtins: () => ({ signal: AbortSignal.timeout(remainingMs()) }),
-    budget: () => ({ ...DEFAULT_EVALUATION_BUDGET, timeoutMs: remainingMs() }),
+    budget: () => ({ instructionLimit, timeoutMs: remainingMs() }),
   },
 )
 const policies = new ServedPolicies(engine)

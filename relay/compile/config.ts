@@ -1,11 +1,12 @@
 /**
  * The `relay.compile` config section: the worker threads `/v1/compile` runs on, how many requests
- * may wait for one, each request's deadline and each worker's heap, and the hosts network-reaching
+ * may wait for one, each request's deadline, work limit and each worker's heap, and the hosts network-reaching
  * built-ins (`http.send`, `net.lookup_ip_addr`) may reach. Every key has a default.
  */
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { field } from '../../core/config.js'
+import { DEFAULT_EVALUATION_BUDGET } from '../../core/rego/index.js'
 
 /**
  * One worker per core beside the one the main thread needs, at most 2: each worker may use up to
@@ -23,6 +24,11 @@ export const compileConfigSchema = z
     queue: field.nonNegativeInt().default(16),
     /** Wall-clock deadline of a request, from its arrival (waiting included). */
     timeout_ms: field.positiveInt().default(10_000),
+    /**
+     * Units of work one request's evaluation may do (docs/limits.md); past it
+     * `eval_instruction_limit_error`. 0: no work limit (the deadline and the heap still bound it).
+     */
+    instruction_limit: field.nonNegativeInt().default(DEFAULT_EVALUATION_BUDGET.instructionLimit),
     /** Old-generation heap of each worker (V8 `maxOldGenerationSizeMb`); past it the worker is replaced. */
     max_heap_mb: field.positiveInt().default(128),
     /** Hosts `http.send` and `net.lookup_ip_addr` may reach (OPA capabilities `allow_net`); empty: none. */

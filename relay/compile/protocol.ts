@@ -23,4 +23,6 @@ export interface LoadReport {
 export interface CompileWorkerData {
   /** Hosts network-reaching built-ins may reach (`relay.compile.allow_net`). */
   allowNet: string[]
+  /** Units of work per request (`relay.compile.instruction_limit`; 0: none). */
+  instructionLimit: number
 }

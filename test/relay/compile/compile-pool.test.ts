@@ -88,7 +88,7 @@ describe('relay /v1/compile worker pool', () => {
   })
 
   it("stops a query past relay.compile.timeout_ms with OPA's eval_cancel_error", async () => {
-    const { ask, filter } = await relayWith('workers: 1\ntimeout_ms: 1500')
+    const { ask, filter } = await relayWith('workers: 1\ntimeout_ms: 1500\ninstruction_limit: 0')
     expect((await filter({ user: 'bob' })).status).toBe(200)
     const res = await ask({ query: RUNAWAY, unknowns: ['input.y'] })
     expect(res.status).toBe(500)
@@ -102,8 +102,21 @@ describe('relay /v1/compile worker pool', () => {
     })
   })
 
+  it('stops the same query at relay.compile.instruction_limit (default 5,000,000 units) first', async () => {
+    const { ask, filter } = await relayWith('workers: 1\ntimeout_ms: 60000')
+    const res = await ask({ query: RUNAWAY, unknowns: ['input.y'] })
+    expect(res.status).toBe(500)
+    expect(JSON.parse(res.text)).toMatchObject({
+      code: 'internal_error',
+      errors: [{ code: 'eval_instruction_limit_error' }],
+    })
+    expect((await filter({ user: 'bob' })).status).toBe(200)
+  })
+
   it('replaces a worker that runs out of heap; the request fails alone and the next one works', async () => {
-    const { ask, filter, workers } = await relayWith('workers: 1\ntimeout_ms: 60000\nmax_heap_mb: 32')
+    const { ask, filter, workers } = await relayWith(
+      'workers: 1\ntimeout_ms: 60000\nmax_heap_mb: 32\ninstruction_limit: 0',
+    )
     const res = await ask({ query: 'input.x == count(numbers.range(1, 1e7))', unknowns: ['input.x'] })
     expect(res.status).toBe(500)
     expect(JSON.parse(res.text)).toMatchObject({
@@ -139,9 +152,10 @@ describe('relay /v1/compile allow_net', () => {
     const { filter } = await relayWith('workers: 1', rule(url))
     const res = await filter({ user: 'bob' })
     expect(res.status).toBe(500)
-    expect(JSON.parse(res.text)).toEqual({
+    expect(JSON.parse(res.text)).toMatchObject({
       code: 'internal_error',
       message: 'partial eval: http.send: unallowed host: 127.0.0.1',
+      errors: [{ code: 'eval_builtin_error', message: 'http.send: unallowed host: 127.0.0.1' }],
     })
     expect(res.text).not.toContain(SECRET)
     expect(hits()).toBe(0)
@@ -153,9 +167,10 @@ describe('relay /v1/compile allow_net', () => {
       'include if input.tickets.ip in net.lookup_ip_addr("localhost")',
     )
     const res = await filter({ user: 'bob' })
-    expect(JSON.parse(res.text)).toEqual({
+    expect(JSON.parse(res.text)).toMatchObject({
       code: 'internal_error',
       message: 'partial eval: net.lookup_ip_addr: unallowed host: localhost',
+      errors: [{ code: 'eval_builtin_error' }],
     })
   })
 
