@@ -7,9 +7,7 @@
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
-import pino from 'pino'
 import { request } from 'undici'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../core/config.js'
@@ -18,6 +16,7 @@ import { decisionLogsExtension } from '../../relay/decision-logs/index.js'
 import type { RunningRelay } from '../../relay/relay.js'
 import { type RunningService, serviceSectionSchema, startService } from '../../service/index.js'
 import { eventually, relayConfig, startTestRelay } from '../relay/helpers.js'
+import { capturedLogger } from '../support/captured-logger.js'
 import { type FaultUpstream, makeBundle, startFaultUpstream } from '../support/fault-upstream.js'
 import { makeEvents } from '../support/logs-agent.js'
 
@@ -25,16 +24,7 @@ let dir: string
 let service: RunningService | undefined
 let relay: RunningRelay | undefined
 let upstream: FaultUpstream | undefined
-const lines: string[] = []
-const logger = pino(
-  { level: 'info' },
-  new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean))
-      done()
-    },
-  }),
-)
+const { logger, lines } = capturedLogger('info')
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8).padStart(4, '0')
 const warningsFor = (path: string) =>
   lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.level === 40 && l.path === path)

@@ -7,12 +7,11 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
-import pino from 'pino'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../core/config.js'
 import { type RunningService, serviceSectionSchema, startService } from '../../service/index.js'
 import { eventually } from '../relay/helpers.js'
+import { capturedLogger } from '../support/captured-logger.js'
 import { makeEvents } from '../support/logs-agent.js'
 import { fillDisk, mountSmallDisk } from '../support/small-disk.js'
 
@@ -21,16 +20,7 @@ let dir: string
 let disk: string
 let mounted: { unmount(): void } | undefined
 let service: RunningService | undefined
-const lines: string[] = []
-const logger = pino(
-  { level: 'info' },
-  new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean))
-      done()
-    },
-  }),
-)
+const { logger, lines } = capturedLogger('info')
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'regent-service-full-'))

@@ -8,13 +8,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
-import pino from 'pino'
 import { request } from 'undici'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { decisionLogsExtension } from '../../../relay/decision-logs/index.js'
 import type { RunningRelay } from '../../../relay/relay.js'
+import { capturedLogger } from '../../support/captured-logger.js'
 import { makeEvents } from '../../support/logs-agent.js'
 import { fillDisk, mountSmallDisk } from '../../support/small-disk.js'
 import { eventually, relayConfig, startTestRelay } from '../helpers.js'
@@ -23,16 +22,7 @@ let dir: string
 let disk: string
 let mounted: { unmount(): void } | undefined
 let relay: RunningRelay | undefined
-const lines: string[] = []
-const logger = pino(
-  { level: 'info' },
-  new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean))
-      done()
-    },
-  }),
-)
+const { logger, lines } = capturedLogger('info')
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'regent-full-disk-'))
