@@ -10,9 +10,9 @@
 import { existsSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Logger } from 'pino'
+import { eventsOf, splitEventSpans } from '../../core/decision-events/index.js'
 import { DecisionBuffer, type DecisionBufferOptions } from '../../store/decision-buffer/index.js'
 import { BUFFER_FILE_NAME, type DecisionLogsConfig } from './config.js'
-import { eventsOf, splitEventSpans } from './split-events.js'
 
 const CHUNK_EVENTS = 1000
 const CHUNK_BYTES = 4 * 1024 * 1024

@@ -4,6 +4,7 @@
  * and the metrics read them synchronously without a round trip.
  */
 import type { MessagePort } from 'node:worker_threads'
+import type { EventSpans } from '../../core/decision-events/index.js'
 import type {
   AppendOutcome,
   BufferStats,
@@ -11,7 +12,6 @@ import type {
   DropNotice,
 } from '../../store/decision-buffer/index.js'
 import type { ParsedUpload } from './parse-upload.js'
-import type { EventSpans } from './split-events.js'
 
 /** What the buffer thread is started with. */
 export interface BufferWorkerData {

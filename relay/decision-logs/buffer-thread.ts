@@ -10,6 +10,7 @@
  */
 import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
+import type { EventSpans } from '../../core/decision-events/index.js'
 import { WriteHealth } from '../../core/write-health.js'
 import {
   type Batch,
@@ -32,7 +33,6 @@ import {
   readStats,
   STATS_BYTES,
 } from './buffer-protocol.js'
-import type { EventSpans } from './split-events.js'
 import { startModuleWorker } from './start-worker.js'
 
 interface Pending {

@@ -5,6 +5,7 @@
  * commit); each request is answered only after its commit. Started by BufferThread.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
+import { type EventSpans, eventsOf } from '../../core/decision-events/index.js'
 import { type Batch, DecisionBuffer } from '../../store/decision-buffer/index.js'
 import {
   type AppendAnswer,
@@ -17,7 +18,6 @@ import {
 } from './buffer-protocol.js'
 import { GroupCommitter } from './group-commit.js'
 import { parseUpload } from './parse-upload.js'
-import { type EventSpans, eventsOf } from './split-events.js'
 
 const data = workerData as BufferWorkerData
 const port = parentPort as MessagePort

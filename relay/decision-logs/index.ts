@@ -1,5 +1,12 @@
 /** The relay's decision-log part: intake, durable buffer, forwarder (see decision-logs.ts). */
 
+export {
+  type EventSpans,
+  EventsFormatError,
+  eventsOf,
+  splitEventSpans,
+  splitEvents,
+} from '../../core/decision-events/index.js'
 export { adoptFallbackBuffer } from './adopt-fallback.js'
 export { BufferThread } from './buffer-thread.js'
 export { BUFFER_FILE_NAME, type DecisionLogsConfig, decisionLogsSectionSchema } from './config.js'
@@ -16,7 +23,6 @@ export { createIntakeHandler, type IntakeDeps, installDecisionLogRoutes } from '
 export { DecisionLogMetrics, type DecisionLogTotals } from './metrics.js'
 export { ParsePool } from './parse-pool.js'
 export { type ParsedUpload, parseUpload } from './parse-upload.js'
-export { type EventSpans, EventsFormatError, eventsOf, splitEventSpans, splitEvents } from './split-events.js'
 export {
   parseRetryAfter,
   postBatch,

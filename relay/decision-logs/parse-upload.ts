@@ -5,7 +5,12 @@
  */
 import { isUtf8 } from 'node:buffer'
 import { gunzipSync, inflateSync } from 'node:zlib'
-import { type EventSpans, EventsFormatError, SPAN_STRIDE, splitEventSpans } from './split-events.js'
+import {
+  type EventSpans,
+  EventsFormatError,
+  SPAN_STRIDE,
+  splitEventSpans,
+} from '../../core/decision-events/index.js'
 
 /**
  * What one body holds (as offsets into its text, each event's UTF-8 length known: see

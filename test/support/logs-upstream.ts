@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { gunzipSync } from 'node:zlib'
-import { splitEvents } from '../../relay/decision-logs/split-events.js'
+import { splitEvents } from '../../core/decision-events/index.js'
 
 /** One scripted answer: a status (with headers), or `hang` (never answer). */
 export type UpstreamAnswer = { status: number; headers?: Record<string, string>; body?: string } | 'hang'

@@ -6,7 +6,7 @@ import {
   MAX_EVENT_DEPTH as MAX_DEPTH,
   splitEvents,
   TooManyEventsError,
-} from '../../../relay/decision-logs/split-events.js'
+} from '../../../core/decision-events/index.js'
 
 // The reference: JSON.parse, plus the event rules (lossless-json refuses duplicate keys with
 // different values, which is what mutations of JSON text can produce).
