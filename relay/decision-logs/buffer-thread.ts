@@ -11,6 +11,7 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import type { EventSpans } from '../../core/decision-events/index.js'
+import { startModuleWorker } from '../../core/workers/start-worker.js'
 import { WriteHealth } from '../../core/write-health.js'
 import {
   type Batch,
@@ -33,7 +34,6 @@ import {
   readStats,
   STATS_BYTES,
 } from './buffer-protocol.js'
-import { startModuleWorker } from './start-worker.js'
 
 interface Pending {
   resolve: (value: unknown) => void
@@ -85,7 +85,7 @@ export class BufferThread {
     const workerData: BufferWorkerData = { options: plain, stats, opened, openPort: channel.port2 }
     // A small young generation: the buffer thread makes short-lived strings only, and the
     // default semi-spaces would add resident memory for nothing.
-    this.worker = startModuleWorker('buffer-worker', {
+    this.worker = startModuleWorker(import.meta.url, 'buffer-worker', {
       workerData,
       transferList: [channel.port2],
       resourceLimits: { maxYoungGenerationSizeMb: 8 },

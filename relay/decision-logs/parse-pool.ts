@@ -8,10 +8,10 @@
 import type { MessagePort, Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import { inflateBody } from '../../core/http/index.js'
+import { startModuleWorker } from '../../core/workers/start-worker.js'
 import type { ParsedUpload } from './parse-upload.js'
 import { parseUpload } from './parse-upload.js'
 import type { ParseRequest, ParseWorkerData } from './parse-worker.js'
-import { startModuleWorker } from './start-worker.js'
 
 interface Pending {
   resolve: (parsed: ParsedUpload | Forwarded) => void
@@ -166,7 +166,7 @@ function startWorker(buffer: MessagePort | undefined): Worker {
   const workerData: ParseWorkerData = buffer ? { buffer } : {}
   // A small young generation: parsing makes short-lived strings, and the default semi-spaces
   // would add tens of MB of resident memory for nothing.
-  return startModuleWorker('parse-worker', {
+  return startModuleWorker(import.meta.url, 'parse-worker', {
     workerData,
     transferList: buffer ? [buffer] : [],
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
