@@ -77,4 +77,7 @@ export const CORPUS: string[] = [
   'a: `reserved\n',
   '? a\n? b\n',
   'a: 1\n...\n---\nb: 2\n',
+  `${'k'.repeat(1100)}: long implicit key\n`,
+  'a: "x\u0000y"\n',
+  'a: "x\\0y"\n',
 ]

@@ -29,6 +29,12 @@ const DIFFERENCES: Record<string, string> = {
   // `1` and `"1"` are the same key as text: refused as a duplicate. Before, plain objects kept the
   // last value silently and Maps held both.
   '1: a\n"1": b\n': 'keys equal as text are duplicates',
+  // Two more, not about keys. An implicit key longer than 1024 characters (the YAML spec's limit,
+  // which the yaml package enforced) is read by js-yaml.
+  [`${'k'.repeat(1100)}: long implicit key\n`]: 'implicit keys past 1024 characters are read',
+  // A raw NUL character anywhere in the text is refused by js-yaml (go-yaml refuses control
+  // characters too); the escape `\0` in a double-quoted string still reads.
+  'a: "x\u0000y"\n': 'a raw NUL character is a syntax error',
 }
 
 const OPTION_SETS: YamlReadOptions[] = []
