@@ -55,7 +55,8 @@ describe('readYaml: node bound', () => {
     expect(failure('[1, 2, 3]', { maxNodes: 3 }).kind).toBe('too_many_nodes')
     // Empty items count: a list of a million dashes has no scalar in it.
     expect(failure('-\n'.repeat(11), { maxNodes: 10 }).kind).toBe('too_many_nodes')
-    expect(failure('- "a"\n- \'b\'\n- *c\n', { maxNodes: 5 }).kind).toBe('too_many_nodes')
+    // Quoted scalars and aliases count (each item here is one node), before the alias is looked up.
+    expect(failure('- "a"\n- \'b\'\n- *c\n', { maxNodes: 3 }).kind).toBe('too_many_nodes')
   })
 
   it('refuses while reading, saying where the bound was crossed', () => {
@@ -97,5 +98,25 @@ describe('readYaml: other refusals', () => {
       }),
     ).toEqual({ a: true, b: 12345678901234567890n, c: '2001-12-14' })
     expect(readYaml('')).toBeNull()
+  })
+
+  it('refuses nesting past its depth bound with an error, not a stack overflow', () => {
+    expect(readYaml(`${'['.repeat(500)}${']'.repeat(500)}`)).toBeInstanceOf(Array)
+    for (const text of ['['.repeat(100_000), '{a: '.repeat(50_000), '- '.repeat(50_000)]) {
+      const err = failure(text)
+      expect(err.kind).toBe('syntax')
+      expect(err.reason).toBe('the document is nested too deeply')
+    }
+  })
+
+  it('refuses an alias to no anchor, and places an error at the end of the text on its last line', () => {
+    expect(failure('a: *nowhere\n').kind).toBe('alias')
+    const err = failure('[1,2,3')
+    expect([err.line, err.column]).toEqual([1, 7])
+  })
+
+  it('follows a %YAML directive over the version asked for', () => {
+    expect(readYaml('%YAML 1.1\n---\na: yes\n')).toEqual({ a: true })
+    expect(readYaml('%YAML 1.2\n---\na: yes\n', { version: '1.1' })).toEqual({ a: 'yes' })
   })
 })

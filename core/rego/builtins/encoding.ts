@@ -184,12 +184,21 @@ export const jsonIsValid = defineBuiltin({
 })
 
 /** Go-style message for a YAML error (`yaml: line 1: did not find expected ',' or ']'`). */
-function yamlError(err: YamlError): BuiltinError {
+function yamlError(err: YamlError, text: string): BuiltinError {
   if (err.kind === 'self_reference') return new BuiltinError('yaml: anchor value contains itself')
   let reason = err.reason
-  if (/Flow sequence/.test(reason)) reason = "did not find expected ',' or ']'"
-  else if (/Flow map/.test(reason)) reason = "did not find expected ',' or '}'"
+  if (/flow collection/.test(reason)) reason = `did not find expected ',' or '${closerOfLastOpen(text)}'`
   return new BuiltinError(`yaml: line ${err.line ?? 1}: ${reason}`)
+}
+
+/** `]` or `}`: what closes the last flow collection `text` leaves open (quotes aside, roughly). */
+function closerOfLastOpen(text: string): string {
+  const open: string[] = []
+  for (const ch of text) {
+    if (ch === '[' || ch === '{') open.push(ch)
+    else if ((ch === ']' || ch === '}') && open.length > 0) open.pop()
+  }
+  return open.at(-1) === '{' ? '}' : ']'
 }
 
 /** Converts a parsed YAML node tree to a value (map keys become strings, as in JSON). */
@@ -217,7 +226,7 @@ export function parseYamlValue(text: string): Value {
     // default node bound, since the text may come from a request's input.
     parsed = readYaml(text, { version: '1.1', intAsBigInt: true, mapAsMap: true })
   } catch (err) {
-    if (err instanceof YamlError) throw yamlError(err)
+    if (err instanceof YamlError) throw yamlError(err, text)
     throw err
   }
   return yamlToValue(parsed)
