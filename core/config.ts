@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs'
 import { parseDocument, parse as parseYamlScalar } from 'yaml'
 import { type ZodType, z } from 'zod'
 import { LOG_LEVELS } from './log.js'
-import { findSelfReference } from './self-reference.js'
+import { findLoop } from './yaml-loops.js'
 
 /** A config file that cannot be used; `problems` holds one line per problem. */
 export class ConfigError extends Error {
@@ -117,7 +117,7 @@ export function parseConfig<S extends ZodType>(
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigError(['(root): expected a mapping of keys'], options.file)
   }
-  const loop = findSelfReference(raw)
+  const loop = findLoop(raw)
   if (loop !== undefined) {
     throw new ConfigError([`${loop}: a YAML alias refers to a node that contains it`], options.file)
   }

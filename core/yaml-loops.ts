@@ -1,7 +1,9 @@
 /**
- * js-yaml gives an anchor and each of its aliases the same value, so a read value is a graph, not a
- * tree: walks that follow every path (as findSelfReference does) take exponential time on a
- * billion-laughs document. This walk visits each value once.
+ * YAML lets an alias stand inside the node it names (`a: &x [*x]`), which becomes a circular value
+ * that nothing downstream (JSON, zod, Rego values) can hold. And both YAML libraries give an anchor
+ * and each of its aliases the same value, so a read value is a graph, not a tree: a walk that
+ * follows every path takes exponential time on a billion-laughs document. This walk visits each
+ * value once. Every YAML reader (core/yaml.ts, core/config.ts) checks its result with it.
  */
 
 /**

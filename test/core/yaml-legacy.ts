@@ -17,7 +17,7 @@ import {
   type Tags,
   YAMLParseError,
 } from 'yaml'
-import { findSelfReference } from '../../core/self-reference.js'
+import { findLoop } from '../../core/yaml-loops.js'
 
 /** Default of `maxNodes`: about 100,000 keys (a key and its value are two nodes). */
 export const DEFAULT_MAX_YAML_NODES = 200_000
@@ -86,7 +86,7 @@ export function readYaml(text: string, options: YamlReadOptions = {}): unknown {
     if (err instanceof RangeError) throw new YamlError('syntax', 'the document is nested too deeply')
     throw new YamlError('alias', (err as Error).message)
   }
-  const loop = findSelfReference(value)
+  const loop = findLoop(value)
   if (loop !== undefined) {
     throw new YamlError('self_reference', `the alias at ${loop} refers to a node that contains it`)
   }
