@@ -3,7 +3,9 @@
  * regent at least as often as recorded in threshold.json (raise it as the engine improves, never
  * lower it). The failures still open are listed with their causes in docs/conformance.md.
  */
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { corpusPresent, DEFAULT_FOLDER, parseRunOutput, runRealworld } from './runner.js'
 
@@ -33,6 +35,27 @@ describe('run.sh output', () => {
     expect(() => parseRunOutput('lib_a: 3 passed, 1 failed (4 tests, 2 invocations, 1.5 s)\n')).toThrow(
       /no "N passed/,
     )
+  })
+  it("runs a corpus folder's run.sh from the project root, passing ONLY through", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'regent-realworld-'))
+    try {
+      // A stand-in corpus: reports where it runs (run.sh resolves bin/regent.js against it) and ONLY.
+      writeFileSync(
+        join(dir, 'run.sh'),
+        'test -f bin/regent.js || exit 3\necho "lib_$ONLY: 5 passed, 2 failed (7 tests, 1 invocations, 0.1 s)"\necho "5 passed, 2 failed"\n',
+      )
+      const lines: string[] = []
+      const result = await runRealworld(dir, { only: 'x', onLine: (l) => lines.push(l) })
+      expect(result.passed).toBe(5)
+      expect(result.libraries.map((l) => l.name)).toEqual(['lib_x'])
+      expect(lines).toEqual([
+        'lib_x: 5 passed, 2 failed (7 tests, 1 invocations, 0.1 s)',
+        '5 passed, 2 failed',
+      ])
+      expect(corpusPresent(dir)).toBe(true)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 
