@@ -5,6 +5,7 @@
  * follows it (`test_x[case]`) names the rule's test cases.
  */
 import type { Head, Term } from '../syntax/ast.js'
+import { stringTerm } from './terms.js'
 
 /** Rules whose name starts with this are tests. */
 export const TEST_PREFIX = 'test_'
@@ -35,4 +36,16 @@ export function testRuleName(head: Head): TestRuleName | undefined {
 
 function isScalar(t: Term): boolean {
   return t.type === 'string' || t.type === 'number' || t.type === 'boolean' || t.type === 'null'
+}
+
+/**
+ * The full ref of a test (`data.pkg.test_x`, `data.pkg["test_x#01"]`): the package path extended
+ * by the test's ref, its leading var made a key. OPA matches `--run` against its text and
+ * evaluates it as the test's query.
+ */
+export function testPath(packagePath: Term[], ref: Term[]): Term[] {
+  return [
+    ...packagePath,
+    ...ref.map((t, i) => (i === 0 && t.type === 'var' ? stringTerm(t.value, t.location) : t)),
+  ]
 }

@@ -20,7 +20,7 @@ export function injectTestCaseCalls(c: Compiler): void {
   for (const mod of c.sortedModules()) {
     for (const rule of mod.rules) {
       const test = testRuleName(rule.head)
-      if (!test || !test.name.startsWith(TEST_PREFIX)) continue
+      if (!test?.name.startsWith(TEST_PREFIX)) continue
       const cases = rule.head.ref.slice(test.ref.length)
       if (cases.length === 0 || callsTestCase(rule.body)) continue
       rule.body = withTestCaseCall(rule.body, cases)

@@ -7,7 +7,7 @@
 import type { Rule, Term } from '../../syntax/ast.js'
 import type { Compiler } from '../compiler.js'
 import { stringTerm, varTerm } from '../terms.js'
-import { TEST_PREFIX, testRuleName } from '../test-rules.js'
+import { TEST_PREFIX, testPath, testRuleName } from '../test-rules.js'
 import { refString } from '../text.js'
 
 /** The stage. */
@@ -16,8 +16,8 @@ export function rewriteDuplicateTestNames(c: Compiler): void {
   for (const mod of c.sortedModules()) {
     for (const rule of mod.rules) {
       const test = testRuleName(rule.head)
-      if (!test || !test.name.startsWith(TEST_PREFIX)) continue
-      const key = refString([...mod.package.path, ...asPath(test.ref)])
+      if (!test?.name.startsWith(TEST_PREFIX)) continue
+      const key = refString(testPath(mod.package.path, test.ref))
       const count = seen.get(key) ?? 0
       seen.set(key, count + 1)
       if (count === 0) continue
@@ -31,9 +31,4 @@ export function rewriteDuplicateTestNames(c: Compiler): void {
       }
     }
   }
-}
-
-/** A head ref as a path below the package: its leading var becomes a string key. */
-function asPath(ref: Term[]): Term[] {
-  return ref.map((t, i) => (i === 0 && t.type === 'var' ? stringTerm(t.value, t.location) : t))
 }
