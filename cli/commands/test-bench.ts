@@ -13,7 +13,8 @@ import { benchmarkDoc, benchmarkLine } from '../bench/render.js'
 import { type Doc, renderJson } from '../presentation.js'
 import { evaluation } from './bench.js'
 import type { TestResult } from './test.js'
-import { outcome, reportEnd } from './test-report.js'
+import { outcome, reportEnd, subResultLines } from './test-report.js'
+import { subResults } from './test-sub-results.js'
 
 /** What `regent test` lends the benchmarks: its own test run and result rendering. */
 export interface TestBenchHooks {
@@ -85,7 +86,7 @@ async function benchmarkTest(
   test: TestResult['test'],
   options: TestBenchOptions,
 ): Promise<BenchmarkResult> {
-  const prepared = policy.prepare(`${test.pkg}.${test.name}`)
+  const prepared = policy.prepare(test.query)
   const deadline = Date.now() + options.timeoutMs
   const ignore = () => {}
   // A fresh context (clock, caches) per evaluation, as `regent test` gives each test; print() output discarded.
@@ -93,7 +94,9 @@ async function benchmarkTest(
     prepared,
     () => ({ ctx: createBuiltinContext({ print: ignore }), deadline }),
     (run) => {
-      if (run.results[0]?.expressions[0]?.value !== true) throw new Error('test failed while benchmarking')
+      const value = run.results[0]?.expressions[0]?.value
+      const passed = test.partialObject ? value !== undefined && !subResults(value, []).fail : value === true
+      if (!passed) throw new Error('test failed while benchmarking')
     },
   )
   return runBenchmark(op, { benchtime: options.benchtime, benchmem: options.benchmem, timer: undefined })
@@ -122,6 +125,7 @@ function report(results: BenchResult[], options: TestBenchOptions): string {
       lastFile = loc.file
     }
     lines.push(`${name}: ${outcome(r)}`)
+    lines.push(...subResultLines(r, options.verbose))
     if (options.verbose && r.output) lines.push('', ...r.output.split('\n').map((l) => `  ${l}`), '')
     if (r.error !== undefined) lines.push(`  ${r.error}`)
   }

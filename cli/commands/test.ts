@@ -1,23 +1,28 @@
 /**
- * `regent test <path>...`: runs every rule named `test_*` (skipping `todo_*`) and reports PASS,
- * FAIL, SKIPPED or ERROR as `opa test` does. A test passes when its value is `true`. Exit 0 when
- * all pass, 2 on failures (and skipped tests unless `-z`), 1 when policies do not load or compile.
+ * `regent test <path>...`: runs every rule named `test_*` (skipping `todo_test_*`) and reports
+ * PASS, FAIL, SKIPPED or ERROR as `opa test` does. A test passes when its value is `true`; each
+ * definition of a name is a test of its own (`test_x`, `test_x#01`, ...), and a parameterized
+ * test (`test_x[case] if ...`) passes when every case does, each case reported. Exit 0 when all
+ * pass, 2 on failures and errors (and skipped tests unless `-z`), 1 when policies do not load or
+ * compile or `--run` is not a valid regular expression.
  */
 import { Command, Option } from 'commander'
+import { RE2JS } from 're2js'
 import { createBuiltinContext } from '../../core/rego/builtins/context.js'
-import { refString } from '../../core/rego/compiler/text.js'
 import { RegoErrors } from '../../core/rego/errors.js'
 import { type CoverageReport, CoverageTracer } from '../../core/rego/eval/coverage.js'
 import { compilePolicy, type Policy } from '../../core/rego/eval/policy.js'
 import { BufferTracer, prettyTrace, type TraceOp, type Tracer } from '../../core/rego/eval/trace.js'
-import type { Location } from '../../core/rego/syntax/ast.js'
+import type { Value } from '../../core/rego/values/index.js'
 import { loadPolicy } from '../policy-files.js'
 import { type Doc, renderJson } from '../presentation.js'
 import { collect } from '../query-options.js'
 import { parseBenchTime } from './bench.js'
 import { parseDuration } from './eval.js'
 import { runTestBenchmarks } from './test-bench.js'
-import { outcome, reportEnd } from './test-report.js'
+import { discoverTests, type TestCase } from './test-discovery.js'
+import { outcome, reportEnd, subResultLines } from './test-report.js'
+import { type SubResultMap, subResults, subResultsDoc } from './test-sub-results.js'
 
 interface TestOptions {
   verbose?: boolean
@@ -38,14 +43,6 @@ interface TestOptions {
   benchtime: string
 }
 
-/** One discovered test. */
-interface TestCase {
-  pkg: string
-  name: string
-  location: Location | undefined
-  skip: boolean
-}
-
 /** One test's outcome. */
 export interface TestResult {
   test: TestCase
@@ -54,6 +51,8 @@ export interface TestResult {
   durationNs: number
   output: string
   trace: string
+  /** The cases of a parameterized test (OPA's `sub_results`). */
+  subResults: SubResultMap | undefined
 }
 
 /** Builds the `test` command. */
@@ -128,14 +127,25 @@ export function testCommand(): Command {
           allDataFiles: true,
           ...(options.v0Compatible ? { v0: true } : {}),
         })
-        policy = compilePolicy(loaded.modules, loaded.data, { maxErrors: Number(options.maxErrors) || 0 })
+        policy = compilePolicy(loaded.modules, loaded.data, {
+          maxErrors: Number(options.maxErrors) || 0,
+          tests: true,
+        })
       } catch (err) {
         process.stderr.write(`${err instanceof RegoErrors ? err.toString() : (err as Error).message}\n`)
         process.exitCode = 1
         return
       }
-      const filter = options.run ? new RegExp(options.run) : undefined
-      const tests = discover(policy).filter((t) => !filter || filter.test(`${t.pkg}.${t.name}`))
+      let filter: RE2JS | undefined
+      try {
+        // Go's regexp syntax, as `opa test -r` reads it.
+        filter = options.run ? RE2JS.compile(options.run) : undefined
+      } catch (err) {
+        process.stderr.write(`${(err as Error).message}\n`)
+        process.exitCode = 1
+        return
+      }
+      const tests = discoverTests(policy, filter)
       if (benchtime) {
         const failed = await runTestBenchmarks(
           policy,
@@ -168,14 +178,22 @@ export function testCommand(): Command {
       )
       if (coverage) {
         const report = coverage.report(loaded.modules)
-        if (results.some((r) => r.fail || r.error !== undefined)) {
-          process.stdout.write(
-            pretty(
-              results.filter((r) => r.fail || r.error !== undefined),
-              options,
-            ),
+        // As OPA's coverage reporter: an error is printed alone, failures are reported and the
+        // first one repeated on stderr; both exit 1 (only a missed threshold exits 2).
+        const errored = results.find((r) => r.error !== undefined)
+        if (errored) {
+          process.stderr.write(`${errored.error}\n`)
+          process.exitCode = 1
+          return
+        }
+        const failures = results.filter((r) => r.fail)
+        if (failures.length > 0) {
+          process.stdout.write(pretty(failures, options))
+          const first = failures[0] as TestResult
+          process.stderr.write(
+            `${[`${first.test.pkg}.${first.test.name}: ${outcome(first)}`, ...subResultLines(first, true)].join('\n')}\n\n`,
           )
-          process.exitCode = 2
+          process.exitCode = 1
           return
         }
         if (report.coverage < threshold) {
@@ -195,28 +213,6 @@ export function testCommand(): Command {
     })
 }
 
-/** The test rules of a policy, in module order. */
-function discover(policy: Policy): TestCase[] {
-  const out: TestCase[] = []
-  const seen = new Set<string>()
-  for (const mod of policy.compiler.sortedModules()) {
-    const pkg = refString(mod.package.path)
-    for (const rule of mod.rules) {
-      const head = rule.head.ref
-      const first = head[0]
-      if (head.length !== 1 || first?.type !== 'var' || rule.head.args !== undefined) continue
-      const name = first.value
-      const skip = name.startsWith('todo_')
-      if (!skip && !name.startsWith('test_')) continue
-      const key = `${pkg}.${name}`
-      if (seen.has(key)) continue
-      seen.add(key)
-      out.push({ pkg, name, location: rule.location, skip })
-    }
-  }
-  return out
-}
-
 async function runTest(
   policy: Policy,
   test: TestCase,
@@ -224,21 +220,38 @@ async function runTest(
   options: TestOptions,
   coverage: Tracer | undefined,
 ): Promise<TestResult> {
-  const result: TestResult = { test, fail: false, error: undefined, durationNs: 0, output: '', trace: '' }
+  const result: TestResult = {
+    test,
+    fail: false,
+    error: undefined,
+    durationNs: 0,
+    output: '',
+    trace: '',
+    subResults: undefined,
+  }
   if (test.skip) return result
   const output: string[] = []
   const buffer = options.verbose ? new BufferTracer() : undefined
   const tracer = coverage ?? buffer
   const start = process.hrtime.bigint()
   try {
-    const ctx = createBuiltinContext({ print: (m) => output.push(m) })
-    const run = await policy.prepare(`${test.pkg}.${test.name}`).eval({
+    const reached: Value[] = []
+    const ctx = createBuiltinContext({ print: (m) => output.push(m), testCase: (c) => reached.push(c) })
+    const run = await policy.prepare(test.query).eval({
       ctx,
       deadline: Date.now() + timeoutMs,
       ...(tracer ? { tracer } : {}),
     })
-    const first = run.results[0]?.expressions[0]?.value
-    result.fail = first !== true
+    const first = run.results[0]?.expressions[0]
+    if (!first) {
+      result.fail = true
+    } else if (test.partialObject) {
+      const cases = subResults(first.value, reached)
+      result.fail = cases.fail
+      result.subResults = cases.cases
+    } else {
+      result.fail = first.value !== true
+    }
   } catch (err) {
     result.error = err instanceof Error ? String(err) : String(err)
   }
@@ -271,7 +284,16 @@ function pretty(results: TestResult[], options: TestOptions): string {
     }
     dirty = true
     lines.push(`${r.test.pkg}.${r.test.name}: ${outcome(r)}`)
-    if (options.verbose && r.output) lines.push('', ...r.output.split('\n').map((l) => `  ${l}`), '')
+    lines.push(...subResultLines(r, options.verbose === true))
+    if (r.output)
+      lines.push(
+        '',
+        ...r.output
+          .trim()
+          .split('\n')
+          .map((l) => `  ${l}`),
+        '',
+      )
     if (r.error !== undefined) lines.push(`  ${r.error}`)
   }
   lines.push(...reportEnd(results, options.verbose === true, dirty))
@@ -289,6 +311,7 @@ function resultDoc(r: TestResult): Doc {
     skip: r.test.skip ? true : undefined,
     duration: r.durationNs,
     output: r.output ? Buffer.from(`${r.output}\n`).toString('base64') : undefined,
+    sub_results: r.subResults && r.subResults.size > 0 ? subResultsDoc(r.subResults) : undefined,
   }
 }
 

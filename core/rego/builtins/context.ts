@@ -45,6 +45,11 @@ export interface BuiltinContext {
   readonly signal?: AbortSignal
   /** Where `print` output goes (OPA writes to stderr). */
   readonly print: (message: string, location?: Location) => void
+  /**
+   * Receives each case of a parameterized test as `regent test` evaluates it (the array of its
+   * head-ref keys, from `internal.test_case`, which the compiler injects with `tests: true`).
+   */
+  readonly testCase?: (cases: Value) => void
   /** Receives `trace(note)` notes when tracing is on. */
   readonly trace?: (message: string, location?: Location) => void
   /** rego.metadata.chain/rule for the rule containing the call at `location`. */

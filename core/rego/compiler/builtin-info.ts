@@ -33,6 +33,8 @@ export const LANGUAGE_BUILTINS: readonly BuiltinInfo[] = [
   { name: 'internal.member_2', arity: 2, hasResult: true },
   { name: 'internal.member_3', arity: 3, hasResult: true },
   { name: 'internal.print', arity: 1, hasResult: false },
+  // Injected into parameterized tests when compiling for `regent test` (stages/inject-test-case-calls).
+  { name: 'internal.test_case', arity: 1, hasResult: false },
   { name: 'print', arity: -1, hasResult: false },
   { name: 'internal.template_string', arity: 1, hasResult: true },
 ]

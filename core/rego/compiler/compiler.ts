@@ -22,8 +22,10 @@ import { checkSafetyRuleBodies, checkSafetyRuleHeads } from './stages/check-safe
 import { checkTypes } from './stages/check-types.js'
 import { checkUndefinedFuncs } from './stages/check-undefined-funcs.js'
 import { checkVoidCalls } from './stages/check-void-calls.js'
+import { injectTestCaseCalls } from './stages/inject-test-case-calls.js'
 import { resolveAllRefs } from './stages/resolve-refs.js'
 import { rewriteComprehensionTerms } from './stages/rewrite-comprehension-terms.js'
+import { rewriteDuplicateTestNames } from './stages/rewrite-duplicate-test-names.js'
 import { rewriteDynamicTerms } from './stages/rewrite-dynamic-terms.js'
 import { rewriteExprTerms } from './stages/rewrite-expr-terms.js'
 import { rewriteLocalVars } from './stages/rewrite-local-vars.js'
@@ -46,6 +48,11 @@ export interface CompilerOptions {
   maxErrors?: number
   /** The type of `input` for the type checker (from a JSON Schema, `-s`); `any` when not given. */
   inputType?: Type
+  /**
+   * Compile for `regent test` (OPA's tester stages): test rules that share a name are renamed
+   * `name#01`, ... so each runs alone, and each parameterized test reports its cases.
+   */
+  tests?: boolean
 }
 
 /** One stage of the pipeline. */
@@ -53,6 +60,8 @@ export interface CompilerStage {
   name: string
   metric: string
   run: (c: Compiler) => void
+  /** Run only when compiling for `regent test` (OPA's tester adds these stages to its compiler). */
+  testsOnly?: boolean
 }
 
 /** The pipeline, in order. */
@@ -61,6 +70,12 @@ export const STAGES: readonly CompilerStage[] = [
   { name: 'InitLocalVarGen', metric: 'compile_stage_init_local_var_gen', run: (c) => c.initLocalVarGen() },
   { name: 'RewriteRuleHeadRefs', metric: 'compile_stage_rewrite_rule_head_refs', run: rewriteRuleHeadRefs },
   {
+    name: 'RewriteDuplicateTestNames',
+    metric: 'rewrite_duplicate_test_names',
+    run: rewriteDuplicateTestNames,
+    testsOnly: true,
+  },
+  {
     name: 'CheckKeywordOverrides',
     metric: 'compile_stage_check_keyword_overrides',
     run: checkKeywordOverrides,
@@ -68,6 +83,7 @@ export const STAGES: readonly CompilerStage[] = [
   { name: 'CheckDuplicateImports', metric: 'compile_stage_check_imports', run: checkImports },
   { name: 'SetRuleTree', metric: 'compile_stage_set_rule_tree', run: (c) => c.setRuleTree() },
   { name: 'RewriteLocalVars', metric: 'compile_stage_rewrite_local_vars', run: rewriteLocalVars },
+  { name: 'InjectTestCaseFunc', metric: 'inject_test_case_func', run: injectTestCaseCalls, testsOnly: true },
   {
     name: 'RewriteTemplateStrings',
     metric: 'compile_stage_rewrite_template_strings',
@@ -109,7 +125,9 @@ export const STAGES: readonly CompilerStage[] = [
 
 /** Compiler state shared by the stages. Create with `new Compiler(options)`, then `compile(modules)`. */
 export class Compiler {
-  readonly options: Required<Pick<CompilerOptions, 'strict' | 'enablePrintStatements' | 'maxErrors'>>
+  readonly options: Required<
+    Pick<CompilerOptions, 'strict' | 'enablePrintStatements' | 'maxErrors' | 'tests'>
+  >
   readonly builtins: BuiltinLookup
   /** The type of `input` the type checker assumes. */
   readonly inputType: Type | undefined
@@ -137,6 +155,7 @@ export class Compiler {
       strict: options.strict ?? false,
       enablePrintStatements: options.enablePrintStatements ?? false,
       maxErrors: options.maxErrors ?? 10,
+      tests: options.tests ?? false,
     }
     this.builtins = withLanguageBuiltins(options.builtins ?? (() => undefined))
     this.inputType = options.inputType
@@ -148,6 +167,7 @@ export class Compiler {
     this.modules = new Map(entries.map(([name, m]) => [name, copyModule(m)]))
     this.sorted = [...this.modules.keys()].sort()
     for (const stage of STAGES) {
+      if (stage.testsOnly && !this.options.tests) continue
       const start = process.hrtime.bigint()
       stage.run(this)
       this.metrics.set(stage.metric, Number(process.hrtime.bigint() - start))

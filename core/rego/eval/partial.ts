@@ -67,7 +67,7 @@ interface Prepared {
   names: readonly string[]
 }
 
-const LANGUAGE = new Set(['internal.print', 'print', 'trace'])
+const LANGUAGE = new Set(['internal.print', 'print', 'trace', 'internal.test_case'])
 const prepared = new WeakMap<Policy, Map<string, Prepared>>()
 
 /**

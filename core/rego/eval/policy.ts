@@ -33,9 +33,11 @@ export interface PolicyOptions {
   maxErrors?: number
   /** The type of `input` for the type checker (`typeFromJsonSchema` of a `-s` schema). */
   inputType?: Type
+  /** Compile for `regent test` (see `CompilerOptions.tests`). */
+  tests?: boolean
 }
 
-const LANGUAGE = new Set(['internal.print', 'print', 'trace'])
+const LANGUAGE = new Set(['internal.print', 'print', 'trace', 'internal.test_case'])
 
 /** A compiled module set with its data, ready for queries. */
 export class Policy implements EvalPolicy {
@@ -108,6 +110,7 @@ export function compilePolicy(
     enablePrintStatements: options.enablePrintStatements ?? true,
     ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
     ...(options.inputType ? { inputType: options.inputType } : {}),
+    ...(options.tests ? { tests: true } : {}),
   }).compile(modules)
   const root = prepareRuleTree(compiler, { builtins, isLanguageBuiltin: (n) => LANGUAGE.has(n) })
   const value = fromJS(data)

@@ -62,5 +62,10 @@ describe('regent test', () => {
     const low = await runRegent(['test', '--threshold', '99', '--run', 'test_users', dir])
     expect(low.code).toBe(2)
     expect(low.stderr).toContain('Code coverage threshold not met')
+    // A failing test under coverage exits 1, as OPA's coverage reporter returns an error.
+    const failing = await runRegent(['test', '-c', dir])
+    expect(failing.code).toBe(1)
+    expect(failing.stdout).toContain('data.authz_test.test_wrong: FAIL')
+    expect(failing.stderr).toMatch(/^data\.authz_test\.test_wrong: FAIL \(/)
   })
 })

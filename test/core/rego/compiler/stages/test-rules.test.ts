@@ -1,0 +1,100 @@
+/**
+ * Compiling for `regent test` (`tests: true`), OPA's tester stages: RewriteDuplicateTestNames
+ * (each definition of a test name is its own rule, `name#01`, ...) and InjectTestCaseFunc (each
+ * case of a parameterized test is reported through `internal.test_case`, even when its body fails
+ * later). Without `tests`, neither stage runs.
+ */
+import { describe, expect, it } from 'vitest'
+import { createBuiltinContext } from '../../../../../core/rego/builtins/context.js'
+import { bodyString, refString } from '../../../../../core/rego/compiler/text.js'
+import { compilePolicy, type Policy } from '../../../../../core/rego/eval/policy.js'
+import { parseModule } from '../../../../../core/rego/index.js'
+import { toJS, type Value } from '../../../../../core/rego/values/index.js'
+
+function compile(src: string, tests = true): Policy {
+  return compilePolicy({ 'a_test.rego': parseModule(src, { file: 'a_test.rego' }) }, {}, { tests })
+}
+
+async function evaluate(policy: Policy, query: string): Promise<{ value: unknown; cases: unknown[] }> {
+  const cases: Value[] = []
+  const ctx = createBuiltinContext({ print: () => {}, testCase: (c) => cases.push(c) })
+  const run = await policy.prepare(query).eval({ ctx })
+  const value = run.results[0]?.expressions[0]?.value
+  return { value: value === undefined ? undefined : toJS(value), cases: cases.map((c) => toJS(c)) }
+}
+
+function heads(policy: Policy): string[] {
+  return policy.compiler.sortedModules().flatMap((m) => m.rules.map((r) => refString(r.head.ref)))
+}
+
+describe('RewriteDuplicateTestNames', () => {
+  const src = [
+    'package p',
+    'test_x if true',
+    'test_x if false',
+    'test_x if 1 == 1',
+    'helper if true',
+    'helper if false',
+    'a.test_y if false',
+    'a.test_y if true',
+  ].join('\n')
+
+  it('numbers each further definition of a test in its package, and only tests', async () => {
+    const policy = compile(src)
+    expect(heads(policy)).toEqual([
+      'test_x',
+      'test_x#01',
+      'test_x#02',
+      'helper',
+      'helper',
+      'a.test_y',
+      'a["test_y#01"]',
+    ])
+    expect((await evaluate(policy, 'data.p.test_x')).value).toBe(true)
+    expect((await evaluate(policy, 'data.p["test_x#01"]')).value).toBeUndefined()
+    expect((await evaluate(policy, 'data.p["test_x#02"]')).value).toBe(true)
+    expect((await evaluate(policy, 'data.p.a["test_y#01"]')).value).toBe(true)
+  })
+
+  it('leaves the rules merged when not compiling for tests', async () => {
+    const policy = compile(src, false)
+    expect(heads(policy).filter((h) => h.startsWith('test_x'))).toEqual(['test_x', 'test_x', 'test_x'])
+    expect((await evaluate(policy, 'data.p.test_x')).value).toBe(true)
+  })
+})
+
+describe('InjectTestCaseFunc', () => {
+  const src = [
+    'package p',
+    'test_concat[tc.note] if {',
+    '  some tc in [{"note": "ok", "a": 1, "exp": 1}, {"note": "bad", "a": 2, "exp": 3}]',
+    '  got := tc.a',
+    '  got == tc.exp',
+    '}',
+  ].join('\n')
+
+  it('reports every case reached, including one whose assertions then fail', async () => {
+    const { value, cases } = await evaluate(compile(src), 'data.p.test_concat')
+    expect(value).toEqual({ ok: true })
+    expect(cases).toEqual([['ok'], ['bad']])
+  })
+
+  it('moves the compiler-made head assignment up to just below what it reads, and calls right after', () => {
+    const rule = compile(src).compiler.sortedModules()[0]?.rules[0]
+    const body = bodyString(rule?.body ?? [])
+    const assignAt = body.indexOf('= tc.note')
+    const callAt = body.indexOf('internal.test_case(')
+    expect(body.indexOf('tc = ')).toBeLessThan(assignAt)
+    expect(assignAt).toBeLessThan(callAt)
+    expect(callAt).toBeLessThan(body.indexOf('== '))
+  })
+
+  it('is not injected into plain tests or outside test compiles', () => {
+    const plain = compile('package p\ntest_a if true')
+    expect(bodyString(plain.compiler.sortedModules()[0]?.rules[0]?.body ?? [])).toBe('true')
+    const off = compile(src, false)
+    expect(bodyString(off.compiler.sortedModules()[0]?.rules[0]?.body ?? [])).not.toContain(
+      'internal.test_case',
+    )
+  })
+})
