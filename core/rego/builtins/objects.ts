@@ -30,7 +30,11 @@ export const objectGet = defineBuiltin({
   result: t.named('value', t.any, '`object[key]` if present, otherwise `default`'),
   impl: (_ctx, [obj, key, fallback]) => {
     const o = objectOperand(obj, 1)
-    if (!isArray(key)) return o.get(key) ?? fallback
+    if (!isArray(key)) {
+      // A key whose value is null is present: only a missing key takes the default.
+      const v = o.get(key)
+      return v === undefined ? fallback : v
+    }
     let cur: Value = o
     for (const k of key) {
       let next: Value | undefined
