@@ -45,8 +45,9 @@ export class Decimal {
     return s.length
   }
 
-  /** JSON number text (`1.5`, `-2e-400`, `1e+400`). */
+  /** JSON number text (`1.5`, `-2e-400`, `1e+400`); a float-form integer prints its digits. */
   toString(): string {
+    if (this.floatForm) return (this.coef * 10n ** BigInt(this.exp)).toString()
     return decimalText(this.coef, this.exp)
   }
 }
