@@ -125,6 +125,7 @@ export function toBigInt(n: RegoNumber): bigint | undefined {
 
 /** The value as a JS safe integer, or undefined when it is not an integer or too large. */
 export function toSafeInt(n: RegoNumber): number | undefined {
+  if (n instanceof Decimal && n.floatForm) n = canonicalNumber(n)
   return typeof n === 'number' && Number.isInteger(n) ? n : undefined
 }
 

@@ -53,6 +53,17 @@ describe('sprintf: int or float64 by the number text', () => {
 })
 
 describe('an integer in float form is the integer it equals', () => {
+  it('indexes arrays and passes integer operands as the integer (OPA 1.20+ reads 1.0 as an int)', () => {
+    const src = [
+      'x := [',
+      '  [1, 2, 3][1.0], [1, 2, 3][input.i], substring("abcdef", 1.0, 2.0), array.slice([1, 2, 3], input.i, 3),',
+      '  object.get({"a": [1, 2]}, ["a", 1.0], 0), pair, format_int(10.0, 16), numbers.range(1.0, 2),',
+      ']',
+      'pair if 1.0, 2 in [1, 2]',
+    ].join('\n')
+    expect(evalRule(src, '{"i": 1.0}')).toEqual([2, 2, 'bc', [2, 3], 2, true, 'a', [1, 2]])
+  })
+
   it('compares, hashes and keys like its canonical number', () => {
     const src = [
       'x := [',
