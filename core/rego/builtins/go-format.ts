@@ -181,13 +181,14 @@ function hexFloat(x: number, prec: number | undefined, upper: boolean): string {
   const digits = '0123456789abcdef'
   let out = `0x${(mant >> 60n) & 1n}`
   mant = (mant << 4n) & ((1n << 64n) - 1n)
+  // At most 13 hex digits are non-zero; a longer precision is zeros (charged by paddingChars).
   const frac = (n: number): string => {
     let s = ''
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < n && mant !== 0n; i++) {
       s += digits[Number((mant >> 60n) & 15n)]
       mant = (mant << 4n) & ((1n << 64n) - 1n)
     }
-    return s
+    return s.padEnd(n, '0')
   }
   if (prec === undefined && mant !== 0n) {
     let s = ''

@@ -107,7 +107,8 @@ function compareObjects(a: ObjectValue, b: ObjectValue): number {
 /** Value equality (faster than `compareValues(a, b) === 0`). Representations are canonical. */
 export function equalValues(a: Value, b: Value): boolean {
   if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return floatFormEqual(a, b)
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return (typeof a === 'object' || typeof b === 'object') && floatFormEqual(a, b)
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false
     for (let i = 0; i < a.length; i++) if (!equalValues(a[i] as Value, b[i] as Value)) return false

@@ -85,7 +85,7 @@ const FLOAT_FORM = /[.eE]/
 
 /** True for an integer kept in the float form it was written in (`1.0`, `1e2`). */
 export function isFloatForm(v: unknown): v is Decimal {
-  return v instanceof Decimal && v.floatForm
+  return typeof v === 'object' && v instanceof Decimal && v.floatForm
 }
 
 /** The canonical number equal to `n` (drops a float form; identity for everything else). */
