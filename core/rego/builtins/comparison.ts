@@ -5,7 +5,15 @@
  */
 import { t } from '../types/index.js'
 import type { Value } from '../values/index.js'
-import { compareValues, equalValues, isArray, isObject, isSet } from '../values/index.js'
+import {
+  canonicalNumber,
+  compareValues,
+  equalValues,
+  isArray,
+  isFloatForm,
+  isObject,
+  isSet,
+} from '../values/index.js'
 import { defineBuiltin } from './define.js'
 
 const anyArgs = [t.named('x', t.any), t.named('y', t.any)]
@@ -116,7 +124,8 @@ export const member3 = defineBuiltin({
   args: [t.named('k', t.any), t.named('v', t.any), t.named('xs', t.any)],
   result,
   infix: 'in',
-  impl: (_ctx, [k, v, xs]) => {
+  impl: (_ctx, [k0, v, xs]) => {
+    const k = isFloatForm(k0) ? canonicalNumber(k0) : k0
     if (isArray(xs)) {
       return (
         typeof k === 'number' &&

@@ -145,9 +145,76 @@ function formatInt(n: bigint, big: boolean, verb: string, spec: Spec): string | 
   return pad(signed(neg, body, spec), spec, spec.prec === undefined)
 }
 
+/** The sign, unbiased binary exponent and 53-bit mantissa of a finite double (strconv's view). */
+function floatBits(x: number): { mant: bigint; exp: number } {
+  const view = new DataView(new ArrayBuffer(8))
+  view.setFloat64(0, x)
+  const bits = view.getBigUint64(0)
+  let exp = Number((bits >> 52n) & 0x7ffn)
+  let mant = bits & ((1n << 52n) - 1n)
+  if (exp === 0) exp++
+  else mant |= 1n << 52n
+  return { mant, exp: exp - 1023 }
+}
+
+/** strconv.FormatFloat(|x|, 'x', prec, 64): `0x1.fep+07` (prec undefined: shortest). */
+function hexFloat(x: number, prec: number | undefined, upper: boolean): string {
+  let { mant, exp } = floatBits(Math.abs(x))
+  if (mant === 0n) exp = 0
+  const ONE = 1n << 60n
+  mant <<= 8n
+  while (mant !== 0n && (mant & ONE) === 0n) {
+    mant <<= 1n
+    exp--
+  }
+  if (prec !== undefined && prec < 15) {
+    const shift = BigInt(prec * 4)
+    const extra = (mant << shift) & (ONE - 1n)
+    mant >>= 60n - shift
+    if ((extra | (mant & 1n)) > 1n << 59n) mant++
+    mant <<= 60n - shift
+    if ((mant & (1n << 61n)) !== 0n) {
+      mant >>= 1n
+      exp++
+    }
+  }
+  const digits = '0123456789abcdef'
+  let out = `0x${(mant >> 60n) & 1n}`
+  mant = (mant << 4n) & ((1n << 64n) - 1n)
+  // At most 13 hex digits are non-zero; a longer precision is zeros (charged by paddingChars).
+  const frac = (n: number): string => {
+    let s = ''
+    for (let i = 0; i < n && mant !== 0n; i++) {
+      s += digits[Number((mant >> 60n) & 15n)]
+      mant = (mant << 4n) & ((1n << 64n) - 1n)
+    }
+    return s.padEnd(n, '0')
+  }
+  if (prec === undefined && mant !== 0n) {
+    let s = ''
+    while (mant !== 0n) s += frac(1)
+    out += `.${s}`
+  } else if (prec !== undefined && prec > 0) out += `.${frac(prec)}`
+  out += `p${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`
+  return upper ? out.toUpperCase() : out
+}
+
+/** strconv.FormatFloat(|x|, 'b', -1, 64): `4503599627370496p-52`. */
+function binaryFloat(x: number): string {
+  const { mant, exp } = floatBits(Math.abs(x))
+  return `${mant}p${exp - 52 < 0 ? '-' : '+'}${Math.abs(exp - 52)}`
+}
+
 function formatFloatVerb(x: number, verb: string, spec: Spec): string | undefined {
   let body: string
   switch (verb) {
+    case 'x':
+    case 'X':
+      body = hexFloat(x, spec.prec, verb === 'X')
+      break
+    case 'b':
+      body = binaryFloat(x)
+      break
     case 'v':
     case 'g':
       body = formatFloat(Math.abs(x), 'g', spec.prec)

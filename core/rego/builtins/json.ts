@@ -6,8 +6,10 @@
 import { t } from '../types/index.js'
 import type { ObjectValue, Value } from '../values/index.js'
 import {
+  canonicalNumber,
   equalValues,
   isArray,
+  isFloatForm,
   isObject,
   isSet,
   ObjectValue as Obj,
@@ -50,6 +52,7 @@ function pathsOperand(v: Value, position: number): Value[][] {
 
 /** An array index from a path segment, or undefined. */
 function indexOf(seg: Value, length: number): number | undefined {
+  if (isFloatForm(seg)) seg = canonicalNumber(seg)
   let n: number | undefined
   if (typeof seg === 'number' && Number.isInteger(seg)) n = seg
   else if (typeof seg === 'string' && /^(0|[1-9]\d*)$/.test(seg)) n = Number(seg)

@@ -1,7 +1,16 @@
 /** Object built-ins: object.get, keys, remove, filter, union, union_n, subset. */
 import { t } from '../types/index.js'
 import type { ObjectValue, Value } from '../values/index.js'
-import { equalValues, isArray, isObject, isSet, ObjectValue as Obj, Value as V } from '../values/index.js'
+import {
+  canonicalNumber,
+  equalValues,
+  isArray,
+  isFloatForm,
+  isObject,
+  isSet,
+  ObjectValue as Obj,
+  Value as V,
+} from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { OperandError } from './errors.js'
 import { arrayOperand, objectOperand, operandElementError, operandTypeError } from './operands.js'
@@ -30,9 +39,14 @@ export const objectGet = defineBuiltin({
   result: t.named('value', t.any, '`object[key]` if present, otherwise `default`'),
   impl: (_ctx, [obj, key, fallback]) => {
     const o = objectOperand(obj, 1)
-    if (!isArray(key)) return o.get(key) ?? fallback
+    if (!isArray(key)) {
+      // A key whose value is null is present: only a missing key takes the default.
+      const v = o.get(key)
+      return v === undefined ? fallback : v
+    }
     let cur: Value = o
-    for (const k of key) {
+    for (const k0 of key) {
+      const k = isFloatForm(k0) ? canonicalNumber(k0) : k0
       let next: Value | undefined
       if (isObject(cur)) next = cur.get(k)
       else if (isArray(cur) && typeof k === 'number' && Number.isInteger(k) && k >= 0) next = cur[k]

@@ -4,7 +4,16 @@
  * which the registry maps to `eval_type_error`.
  */
 import type { ArrayValue, ObjectValue, RegoNumber, SetValue, Value } from '../values/index.js'
-import { isArray, isInteger, isNumberValue, isObject, isSet, toBigInt, typeName } from '../values/index.js'
+import {
+  canonicalNumber,
+  isArray,
+  isInteger,
+  isNumberValue,
+  isObject,
+  isSet,
+  toBigInt,
+  typeName,
+} from '../values/index.js'
 import { OperandError } from './errors.js'
 
 /** `operand N must be X but got Y` / `operand N must be one of {X, Y} but got Z`. */
@@ -34,7 +43,9 @@ export function stringOperand(v: Value, position: number): string {
 /** A number argument. */
 export function numberOperand(v: Value, position: number): RegoNumber {
   if (!isNumberValue(v)) throw operandTypeError(position, v, 'number')
-  return v
+  // Built-ins see `1.0` as the integer 1 (OPA reads integral text as an int); only sprintf
+  // looks at the float form.
+  return canonicalNumber(v)
 }
 
 /** A boolean argument. */

@@ -11,6 +11,7 @@ import {
   floor as floorNumber,
   formatValue,
   isArray,
+  isFloatForm,
   isNumberValue,
   isSet,
   numberText,
@@ -217,11 +218,15 @@ export const split = defineBuiltin({
   },
 })
 
-/** OPA's conversion of a sprintf argument to the Go value fmt sees. */
+/**
+ * OPA's conversion of a sprintf argument to the Go value fmt sees. OPA decides by the number's
+ * text: an integer lexeme is an int (a *big.Int past int64), anything written with a fraction or
+ * an exponent is a float64 (`1.0`, `1e2` too), and what float64 cannot hold stays its text.
+ */
 function goArg(v: Value): GoArg {
   if (typeof v === 'string') return { kind: 'string', value: v }
   if (isNumberValue(v)) {
-    const b = toBigInt(v)
+    const b = isFloatForm(v) && Number.isFinite(toDouble(v)) ? undefined : toBigInt(v)
     if (b !== undefined) {
       const big = b < -(2n ** 63n) || b >= 2n ** 63n
       if (!big || Number.isFinite(Number(b))) return { kind: 'int', value: b, big }
@@ -235,7 +240,8 @@ function goArg(v: Value): GoArg {
       }
     }
     const d = toDouble(v)
-    return Number.isFinite(d) && d !== 0
+    // A zero here is either `0.0` (a float64 0) or a fraction too small for float64 (its text).
+    return Number.isFinite(d) && (d !== 0 || isFloatForm(v))
       ? { kind: 'float', value: d }
       : { kind: 'string', value: numberText(v) }
   }

@@ -11,6 +11,19 @@ export const UNDEFINED: unique symbol = Symbol('undefined')
 /** A cached result. */
 export type Cached = Value | typeof UNDEFINED
 
+/**
+ * The cache form of a result. Only `undefined` means "no value": Rego's `null` is a value like
+ * any other, so `v ?? UNDEFINED` would store a rule whose value is null as undefined.
+ */
+export function toCached(v: Value | undefined): Cached {
+  return v === undefined ? UNDEFINED : v
+}
+
+/** The result a cache entry stands for (`undefined` for a cached "undefined"). */
+export function fromCached(c: Cached): Value | undefined {
+  return c === UNDEFINED ? undefined : c
+}
+
 class Layer {
   rules: Map<number, Cached> | undefined
   functions: Map<number, ValueMap<Cached>> | undefined

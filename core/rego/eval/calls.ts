@@ -21,7 +21,7 @@ import {
 } from '../values/index.js'
 import { type Frame, plug } from './bindings.js'
 import { resultUnits } from './budget.js'
-import { UNDEFINED } from './cache.js'
+import { fromCached } from './cache.js'
 import { evalError, internalError, isEvalError } from './errors.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import type { FunctionRef, PCall, PExpr, PTerm } from './ir.js'
@@ -152,7 +152,7 @@ function evalBuiltin(e: Evaluator, expr: PExpr, call: PCall, b: Builtin, frame: 
         }),
       )
     }
-    v = known === UNDEFINED ? undefined : known
+    v = fromCached(known)
   } else {
     try {
       v = callBuiltin(b, e.ctx, args, location)

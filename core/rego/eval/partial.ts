@@ -15,7 +15,7 @@ import { parseQuery, parseTermText } from '../syntax/query.js'
 import type { Value } from '../values/index.js'
 import { Frame } from './bindings.js'
 import { awaitWithinDeadline, type EvaluationBudget, evaluationLimits } from './budget.js'
-import { UNDEFINED } from './cache.js'
+import { type Cached, toCached } from './cache.js'
 import { AsyncCallNeeded } from './calls.js'
 import { Evaluator } from './evaluator.js'
 import type { PExpr } from './ir.js'
@@ -83,7 +83,7 @@ export async function partialEvaluate(
   query: string,
   options: PartialOptions = {},
 ): Promise<PartialResult> {
-  const known = new Map<string, Value | typeof UNDEFINED>()
+  const known = new Map<string, Cached>()
   // The deadline is fixed once: every attempt and every awaited built-in count against it.
   const { budget: _, ...rest } = options
   const limited: PartialOptions = { ...rest, ...evaluationLimits(options) }
@@ -92,10 +92,7 @@ export async function partialEvaluate(
       return partialEvaluateSync(policy, query, limited, known)
     } catch (err) {
       if (!(err instanceof AsyncCallNeeded)) throw err
-      known.set(
-        err.key,
-        (await awaitWithinDeadline(err.promise, limited.deadline, options.signal)) ?? UNDEFINED,
-      )
+      known.set(err.key, toCached(await awaitWithinDeadline(err.promise, limited.deadline, options.signal)))
     }
   }
 }
@@ -108,7 +105,7 @@ export function partialEvaluateSync(
   policy: Policy,
   query: string,
   options: PartialOptions = {},
-  asyncResults?: Map<string, Value | typeof UNDEFINED>,
+  asyncResults?: Map<string, Cached>,
 ): PartialResult {
   const t0 = process.hrtime.bigint()
   const q = prepareQuery(policy, query)

@@ -7,7 +7,7 @@
  */
 import { isObject, ObjectValue, SetValue, type Value } from '../values/index.js'
 import { Frame, same } from './bindings.js'
-import { UNDEFINED } from './cache.js'
+import { fromCached, toCached, UNDEFINED } from './cache.js'
 import { completeConflictError, functionConflictError, objectKeyConflictError } from './errors.js'
 import type { Evaluator } from './evaluator.js'
 import type { PConstraint, PRule, PTerm, RuleSet } from './ir.js'
@@ -77,7 +77,7 @@ function ruleValue(e: Evaluator, r: PRule, prev: Value | undefined, findOne: boo
 
 function evalComplete(e: Evaluator, set: RuleSet): Value | undefined {
   const cached = e.cache.getRule(set.id)
-  if (cached !== undefined) return cached === UNDEFINED ? undefined : cached
+  if (cached !== undefined) return fromCached(cached)
   const findOne = set.earlyExit && e.earlyExit
   let prev: Value | undefined
   for (const i of candidates(e, set)) {
@@ -93,7 +93,7 @@ function evalComplete(e: Evaluator, set: RuleSet): Value | undefined {
     }
   }
   if (prev === undefined && set.defaultRule) prev = ruleValue(e, set.defaultRule, undefined, true)
-  e.cache.putRule(set.id, prev ?? UNDEFINED)
+  e.cache.putRule(set.id, toCached(prev))
   return prev
 }
 
@@ -140,7 +140,7 @@ export function objectKeyValue(e: Evaluator, set: RuleSet, key: Value): Value | 
   if (full !== undefined && full !== UNDEFINED) return isObject(full) ? full.get(key) : undefined
   const cacheId = -1 - set.id
   const cached = e.cache.getFunction(cacheId, [key])
-  if (cached !== undefined) return cached === UNDEFINED ? undefined : cached
+  if (cached !== undefined) return fromCached(cached)
   const out = new ObjectValue()
   const visited: Value[][] = []
   for (const i of candidates(e, set)) {
@@ -157,7 +157,7 @@ export function objectKeyValue(e: Evaluator, set: RuleSet, key: Value): Value | 
     )
   }
   const v = out.get(key)
-  e.cache.putFunction(cacheId, [key], v ?? UNDEFINED)
+  e.cache.putFunction(cacheId, [key], toCached(v))
   return v
 }
 
@@ -241,7 +241,7 @@ function funcRuleValue(
 /** The result of calling the function `set` with `args` (undefined when no definition applies). */
 export function evalFunction(e: Evaluator, set: RuleSet, args: readonly Value[]): Value | undefined {
   const cached = e.cache.getFunction(set.id, args)
-  if (cached !== undefined) return cached === UNDEFINED ? undefined : cached
+  if (cached !== undefined) return fromCached(cached)
   const findOne = set.earlyExit && e.earlyExit
   let prev: Value | undefined
   for (const i of candidates(e, set, args)) {
@@ -257,6 +257,6 @@ export function evalFunction(e: Evaluator, set: RuleSet, args: readonly Value[])
     }
   }
   if (prev === undefined && set.defaultRule) prev = funcRuleValue(e, set.defaultRule, args, undefined, true)
-  e.cache.putFunction(set.id, args, prev ?? UNDEFINED)
+  e.cache.putFunction(set.id, args, toCached(prev))
   return prev
 }

@@ -418,7 +418,9 @@ export class ModuleParser extends Parser {
       if (op?.type !== 'ref' || op.value[0]?.type !== 'var') this.fail('rule head ref invalid', op?.location)
       head.ref = op.value
       if (head.ref.length === 1) head.name = (op.value[0] as { value: string }).value
-      head.args = args
+      // OPA keys every function check on len(Args) > 0, so `f() = 1 { … }` is a complete rule
+      // named f: its AST has no args, it formats as `f = 1`, and `f` reads its value.
+      if (args.length > 0) head.args = args
     } else {
       this.fail('expected rule head name', loc)
     }

@@ -3,7 +3,7 @@
  * types), and what indexing into a type yields.
  */
 import type { Value } from '../values/index.js'
-import { equalValues, isNumberValue } from '../values/index.js'
+import { canonicalNumber, equalValues, isFloatForm, isNumberValue } from '../values/index.js'
 import type { ArrayType, ObjectType, Type } from './types.js'
 import { t, unionOf, unwrap } from './types.js'
 
@@ -166,6 +166,7 @@ export function valuesOf(type: Type): Type | undefined {
 
 /** The type of `x[key]` for a known key, or undefined when no value can be there. */
 export function selectType(type: Type, key: Value): Type | undefined {
+  if (isFloatForm(key)) key = canonicalNumber(key)
   const x = unwrap(type)
   switch (x.kind) {
     case 'any':

@@ -8,7 +8,7 @@
  * it without an import cycle.
  */
 import type { Decimal } from './decimal.js'
-import { compareNumbers } from './number.js'
+import { canonicalNumber, compareNumbers, isFloatForm } from './number.js'
 import type { ObjectValue } from './object.js'
 import type { SetValue } from './set.js'
 import type { Value } from './value.js'
@@ -107,7 +107,8 @@ function compareObjects(a: ObjectValue, b: ObjectValue): number {
 /** Value equality (faster than `compareValues(a, b) === 0`). Representations are canonical. */
 export function equalValues(a: Value, b: Value): boolean {
   if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return (typeof a === 'object' || typeof b === 'object') && floatFormEqual(a, b)
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false
     for (let i = 0; i < a.length; i++) if (!equalValues(a[i] as Value, b[i] as Value)) return false
@@ -133,4 +134,11 @@ export function equalValues(a: Value, b: Value): boolean {
   if (sa.size !== sb.size) return false
   for (const v of sa.unsortedValues()) if (!sb.has(v)) return false
   return true
+}
+
+/** `1.0 == 1`: an integer kept in float form equals its canonical number. */
+function floatFormEqual(a: Value, b: Value): boolean {
+  if (isFloatForm(a)) return canonicalNumber(a) === b
+  if (isFloatForm(b)) return canonicalNumber(b) === a
+  return false
 }

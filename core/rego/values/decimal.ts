@@ -12,9 +12,15 @@ export class Decimal {
   readonly tag = 'decimal' as const
   readonly coef: bigint
   readonly exp: number
+  /**
+   * True for an integral value written with a fraction or an exponent (`101.00`, `1e2`). OPA's
+   * numbers are their text and sprintf hands such a number to Go as a float64, so the form is
+   * kept; equality, order and hashing treat it as the integer it equals (number.ts).
+   */
+  readonly floatForm: boolean
 
   /** Builds `coef * 10^exp`, normalized so that `coef` has no trailing zero digits. */
-  constructor(coef: bigint, exp: number) {
+  constructor(coef: bigint, exp: number, floatForm = false) {
     if (coef !== 0n) {
       while (coef % 10n === 0n) {
         coef /= 10n
@@ -25,6 +31,7 @@ export class Decimal {
     }
     this.coef = coef
     this.exp = exp
+    this.floatForm = floatForm
   }
 
   /** True when the value has no fractional part. */
@@ -38,8 +45,9 @@ export class Decimal {
     return s.length
   }
 
-  /** JSON number text (`1.5`, `-2e-400`, `1e+400`). */
+  /** JSON number text (`1.5`, `-2e-400`, `1e+400`); a float-form integer prints its digits. */
   toString(): string {
+    if (this.floatForm) return (this.coef * 10n ** BigInt(this.exp)).toString()
     return decimalText(this.coef, this.exp)
   }
 }

@@ -50,8 +50,11 @@ function mayLosePrecision(text: string): boolean {
   if (!/\d{16}|\d[.eE]|[eE][+-]?\d{3}/.test(text)) return false
   for (const m of text.matchAll(TOKENS)) {
     const tok = m[0]
-    if (tok.charCodeAt(0) === 34 || (tok.length < 16 && !/[eE][+-]?\d{3}/.test(tok))) continue
+    if (tok.charCodeAt(0) === 34) continue
     const d = Number(tok)
+    // `1.0`, `1e2`: an integer in float form, which JSON.parse would turn into a plain integer.
+    if (Number.isInteger(d) && /[.eE]/.test(tok)) return true
+    if (tok.length < 16 && !/[eE][+-]?\d{3}/.test(tok)) continue
     // The common case: the lexeme is exactly the double's shortest form.
     if (String(d) === tok) continue
     const n = parseNumber(tok)

@@ -8,6 +8,11 @@
  * - a `bigint` for integers outside the safe range;
  * - a {@link Decimal} for everything else (`0.10000000000000000001`, `1e-400`, `1e400000`).
  *
+ * One exception keeps OPA's view that a number is its text: an integer written with a fraction
+ * or an exponent (`101.00`, `1e2`) in source or JSON is a Decimal marked `floatForm`, because
+ * sprintf formats it as a float64 (`%.2f` gives `101.00`, not `%!f(int=101)`). Equality, order
+ * and hashing see through the mark ({@link canonicalNumber}); arithmetic results are canonical.
+ *
  * Integer arithmetic is exact at any size. Non-integer arithmetic and inexact division go through
  * Go's `big.Float` rounding (64-bit mantissa), as OPA does. Comparison is exact.
  */
@@ -69,7 +74,23 @@ export function parseNumber(text: string): RegoNumber | undefined {
     return n === 0 ? 0 : n
   }
   const d = parseDecimal(text)
-  return d === undefined ? undefined : canonicalDecimal(d)
+  if (d === undefined) return undefined
+  const n = canonicalDecimal(d)
+  // An integer written as `1.0` or `1e2` keeps its float form (see the module comment).
+  if (typeof n === 'object' || (typeof n === 'number' && !Number.isInteger(n))) return n
+  return FLOAT_FORM.test(text) ? new Decimal(d.coef, d.exp, true) : n
+}
+
+const FLOAT_FORM = /[.eE]/
+
+/** True for an integer kept in the float form it was written in (`1.0`, `1e2`). */
+export function isFloatForm(v: unknown): v is Decimal {
+  return typeof v === 'object' && v instanceof Decimal && v.floatForm
+}
+
+/** The canonical number equal to `n` (drops a float form; identity for everything else). */
+export function canonicalNumber(n: RegoNumber): RegoNumber {
+  return n instanceof Decimal && n.floatForm ? canonicalDecimal(new Decimal(n.coef, n.exp)) : n
 }
 
 /**
@@ -104,6 +125,7 @@ export function toBigInt(n: RegoNumber): bigint | undefined {
 
 /** The value as a JS safe integer, or undefined when it is not an integer or too large. */
 export function toSafeInt(n: RegoNumber): number | undefined {
+  if (n instanceof Decimal && n.floatForm) n = canonicalNumber(n)
   return typeof n === 'number' && Number.isInteger(n) ? n : undefined
 }
 
@@ -279,5 +301,6 @@ export function hashNumber(n: RegoNumber): number {
     return Math.imul(hashView.getInt32(0) ^ hashView.getInt32(4), 0x85ebca6b)
   }
   if (typeof n === 'bigint') return Math.imul(Number(BigInt.asIntN(32, n)), 0x27d4eb2f) ^ 0x5bd1e995
+  if (n.floatForm) return hashNumber(canonicalNumber(n))
   return Math.imul(Number(BigInt.asIntN(32, n.coef)) ^ n.exp, 0x165667b1)
 }

@@ -5,12 +5,18 @@
  */
 import { equalValues } from './compare.js'
 import { hashValue } from './hash.js'
+import { canonicalNumber, isFloatForm } from './number.js'
 import type { Value } from './value.js'
 
 type Primitive = null | boolean | number | bigint | string
 
 function isPrimitive(v: Value): v is Primitive {
   return v === null || typeof v !== 'object'
+}
+
+/** Keys are stored canonical: `1.0` and `1` are the same key. */
+function keyOf(v: Value): Value {
+  return isFloatForm(v) ? canonicalNumber(v) : v
 }
 
 /** A mutable map from values to `T`, iterated in insertion order (primitive keys first). */
@@ -26,6 +32,7 @@ export class ValueMap<T> {
 
   /** The value stored under `key`, or undefined. */
   get(key: Value): T | undefined {
+    key = keyOf(key)
     if (isPrimitive(key)) return this.#prim.get(key)
     const bucket = this.#buckets?.get(hashValue(key))
     if (bucket) for (const entry of bucket) if (equalValues(entry[0], key)) return entry[1]
@@ -34,12 +41,14 @@ export class ValueMap<T> {
 
   /** True when `key` is present. */
   has(key: Value): boolean {
+    key = keyOf(key)
     if (isPrimitive(key)) return this.#prim.has(key)
     return this.#find(key) !== undefined
   }
 
   /** Stores `value` under `key`; returns true when the key is new. */
   set(key: Value, value: T): boolean {
+    key = keyOf(key)
     if (isPrimitive(key)) {
       const size = this.#prim.size
       this.#prim.set(key, value)
@@ -65,6 +74,7 @@ export class ValueMap<T> {
 
   /** Removes `key`; returns true when it was present. */
   delete(key: Value): boolean {
+    key = keyOf(key)
     if (isPrimitive(key)) return this.#prim.delete(key)
     const h = hashValue(key)
     const bucket = this.#buckets?.get(h)

@@ -20,6 +20,12 @@ describe('object.get', () => {
       2,
     )
   })
+
+  it('returns a present null value, not the default (OPA: key found)', () => {
+    expect(json('object.get', { a: null }, 'a', 1)).toBe('null')
+    expect(json('object.get', { a: { b: null } }, ['a', 'b'], 1)).toBe('null')
+    expect(json('object.get', { a: null }, 'z', 1)).toBe('1')
+  })
 })
 
 describe('object.keys, remove, filter', () => {

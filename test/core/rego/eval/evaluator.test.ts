@@ -16,6 +16,20 @@ function values(p: Policy, query: string, input?: unknown, opts: Record<string, 
 }
 
 describe('evaluation', () => {
+  it('reads a zero-argument head as a complete rule (OPA: f() = 1 is the rule f)', () => {
+    const v0 = compile(
+      {
+        'p.rego': parseModule('package a\nf() = 1 { true }\ng() { true }\nt { f == 1; g }\n', {
+          regoVersion: 'v0',
+        }),
+      },
+      {},
+    )
+    expect(values(v0, 'x := data.a')).toEqual([{ x: { f: 1, g: true, t: true } }])
+    const v1 = policyOf('package a\nf() := 1 if true\nt if f == 1\n')
+    expect(values(v1, 'x := data.a')).toEqual([{ x: { f: 1, t: true } }])
+  })
+
   it('reports expression values and user variable names', () => {
     const p = policyOf('package a\np := 1')
     const run = p.prepare('1 > 2').evalSync()

@@ -34,6 +34,17 @@ describe('formatter', () => {
     )
   })
 
+  it('prints zero-argument heads without parentheses, as opa fmt does (len(Args) > 0)', () => {
+    expect(roundTrip('package a\n\nf() = 1 { input.x }\n\ng() { input.y }\n', { regoVersion: 'v0' })).toBe(
+      'package a\n\nf := 1 if input.x\n\ng if input.y\n',
+    )
+    expect(
+      formatModule(parseModule('package a\n\nf() = 1 { input.x }\n', { regoVersion: 'v0' }), {
+        regoVersion: 'v0',
+      }),
+    ).toBe('package a\n\nf = 1 {\n\tinput.x\n}\n')
+  })
+
   it('keeps adjacent one-line rules grouped and separates the rest', () => {
     expect(roundTrip('package a\n\nx := 1\ny := 2\n\nz := 3\n')).toBe(
       'package a\n\nx := 1\ny := 2\n\nz := 3\n',

@@ -163,6 +163,23 @@ describe('Rego v0 and v1', () => {
   })
 })
 
+describe('zero-argument heads', () => {
+  // OPA tests len(head.Args) > 0 for functions: `f()` heads are complete rules (issue 24, item 2).
+  it('parses f() = 1 { … } (v0) and f() := 1 if … (v1) as complete rules without args', () => {
+    const v0 = parseModule('package a\nf() = 1 { true }\ng() { true }\n', { regoVersion: 'v0' })
+    expect(json(v0.rules[0]?.head as never)).toEqual({ name: 'f', ref: [v('f')], value: n(1) })
+    expect(json(v0.rules[1]?.head as never)).toEqual({
+      name: 'g',
+      ref: [v('g')],
+      value: { type: 'boolean', value: true },
+    })
+    const v1 = parseModule('package a\nf() := 1 if { true }\ng() if { true }\n')
+    expect(json(v1.rules[0]?.head as never)).toEqual({ name: 'f', ref: [v('f')], value: n(1), assign: true })
+    expect(v1.rules[1]?.head.args).toBeUndefined()
+    expect(v1.rules[0]?.head.args).toBeUndefined()
+  })
+})
+
 describe('errors', () => {
   it('reports file:row:col, what was expected and a caret under the offending token', () => {
     const errors = parseErrors('package a\n\np if {\n\tx := [1,\n}\n')

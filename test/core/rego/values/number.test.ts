@@ -3,11 +3,13 @@ import {
   ArithmeticError,
   abs,
   add,
+  canonicalNumber,
   ceil,
   compareNumbers,
   Decimal,
   divide,
   floor,
+  isFloatForm,
   multiply,
   numberFromDouble,
   numberText,
@@ -31,8 +33,23 @@ describe('parseNumber', () => {
     expect(n('-0')).toBe(0)
     expect(Object.is(n('-0'), 0)).toBe(true)
     expect(n('0.1')).toBe(0.1)
-    expect(n('1e3')).toBe(1000)
     expect(n('1.50')).toBe(1.5)
+  })
+
+  it('keeps integers written with a fraction or exponent in float form (OPA: the text decides)', () => {
+    for (const [s, v] of [
+      ['1e3', 1000],
+      ['101.00', 101],
+      ['0.0', 0],
+      ['-2.0', -2],
+    ] as const) {
+      expect(isFloatForm(n(s)), s).toBe(true)
+      expect(canonicalNumber(n(s))).toBe(v)
+      expect(text(n(s))).toBe(String(v))
+    }
+    expect(canonicalNumber(n('1e30'))).toBe(10n ** 30n)
+    expect(isFloatForm(n('101'))).toBe(false)
+    expect(isFloatForm(n('1.5'))).toBe(false)
   })
 
   it('keeps big integers exact as bigints', () => {
