@@ -100,7 +100,11 @@ export function unify(e: Evaluator, a: PTerm, fa: Frame, b: PTerm, fb: Frame, it
   }
   if (b.k === K.Var) return unify(e, b, fb, a, fa, iter)
   if (isDynamic(a)) {
-    if (e.partial() && (e.unknown(a, fa) || e.unknown(b, fb))) return e.saveUnify(a, fa, b, fb, iter)
+    if (e.partial()) {
+      const ua = e.unknown(a, fa)
+      const ub = e.unknown(b, fb)
+      if (ua || ub) return unifyPartial(e, a, fa, ua, b, fb, ub, iter)
+    }
     return e.evalTermValues(a, fa, (v) => unifyValue(e, b, fb, v, iter))
   }
   if (isDynamic(b)) return unify(e, b, fb, a, fa, iter)
@@ -119,6 +123,36 @@ export function unify(e: Evaluator, a: PTerm, fa: Frame, b: PTerm, fb: Frame, it
   return false
 }
 
+/**
+ * OPA's biunifyValues when a side is unknown: a ref that is not unknown is evaluated first and its
+ * value saved against the other side (`input.fruits.colour = input.fav` becomes `"green" =
+ * input.fruits.colour`, the value first as OPA writes it); otherwise `a = b` is saved as it is.
+ */
+function unifyPartial(
+  e: Evaluator,
+  a: PTerm,
+  fa: Frame,
+  ua: boolean,
+  b: PTerm,
+  fb: Frame,
+  ub: boolean,
+  iter: Iter,
+): boolean {
+  if (a.k === K.Ref && !ua) return evalThenUnify(e, a, fa, b, fb, iter)
+  if (b.k === K.Ref && !ub) return evalThenUnify(e, b, fb, a, fa, iter)
+  return e.saveUnify(a, fa, b, fb, iter)
+}
+
+/** Evaluates the known ref `known`, then unifies each value with `other` (saved when unknown). */
+function evalThenUnify(e: Evaluator, known: PTerm, fk: Frame, other: PTerm, fo: Frame, iter: Iter): boolean {
+  return e.evalTermValues(known, fk, (v) => {
+    if ((other.k === K.Var || isDynamic(other)) && e.unknown(other, fo)) {
+      return e.saveUnify({ k: K.Value, v, src: known.src }, fk, other, fo, iter)
+    }
+    return unifyValue(e, other, fo, v, iter)
+  })
+}
+
 function unifyUnboundVar(
   e: Evaluator,
   a: PTerm & { k: K.Var },
@@ -127,7 +161,10 @@ function unifyUnboundVar(
   fb: Frame,
   iter: Iter,
 ): boolean {
-  if (e.pe?.unknownVars(a, fa, b, fb)) return e.saveUnify(a, fa, b, fb, iter)
+  if (e.pe?.unknownVars(a, fa, b, fb)) {
+    if (b.k === K.Ref && !e.unknown(b, fb)) return evalThenUnify(e, b, fb, a, fa, iter)
+    return e.saveUnify(a, fa, b, fb, iter)
+  }
   if (b.k === K.Var) {
     const bb = fb.s[b.slot]
     if (bb !== undefined) {
