@@ -177,7 +177,9 @@ function unifyUnboundVar(
   if (isDynamic(b)) {
     if (e.partial() && (e.unknown(b, fb) || e.saveSet?.containsVar(fa, a.slot)))
       return e.saveUnify(a, fa, b, fb, iter)
-    return e.evalTermValues(b, fb, (v) => bindValue(fa, a.slot, v, iter))
+    // Evaluating `b` can bind `a` itself (`foo = input.foos[foo]`, as `foo == input.foos[foo]`
+    // becomes once RewriteEquals ran): the value is then checked against that binding.
+    return e.evalTermValues(b, fb, (v) => unifyValue(e, a, fa, v, iter))
   }
   const v = plug(b, fb)
   if (v !== undefined) return unifyValue(e, a, fa, v, iter)
