@@ -89,16 +89,21 @@ export function unify(e: Evaluator, a: PTerm, fa: Frame, b: PTerm, fb: Frame, it
   }
   // Ground right side: the common `x = <value>` / `<pattern> = <value>` case.
   if (b.k === K.Value) return unifyValue(e, a, fa, b.v, iter)
-  if (a.k === K.Value) return unifyValue(e, b, fb, a.v, iter)
+  if (a.k === K.Value) return valueFirst(e, a.v, a, fa, b, fb, iter)
   if (a.k === K.Var) {
     const ba = fa.s[a.slot]
     if (ba !== undefined) {
       if (ba instanceof TermBinding) return unify(e, ba.term, ba.frame, b, fb, iter)
-      return unifyValue(e, b, fb, ba, iter)
+      return valueFirst(e, ba, a, fa, b, fb, iter)
     }
     return unifyUnboundVar(e, a, fa, b, fb, iter)
   }
-  if (b.k === K.Var) return unify(e, b, fb, a, fa, iter)
+  if (b.k === K.Var) {
+    // A bound right side is plugged in place, so a saved `a = b` keeps its order (OPA's biunify).
+    const bb = fb.s[b.slot]
+    if (bb !== undefined && !(bb instanceof TermBinding)) return unifyValue(e, a, fa, bb, iter)
+    return unify(e, b, fb, a, fa, iter)
+  }
   if (isDynamic(a)) {
     if (e.partial()) {
       const ua = e.unknown(a, fa)
@@ -121,6 +126,18 @@ export function unify(e: Evaluator, a: PTerm, fa: Frame, b: PTerm, fb: Frame, it
   const pb = plug(b, fb)
   if (pa !== undefined && pb !== undefined) return same(pa, pb) ? iter() : false
   return false
+}
+
+/**
+ * The value `v` (the left side `a`, plugged) unified with `b`. During partial evaluation an unknown
+ * `b` is saved after the value, as OPA writes it (`1 = input.x`, and `y = input.y` with `y` bound
+ * to 2 becomes `2 = input.y`), rather than swapped.
+ */
+function valueFirst(e: Evaluator, v: Value, a: PTerm, fa: Frame, b: PTerm, fb: Frame, iter: Iter): boolean {
+  if (e.partial() && (b.k === K.Ref || b.k === K.Var) && e.unknown(b, fb)) {
+    return e.saveUnify({ k: K.Value, v, src: a.src }, fa, b, fb, iter)
+  }
+  return unifyValue(e, b, fb, v, iter)
 }
 
 /**

@@ -249,6 +249,18 @@ include if { some x; x = input.fruits.kind; x = input.fav }`,
     ])
   })
 
+  it('keeps the sides of a saved unification in the order written, bound vars plugged (OPA TestTopDownPartialEval)', async () => {
+    const policy = compile({ 'p.rego': parseModule('package x\nr if 1 == input.x', { file: 'p.rego' }) }, {})
+    const run = async (q: string) =>
+      (await partialEvaluate(policy, q, { unknowns: ['input'] })).queries.map(text)
+    expect(await run('1 = input.x')).toEqual(['1 = input.x'])
+    expect(await run('input.x = 1')).toEqual(['input.x = 1'])
+    expect(await run('data.x.r')).toEqual(['1 = input.x'])
+    expect(await run('x = 1; y = 2; input.x = x; y = input.y')).toEqual([
+      'input.x = 1; 2 = input.y; x = 1; y = 2',
+    ])
+  })
+
   it("rewrites the query's == to = after the safety check, as OPA's PrepareForPartial does", async () => {
     // A plain query keeps `==` (undefined here); partial evaluation keeps the ref in the negation.
     const r = await pe({ policy: 'package filters', query: 'not input.x == 1', input: {} })
