@@ -27,6 +27,7 @@ import { resolveAllRefs } from './stages/resolve-refs.js'
 import { rewriteComprehensionTerms } from './stages/rewrite-comprehension-terms.js'
 import { rewriteDuplicateTestNames } from './stages/rewrite-duplicate-test-names.js'
 import { rewriteDynamicTerms } from './stages/rewrite-dynamic-terms.js'
+import { rewriteEquals } from './stages/rewrite-equals.js'
 import { rewriteExprTerms } from './stages/rewrite-expr-terms.js'
 import { rewriteLocalVars } from './stages/rewrite-local-vars.js'
 import { rewritePrintCalls } from './stages/rewrite-print-calls.js'
@@ -112,6 +113,7 @@ export const STAGES: readonly CompilerStage[] = [
     metric: 'compile_stage_check_safety_rule_bodies',
     run: checkSafetyRuleBodies,
   },
+  { name: 'RewriteEquals', metric: 'compile_stage_rewrite_equals', run: rewriteEquals },
   { name: 'RewriteDynamicTerms', metric: 'compile_stage_rewrite_dynamic_terms', run: rewriteDynamicTerms },
   { name: 'CheckRecursion', metric: 'compile_stage_check_recursion', run: checkRecursion },
   { name: 'CheckTypes', metric: 'compile_stage_check_types', run: checkTypes },
@@ -276,6 +278,11 @@ export interface QueryContext {
   imports?: Import[]
   /** Capture each expression's value for OPA's `expressions` results (as the rego API does). */
   captureValues?: boolean
+  /**
+   * Rewrite the query's `==` to `=` after the safety check, as OPA's `PrepareForPartial` does for
+   * partial evaluation (a plain query keeps `==`, which can report `false`).
+   */
+  rewriteEquals?: boolean
 }
 
 /** One expression of a query as written, and the var capturing its value (OPA's `$term` vars). */

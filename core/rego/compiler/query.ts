@@ -31,6 +31,7 @@ import {
 } from './stages/resolve-refs.js'
 import { rewriteComprehensionsIn } from './stages/rewrite-comprehension-terms.js'
 import { rewriteDynamics } from './stages/rewrite-dynamic-terms.js'
+import { rewriteEqualsIn } from './stages/rewrite-equals.js'
 import { rewriteExprTermsInBody } from './stages/rewrite-expr-terms.js'
 import { rewriteQueryLocalVars } from './stages/rewrite-local-vars.js'
 import { erasePrintCalls, rewritePrintCallsInBody } from './stages/rewrite-print-calls.js'
@@ -99,6 +100,13 @@ export function compileQuery(c: Compiler, query: Body, ctx: QueryContext = {}): 
       const r = checkQuerySafety(c, s.body, s.rewritten)
       s.body = r.body
       return r.errors
+    },
+    // NOTE(regent): OPA's query compiler has no RewriteEquals stage; only partial evaluation adds
+    // one after CheckSafety (rego.PrepareForPartial), so `not input.x == 1` is undefined as an
+    // ad-hoc query on `{}` and true in a rule body or a partially evaluated query.
+    (s) => {
+      if (ctx.rewriteEquals) rewriteEqualsIn(s.body)
+      return []
     },
     (s) => {
       s.body = rewriteDynamics(gen(), s.body)

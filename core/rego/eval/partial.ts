@@ -195,7 +195,7 @@ function prepareQuery(policy: Policy, query: string): Prepared {
   }
   let q = cache.get(query)
   if (!q) {
-    const compiled = compileQuery(policy.compiler, parseQuery(query))
+    const compiled = compileQuery(policy.compiler, parseQuery(query), { rewriteEquals: true })
     const scope = new Scope()
     const ctx = {
       root: policy.root,

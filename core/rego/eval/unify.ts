@@ -89,18 +89,27 @@ export function unify(e: Evaluator, a: PTerm, fa: Frame, b: PTerm, fb: Frame, it
   }
   // Ground right side: the common `x = <value>` / `<pattern> = <value>` case.
   if (b.k === K.Value) return unifyValue(e, a, fa, b.v, iter)
-  if (a.k === K.Value) return unifyValue(e, b, fb, a.v, iter)
+  if (a.k === K.Value) return valueFirst(e, a.v, a, fa, b, fb, iter)
   if (a.k === K.Var) {
     const ba = fa.s[a.slot]
     if (ba !== undefined) {
       if (ba instanceof TermBinding) return unify(e, ba.term, ba.frame, b, fb, iter)
-      return unifyValue(e, b, fb, ba, iter)
+      return valueFirst(e, ba, a, fa, b, fb, iter)
     }
     return unifyUnboundVar(e, a, fa, b, fb, iter)
   }
-  if (b.k === K.Var) return unify(e, b, fb, a, fa, iter)
+  if (b.k === K.Var) {
+    // A bound right side is plugged in place, so a saved `a = b` keeps its order (OPA's biunify).
+    const bb = fb.s[b.slot]
+    if (bb !== undefined && !(bb instanceof TermBinding)) return unifyValue(e, a, fa, bb, iter)
+    return unify(e, b, fb, a, fa, iter)
+  }
   if (isDynamic(a)) {
-    if (e.partial() && (e.unknown(a, fa) || e.unknown(b, fb))) return e.saveUnify(a, fa, b, fb, iter)
+    if (e.partial()) {
+      const ua = e.unknown(a, fa)
+      const ub = e.unknown(b, fb)
+      if (ua || ub) return unifyPartial(e, a, fa, ua, b, fb, ub, iter)
+    }
     return e.evalTermValues(a, fa, (v) => unifyValue(e, b, fb, v, iter))
   }
   if (isDynamic(b)) return unify(e, b, fb, a, fa, iter)
@@ -119,6 +128,48 @@ export function unify(e: Evaluator, a: PTerm, fa: Frame, b: PTerm, fb: Frame, it
   return false
 }
 
+/**
+ * The value `v` (the left side `a`, plugged) unified with `b`. During partial evaluation an unknown
+ * `b` is saved after the value, as OPA writes it (`1 = input.x`, and `y = input.y` with `y` bound
+ * to 2 becomes `2 = input.y`), rather than swapped.
+ */
+function valueFirst(e: Evaluator, v: Value, a: PTerm, fa: Frame, b: PTerm, fb: Frame, iter: Iter): boolean {
+  if (e.partial() && (b.k === K.Ref || b.k === K.Var) && e.unknown(b, fb)) {
+    return e.saveUnify({ k: K.Value, v, src: a.src }, fa, b, fb, iter)
+  }
+  return unifyValue(e, b, fb, v, iter)
+}
+
+/**
+ * OPA's biunifyValues when a side is unknown: a ref that is not unknown is evaluated first and its
+ * value saved against the other side (`input.fruits.colour = input.fav` becomes `"green" =
+ * input.fruits.colour`, the value first as OPA writes it); otherwise `a = b` is saved as it is.
+ */
+function unifyPartial(
+  e: Evaluator,
+  a: PTerm,
+  fa: Frame,
+  ua: boolean,
+  b: PTerm,
+  fb: Frame,
+  ub: boolean,
+  iter: Iter,
+): boolean {
+  if (a.k === K.Ref && !ua) return evalThenUnify(e, a, fa, b, fb, iter)
+  if (b.k === K.Ref && !ub) return evalThenUnify(e, b, fb, a, fa, iter)
+  return e.saveUnify(a, fa, b, fb, iter)
+}
+
+/** Evaluates the known ref `known`, then unifies each value with `other` (saved when unknown). */
+function evalThenUnify(e: Evaluator, known: PTerm, fk: Frame, other: PTerm, fo: Frame, iter: Iter): boolean {
+  return e.evalTermValues(known, fk, (v) => {
+    if ((other.k === K.Var || isDynamic(other)) && e.unknown(other, fo)) {
+      return e.saveUnify({ k: K.Value, v, src: known.src }, fk, other, fo, iter)
+    }
+    return unifyValue(e, other, fo, v, iter)
+  })
+}
+
 function unifyUnboundVar(
   e: Evaluator,
   a: PTerm & { k: K.Var },
@@ -127,7 +178,10 @@ function unifyUnboundVar(
   fb: Frame,
   iter: Iter,
 ): boolean {
-  if (e.pe?.unknownVars(a, fa, b, fb)) return e.saveUnify(a, fa, b, fb, iter)
+  if (e.pe?.unknownVars(a, fa, b, fb)) {
+    if (b.k === K.Ref && !e.unknown(b, fb)) return evalThenUnify(e, b, fb, a, fa, iter)
+    return e.saveUnify(a, fa, b, fb, iter)
+  }
   if (b.k === K.Var) {
     const bb = fb.s[b.slot]
     if (bb !== undefined) {
@@ -140,7 +194,9 @@ function unifyUnboundVar(
   if (isDynamic(b)) {
     if (e.partial() && (e.unknown(b, fb) || e.saveSet?.containsVar(fa, a.slot)))
       return e.saveUnify(a, fa, b, fb, iter)
-    return e.evalTermValues(b, fb, (v) => bindValue(fa, a.slot, v, iter))
+    // Evaluating `b` can bind `a` itself (`foo = input.foos[foo]`, as `foo == input.foos[foo]`
+    // becomes once RewriteEquals ran): the value is then checked against that binding.
+    return e.evalTermValues(b, fb, (v) => unifyValue(e, a, fa, v, iter))
   }
   const v = plug(b, fb)
   if (v !== undefined) return unifyValue(e, a, fa, v, iter)

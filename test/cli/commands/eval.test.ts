@@ -123,4 +123,16 @@ describe('regent check (compile-level errors)', () => {
       message: 'import data.unused unused',
     })
   })
+
+  it('treats `not a == b` as OPA does: true in a rule body on a missing ref, undefined as an ad-hoc query', async () => {
+    writeFileSync(join(dir, 'neq.rego'), 'package neq\n\nr if not input.x == 1\n')
+    writeFileSync(join(dir, 'empty.json'), '{}')
+    const args = ['eval', '-f', 'json', '-d', join(dir, 'neq.rego'), '-i', join(dir, 'empty.json')]
+    const rule = await runRegent([...args, 'data.neq.r'])
+    expect(rule.code).toBe(0)
+    expect(JSON.parse(rule.stdout).result[0].expressions[0].value).toBe(true)
+    const query = await runRegent([...args, 'not input.x == 1'])
+    expect(query.code).toBe(0)
+    expect(query.stdout.trim()).toBe('{}')
+  })
 })

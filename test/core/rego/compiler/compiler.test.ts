@@ -40,6 +40,32 @@ describe('compiler stages', () => {
     expect(names.at(-1)).toBe('BuildRuleIndices')
   })
 
+  it('rewrites == to = after the safety checks and before refs are moved out of calls', () => {
+    const names = STAGES.map((s) => s.name)
+    expect(names.indexOf('CheckSafetyRuleBodies')).toBeLessThan(names.indexOf('RewriteEquals'))
+    expect(names.indexOf('RewriteEquals')).toBe(names.indexOf('RewriteDynamicTerms') - 1)
+  })
+
+  it('keeps the ref of `not a == b` inside the negation, in every kind of body', () => {
+    const c = compile(
+      'package a\nr if not input.x == 1\nf(v) if { every k in [1] { not v.y == k } }\ns := [1 | not input.x == 1]\nn if not input.x != 1',
+    )
+    expect(bodyOf(c, 'r')).toBe('not input.x = 1')
+    expect(bodyOf(c, 'f')).toMatch(/not __local\d+__\.y = __local\d+__/)
+    expect(bodyOf(c, 's')).toMatch(/\[1 \| not input\.x = 1\]/)
+    // Only == is rewritten: the operands of other comparisons are still bound first.
+    expect(bodyOf(c, 'n')).toMatch(/^__local\d+__ = input\.x; not __local\d+__ != 1$/)
+  })
+
+  it('keeps == in ad-hoc queries, and rewrites it for partial evaluation as OPA does', () => {
+    const c = compile('package a')
+    expect(bodyString(compileQuery(c, parseQuery('not input.x == 1')).body)).toMatch(
+      /^__localq\d+__ = input\.x; not __localq\d+__ == 1$/,
+    )
+    const partial = compileQuery(c, parseQuery('not input.x == 1'), { rewriteEquals: true })
+    expect(bodyString(partial.body)).toBe('not input.x = 1')
+  })
+
   it('resolves package rules and imports to data refs', () => {
     const c = compile('package a\nimport data.lib.roles as r\np if r[_] == q\nq := 1')
     expect(bodyOf(c, 'p')).toContain('data.lib.roles[')

@@ -63,7 +63,7 @@ include if { input.fruits.name == "apple"; input.user == "bob" }
 include if { input.fruits.name == "pear"; input.user == "alice" }`,
       input: { user: 'bob' },
     })
-    expect(r.queries).toEqual(['gt(input.fruits.price, 100)', '"apple" = input.fruits.name'])
+    expect(r.queries).toEqual(['gt(input.fruits.price, 100)', 'input.fruits.name = "apple"'])
     expect(r.support).toEqual([])
   })
 
@@ -110,7 +110,7 @@ only_pineapples if input.fruits.name == "pineapple"`,
     })
     expect(r.queries).toEqual(['data.partial.filters.only_pineapples'])
     expect(r.support).toEqual([
-      'partial.filters.only_pineapples = true { "pineapple" = input.fruits.name }',
+      'partial.filters.only_pineapples = true { input.fruits.name = "pineapple" }',
       'default partial.filters.only_pineapples = false { true }',
     ])
   })
@@ -126,7 +126,7 @@ allowed contains "z" if input.fruits.owner == "me"`,
     expect(r.queries).toEqual(['internal.member_2(input.fruits.id, data.partial.filters.allowed)'])
     expect(r.support).toEqual([
       'partial.filters.allowed contains "a" { true }',
-      'partial.filters.allowed contains "z" { "me" = input.fruits.owner }',
+      'partial.filters.allowed contains "z" { input.fruits.owner = "me" }',
     ])
   })
 
@@ -149,7 +149,7 @@ include if { not input.missing; input.fruits.a == 1 }
 include if { not input.present; input.fruits.b == 2 }`,
       input: { present: true },
     })
-    expect(r.queries).toEqual(['1 = input.fruits.a'])
+    expect(r.queries).toEqual(['input.fruits.a = 1'])
   })
 
   it('keeps rules and functions with else by reference', async () => {
@@ -182,13 +182,13 @@ cheap(p) if p < 10
 known if input.fav == "kiwi"
 `
     const inlined = await pe({ policy, input: { fav: 'kiwi' } })
-    expect(inlined.queries).toEqual(['"red" = input.fruits.colour; lt(input.fruits.price, 10)', ''])
+    expect(inlined.queries).toEqual(['input.fruits.colour = "red"; lt(input.fruits.price, 10)', ''])
     const shallow = await pe({ policy, input: { fav: 'kiwi' }, shallowInlining: true })
     // The rule that depends on nothing unknown (known) is still inlined; the query itself depends on
     // unknowns, so it becomes a support rule too, and nothing is copy-propagated.
     expect(shallow.queries).toEqual(['data.partial.filters.include = __term_0_0; __term_0_0'])
     expect(shallow.support).toEqual([
-      'partial.filters.allowed = true { __local2__2 = input.fruits.colour; __local2__2 = "red" }',
+      'partial.filters.allowed = true { input.fruits.colour = "red" }',
       'partial.filters.cheap(__local0__3) = true { lt(__local0__3, 10) }',
       'partial.filters.include = true { data.partial.filters.allowed = __term_1_0; __term_1_0; __local1__1 = input.fruits.price; data.partial.filters.cheap(__local1__1) }',
       'partial.filters.include = true { true }',
@@ -203,9 +203,9 @@ known if input.fav == "kiwi"
   it('saves non-deterministic built-ins unless asked to evaluate them', async () => {
     const policy = 'package filters\ninclude if { t := time.now_ns(); t > 0; input.fruits.a == 1 }'
     const saved = await pe({ policy })
-    expect(saved.queries).toEqual(['gt(time.now_ns(), 0); 1 = input.fruits.a'])
+    expect(saved.queries).toEqual(['gt(time.now_ns(), 0); input.fruits.a = 1'])
     const evaluated = await pe({ policy, nondeterministicBuiltins: true })
-    expect(evaluated.queries).toEqual(['1 = input.fruits.a'])
+    expect(evaluated.queries).toEqual(['input.fruits.a = 1'])
   })
 
   it('unrolls iteration over known collections', async () => {
@@ -213,7 +213,7 @@ known if input.fav == "kiwi"
       policy: 'package filters\ninclude if { some id in input.ids; input.fruits.id == id }',
       input: { ids: ['a', 'b'] },
     })
-    expect(r.queries).toEqual(['"a" = input.fruits.id', '"b" = input.fruits.id'])
+    expect(r.queries).toEqual(['input.fruits.id = "a"', 'input.fruits.id = "b"'])
   })
 
   it('keeps a naked unknown ref as a statement', async () => {
@@ -224,7 +224,7 @@ known if input.fav == "kiwi"
   it('defaults the unknowns to input', async () => {
     const policy = compile({ 'p.rego': parseModule('package x\np if input.a == 1', { file: 'p.rego' }) }, {})
     const r = await partialEvaluate(policy, 'data.x.p')
-    expect(r.queries.map(text)).toEqual(['1 = input.a'])
+    expect(r.queries.map(text)).toEqual(['input.a = 1'])
     expect(r.metrics.timer_rego_partial_eval_ns).toBeGreaterThan(0)
   })
 
@@ -232,6 +232,39 @@ known if input.fav == "kiwi"
     const policy = compile({ 'p.rego': parseModule('package x\np := input.a + 1', { file: 'p.rego' }) }, {})
     const r = await partialEvaluate(policy, 'y = data.x.p')
     expect(r.queries.map(text)).toEqual(['plus(input.a, 1, y)'])
+  })
+
+  it('evaluates a known ref against an unknown one first, its value written first (OPA biunifyValues)', async () => {
+    const r = await pe({
+      policy: `package filters
+include if input.fruits.colour = input.fav
+include if input.fav = input.fruits.name
+include if { some x; x = input.fruits.kind; x = input.fav }`,
+      input: { fav: 'green' },
+    })
+    expect(r.queries).toEqual([
+      '"green" = input.fruits.colour',
+      '"green" = input.fruits.name',
+      '"green" = input.fruits.kind',
+    ])
+  })
+
+  it('keeps the sides of a saved unification in the order written, bound vars plugged (OPA TestTopDownPartialEval)', async () => {
+    const policy = compile({ 'p.rego': parseModule('package x\nr if 1 == input.x', { file: 'p.rego' }) }, {})
+    const run = async (q: string) =>
+      (await partialEvaluate(policy, q, { unknowns: ['input'] })).queries.map(text)
+    expect(await run('1 = input.x')).toEqual(['1 = input.x'])
+    expect(await run('input.x = 1')).toEqual(['input.x = 1'])
+    expect(await run('data.x.r')).toEqual(['1 = input.x'])
+    expect(await run('x = 1; y = 2; input.x = x; y = input.y')).toEqual([
+      'input.x = 1; 2 = input.y; x = 1; y = 2',
+    ])
+  })
+
+  it("rewrites the query's == to = after the safety check, as OPA's PrepareForPartial does", async () => {
+    // A plain query keeps `==` (undefined here); partial evaluation keeps the ref in the negation.
+    const r = await pe({ policy: 'package filters', query: 'not input.x == 1', input: {} })
+    expect(r.queries).toEqual([''])
   })
 })
 
