@@ -8,7 +8,16 @@ import { stringOperand } from './operands.js'
 
 const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9'
 
-/** Splits `12.5Mi` into number and unit as OPA does (`e`/`E` belong to the number only before a digit or sign). */
+/** OPA rejects an exponent written with more digits than this (`exponent too large`). */
+const MAX_EXPONENT_DIGITS = 6
+
+/** Thrown by {@link splitAmount}; each built-in reports it as `exponent too large`. */
+export class ExponentTooLargeError extends Error {}
+
+/**
+ * Splits `12.5Mi` into number and unit as OPA does (`e`/`E` belong to the number only before a
+ * digit or sign), rejecting an exponent of more than six digits as OPA's `extractNumAndUnit` does.
+ */
 export function splitAmount(s: string): [string, string] {
   for (let i = 0; i < s.length; i++) {
     const c = s[i] as string
@@ -17,6 +26,9 @@ export function splitAmount(s: string): [string, string] {
       if (next === undefined || (!isDigit(next) && next !== '+' && next !== '-'))
         return [s.slice(0, i), s.slice(i)]
       if (next === '+' || next === '-') i++
+      let end = i + 1
+      while (isDigit(s[end])) end++
+      if (end - (i + 1) > MAX_EXPONENT_DIGITS) throw new ExponentTooLargeError()
       continue
     }
     if (!isDigit(c) && c !== '.' && c !== '+' && c !== '-') return [s.slice(0, i), s.slice(i)]
@@ -26,14 +38,24 @@ export function splitAmount(s: string): [string, string] {
 
 const RAT = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/
 
+/** The wording of one built-in's errors: OPA says `amount` for units.parse, `byte amount` for parse_bytes. */
+interface Wording {
+  readonly amount: string
+}
+
+const UNITS_WORDING: Wording = { amount: 'amount' }
+const BYTES_WORDING: Wording = { amount: 'byte amount' }
+
 /** An exact rational amount from Go `big.Rat` syntax, as numerator / 10^scale. */
-function parseAmount(text: string): { num: bigint; scale: number } {
+function parseAmount(text: string, words: Wording): { num: bigint; scale: number } {
   const m = RAT.exec(text)
   const [, sign = '', int = '', frac = '', exp] = m ?? []
-  if (!m || (int === '' && frac === '')) throw new BuiltinError('could not parse amount to a number')
+  const notANumber = () => new BuiltinError(`could not parse ${words.amount} to a number`)
+  if (!m || (int === '' && frac === '')) throw notANumber()
   let num = BigInt((int || '0') + frac)
   let scale = frac.length - Number(exp ?? 0)
-  if (Math.abs(scale) > 10_000) throw new BuiltinError('could not parse amount to a number')
+  // A bound of our own (OPA computes 10^999999 exactly): keeps a tiny string from costing megabytes.
+  if (Math.abs(scale) > 10_000) throw notANumber()
   if (scale < 0) {
     num *= 10n ** BigInt(-scale)
     scale = 0
@@ -41,12 +63,19 @@ function parseAmount(text: string): { num: bigint; scale: number } {
   return { num: sign === '-' ? -num : num, scale }
 }
 
-function prepare(raw: string, lower: boolean): [string, string] {
+function prepare(raw: string, lower: boolean, words: Wording): [string, string] {
   let s = raw.replaceAll('"', '')
   if (lower) s = s.toLowerCase()
   if (s.includes(' ')) throw new BuiltinError('spaces not allowed in resource strings')
-  const [num, unit] = splitAmount(s)
-  if (num === '') throw new BuiltinError('no amount provided')
+  let split: [string, string]
+  try {
+    split = splitAmount(s)
+  } catch (err) {
+    if (err instanceof ExponentTooLargeError) throw new BuiltinError('exponent too large')
+    throw err
+  }
+  const [num, unit] = split
+  if (num === '') throw new BuiltinError(`no ${words.amount} provided`)
   return [num, unit]
 }
 
@@ -88,13 +117,14 @@ export const unitsParse = defineBuiltin({
   args: [t.named('x', t.string, 'the unit to parse')],
   result: t.named('y', t.number, 'the parsed number'),
   impl: (_ctx, [x]) => {
-    const [num, rawUnit] = prepare(stringOperand(x, 1), false)
+    const [num, rawUnit] = prepare(stringOperand(x, 1), false, UNITS_WORDING)
     // Only letters after the first are case-insensitive, so that m (milli) and M (mega) differ.
     const unit = rawUnit.length > 1 ? rawUnit[0] + rawUnit.slice(1).toLowerCase() : rawUnit
-    const amount = parseAmount(num)
-    if (unit === 'm') return exact(amount.num, amount.scale + 3)
-    const factor = UNITS[unit]
+    // OPA checks the unit before the amount: `1.2.3Q` fails on the unit.
+    const factor = unit === 'm' ? 1n : UNITS[unit]
     if (factor === undefined) throw new BuiltinError(`unit ${unit} not recognized`)
+    const amount = parseAmount(num, UNITS_WORDING)
+    if (unit === 'm') return exact(amount.num, amount.scale + 3)
     return exact(amount.num * factor, amount.scale)
   },
 })
@@ -149,10 +179,10 @@ export const unitsParseBytes = defineBuiltin({
   args: [t.named('x', t.string, 'the byte unit to parse')],
   result: t.named('y', t.number, 'the parsed number'),
   impl: (_ctx, [x]) => {
-    const [num, unit] = prepare(stringOperand(x, 1), true)
+    const [num, unit] = prepare(stringOperand(x, 1), true, BYTES_WORDING)
     const factor = BYTE_UNITS[unit]
-    if (factor === undefined) throw new BuiltinError(`unit ${unit} not recognized`)
-    const amount = parseAmount(num)
+    if (factor === undefined) throw new BuiltinError(`byte unit ${unit} not recognized`)
+    const amount = parseAmount(num, BYTES_WORDING)
     return numberFromBigInt((amount.num * factor) / 10n ** BigInt(amount.scale))
   },
 })

@@ -59,6 +59,29 @@ describe('units.parse_bytes', () => {
       ['1.5', '1'],
     ]
     for (const [input, want] of cases) expect(json('units.parse_bytes', input), input).toBe(want)
-    expectError('eval_builtin_error', 'units.parse_bytes: no amount provided', 'units.parse_bytes', 'mb')
+  })
+
+  // OPA's parse_bytes.go words its errors differently from units.parse (`byte amount`, `byte unit`).
+  it('reports OPA errors in its own wording', () => {
+    const bytesError = (message: string, input: string) =>
+      expectError('eval_builtin_error', `units.parse_bytes: ${message}`, 'units.parse_bytes', input)
+    bytesError('no byte amount provided', 'mb')
+    bytesError('byte unit q not recognized', '1Q')
+    bytesError('could not parse byte amount to a number', '1.2.3mb')
+    bytesError('spaces not allowed in resource strings', '1 mb')
+    bytesError('exponent too large', '1e1234567mb')
+    expect(json('units.parse_bytes', '1e+000003kb')).toBe('1000000')
+  })
+})
+
+describe('units.parse: OPA error order and limits', () => {
+  it('checks the unit before the amount, as OPA does', () => {
+    expectError('eval_builtin_error', 'units.parse: unit Q not recognized', 'units.parse', '1.2.3Q')
+  })
+
+  it('rejects an exponent of more than six digits', () => {
+    expectError('eval_builtin_error', 'units.parse: exponent too large', 'units.parse', '1e-1234567')
+    expectError('eval_builtin_error', 'units.parse: exponent too large', 'units.parse', 'e1234567')
+    expect(json('units.parse', '1e-000003K')).toBe('1')
   })
 })
