@@ -16,6 +16,7 @@ import type { BuiltinContext } from './context.js'
 import { defineBuiltin } from './define.js'
 import { decodeBase64 } from './encoding.js'
 import { BuiltinError } from './errors.js'
+import { checkConstraints, validHeader } from './jwt-constraints.js'
 import {
   isJwsAlg,
   type JwsAlg,
@@ -153,10 +154,9 @@ function compareToSeconds(nowNs: bigint, seconds: Value): number {
 }
 
 function verifyConstraints(ctx: BuiltinContext, jwt: DecodedJwt, constraints: ObjectValue): boolean {
+  if (!validHeader(jwt.header)) return false
   const alg = jwt.header.get('alg')
   if (!isJwsAlg(alg)) return false
-  const crit = jwt.header.get('crit')
-  if (crit !== undefined) return false
   const wantAlg = constraints.get('alg')
   if (wantAlg !== undefined && wantAlg !== alg) return false
   const keys: VerifyKey[] = []
@@ -221,6 +221,8 @@ export const jwtDecodeVerify = defineBuiltin({
   nondeterministic: true,
   impl: (ctx, [j, c]) => {
     const constraints = objectOperand(c, 2)
+    // OPA checks the constraints before it reads the token.
+    checkConstraints(constraints)
     const jwt = decodeJwt(stringOperand(j, 1))
     if (!verifyConstraints(ctx, jwt, constraints)) return [false, new Obj(), new Obj()]
     return [true, jwt.header, jwt.payload]
