@@ -7,23 +7,31 @@
 import type { ObjectValue, Value } from '../values/index.js'
 import { isNumberValue, toDecimal } from '../values/index.js'
 import { BuiltinError } from './errors.js'
-import { publicKeys } from './jwt-keys.js'
+import { publicKeys, type VerifyKey } from './jwt-keys.js'
 
 const STRING_CONSTRAINTS = new Set(['secret', 'alg', 'iss', 'aud'])
 
-/** Throws OPA's error for the first bad constraint, then for a missing or doubled key constraint. */
-export function checkConstraints(constraints: ObjectValue): void {
+/**
+ * Throws OPA's error for the first bad constraint, then for a missing or doubled key constraint;
+ * returns the keys the token may be signed with (a key that does not parse is an error here,
+ * before the token is read).
+ */
+export function checkConstraints(constraints: ObjectValue): VerifyKey[] {
   let keyConstraints = 0
+  const keys: VerifyKey[] = []
   for (const [key, value] of constraints.entries()) {
     const name = String(key)
     if (name === 'cert') {
       if (typeof value !== 'string') throw new BuiltinError('cert constraint: must be a string')
-      publicKeys(value) // a key that does not parse is an error here, before the token is read
+      keys.push(...publicKeys(value))
       keyConstraints++
     } else if (STRING_CONSTRAINTS.has(name)) {
       if (typeof value !== 'string') throw new BuiltinError(`${name} constraint: must be a string`)
       // OPA treats an empty secret as no secret.
-      if (name === 'secret' && value !== '') keyConstraints++
+      if (name === 'secret' && value !== '') {
+        keys.push({ kind: 'secret', secret: Buffer.from(value, 'utf8') })
+        keyConstraints++
+      }
     } else if (name === 'time') {
       checkTime(value)
     } else {
@@ -32,6 +40,7 @@ export function checkConstraints(constraints: ObjectValue): void {
   }
   if (keyConstraints > 1) throw new BuiltinError('duplicate key constraints')
   if (keyConstraints < 1) throw new BuiltinError('no key constraint')
+  return keys
 }
 
 function checkTime(value: Value): void {

@@ -27,10 +27,11 @@ import {
 } from './jwt-keys.js'
 import { objectOperand, stringOperand } from './operands.js'
 
-/** A JWT split into its parts. */
+/** A JWS split into its parts; the payload stays encoded, since only some built-ins read it. */
 interface DecodedJwt {
   header: ObjectValue
-  payload: Value
+  /** The payload as base64url text. */
+  encodedPayload: string
   signature: Buffer
   /** `header.payload`, the signed input. */
   input: string
@@ -46,7 +47,10 @@ function b64(part: string, what: string): Buffer {
   }
 }
 
-/** Splits and decodes a compact JWS (following nested `cty: JWT` tokens). */
+/**
+ * Splits a compact JWS and decodes its header and signature, one layer only: OPA's verify_*
+ * built-ins never read the payload, so a payload that is not JSON is no error for them.
+ */
 export function decodeJwt(token: string): DecodedJwt {
   if (!token.includes('.')) throw new BuiltinError('encoded JWT had no period separators')
   const parts = token.split('.')
@@ -59,28 +63,35 @@ export function decodeJwt(token: string): DecodedJwt {
     if (err instanceof BuiltinError) throw err
     throw new BuiltinError('JWT header had invalid JSON')
   }
-  if (!isObject(header)) throw new BuiltinError('JWT header must be an object')
+  if (!isObject(header)) throw new BuiltinError('bad JWT header: decoded JSON type was not an Object')
   if (header.has('enc')) throw new BuiltinError('JWT is a JWE object, which is not supported')
   const signature = b64(s, 'signature')
-  const rawPayload = b64(p, 'payload').toString('utf8')
-  if (header.get('cty') === 'JWT') {
-    // The payload is the JSON string of another token.
-    let inner: Value
-    try {
-      inner = parseJSON(rawPayload)
-    } catch {
-      inner = rawPayload
-    }
-    if (typeof inner !== 'string') throw new BuiltinError('nested JWT payload must be a string')
-    return decodeJwt(inner)
-  }
+  return { header, encodedPayload: p, signature, input: `${h}.${p}` }
+}
+
+/** The payload's bytes as text. */
+function payloadText(jwt: DecodedJwt): string {
+  return b64(jwt.encodedPayload, 'payload').toString('utf8')
+}
+
+/** The payload as the claims object OPA requires (`extractJSONObject`). */
+function claims(text: string): ObjectValue {
   let payload: Value
   try {
-    payload = parseJSON(rawPayload)
+    payload = parseJSON(text)
   } catch {
     throw new BuiltinError('JWT payload had invalid JSON')
   }
-  return { header, payload, signature, input: `${h}.${p}` }
+  if (!isObject(payload)) throw new BuiltinError('decoded JSON type was not an Object')
+  return payload
+}
+
+/** io.jwt.decode's reading: a `cty: JWT` payload is another token, quoted as jwt.io quotes it. */
+function decodeNested(token: string): [ObjectValue, ObjectValue, Buffer] {
+  const jwt = decodeJwt(token)
+  const text = payloadText(jwt)
+  if (jwt.header.get('cty') === 'JWT') return decodeNested(text.replace(/^["']+|["']+$/g, ''))
+  return [jwt.header, claims(text), jwt.signature]
 }
 
 export const jwtDecode = defineBuiltin({
@@ -94,8 +105,8 @@ export const jwtDecode = defineBuiltin({
     '`[header, payload, sig]`, where `header` and `payload` are objects; `sig` is the hexadecimal representation of the signature on the token.',
   ),
   impl: (_ctx, [j]) => {
-    const jwt = decodeJwt(stringOperand(j, 1))
-    return [jwt.header, jwt.payload, jwt.signature.toString('hex')]
+    const [header, payload, signature] = decodeNested(stringOperand(j, 1))
+    return [header, payload, signature.toString('hex')]
   },
 })
 
@@ -153,24 +164,33 @@ function compareToSeconds(nowNs: bigint, seconds: Value): number {
   return left < right ? -1 : left > right ? 1 : 0
 }
 
-function verifyConstraints(ctx: BuiltinContext, jwt: DecodedJwt, constraints: ObjectValue): boolean {
+/** One layer's signature under the constraints: header valid, `alg` as required, a key verifies it. */
+function signatureVerified(jwt: DecodedJwt, constraints: ObjectValue, keys: VerifyKey[]): boolean {
   if (!validHeader(jwt.header)) return false
   const alg = jwt.header.get('alg')
   if (!isJwsAlg(alg)) return false
   const wantAlg = constraints.get('alg')
   if (wantAlg !== undefined && wantAlg !== alg) return false
-  const keys: VerifyKey[] = []
-  const cert = constraints.get('cert')
-  const secret = constraints.get('secret')
-  if (typeof cert === 'string') keys.push(...publicKeys(cert))
-  if (typeof secret === 'string') keys.push({ kind: 'secret', secret: Buffer.from(secret, 'utf8') })
   const kid = jwt.header.get('kid')
   const candidates = keys.filter(
     (k) => k.kind === 'secret' || k.kid === undefined || typeof kid !== 'string' || k.kid === kid,
   )
-  if (!candidates.some((key) => verifySignature(alg, jwt.input, jwt.signature, key))) return false
-  const payload = jwt.payload
-  if (!isObject(payload)) return false
+  return candidates.some((key) => verifySignature(alg, jwt.input, jwt.signature, key))
+}
+
+/** The audience check of OPA's `validAudience`: a string equal to the wanted one, or a list holding it. */
+function audienceMet(tokenAud: Value | undefined, wanted: string): boolean {
+  if (tokenAud === undefined) return wanted === ''
+  if (typeof tokenAud === 'string') return tokenAud === wanted
+  return Array.isArray(tokenAud) && tokenAud.some((a) => typeof a === 'string' && a === wanted)
+}
+
+/** The registered claims against the constraints, in OPA's order (iss, aud, exp, nbf). */
+function claimsMet(ctx: BuiltinContext, payload: ObjectValue, constraints: ObjectValue): boolean {
+  const iss = constraints.get('iss')
+  if (typeof iss === 'string' && iss !== '' && payload.get('iss') !== iss) return false
+  const aud = constraints.get('aud')
+  if (!audienceMet(payload.get('aud'), typeof aud === 'string' ? aud : '')) return false
   const time = constraints.get('time')
   let now = ctx.timeNs
   if (time !== undefined && isNumberValue(time)) {
@@ -186,16 +206,6 @@ function verifyConstraints(ctx: BuiltinContext, jwt: DecodedJwt, constraints: Ob
   if (nbf !== undefined) {
     if (!isNumberValue(nbf)) throw new BuiltinError('nbf value must be a number')
     if (compareToSeconds(now, nbf) < 0) return false
-  }
-  const iss = constraints.get('iss')
-  if (iss !== undefined && payload.get('iss') !== iss) return false
-  const aud = constraints.get('aud')
-  const tokenAud = payload.get('aud')
-  if (aud === undefined) {
-    if (tokenAud !== undefined) return false
-  } else {
-    const list = typeof tokenAud === 'string' ? [tokenAud] : Array.isArray(tokenAud) ? tokenAud : []
-    if (!list.includes(aud as never)) return false
   }
   return true
 }
@@ -222,10 +232,22 @@ export const jwtDecodeVerify = defineBuiltin({
   impl: (ctx, [j, c]) => {
     const constraints = objectOperand(c, 2)
     // OPA checks the constraints before it reads the token.
-    checkConstraints(constraints)
-    const jwt = decodeJwt(stringOperand(j, 1))
-    if (!verifyConstraints(ctx, jwt, constraints)) return [false, new Obj(), new Obj()]
-    return [true, jwt.header, jwt.payload]
+    const keys = checkConstraints(constraints)
+    const unverified = [false, new Obj(), new Obj()]
+    let token = stringOperand(j, 1)
+    // Each layer of a nested token (`cty: JWT`) must verify with the same keys, as in OPA.
+    for (;;) {
+      const jwt = decodeJwt(token)
+      if (!signatureVerified(jwt, constraints, keys)) return unverified
+      const text = payloadText(jwt)
+      const cty = jwt.header.get('cty')
+      if (typeof cty === 'string' && cty.toLowerCase() === 'jwt') {
+        token = text
+        continue
+      }
+      const payload = claims(text)
+      return claimsMet(ctx, payload, constraints) ? [true, jwt.header, payload] : unverified
+    }
   },
 })
 
