@@ -63,6 +63,19 @@ describe('formatter', () => {
     )
   })
 
+  it('keeps a one-line rule and a multi-line rule on the next source line together, as opa fmt does', () => {
+    // opa fmt's groupableOneLiner does not ask whether the second rule fits on one line.
+    const text = 'package a\n\nf(x) := 1 if x == 1\nf(x) := 2 if {\n\tx == 2\n}\n\ng := 3\n'
+    expect(roundTrip(text)).toBe(text)
+  })
+
+  it('keeps quoted keywords bracketed in import paths; only future.keywords imports drop them', () => {
+    const text =
+      'package a\n\nimport data.q["else"] as e\nimport data.x["default"].y\nimport future.keywords.in\n\np := [e, y]\n'
+    expect(formatSource(text, { regoVersion: 'v1' })).toBe(text)
+    roundTrip(text)
+  })
+
   it('puts a single same-line condition after if, and braces otherwise', () => {
     expect(roundTrip('package a\np if { input.x }\n\nq if {\n  input.y\n}\n')).toBe(
       'package a\n\np if input.x\n\nq if {\n\tinput.y\n}\n',
