@@ -127,7 +127,10 @@ class ModulePrinter extends TermPrinter {
       for (const imp of [...group].sort(compareImports)) {
         w.startLine()
         w.write('import ')
-        this.ref(imp.path.value, true)
+        // Only `future.keywords` imports print keywords unbracketed (`future.keywords.in`); any
+        // other import keeps a quoted keyword in brackets (`data.x["default"].y`), as `opa fmt` does.
+        const names = refNames(imp.path.value)
+        this.ref(imp.path.value, names[0] === 'future' && names[1] === 'keywords')
         if (imp.alias) w.write(` as ${imp.alias}`)
         const c = trailing.get(imp)
         if (c) w.write(` ${c}`)
@@ -144,7 +147,7 @@ class ModulePrinter extends TermPrinter {
       const next = rules[i + 1]
       if (
         next &&
-        this.groupable(rule) &&
+        this.printsOnOneLine(rule) &&
         this.groupable(next) &&
         next.location?.row === (rule.location?.row ?? 0) + 1
       ) {
@@ -180,13 +183,25 @@ class ModulePrinter extends TermPrinter {
   }
 
   /**
-   * True when the rule is printed on one line, so that it can stay grouped with a neighbour that
-   * is too: not a default rule, no else chain (its `else` goes on a line of its own), and a
-   * constant or a single condition after `if` (one that starts with a brace keeps a braced body).
+   * True when the rule can stay grouped with the rule on the source line just above it, as in
+   * `opa fmt` (`groupableOneLiner`): not a default rule, no else chain (its `else` goes on a line
+   * of its own), at most one condition, and not a lone condition that starts with a brace (that
+   * keeps a braced body). The rule itself may be written over several lines: `p if x` followed
+   * by `p if {` ... `}` stays together.
    */
   private groupable(rule: Rule): boolean {
     if (rule.body.length > 1 || rule.default || rule.else || !rule.location || !this.usesIf(rule))
       return false
+    const only = rule.body[0]
+    return !(only && rule.body.length === 1 && rule.generatedBody !== true && startsWithBrace(only))
+  }
+
+  /**
+   * True when the rule is groupable and printed on one line (a constant, or a single condition
+   * after `if` on the head's line), so that the rule on the next source line can join it.
+   */
+  private printsOnOneLine(rule: Rule): boolean {
+    if (!this.groupable(rule)) return false
     return rule.body.length === 0 || rule.generatedBody === true || this.inlineCondition(rule) !== undefined
   }
 

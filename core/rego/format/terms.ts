@@ -196,6 +196,12 @@ export abstract class TermPrinter {
     const lines = groupByRow(items, loc)
     let multiline = lines.length > 1
     if (lines.length === 1 && loc) {
+      // Items that all sit on one line have no place for a comment on a line of its own between
+      // the brackets: as in `opa fmt`, such a collection (`{` / `"a": 1 # c` / `}`) is printed as
+      // written, which also means no trailing comma is added to it.
+      const row = w.nextCommentRow()
+      if (row > loc.row && row < close.row)
+        throw new UnexpectedComment('comment inside a one-line collection')
       // Items written below the opening bracket go on lines of their own.
       const first = items[0]
       const firstLoc = first ? itemLoc(first) : undefined
@@ -203,12 +209,9 @@ export abstract class TermPrinter {
         const cut = firstLoc.offset - loc.offset
         if (cut > 0 && (locationText(loc) ?? '').slice(0, cut).includes('\n')) multiline = true
       }
-      // A one-line collection has no place for a comment inside it.
-      if (!multiline) {
-        const row = w.nextCommentRow()
-        if ((row > loc.row && row < close.row) || w.commentSplitsItems(loc, items))
-          throw new UnexpectedComment('comment inside a one-line collection')
-      }
+      // A comment inside a collection printed on one line would pull a later item onto its line.
+      if (!multiline && w.commentSplitsItems(loc, items))
+        throw new UnexpectedComment('comment inside a one-line collection')
     }
     if (multiline) {
       // A comment waiting for the line end stays after the opening bracket when it was written

@@ -63,6 +63,19 @@ describe('formatter', () => {
     )
   })
 
+  it('keeps a one-line rule and a multi-line rule on the next source line together, as opa fmt does', () => {
+    // opa fmt's groupableOneLiner does not ask whether the second rule fits on one line.
+    const text = 'package a\n\nf(x) := 1 if x == 1\nf(x) := 2 if {\n\tx == 2\n}\n\ng := 3\n'
+    expect(roundTrip(text)).toBe(text)
+  })
+
+  it('keeps quoted keywords bracketed in import paths; only future.keywords imports drop them', () => {
+    const text =
+      'package a\n\nimport data.q["else"] as e\nimport data.x["default"].y\nimport future.keywords.in\n\np := [e, y]\n'
+    expect(formatSource(text, { regoVersion: 'v1' })).toBe(text)
+    roundTrip(text)
+  })
+
   it('puts a single same-line condition after if, and braces otherwise', () => {
     expect(roundTrip('package a\np if { input.x }\n\nq if {\n  input.y\n}\n')).toBe(
       'package a\n\np if input.x\n\nq if {\n\tinput.y\n}\n',
@@ -119,9 +132,19 @@ describe('formatter', () => {
     const asWritten =
       'package a\n\nv := {"a": # this is\n{"b": # nested\n"c"}} # trailing\n\nw := {"a":  # one\n"b"} # two\n'
     expect(roundTrip(asWritten)).toBe(asWritten)
-    // Comments that have a place are placed: this one is formatted.
-    expect(roundTrip('package a\n\ns := { # inline\n    # interior\n    "key": "value",\n}\n')).toBe(
-      'package a\n\ns := { # inline\n\t# interior\n\t"key": "value",\n}\n',
+    // Items on one line with a comment on a line of their own between the brackets: `opa fmt`
+    // (writeIterable) prints such a collection as written.
+    const interior = 'package a\n\ns := { # inline\n    # interior\n    "key": "value",\n}\n'
+    expect(roundTrip(interior)).toBe(interior)
+  })
+
+  it('adds no trailing comma to a collection whose items share a line with a comment below the bracket', () => {
+    const text =
+      'package a\n\nx := {\n\t"a": 1 # c\n}\n\ny := [\n\t1, 2 # c\n]\n\np if {\n\tz := {\n\t\t"a": 1 # c\n\t}\n\tz.a == 1\n}\n'
+    expect(roundTrip(text)).toBe(text)
+    // Items on lines of their own are still laid out one per line, with trailing commas.
+    expect(roundTrip('package a\n\nx := {\n\t"a": 1, # c\n\t"b": 2\n}\n')).toBe(
+      'package a\n\nx := {\n\t"a": 1, # c\n\t"b": 2,\n}\n',
     )
   })
 
