@@ -34,6 +34,12 @@ export class VirtualCache {
   #top: Layer = new Layer()
   // Outer layers, created by the first `with`.
   #below: Layer[] | undefined
+  readonly #enabled: boolean
+
+  /** `enabled` false stores nothing: every rule and call is evaluated again (differential tests). */
+  constructor(enabled = true) {
+    this.#enabled = enabled
+  }
 
   /** The cached value of rule set `id`, if any. */
   getRule(id: number): Cached | undefined {
@@ -41,6 +47,7 @@ export class VirtualCache {
   }
 
   putRule(id: number, value: Cached): void {
+    if (!this.#enabled) return
     this.#top.rules ??= new Map()
     this.#top.rules.set(id, value)
   }
@@ -51,6 +58,7 @@ export class VirtualCache {
   }
 
   putFunction(id: number, args: readonly Value[], value: Cached): void {
+    if (!this.#enabled) return
     this.#top.functions ??= new Map()
     let m = this.#top.functions.get(id)
     if (!m) {

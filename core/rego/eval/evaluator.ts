@@ -66,6 +66,10 @@ export interface EvaluatorOptions {
   earlyExit?: boolean
   /** Skip rules whose indexed constraints fail (default true). */
   indexing?: boolean
+  /** Use the specialized steps and hoisted bodies of fast.ts (default true; off for differential tests). */
+  fastPaths?: boolean
+  /** Cache rule and function results within the query (default true; off for differential tests). */
+  caching?: boolean
   /** Milliseconds since the epoch after which the query is cancelled. */
   deadline?: number
   signal?: AbortSignal
@@ -83,12 +87,13 @@ export class Evaluator {
   data: Value
   /** `with data.x as ...` targets in force: virtual documents under them are replaced. */
   readonly targets: Value[][] = []
-  readonly cache = new VirtualCache()
+  readonly cache: VirtualCache
   readonly mocks = new MockStack()
   readonly ctx: BuiltinContext
   readonly strictBuiltinErrors: boolean
   readonly earlyExit: boolean
   readonly indexing: boolean
+  readonly fastPaths: boolean
   readonly tracer: Tracer | undefined
   readonly asyncResults: Map<string, Value | typeof UNDEFINED> | undefined
   /** Errors of built-ins that were swallowed (non-strict mode), for `--show-builtin-errors`. */
@@ -113,6 +118,8 @@ export class Evaluator {
     this.strictBuiltinErrors = options.strictBuiltinErrors ?? false
     this.earlyExit = options.earlyExit ?? true
     this.indexing = options.indexing ?? true
+    this.fastPaths = options.fastPaths ?? true
+    this.cache = new VirtualCache(options.caching ?? true)
     this.tracer = options.tracer
     this.asyncResults = options.asyncResults
     this.#deadline = options.deadline ?? 0
@@ -122,7 +129,7 @@ export class Evaluator {
 
   /** The body to run for a rule: hoisted for plain evaluation, as written for PE and tracing. */
   bodyOf(r: PRule): PExpr[] {
-    return this.saveSet === undefined && this.tracer === undefined ? r.fastBody : r.body
+    return this.saveSet === undefined && this.tracer === undefined && this.fastPaths ? r.fastBody : r.body
   }
 
   /** Evaluates a rule's body in `frame`, reporting Enter, Exit and Redo of the rule to a tracer. */
@@ -176,7 +183,7 @@ export class Evaluator {
     if (this.pe !== undefined) return this.pe.track(expr, iter, (it) => this.evalExprInner(expr, frame, it))
     // The common case, inlined: a specialized step, else the generic one.
     const fast = expr.fast as FastStep | undefined
-    if (fast !== undefined && this.saveSet === undefined) {
+    if (fast !== undefined && this.saveSet === undefined && this.fastPaths) {
       const r = fast(this, frame, iter)
       if (r !== undefined) return r
     }
@@ -186,7 +193,7 @@ export class Evaluator {
 
   private evalExprInner(expr: PExpr, frame: Frame, iter: Iter): boolean {
     const fast = expr.fast as FastStep | undefined
-    if (fast !== undefined && this.saveSet === undefined) {
+    if (fast !== undefined && this.saveSet === undefined && this.fastPaths) {
       const r = fast(this, frame, iter)
       if (r !== undefined) return r
     }

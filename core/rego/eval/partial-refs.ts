@@ -15,7 +15,7 @@ import type { PartialEval } from './partial-eval.js'
 import { overlapsAny, pathPrefix } from './partial-unknown.js'
 import { evalRef, getChild, walkValue } from './refs.js'
 import { unify, unifyValue } from './unify.js'
-import { ruleSetValue } from './virtual.js'
+import { objectKeyValue, ruleSetValue } from './virtual.js'
 
 /** One `ref = other` being partially evaluated. */
 interface RefUnify {
@@ -141,6 +141,15 @@ function virtual(c: RefUnify, pos: number, set: RuleSet, plugged: Value[], iter:
   if (unknown && set.rules.some((r) => r.else !== undefined)) return save(c, iter)
   if (set.kind === SetKind.Function) return false
   if (!unknown) {
+    // A lookup of one key evaluates only the rules that can produce it, as evaluation does: a
+    // conflict under another key is no error here.
+    const next = ref.path[pos + 1]
+    const key = set.kind === SetKind.Object && next !== undefined ? groundKey(next, fr) : undefined
+    if (key !== undefined) {
+      const v = objectKeyValue(e, set, key)
+      if (v === undefined) return false
+      return walkValue(e, v, ref.path, pos + 2, fr, (x) => unifyValue(e, c.other, c.fo, x, iter))
+    }
     const v = ruleSetValue(e, set)
     if (v === undefined) return false
     return walkValue(e, v, ref.path, pos + 1, fr, (x) => unifyValue(e, c.other, c.fo, x, iter))

@@ -216,6 +216,22 @@ known if input.fav == "kiwi"
     expect(r.queries).toEqual(['input.fruits.id = "a"', 'input.fruits.id = "b"'])
   })
 
+  it('looks up one key of a known object rule without evaluating its other keys, as evaluation does', async () => {
+    // Found by the differential fuzzer: partial evaluation built the whole object and raised the
+    // conflict under "a", where evaluation of o["b"] (and OPA's) answers undefined.
+    const policy = `package filters
+o[k] := 1 if { some k in ["a"] }
+o[k] := 2 if { some k in ["a"] }
+include if o["b"] == 1
+`
+    expect((await pe({ policy, unknowns: [] })).queries).toEqual([])
+    expect((await pe({ policy, unknowns: ['input'] })).queries).toEqual([])
+    // The conflict itself is still an error.
+    await expect(pe({ policy: policy.replace('o["b"]', 'o["a"]'), unknowns: [] })).rejects.toThrow(
+      /object keys must be unique/,
+    )
+  })
+
   it('keeps a naked unknown ref as a statement', async () => {
     const r = await pe({ policy: 'package filters\ninclude if input.fruits.ripe' })
     expect(r.queries).toEqual(['input.fruits.ripe'])
