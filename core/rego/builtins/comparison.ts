@@ -5,15 +5,7 @@
  */
 import { t } from '../types/index.js'
 import type { Value } from '../values/index.js'
-import {
-  canonicalNumber,
-  compareValues,
-  equalValues,
-  isArray,
-  isFloatForm,
-  isObject,
-  isSet,
-} from '../values/index.js'
+import { compareValues, equalValues, isArray, isObject, isSet, withoutFloatForm } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 
 const anyArgs = [t.named('x', t.any), t.named('y', t.any)]
@@ -125,7 +117,7 @@ export const member3 = defineBuiltin({
   result,
   infix: 'in',
   impl: (_ctx, [k0, v, xs]) => {
-    const k = isFloatForm(k0) ? canonicalNumber(k0) : k0
+    const k = withoutFloatForm(k0)
     if (isArray(xs)) {
       return (
         typeof k === 'number' &&

@@ -6,16 +6,15 @@
 import { t } from '../types/index.js'
 import type { ObjectValue, Value } from '../values/index.js'
 import {
-  canonicalNumber,
   equalValues,
   isArray,
-  isFloatForm,
   isObject,
   isSet,
   ObjectValue as Obj,
   SetValue,
   toJSONText,
   typeName,
+  withoutFloatForm,
 } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError, OperandError } from './errors.js'
@@ -52,7 +51,7 @@ function pathsOperand(v: Value, position: number): Value[][] {
 
 /** An array index from a path segment, or undefined. */
 function indexOf(seg: Value, length: number): number | undefined {
-  if (isFloatForm(seg)) seg = canonicalNumber(seg)
+  seg = withoutFloatForm(seg)
   let n: number | undefined
   if (typeof seg === 'number' && Number.isInteger(seg)) n = seg
   else if (typeof seg === 'string' && /^(0|[1-9]\d*)$/.test(seg)) n = Number(seg)

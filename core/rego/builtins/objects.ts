@@ -2,14 +2,13 @@
 import { t } from '../types/index.js'
 import type { ObjectValue, Value } from '../values/index.js'
 import {
-  canonicalNumber,
   equalValues,
   isArray,
-  isFloatForm,
   isObject,
   isSet,
   ObjectValue as Obj,
   Value as V,
+  withoutFloatForm,
 } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { OperandError } from './errors.js'
@@ -46,7 +45,7 @@ export const objectGet = defineBuiltin({
     }
     let cur: Value = o
     for (const k0 of key) {
-      const k = isFloatForm(k0) ? canonicalNumber(k0) : k0
+      const k = withoutFloatForm(k0)
       let next: Value | undefined
       if (isObject(cur)) next = cur.get(k)
       else if (isArray(cur) && typeof k === 'number' && Number.isInteger(k) && k >= 0) next = cur[k]

@@ -5,23 +5,18 @@
  * without its closures and dispatch. The evaluator uses them only outside partial evaluation and
  * tracing, and any shape or binding they do not expect falls back to the generic step.
  */
-import { canonicalNumber, isArray, isFloatForm, isObject, isSet, type Value } from '../values/index.js'
+import { isArray, isObject, isSet, type Value } from '../values/index.js'
 import { bindValue, type Frame, plug, TermBinding } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import { K, type PExpr, type PRef, type PTerm, Root, type VNode, X } from './ir.js'
+import { getChild } from './refs.js'
 
 /** A specialized step: returns undefined when it cannot handle the current bindings. */
 export type FastStep = (e: Evaluator, frame: Frame, iter: Iter) => boolean | undefined
 
 function child(v: Value, key: Value): Value | undefined {
   if (typeof key === 'string') return isObject(v) ? v.get(key) : isSet(v) && v.has(key) ? key : undefined
-  if (isObject(v)) return v.get(key)
-  if (isArray(v)) {
-    if (isFloatForm(key)) key = canonicalNumber(key)
-    return typeof key === 'number' && Number.isInteger(key) && key >= 0 ? v[key] : undefined
-  }
-  if (isSet(v)) return v.has(key) ? key : undefined
-  return undefined
+  return getChild(v, key)
 }
 
 /** The keys of a ref path when every element is a constant or a var (bound at run time). */

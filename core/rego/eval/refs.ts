@@ -4,15 +4,7 @@
  * up; unbound ones enumerate keys (binding the var for each); reaching a node with rules hands
  * over to virtual.ts; a path that ends above rules builds the whole subtree (`data.pkg`).
  */
-import {
-  canonicalNumber,
-  isArray,
-  isFloatForm,
-  isObject,
-  isSet,
-  ObjectValue,
-  type Value,
-} from '../values/index.js'
+import { isArray, isObject, isSet, ObjectValue, type Value, withoutFloatForm } from '../values/index.js'
 import { type Frame, plug, same, TermBinding } from './bindings.js'
 import { internalError } from './errors.js'
 import type { Evaluator, ValueIter } from './evaluator.js'
@@ -46,7 +38,7 @@ export function getChild(v: Value, key: Value): Value | undefined {
   if (isObject(v)) return v.get(key)
   if (isArray(v)) {
     // `a[1.0]` is `a[1]`: an integer in float form indexes like the integer.
-    if (isFloatForm(key)) key = canonicalNumber(key)
+    key = withoutFloatForm(key)
     if (typeof key !== 'number' || !Number.isInteger(key) || key < 0) return undefined
     return v[key]
   }

@@ -88,6 +88,11 @@ export function isFloatForm(v: unknown): v is Decimal {
   return typeof v === 'object' && v instanceof Decimal && v.floatForm
 }
 
+/** `v` with a float form dropped (`1.0` as 1), for keys and indexes; any other value as it is. */
+export function withoutFloatForm<T>(v: T): T {
+  return (isFloatForm(v) ? canonicalNumber(v) : v) as T
+}
+
 /** The canonical number equal to `n` (drops a float form; identity for everything else). */
 export function canonicalNumber(n: RegoNumber): RegoNumber {
   return n instanceof Decimal && n.floatForm ? canonicalDecimal(new Decimal(n.coef, n.exp)) : n
