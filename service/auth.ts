@@ -47,26 +47,25 @@ export function isAdmin(principal: Principal): boolean {
 /** @throws HttpError 403 unless the caller holds WorkspaceAdministrator. */
 export function assertAdmin(c: Context<ServiceEnv>): void {
   const principal = c.var.principal
-  if (!isAdmin(principal))
-    throw forbidden(`token ${principal.tokenId} lacks the ${WORKSPACE_ADMINISTRATOR} role`)
+  if (!isAdmin(principal)) throw forbidden(`token ${principal.id} lacks the ${WORKSPACE_ADMINISTRATOR} role`)
 }
 
 /** @throws HttpError 403 unless the caller is an administrator or the system's agent token. */
 export function assertSystemAccess(c: Context<ServiceEnv>, systemId: string): void {
   const principal = c.var.principal
   if (isAdmin(principal) || principal.systemId === systemId) return
-  throw forbidden(`token ${principal.tokenId} may not act for system ${systemId}`)
+  throw forbidden(`token ${principal.id} may not act for system ${systemId}`)
 }
 
 /** @throws HttpError 403 unless the caller is an administrator or some system's agent token. */
 export function assertAgentOrAdmin(c: Context<ServiceEnv>): void {
   const principal = c.var.principal
   if (isAdmin(principal) || principal.systemId !== null) return
-  throw forbidden(`token ${principal.tokenId} is neither an agent token nor an administrator`)
+  throw forbidden(`token ${principal.id} is neither an agent token nor an administrator`)
 }
 
 function principalOf(row: TokenRow): Principal {
-  return { tokenId: row.id, roles: new Set(parseStringArray(row.roles)), systemId: row.system_id }
+  return { kind: 'token', id: row.id, roles: new Set(parseStringArray(row.roles)), systemId: row.system_id }
 }
 
 // Compiled allow_path_patterns per token row text; RE2 keeps user regexes linear-time.

@@ -9,17 +9,35 @@ import type { ServiceSection } from './config.js'
 import type { ServiceMetrics } from './metrics.js'
 import type { ModuleValidator } from './policy-validation.js'
 
-/** Who is calling: the token that authenticated the request and what it may do. */
+/**
+ * Who is calling: an API token (agent tokens included) or a user whose identity-provider JWT was
+ * verified. `kind` and `id` are what role-binding subjects name and what activity records as
+ * `requested_by`.
+ */
 export interface Principal {
-  tokenId: string
+  kind: 'token' | 'user'
+  /** The token id, or the user id (the JWT's `sub` or the provider's configured claim). */
+  id: string
+  /** Roles the token row carries itself (the bootstrap administrator); empty for users. */
   roles: ReadonlySet<string>
   /** For a system's agent token: the only system it acts for. */
   systemId: string | null
+  /** For users: the identity provider that verified the JWT. */
+  provider?: string
+  /** For users: the verified JWT's claims (what `claim` subjects match). */
+  claims?: Readonly<Record<string, unknown>>
+}
+
+/** What the authorization step decided for this request (recorded by activity). */
+export interface AuthorizationDecision {
+  allowed: boolean
+  /** The grant that allowed it, when one did. */
+  grant?: { id: string; role: string; resource: string }
 }
 
 /** Hono variables of every service request. */
 export type ServiceEnv = {
-  Variables: AppEnv['Variables'] & { principal: Principal }
+  Variables: AppEnv['Variables'] & { principal: Principal; authorization?: AuthorizationDecision }
 }
 
 /** What every route file is built from. */

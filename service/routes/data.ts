@@ -67,7 +67,7 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
     next: (existing: DataDocumentRow | undefined) => unknown,
   ): Promise<unknown> {
     const systemId = systemOfPath(path)
-    const actor: Actor = { by: c.var.principal.tokenId, through: 'api' }
+    const actor: Actor = { by: c.var.principal.id, through: 'api' }
     const value = await store.transaction(async (tx) => {
       if (systemId !== null && !(await tx.systems.exists(systemId)))
         throw notFound(`system ${systemId} not found`)

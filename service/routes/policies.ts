@@ -93,7 +93,7 @@ export function policyRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     const systemId = systemOfPath(path)
     if (systemId !== null) await assertSystemCompiles(deps, systemId, path, body.modules)
     const createOnly = c.req.header('If-None-Match')?.trim() === '*'
-    const actor: Actor = { by: c.var.principal.tokenId, through: 'api' }
+    const actor: Actor = { by: c.var.principal.id, through: 'api' }
     await store.transaction(async (tx) => {
       if (systemId !== null && !(await tx.systems.exists(systemId)))
         throw notFound(`system ${systemId} not found`)

@@ -152,7 +152,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
         'id: set by the service on POST; use PUT /v1/systems/{id} with If-None-Match: * to choose it',
       )
     const id = randomBytes(16).toString('hex')
-    return envelope(c, await create(id, fields, { by: c.var.principal.tokenId, through: 'api' }))
+    return envelope(c, await create(id, fields, { by: c.var.principal.id, through: 'api' }))
   })
 
   app.get('/v1/systems/:system', requireAdmin(), async (c) => {
@@ -167,7 +167,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     const fields = validateBody(systemFieldsSchema, await readStructuredBody(c), 'system')
     if (fields.id !== undefined && fields.id !== id)
       throw badRequest(`id: "${fields.id}" does not match the path's system id "${id}"`)
-    const actor: Actor = { by: c.var.principal.tokenId, through: 'api' }
+    const actor: Actor = { by: c.var.principal.id, through: 'api' }
     const createOnly = c.req.header('If-None-Match')?.trim() === '*'
     const existing = await store.systems.get(id)
     if (createOnly) {

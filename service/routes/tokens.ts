@@ -75,7 +75,7 @@ export function tokenRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     })
     const lifetime = ttlMs(body.ttl)
     const createOnly = c.req.header('If-None-Match')?.trim() === '*'
-    const actor: Actor = { by: c.var.principal.tokenId, through: 'api' }
+    const actor: Actor = { by: c.var.principal.id, through: 'api' }
     const now = new Date()
 
     const result = await store.transaction(async (tx) => {
