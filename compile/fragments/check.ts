@@ -2,14 +2,23 @@
  * The fragment checks run on partial evaluation's residual queries: every expression must be something
  * the requested targets can express. Each expression is checked twice, once as a statement (`not`,
  * `every`, `with`, naked terms) and once as a built-in call (which call, which operands); each check
- * yields at most one `pe_fragment_error`, with the reference implementation's messages and locations.
+ * yields at most one `pe_fragment_error`, with the reference implementation's messages.
+ *
+ * Every error has a location, chosen as the reference chooses it (docs/compile.md, "Fragment errors"):
+ * statement errors and errors about support rules point at the start of the expression (for a `not`,
+ * the `not` keyword); built-in errors at the operator's token when the operator has one (`<=`, `in`,
+ * `startswith(`), else at the start of the expression (a `==`, rewritten to `=`, has none); operand
+ * errors at the operator's token, else at the operand. When a location is missing (an expression
+ * partial evaluation built), the next one in that order is used, ending with the earliest location
+ * of any of the expression's terms.
  */
 import type { Body, Expr, Location, Module, Term } from '../../core/rego/syntax/ast.js'
 import { isTerm, MEMBER, MEMBER_WITH_KEY, operatorName } from '../../core/rego/syntax/ast.js'
 import { type AstErrorJson, fragmentError } from '../errors.js'
 import { callToString, exprToString, refToString, termToString } from '../print.js'
 import type { ConstraintSet } from './constraints.js'
-import { supportRuleMessage } from './support.js'
+import { expressionStart } from './location.js'
+import { isSupportRef, supportRuleMessage } from './support.js'
 
 /** What the checks need besides the residual. */
 export interface FragmentCheckContext {
@@ -46,36 +55,36 @@ export function checkFragments(queries: readonly Body[], ctx: FragmentCheckConte
 function checkStatement(expr: Expr, ctx: FragmentCheckContext): AstErrorJson | undefined {
   const terms = expr.terms
   const isCall = Array.isArray(terms)
+  const start = expressionStart(expr)
   if (expr.negated) {
-    if (!isCall) return fragmentError(expr.location, '"not" not permitted')
+    if (!isCall) return fragmentError(start, '"not" not permitted')
     const refused = ctx.constraints.refuseFeature('not')
-    return refused ? fragmentError(expr.location, `"not" not permitted: ${refused}`) : undefined
+    return refused ? fragmentError(start, `"not" not permitted: ${refused}`) : undefined
   }
   // NOTE(regent): the reference lets a call with `with` through both checks and then translates it
   // without its `with`; regent refuses every `with`.
   if (expr.with && expr.with.length > 0 && (isCall || isTerm(terms))) {
-    return fragmentError(expr.location, '"with" not permitted')
+    return fragmentError(start, '"with" not permitted')
   }
   if (isCall) return undefined
-  if (!isTerm(terms) && terms.type === 'every') return fragmentError(expr.location, '"every" not permitted')
-  if (expr.with && expr.with.length > 0) return fragmentError(expr.location, '"with" not permitted')
+  if (!isTerm(terms) && terms.type === 'every') return fragmentError(start, '"every" not permitted')
+  if (expr.with && expr.with.length > 0) return fragmentError(start, '"with" not permitted')
   if (isTerm(terms) && terms.type === 'ref') {
     const parts = terms.value
-    if (isVarHead(parts, 'data') && parts[1]?.type === 'string' && parts[1].value === 'partial') {
-      const last = parts[parts.length - 1]
-      return fragmentError(last?.location ?? expr.location, supportRuleMessage(parts, ctx.support))
-    }
+    // NOTE(regent): the reference points at the ref's last term, which is the start of the
+    // expression when the policy names the rule by its short name; regent always uses the start.
+    if (isSupportRef(parts)) return fragmentError(start, supportRuleMessage(parts, ctx.support))
     if (isVarHead(parts, 'data')) {
       const text = exprToString(expr)
       return fragmentError(
-        expr.location,
+        start,
         `invalid data reference "${text}"`,
         `has rule "${refToString(parts)}" an \`else\`?`,
       )
     }
   }
   const text = exprToString(expr)
-  return fragmentError(expr.location, `invalid statement "${text}"`, `try \`${text} != false\``)
+  return fragmentError(start, `invalid statement "${text}"`, `try \`${text} != false\``)
 }
 
 /** Which built-in, whether the targets allow it, and whether its operands can be translated. */
@@ -85,16 +94,22 @@ function checkCall(expr: Expr, ctx: FragmentCheckContext): AstErrorJson | undefi
   if (!Array.isArray(terms)) return undefined
   const operator = terms[0]
   if (!operator) return undefined
-  const loc = operator.location ?? expr.location
+  const start = expressionStart(expr)
+  const loc = operator.location ?? start
   const name = operatorName(operator) ?? termToString(operator)
   const opText = termToString(operator)
   if (name === MEMBER_WITH_KEY) return fragmentError(loc, 'invalid use of "... in ..."')
   const comparison = COMPARISONS.has(name)
   const unknownFirst = UNKNOWN_FIRST.has(name)
   if (!comparison && !unknownFirst) {
+    if (operator.type === 'ref' && isSupportRef(operator.value)) {
+      // A call of a function partial evaluation kept in a support module (a default function, or
+      // one not to inline): named like a support rule, as the reference's own test expects.
+      return fragmentError(start, supportRuleMessage(operator.value, ctx.support))
+    }
     if (operator.type === 'ref' && isVarHead(operator.value, 'data')) {
       return fragmentError(
-        expr.location,
+        start,
         `invalid data reference "${exprToString(expr)}"`,
         `has function "${opText}(...)" an \`else\`?`,
       )
@@ -106,7 +121,7 @@ function checkCall(expr: Expr, ctx: FragmentCheckContext): AstErrorJson | undefi
 
   const operands = [terms[1], terms[2]]
   for (const operand of operands) {
-    const err = checkOperand(operand, opText, operator.location, ctx.shortNames)
+    const err = checkOperand(operand, opText, operator.location, start, ctx.shortNames)
     if (err) return err
   }
   const a = operands[0]!
@@ -141,11 +156,12 @@ function checkOperand(
   operand: Term | undefined,
   opText: string,
   operatorLocation: Location | undefined,
+  start: Location | undefined,
   shortNames: ReadonlySet<string>,
 ): AstErrorJson | undefined {
-  if (!operand) return fragmentError(operatorLocation, `${opText}: missing operand`)
+  if (!operand) return fragmentError(operatorLocation ?? start, `${opText}: missing operand`)
   if (operand.type === 'call') {
-    const loc = operatorLocation ?? operand.value[0]?.location ?? operand.location
+    const loc = operatorLocation ?? operand.value[0]?.location ?? operand.location ?? start
     return fragmentError(loc, `${opText}: nested call operand: ${callToString(operand.value)}`)
   }
   if (operand.type === 'ref') {
@@ -156,7 +172,7 @@ function checkOperand(
       if (parts.length === 2 && short?.type === 'string' && shortNames.has(short.value)) return undefined
     }
     return fragmentError(
-      operatorLocation ?? operand.location,
+      operatorLocation ?? operand.location ?? start,
       `${opText}: invalid ref operand: ${refToString(parts)}`,
     )
   }

@@ -7,6 +7,12 @@ import type { Module, Rule, Term } from '../../core/rego/syntax/ast.js'
 import { refToString } from '../print.js'
 import { sameScalarTerm } from '../refs.js'
 
+/** Whether `ref` names a rule of a support module (`data.partial…`). */
+export function isSupportRef(ref: readonly Term[]): boolean {
+  const [head, second] = ref
+  return head?.type === 'var' && head.value === 'data' && second?.type === 'string' && second.value === 'partial'
+}
+
 /**
  * `use of default rule in data.x`, `use of multi-value rule in data.x`, or (where the reference says
  * nothing) `use of rule data.x, which partial evaluation did not inline`.

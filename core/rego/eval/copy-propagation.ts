@@ -5,7 +5,7 @@
  * keeps an equality only where it still binds a live var or makes a var safe.
  */
 import { isConstant } from '../compiler/terms.js'
-import type { Body, Expr, Term } from '../syntax/ast.js'
+import type { Body, Expr, Location, Term } from '../syntax/ast.js'
 import { eqOperator } from './partial-plug.js'
 
 /** What copy propagation needs to know besides the query. */
@@ -44,6 +44,9 @@ export function copyPropagate(query: Body, options: CopyPropagationOptions): Bod
     })
   }
   const removed = new Map<string, Term>()
+  // Where each removed binding was written: an equality put back below keeps that location, so an
+  // error about it (a fragment check of the compile API) points at the expression in the policy.
+  const removedAt = new Map<string, Location>()
   let cpVars = 0
   const result: Body = []
   for (const original of query) {
@@ -61,19 +64,23 @@ export function copyPropagate(query: Body, options: CopyPropagationOptions): Bod
         const [a, b] = args as [Term, Term]
         if (sameTerm(a, b)) {
           if (a.type === 'ref' && a.value[0]?.type === 'var' && live.has(a.value[0].value)) {
-            removed.set(`__localcp${cpVars++}__`, a)
+            const key = `__localcp${cpVars++}__`
+            removed.set(key, a)
+            if (expr.location) removedAt.set(key, expr.location)
           }
           return false
         }
         const binding = eqBinding(a, b, live) ?? eqBinding(b, a, live)
         if (binding) {
           removed.set(binding[0], binding[1])
+          if (expr.location) removedAt.set(binding[0], expr.location)
           return false
         }
       } else if (op && options.arity(op) === args.length - 1) {
         const output = args[args.length - 1] as Term
         if (output.type === 'var' && !live.has(output.value) && !headvars.has(output.value)) {
           removed.set(output.value, { type: 'call', value: [op, ...args.slice(0, -1)] })
+          if (expr.location) removedAt.set(output.value, expr.location)
           return false
         }
       }
@@ -87,7 +94,7 @@ export function copyPropagate(query: Body, options: CopyPropagationOptions): Bod
     if (!root) continue
     if (root.constant) result.push(eqExpr({ type: 'var', value: v }, root.constant))
     else if (removed.has(root.key))
-      result.push(eqExpr({ type: 'var', value: v }, removed.get(root.key) as Term))
+      result.push(eqExpr({ type: 'var', value: v }, removed.get(root.key) as Term, removedAt.get(root.key)))
     else if (root.key !== v) result.push(eqExpr({ type: 'var', value: v }, { type: 'var', value: root.key }))
   }
 
@@ -97,7 +104,7 @@ export function copyPropagate(query: Body, options: CopyPropagationOptions): Bod
   let unsafe = new Set([...bodyVars(result)].filter((v) => !safe.has(v)))
   const sorted = [...removed.entries()].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0))
   for (const [k, v] of sorted) {
-    const eq = eqExpr({ type: 'var', value: k }, v)
+    const eq = eqExpr({ type: 'var', value: k }, v, removedAt.get(k))
     const out = new Set<string>()
     addOutputVars([eq], new Set(safe), options.arity, out)
     const providesSafety = [...unsafe].some((x) => out.has(x))
@@ -228,8 +235,10 @@ function isNoop(expr: Expr): boolean {
   return false
 }
 
-function eqExpr(a: Term, b: Term): Expr {
-  return { type: 'expr', index: 0, terms: [eqOperator(), a, b] }
+function eqExpr(a: Term, b: Term, location?: Location): Expr {
+  const expr: Expr = { type: 'expr', index: 0, terms: [eqOperator(), a, b] }
+  if (location) expr.location = location
+  return expr
 }
 
 function isEqOperator(t: Term | undefined): boolean {
