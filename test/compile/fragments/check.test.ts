@@ -118,4 +118,23 @@ describe('checkFragments', () => {
       'rhs of internal.member_2 must be known',
     ])
   })
+  it('places an error on an expression without a location at its earliest term', () => {
+    // As partial evaluation may build an expression: `1 < input.fruits.a.b` with neither the
+    // expression nor its operator located; the earliest located term is the `1`.
+    const [body] = residual('1 < input.fruits.a.b; input.fruits.c = _')
+    const unlocated = (body ?? []).map((e) => {
+      const { location: _, ...rest } = e
+      const terms = Array.isArray(rest.terms)
+        ? [{ ...rest.terms[0]!, location: undefined }, ...rest.terms.slice(1)]
+        : rest.terms
+      return { ...rest, terms } as typeof e
+    })
+    expect(check([unlocated], ['ucast+linq']).map((e) => [e.message, e.location])).toEqual([
+      ['lt: invalid ref operand: input.fruits.a.b', { file: 'filters.rego', row: 3, col: 5 }],
+      [
+        'existence of field: unsupported feature "existence-ref" for UCAST (LINQ)',
+        { file: 'filters.rego', row: 3, col: 23 },
+      ],
+    ])
+  })
 })

@@ -310,4 +310,21 @@ include if input.fruits.colour == input.fav
     // Once, although the loop ran it three times (as the compiler left it: the ref may be hoisted).
     expect(result.failedExpressions.map(exprToString)).toEqual([expect.stringContaining('input.fruit.cost')])
   })
+  it('gives an equality copy propagation puts back the location of the expression it came from', async () => {
+    const policy = compile(
+      {
+        'p.rego': parseModule('package filters\ninclude if {\n  input.fruits.a == 1\n  input.fruits.colour = _\n}\n', {
+          file: 'p.rego',
+        }),
+      },
+      {},
+    )
+    const result = await partialEvaluate(policy, 'data.filters.include', { unknowns: ['input.fruits'] })
+    const body = result.queries[0] ?? []
+    expect(body.map(exprToString)).toEqual(['input.fruits.a = 1', '$01 = input.fruits.colour'])
+    expect(body.map((e) => (e.location ? [e.location.row, e.location.col] : undefined))).toEqual([
+      [3, 3],
+      [4, 3],
+    ])
+  })
 })
