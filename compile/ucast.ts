@@ -10,6 +10,7 @@ import { isLosslessNumber } from 'lossless-json'
 import type { Body, Expr, Term } from '../core/rego/syntax/ast.js'
 import { MEMBER, operatorName } from '../core/rego/syntax/ast.js'
 import { type AstErrorJson, evaluationError, fragmentError } from './errors.js'
+import { expressionStart } from './fragments/location.js'
 import { type TableMappings, translateField } from './mappings.js'
 import { exprToString } from './print.js'
 import type { JsonValue } from './types.js'
@@ -116,7 +117,7 @@ function exprToNode(
   errors: AstErrorJson[],
 ): UcastNode {
   const fail = (reason: string): UcastNode => {
-    errors.push(fragmentError(expr.location, `cannot translate "${exprToString(expr)}": ${reason}`))
+    errors.push(fragmentError(expressionStart(expr), `cannot translate "${exprToString(expr)}": ${reason}`))
     return FAILED
   }
   const terms = expr.terms

@@ -10,7 +10,9 @@ import { sameScalarTerm } from '../refs.js'
 /** Whether `ref` names a rule of a support module (`data.partial…`). */
 export function isSupportRef(ref: readonly Term[]): boolean {
   const [head, second] = ref
-  return head?.type === 'var' && head.value === 'data' && second?.type === 'string' && second.value === 'partial'
+  return (
+    head?.type === 'var' && head.value === 'data' && second?.type === 'string' && second.value === 'partial'
+  )
 }
 
 /**

@@ -72,12 +72,16 @@ const ROWS: Row[] = [
   {
     check: 'not unsupported by the target (reference)',
     rego: 'include if not input.fruits.name == "apple"',
-    errors: refusedBy(['minimal', 'linq'], (n) => [[`"not" not permitted: unsupported feature "not" for ${n}`, 3, 12]]),
+    errors: refusedBy(['minimal', 'linq'], (n) => [
+      [`"not" not permitted: unsupported feature "not" for ${n}`, 3, 12],
+    ]),
   },
   {
     check: 'not unsupported, inside a body',
     rego: 'include if {\n  input.fruits.a == 1\n  not input.fruits.b > 2\n}',
-    errors: refusedBy(['minimal', 'linq'], (n) => [[`"not" not permitted: unsupported feature "not" for ${n}`, 5, 3]]),
+    errors: refusedBy(['minimal', 'linq'], (n) => [
+      [`"not" not permitted: unsupported feature "not" for ${n}`, 5, 3],
+    ]),
   },
   {
     check: 'not over a refused built-in: the not at the keyword, the built-in at its name',
@@ -173,7 +177,9 @@ const ROWS: Row[] = [
   {
     check: 'startswith refused (reference)',
     rego: 'include if startswith(input.fruits.name, "app")',
-    errors: refusedBy(NO_STRING_MATCH, (n) => [[`invalid builtin \`startswith\`: unsupported for ${n}`, 3, 12]]),
+    errors: refusedBy(NO_STRING_MATCH, (n) => [
+      [`invalid builtin \`startswith\`: unsupported for ${n}`, 3, 12],
+    ]),
   },
   {
     check: 'unknown built-in (reference)',
@@ -254,6 +260,22 @@ const ROWS: Row[] = [
     check: 'ref too deep, behind ==',
     rego: 'include if 1 == input.fruits.a.b',
     errors: always(['eq: invalid ref operand: input.fruits.a.b', 3, 17]),
+  },
+  // What passes the checks but has no translation (regent refuses it rather than dropping it): at
+  // the start of the expression.
+  {
+    check: 'no translation: a string after in',
+    rego: 'include if {\n  input.fruits.a == 1\n  input.fruits.colour in "abc"\n}',
+    errors: (t) =>
+      t === 'minimal'
+        ? [['invalid builtin `in`: unsupported for UCAST', 5, 23]]
+        : [
+            [
+              'cannot translate "internal.member_2(input.fruits.colour, "abc")": the collection after "in" is not an array, set or object',
+              5,
+              3,
+            ],
+          ],
   },
 ]
 

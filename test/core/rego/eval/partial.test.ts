@@ -313,9 +313,12 @@ include if input.fruits.colour == input.fav
   it('gives an equality copy propagation puts back the location of the expression it came from', async () => {
     const policy = compile(
       {
-        'p.rego': parseModule('package filters\ninclude if {\n  input.fruits.a == 1\n  input.fruits.colour = _\n}\n', {
-          file: 'p.rego',
-        }),
+        'p.rego': parseModule(
+          'package filters\ninclude if {\n  input.fruits.a == 1\n  input.fruits.colour = _\n}\n',
+          {
+            file: 'p.rego',
+          },
+        ),
       },
       {},
     )
