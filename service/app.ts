@@ -6,8 +6,10 @@
 import type { Hono } from 'hono'
 import { type BodyLimits, createApp } from '../core/http/index.js'
 import { authenticate } from './auth.js'
+import { BlueprintCatalog } from './blueprints/catalog.js'
 import { countRequests } from './metrics.js'
 import { assetRoutes } from './routes/assets.js'
+import { blueprintRoutes } from './routes/blueprints.js'
 import { bundleRoutes } from './routes/bundles.js'
 import { dataRoutes } from './routes/data.js'
 import { decisionRoutes } from './routes/decisions.js'
@@ -42,5 +44,6 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', logRoutes(deps, limits))
   app.route('/', statusRoutes(deps, limits))
   app.route('/', decisionRoutes(deps))
+  app.route('/', blueprintRoutes(deps, new BlueprintCatalog(deps.config.blueprints.dir), limits))
   return app
 }

@@ -48,6 +48,12 @@ export const serviceSectionSchema = z
         signing: signingSchema.optional(),
       })
       .prefault({}),
+    blueprints: z
+      .strictObject({
+        /** A folder of `<name>.yaml` blueprints offered beside the built-in ones (read on each request). */
+        dir: z.string().min(1).optional(),
+      })
+      .prefault({}),
     limits: z
       .strictObject({
         /** Bytes accepted on the wire per request body. */

@@ -5,6 +5,7 @@
  * text. Everything that walks documents (data tree, JSON Patch) treats those as numbers, never as
  * objects.
  */
+import { createHash } from 'node:crypto'
 import { isLosslessNumber, isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json'
 import { badRequest, parseJsonText, parseYamlText } from '../core/http/index.js'
 
@@ -29,15 +30,21 @@ export function parseJsonDocument(text: string): unknown {
  * @throws HttpError 400 naming the line and column of malformed YAML, 413 past `maxNodes`.
  */
 export function parseYamlDocument(text: string, maxNodes?: number): unknown {
-  return exactIntegers(parseYamlText(text, { intAsBigInt: true, maxNodes }))
+  return withExactIntegers(parseYamlText(text, { intAsBigInt: true, maxNodes }))
 }
 
-const exactIntegers = (value: unknown): unknown =>
+/** A value read from YAML with `intAsBigInt`, each integer as a number when a double holds it exactly, else as its digits. */
+export const withExactIntegers = (value: unknown): unknown =>
   mapJson(value, (leaf) => (typeof leaf === 'bigint' ? numberOf(leaf.toString()) : leaf))
 
 /** The JSON text of a document, its numbers exactly as they were parsed. */
 export function stringifyJsonDocument(value: unknown): string {
   return stringify(value) ?? 'null'
+}
+
+/** The strong ETag of a document's JSON text. */
+export function documentEtag(text: string): string {
+  return `"${createHash('sha256').update(text).digest('hex').slice(0, 32)}"`
 }
 
 /** A JSON object (not an array, not a number held as text). */

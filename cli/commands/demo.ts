@@ -17,50 +17,12 @@ import { createLogger } from '../../core/log.js'
 import { defaultDataDir } from '../../core/runtime-defaults.js'
 import { makePrivateDir, writeNewPrivateFile } from '../../core/state-files.js'
 import { relayConfigSchema, startRelay } from '../../relay/index.js'
+import { TICKETS_FILTER_POLICY, TICKETS_ROLES } from '../../service/blueprints/builtin/data-filtering.js'
 import { serviceSectionSchema, startService } from '../../service/index.js'
 import { REGENT_VERSION } from '../version-info.js'
 import { RELAY_EXTENSIONS } from './relay.js'
 
 const SYSTEM_NAME = 'demo-tickets'
-
-/** The tickets data-filter policy (compile-details.md): who may see which tickets. */
-export const DEMO_POLICY = `package filters
-
-import rego.v1
-
-# METADATA
-# scope: document
-# compile:
-#   unknowns: [input.tickets, input.users]
-#   mask_rule: masks
-include if "admin" in data.roles[input.user]
-
-# Readers see tickets assigned to them.
-include if {
-	"reader" in data.roles[input.user]
-	input.users.name == input.user
-}
-
-# Resolvers see tickets assigned to them, and unassigned unresolved ones.
-include if {
-	"resolver" in data.roles[input.user]
-	input.users.name == input.user
-}
-
-include if {
-	"resolver" in data.roles[input.user]
-	input.tickets.assignee == null
-	input.tickets.resolved == false
-}
-
-# Ticket ids are masked for everyone but admins.
-default masks := {"tickets": {"id": {"replace": {"value": "<id>"}}}}
-
-masks := {} if "admin" in data.roles[input.user]
-`
-
-/** The roles the policy reads as `data.roles`. */
-export const DEMO_ROLES = { alice: ['admin'], bob: ['reader'], caesar: ['resolver'] }
 
 interface DemoOptions {
   dir: string
@@ -202,9 +164,9 @@ async function seedDemoSystem(serviceUrl: string, token: string): Promise<string
     id: string
   }
   await api(serviceUrl, token, 'PUT', `/v1/policies/systems/${created.id}/filters`, {
-    modules: { 'filters.rego': DEMO_POLICY },
+    modules: { 'filters.rego': TICKETS_FILTER_POLICY },
   })
-  await api(serviceUrl, token, 'PUT', `/v1/data/systems/${created.id}/roles`, DEMO_ROLES)
+  await api(serviceUrl, token, 'PUT', `/v1/data/systems/${created.id}/roles`, TICKETS_ROLES)
   return created.id
 }
 

@@ -4,7 +4,6 @@
  * Patch, DELETE removes. `ETag`/`If-None-Match` on reads, `If-Match` on writes. Documents under
  * `systems/{id}/…` feed that system's bundle. (Evaluating Rego here comes in a later version.)
  */
-import { createHash } from 'node:crypto'
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import {
@@ -19,18 +18,18 @@ import {
 import { type Actor, createdBy, type DataDocumentRow } from '../../store/service/index.js'
 import { requireAdmin } from '../auth.js'
 import { DataConflictError, placeAt, valueAt } from '../data-tree.js'
-import { parseJsonDocument, parseYamlDocument, stringifyJsonDocument } from '../json-document.js'
+import {
+  documentEtag,
+  parseJsonDocument,
+  parseYamlDocument,
+  stringifyJsonDocument,
+} from '../json-document.js'
 import { applyJsonPatch, JsonPatchError, jsonPatchSchema } from '../json-patch.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkSlashPath, envelope, pathAfter, systemOfPath, validateBody } from '../validation.js'
 
 const PREFIX = '/v1/data/'
 const YAML_TYPES = new Set(['application/x-yaml', 'application/yaml', 'text/yaml'])
-
-/** The strong ETag of a document's JSON text. */
-export function documentEtag(text: string): string {
-  return `"${createHash('sha256').update(text).digest('hex').slice(0, 32)}"`
-}
 
 const preconditionFailed = (message: string) => new HttpError(412, 'precondition_failed', message)
 

@@ -9,7 +9,7 @@ import { z } from 'zod'
 import { badRequest, conflict, notFound, readStructuredBody } from '../../core/http/index.js'
 import { type Actor, createdBy, objectMeta, type PolicyRow } from '../../store/service/index.js'
 import { requireAdmin } from '../auth.js'
-import { checkModuleSet, describeRegoError } from '../policy-validation.js'
+import { assertSystemCompiles } from '../systems/assert-system-compiles.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkSlashPath, envelope, pathAfter, systemOfPath, validateBody } from '../validation.js'
 
@@ -26,33 +26,6 @@ export function policyView(row: PolicyRow) {
     id: row.path,
     modules: JSON.parse(row.modules) as Record<string, string>,
     metadata: objectMeta(row),
-  }
-}
-
-/**
- * Compiles the system's whole module set with `modules` in place of the policy at `path`.
- * @throws HttpError 400 with the compiler's errors (file, row, column) when it does not compile.
- */
-async function assertSystemCompiles(
-  deps: ServiceDeps,
-  systemId: string,
-  path: string,
-  modules: Record<string, string>,
-): Promise<void> {
-  const set: Record<string, string> = {}
-  for (const policy of await deps.store.policies.listForSystem(systemId)) {
-    if (policy.path === path) continue
-    for (const [file, source] of Object.entries(JSON.parse(policy.modules) as Record<string, string>))
-      set[`${policy.path}/${file}`] = source
-  }
-  for (const [file, source] of Object.entries(modules)) set[`${path}/${file}`] = source
-  const errors = checkModuleSet(set)
-  if (errors.length > 0) {
-    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''
-    throw badRequest(
-      `policy ${path} does not compile with system ${systemId}'s modules: ${describeRegoError(errors[0]!)}${more}`,
-      errors,
-    )
   }
 }
 
@@ -91,7 +64,7 @@ export function policyRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     }
     if (errors.length > 0) throw badRequest(`invalid policy ${path}: ${errors[0]}`, errors)
     const systemId = systemOfPath(path)
-    if (systemId !== null) await assertSystemCompiles(deps, systemId, path, body.modules)
+    if (systemId !== null) await assertSystemCompiles(store, systemId, { [path]: body.modules })
     const createOnly = c.req.header('If-None-Match')?.trim() === '*'
     const actor: Actor = { by: c.var.principal.id, through: 'api' }
     await store.transaction(async (tx) => {

@@ -10,7 +10,6 @@ import { badRequest, conflict, notFound, readStructuredBody } from '../../core/h
 import {
   type Actor,
   AlreadyExistsError,
-  createdBy,
   modifiedBy,
   objectMeta,
   type PolicyRow,
@@ -21,7 +20,7 @@ import {
 import { requireAdmin } from '../auth.js'
 import { STATUS_BUILD_FAILED } from '../bundle-builder.js'
 import { type SystemFields, storedConfig, systemFieldsSchema } from '../system-config.js'
-import { agentTokenId, deriveAgentSecret, hashSecret } from '../token-secrets.js'
+import { insertSystem } from '../systems/insert-system.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId, envelope, validateBody } from '../validation.js'
 import { tokenView } from './tokens.js'
@@ -87,33 +86,8 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
 
   async function create(id: string, fields: SystemFields, actor: Actor) {
     const { name, type } = requireNameAndType(fields)
-    const now = new Date()
     try {
-      await store.transaction(async (tx) => {
-        await tx.systems.insert({
-          id,
-          name,
-          type,
-          config: JSON.stringify(storedConfig(fields)),
-          status: 'Pending',
-          status_errors: null,
-          content_version: 1,
-          ...createdBy(actor, now),
-        })
-        const tokenId = agentTokenId(id)
-        await tx.tokens.insert({
-          id: tokenId,
-          description: `agent token of system ${id}`,
-          secret_hash: hashSecret(deriveAgentSecret(deps.agentTokenKey, tokenId, 0)),
-          allow_path_patterns: '[]',
-          ttl: '',
-          expires_at: '9999-12-31T23:59:59.999Z',
-          roles: '[]',
-          system_id: id,
-          generation: 0,
-          ...createdBy(actor, now),
-        })
-      })
+      await store.transaction((tx) => insertSystem(tx, deps.agentTokenKey, { id, name, type, fields }, actor))
     } catch (err) {
       if (err instanceof AlreadyExistsError) throw conflict(err.message)
       throw err
