@@ -19,7 +19,10 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i
  * Middleware that resolves the bearer token to `c.var.principal`: an API token, else (when
  * identity providers are configured) a JWT one of them signed.
  */
-export function authenticate(store: ServiceStore, identity?: IdentityVerifier): MiddlewareHandler<ServiceEnv> {
+export function authenticate(
+  store: ServiceStore,
+  identity?: IdentityVerifier,
+): MiddlewareHandler<ServiceEnv> {
   return async (c, next) => {
     const header = c.req.header('Authorization')
     if (!header) throw unauthorized('missing Authorization: Bearer <token> header')

@@ -50,11 +50,15 @@ async function rotate(options: ServiceOptions): Promise<number> {
     for (const { id, reason } of report.unreadable) lines.push(`cannot open secret ${id}: ${reason}`)
     if (report.droppedKeyIds.length > 0) lines.push(`dropped old key(s): ${report.droppedKeyIds.join(', ')}`)
     if (report.removableKeyIds.length > 0) {
-      lines.push(`every value is sealed with ${report.activeKeyId}: remove ${report.removableKeyIds.join(', ')} from REGENT_SECRETS_KEY`)
+      lines.push(
+        `every value is sealed with ${report.activeKeyId}: remove ${report.removableKeyIds.join(', ')} from REGENT_SECRETS_KEY`,
+      )
     }
     process.stdout.write(`${lines.join('\n')}\n`)
     if (report.unreadable.length > 0) {
-      return fail('some values could not be opened; the old keys are kept (fix or delete those secrets and run again)')
+      return fail(
+        'some values could not be opened; the old keys are kept (fix or delete those secrets and run again)',
+      )
     }
     return 0
   } catch (err) {

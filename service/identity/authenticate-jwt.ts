@@ -12,7 +12,10 @@ import { IdentityError, type IdentityVerifier } from './verifier.js'
  * The user `bearer` stands for, or undefined when it is not JWT-shaped.
  * @throws HttpError 401 (503) with the verifier's reason, which never quotes the token.
  */
-export async function authenticateJwt(identity: IdentityVerifier, bearer: string): Promise<Principal | undefined> {
+export async function authenticateJwt(
+  identity: IdentityVerifier,
+  bearer: string,
+): Promise<Principal | undefined> {
   if (!looksLikeJwt(bearer)) return undefined
   try {
     return await identity.verify(bearer)

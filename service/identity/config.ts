@@ -28,7 +28,9 @@ export const identityProviderSchema = z
     /** Where its JWKS is served; use either this or jwks_file. */
     jwks_url: z
       .url({ error: 'expected an http(s) URL' })
-      .refine(secureOrLoopback, { error: 'expected an https URL (http only on 127.0.0.1, localhost or [::1])' })
+      .refine(secureOrLoopback, {
+        error: 'expected an https URL (http only on 127.0.0.1, localhost or [::1])',
+      })
       .optional(),
     /** A JWKS file (re-read when a token names a key it does not hold). */
     jwks_file: z.string().min(1).optional(),
@@ -55,9 +57,14 @@ export const identityProvidersSchema = z
     const ids = new Set<string>()
     const issuers = new Set<string>()
     providers.forEach((p, i) => {
-      if (ids.has(p.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate provider id "${p.id}"` })
+      if (ids.has(p.id))
+        ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate provider id "${p.id}"` })
       if (issuers.has(p.issuer)) {
-        ctx.addIssue({ code: 'custom', path: [i, 'issuer'], message: `another provider has issuer "${p.issuer}"` })
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'issuer'],
+          message: `another provider has issuer "${p.issuer}"`,
+        })
       }
       ids.add(p.id)
       issuers.add(p.issuer)

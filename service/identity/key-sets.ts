@@ -10,9 +10,9 @@ import {
   type CryptoKey,
   createLocalJWKSet,
   createRemoteJWKSet,
+  type FlattenedJWSInput,
   type JSONWebKeySet,
   type JWSHeaderParameters,
-  type FlattenedJWSInput,
   errors as joseErrors,
 } from 'jose'
 import type { IdentityProviderConfig } from './config.js'
@@ -57,7 +57,9 @@ function readJwksFile(file: string, providerId: string): JSONWebKeySet {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'))
   } catch (err) {
-    throw new Error(`identity provider ${providerId}: jwks_file ${file} cannot be read as JSON: ${(err as Error).message}`)
+    throw new Error(
+      `identity provider ${providerId}: jwks_file ${file} cannot be read as JSON: ${(err as Error).message}`,
+    )
   }
   if (parsed === null || typeof parsed !== 'object' || !Array.isArray((parsed as { keys?: unknown }).keys)) {
     throw new Error(`identity provider ${providerId}: jwks_file ${file} is not a JWKS ({"keys": [...]})`)

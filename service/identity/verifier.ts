@@ -7,7 +7,7 @@
  * Failures are IdentityErrors whose messages say what is wrong with the token without quoting it
  * (the token is a credential; even an expired one is not echoed).
  */
-import { errors as joseErrors, type JWTPayload, jwtVerify } from 'jose'
+import { type JWTPayload, errors as joseErrors, jwtVerify } from 'jose'
 import type { Principal } from '../types.js'
 import { ACCEPTED_ALGORITHMS, isAcceptedAlgorithm } from './algorithms.js'
 import type { IdentityProviderConfig } from './config.js'
@@ -36,7 +36,9 @@ export class IdentityVerifier {
 
   /** @throws Error when a provider's JWKS file cannot be read. */
   constructor(providers: readonly IdentityProviderConfig[]) {
-    this.byIssuer = new Map(providers.map((config) => [config.issuer, { config, keys: providerKeySet(config) }]))
+    this.byIssuer = new Map(
+      providers.map((config) => [config.issuer, { config, keys: providerKeySet(config) }]),
+    )
   }
 
   /** True when at least one provider is configured. */
@@ -59,7 +61,10 @@ export class IdentityVerifier {
     }
     if (typeof peeked.issuer !== 'string') throw new IdentityError('JWT has no "iss" claim')
     const provider = this.byIssuer.get(peeked.issuer)
-    if (!provider) throw new IdentityError(`no identity provider is configured for the JWT's issuer ${quote(peeked.issuer)}`)
+    if (!provider)
+      throw new IdentityError(
+        `no identity provider is configured for the JWT's issuer ${quote(peeked.issuer)}`,
+      )
     const { config } = provider
     let payload: JWTPayload
     try {
@@ -94,7 +99,9 @@ function describeFailure(err: unknown, config: IdentityProviderConfig, kid: unkn
       case 'iat':
         return new IdentityError(`JWT of ${who} was issued in the future (iat)`)
       case 'aud':
-        return new IdentityError(`JWT of ${who} is not meant for this service: its "aud" does not include ${[config.audience].flat().join(' or ')}`)
+        return new IdentityError(
+          `JWT of ${who} is not meant for this service: its "aud" does not include ${[config.audience].flat().join(' or ')}`,
+        )
       case 'exp':
         return new IdentityError(`JWT of ${who} has no valid "exp" claim (tokens must expire)`)
       default:
@@ -118,11 +125,15 @@ function describeFailure(err: unknown, config: IdentityProviderConfig, kid: unkn
   if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid) {
     return new IdentityError(`malformed JWT: ${err.message}`)
   }
-  if (err instanceof joseErrors.JWKSInvalid || (err instanceof joseErrors.JOSEError && err.code === 'ERR_JOSE_GENERIC')) {
+  if (
+    err instanceof joseErrors.JWKSInvalid ||
+    (err instanceof joseErrors.JOSEError && err.code === 'ERR_JOSE_GENERIC')
+  ) {
     // What jose says when the JWKS response is not a 200 with a key set.
     return new IdentityError(`the keys of ${who} are unavailable: ${err.message}`, 503)
   }
-  if (err instanceof joseErrors.JOSEError) return new IdentityError(`JWT of ${who} is not accepted (${err.code})`)
+  if (err instanceof joseErrors.JOSEError)
+    return new IdentityError(`JWT of ${who} is not accepted (${err.code})`)
   // Anything else is a failure to get the keys (network error, bad JWKS response, unreadable file).
   return new IdentityError(`the keys of ${who} are unavailable: ${(err as Error).message}`, 503)
 }

@@ -8,7 +8,13 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
 import { badRequest, conflict, HttpError, notFound, readStructuredBody } from '../../core/http/index.js'
-import { type Actor, createdBy, modifiedBy, objectMeta, type SecretMetadataRow } from '../../store/service/index.js'
+import {
+  type Actor,
+  createdBy,
+  modifiedBy,
+  objectMeta,
+  type SecretMetadataRow,
+} from '../../store/service/index.js'
 import { systemsReferencingSecret } from '../secrets/references.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkSlashPath, envelope, pathAfter, printable, validateBody } from '../validation.js'

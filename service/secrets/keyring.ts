@@ -90,7 +90,9 @@ export function parseKeyring(text: string, where: string): Keyring {
     .filter((line) => line !== '')
   if (entries.length === 0) throw new SecretKeyError(`${where} holds no key`)
   const keys = entries.map((entry, i) => {
-    const key = BASE64.test(entry) ? Buffer.from(entry.replace(/-/g, '+').replace(/_/g, '/'), 'base64') : undefined
+    const key = BASE64.test(entry)
+      ? Buffer.from(entry.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
+      : undefined
     if (key === undefined || key.length !== SECRET_KEY_BYTES) {
       throw new SecretKeyError(
         `${where}: key ${i + 1} is not a base64-encoded ${SECRET_KEY_BYTES}-byte key (generate one with: openssl rand -base64 32)`,
@@ -103,6 +105,8 @@ export function parseKeyring(text: string, where: string): Keyring {
 
 /** The text form of a keyring (a key file's content), with each key's id as a comment. */
 export function formatKeyring(keyring: Keyring): string {
-  const lines = keyring.keys.map((k, i) => `${k.key.toString('base64')}  # ${k.id}${i === 0 ? ' (active)' : ''}`)
+  const lines = keyring.keys.map(
+    (k, i) => `${k.key.toString('base64')}  # ${k.id}${i === 0 ? ' (active)' : ''}`,
+  )
   return `${lines.join('\n')}\n`
 }

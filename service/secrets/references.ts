@@ -21,7 +21,9 @@ interface SourceControlFields {
 }
 
 /** The secret ids a system's `source_control` names (empty strings name nothing). */
-export function sourceControlSecretReferences(sourceControl: SourceControlFields | undefined): SecretReference[] {
+export function sourceControlSecretReferences(
+  sourceControl: SourceControlFields | undefined,
+): SecretReference[] {
   const origin = sourceControl?.origin
   if (!origin) return []
   const found: SecretReference[] = []

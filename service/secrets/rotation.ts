@@ -67,9 +67,7 @@ export async function rotateSecretsKey(options: RotationOptions): Promise<Rotati
   }
   const remaining = await store.secrets.keyIds()
   const leftOnOldKeys = remaining.filter((id) => id !== activeKeyId)
-  const oldKeyIds = keys
-    .current()
-    .ids.filter((id) => id !== activeKeyId)
+  const oldKeyIds = keys.current().ids.filter((id) => id !== activeKeyId)
   const report: RotationReport = {
     activeKeyId,
     generated,

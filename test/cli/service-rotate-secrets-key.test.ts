@@ -20,13 +20,25 @@ describe('regent service rotate-secrets-key', () => {
     let store = await ServiceStore.open({ url })
     const vault = new SecretVault(openSecretKeySource({ dataDir: dir, env: {} }))
     const oldKey = vault.keys.current().active.id
-    for (const [id, value] of [['git/ssh/key', 'key-material'], ['git/ssh/passphrase', '']] as const) {
-      await store.secrets.insert({ id, name: id, description: '', ...vault.seal(id, value), ...createdBy({ by: 't', through: 't' }) })
+    for (const [id, value] of [
+      ['git/ssh/key', 'key-material'],
+      ['git/ssh/passphrase', ''],
+    ] as const) {
+      await store.secrets.insert({
+        id,
+        name: id,
+        description: '',
+        ...vault.seal(id, value),
+        ...createdBy({ by: 't', through: 't' }),
+      })
     }
     await store.close()
 
     const env = { REGENT_SECRETS_KEY: '' }
-    const run = await runRegent(['service', 'rotate-secrets-key', '--data-dir', dir], { env, timeoutMs: 40_000 })
+    const run = await runRegent(['service', 'rotate-secrets-key', '--data-dir', dir], {
+      env,
+      timeoutMs: 40_000,
+    })
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/re-sealed: 2 secret value\(s\)/)

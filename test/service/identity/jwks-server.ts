@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT, type JWTPayload } from 'jose'
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose'
 
 export interface SigningKey {
   kid: string
@@ -20,7 +20,11 @@ export async function signingKey(kid: string, alg = 'RS256'): Promise<SigningKey
 }
 
 /** A JWT signed with `key`; `claims` override the defaults (iss, aud, sub, an hour of validity). */
-export function signToken(key: SigningKey, claims: JWTPayload, header: Record<string, unknown> = {}): Promise<string> {
+export function signToken(
+  key: SigningKey,
+  claims: JWTPayload,
+  header: Record<string, unknown> = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000)
   return new SignJWT({ iat: now, exp: now + 3600, ...claims })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, ...header })

@@ -23,7 +23,8 @@ async function refusal(verifier: IdentityVerifier, token: string): Promise<Ident
     expect(err).toBeInstanceOf(IdentityError)
     expect((err as Error).message).not.toContain(token)
     // Not even the signature or payload part of it.
-    for (const part of token.split('.')) if (part.length > 8) expect((err as Error).message).not.toContain(part)
+    for (const part of token.split('.'))
+      if (part.length > 8) expect((err as Error).message).not.toContain(part)
     return err as IdentityError
   }
   throw new Error('expected the token to be refused')
@@ -41,7 +42,13 @@ describe('identity provider JWTs', () => {
     jwks = await startJwksServer([rsa, ec])
     const providers = identityProvidersSchema.parse([
       // No cooldown: each unknown kid refetches, so the test sees the refresh happen.
-      { id: 'corp', issuer: ISSUER, audience: AUDIENCE, jwks_url: jwks.url, jwks_refresh_cooldown_seconds: 0 },
+      {
+        id: 'corp',
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        jwks_url: jwks.url,
+        jwks_refresh_cooldown_seconds: 0,
+      },
     ])
     verifier = new IdentityVerifier(providers)
   })
@@ -64,7 +71,10 @@ describe('identity provider JWTs', () => {
       [{ exp: now - 120 }, /^JWT of identity provider corp has expired$/],
       [{ nbf: now + 600 }, /is not valid yet \(nbf is in the future\)/],
       [{ aud: 'someone-else' }, /is not meant for this service: its "aud" does not include regent/],
-      [{ iss: 'https://evil.example.com/' }, /no identity provider is configured for the JWT's issuer "https:\/\/evil.example.com\/"/],
+      [
+        { iss: 'https://evil.example.com/' },
+        /no identity provider is configured for the JWT's issuer "https:\/\/evil.example.com\/"/,
+      ],
     ]
     for (const [claims, message] of cases) {
       const token = await signToken(rsa, { iss: ISSUER, aud: AUDIENCE, sub: 'alice', ...claims })
@@ -94,14 +104,25 @@ describe('identity provider JWTs', () => {
   })
 
   it('refuses HS256 signed with the public key as secret, and alg none', async () => {
-    const publicPem = await exportSPKI((await importJWK(rsa.publicJwk, 'RS256', { extractable: true })) as never)
-    const confused = await new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'mallory', exp: Math.floor(Date.now() / 1000) + 60 })
+    const publicPem = await exportSPKI(
+      (await importJWK(rsa.publicJwk, 'RS256', { extractable: true })) as never,
+    )
+    const confused = await new SignJWT({
+      iss: ISSUER,
+      aud: AUDIENCE,
+      sub: 'mallory',
+      exp: Math.floor(Date.now() / 1000) + 60,
+    })
       .setProtectedHeader({ alg: 'HS256', kid: rsa.kid })
       .sign(new TextEncoder().encode(publicPem))
-    expect((await refusal(verifier, confused)).message).toMatch(/^JWT signed with algorithm "HS256", which is not accepted/)
+    expect((await refusal(verifier, confused)).message).toMatch(
+      /^JWT signed with algorithm "HS256", which is not accepted/,
+    )
     const none = `${b64url({ alg: 'none' })}.${b64url({ iss: ISSUER, aud: AUDIENCE, sub: 'mallory', exp: 9999999999 })}.`
     expect(looksLikeJwt(none)).toBe(true)
-    expect((await refusal(verifier, none)).message).toMatch(/^JWT signed with algorithm "none", which is not accepted/)
+    expect((await refusal(verifier, none)).message).toMatch(
+      /^JWT signed with algorithm "none", which is not accepted/,
+    )
   })
 
   it('refuses a token whose signature or payload was changed', async () => {
@@ -112,13 +133,21 @@ describe('identity provider JWTs', () => {
       'JWT signature does not verify with the keys of identity provider corp',
     )
     const forged = b64url({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: 'admin' })
-    expect((await refusal(verifier, `${header}.${forged}.${signature}`)).message).toMatch(/signature does not verify/)
+    expect((await refusal(verifier, `${header}.${forged}.${signature}`)).message).toMatch(
+      /signature does not verify/,
+    )
   })
 
   it('names the user by a configured claim and refuses tokens without it', async () => {
     const byEmail = new IdentityVerifier(
       identityProvidersSchema.parse([
-        { id: 'mail', issuer: ISSUER, audience: [AUDIENCE, 'other'], jwks_url: jwks.url, user_claim: 'email' },
+        {
+          id: 'mail',
+          issuer: ISSUER,
+          audience: [AUDIENCE, 'other'],
+          jwks_url: jwks.url,
+          user_claim: 'email',
+        },
       ]),
     )
     const token = await signToken(rsa, { iss: ISSUER, aud: 'other', sub: 'u-1', email: 'alice@example.com' })
@@ -135,16 +164,29 @@ describe('identity provider JWTs', () => {
       const fromFile = new IdentityVerifier(
         identityProvidersSchema.parse([{ id: 'f', issuer: ISSUER, audience: AUDIENCE, jwks_file: file }]),
       )
-      expect((await fromFile.verify(await signToken(ec, { iss: ISSUER, aud: AUDIENCE, sub: 'carol' }))).id).toBe('carol')
-      expect(() => new IdentityVerifier(identityProvidersSchema.parse([{ id: 'f', issuer: ISSUER, audience: AUDIENCE, jwks_file: join(dir, 'none') }]))).toThrow(
-        /identity provider f: jwks_file .* cannot be read/,
-      )
+      expect(
+        (await fromFile.verify(await signToken(ec, { iss: ISSUER, aud: AUDIENCE, sub: 'carol' }))).id,
+      ).toBe('carol')
+      expect(
+        () =>
+          new IdentityVerifier(
+            identityProvidersSchema.parse([
+              { id: 'f', issuer: ISSUER, audience: AUDIENCE, jwks_file: join(dir, 'none') },
+            ]),
+          ),
+      ).toThrow(/identity provider f: jwks_file .* cannot be read/)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
     const down = new IdentityVerifier(
       identityProvidersSchema.parse([
-        { id: 'down', issuer: ISSUER, audience: AUDIENCE, jwks_url: `${jwks.url.replace('/jwks.json', '/missing')}`, jwks_timeout_ms: 2000 },
+        {
+          id: 'down',
+          issuer: ISSUER,
+          audience: AUDIENCE,
+          jwks_url: `${jwks.url.replace('/jwks.json', '/missing')}`,
+          jwks_timeout_ms: 2000,
+        },
       ]),
     )
     const error = await refusal(down, await signToken(rsa, { iss: ISSUER, aud: AUDIENCE, sub: 'a' }))
@@ -154,13 +196,19 @@ describe('identity provider JWTs', () => {
 
   it('validates the configuration, naming the key', () => {
     const problems = (value: unknown) =>
-      identityProvidersSchema.safeParse(value).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? []
-    expect(problems([{ id: 'a', issuer: ISSUER, audience: AUDIENCE }])).toEqual(['0: set exactly one of jwks_url and jwks_file'])
-    expect(problems([{ id: 'a', issuer: ISSUER, audience: AUDIENCE, jwks_url: 'http://idp.example.com/jwks' }])).toEqual([
-      '0.jwks_url: expected an https URL (http only on 127.0.0.1, localhost or [::1])',
+      identityProvidersSchema
+        .safeParse(value)
+        .error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? []
+    expect(problems([{ id: 'a', issuer: ISSUER, audience: AUDIENCE }])).toEqual([
+      '0: set exactly one of jwks_url and jwks_file',
     ])
+    expect(
+      problems([{ id: 'a', issuer: ISSUER, audience: AUDIENCE, jwks_url: 'http://idp.example.com/jwks' }]),
+    ).toEqual(['0.jwks_url: expected an https URL (http only on 127.0.0.1, localhost or [::1])'])
     const one = { id: 'a', issuer: ISSUER, audience: AUDIENCE, jwks_url: 'https://idp.example.com/jwks' }
     expect(problems([one, { ...one, issuer: 'https://other/' }])).toEqual(['1.id: duplicate provider id "a"'])
-    expect(problems([one, { ...one, id: 'b' }])).toEqual([`1.issuer: another provider has issuer "${ISSUER}"`])
+    expect(problems([one, { ...one, id: 'b' }])).toEqual([
+      `1.issuer: another provider has issuer "${ISSUER}"`,
+    ])
   })
 })

@@ -3,7 +3,8 @@ import { BACKENDS } from '../../store/backends.js'
 import { startTestService, type TestService } from '../harness.js'
 
 // Distinctive values, so a leak anywhere is found by a plain substring search.
-const KEY_VALUE = '-----BEGIN OPENSSH PRIVATE KEY-----\\nLEAKCANARY-key-7f3a9c\\n-----END OPENSSH PRIVATE KEY-----'
+const KEY_VALUE =
+  '-----BEGIN OPENSSH PRIVATE KEY-----\\nLEAKCANARY-key-7f3a9c\\n-----END OPENSSH PRIVATE KEY-----'
 const TOKEN_VALUE = 'LEAKCANARY-token-51e0b2'
 const CANARY = 'LEAKCANARY'
 
@@ -58,11 +59,15 @@ for (const backend of BACKENDS) {
         body: { name: 'passphrase', description: '', secret: '' },
       })
       expect(put.status).toBe(200)
-      await json('PUT', '/v1/secrets/http_token', { body: { name: 't', description: 'd', secret: TOKEN_VALUE } })
+      await json('PUT', '/v1/secrets/http_token', {
+        body: { name: 't', description: 'd', secret: TOKEN_VALUE },
+      })
       const list = await json<{ result: Secret[] }>('GET', '/v1/secrets')
       expect(list.status).toBe(200)
       expect(list.body.result.map((s) => s.id)).toEqual(['git/ssh/key', 'git/ssh/passphrase', 'http_token'])
-      expect(list.body.result.every((s) => Object.keys(s).sort().join() === 'description,id,metadata,name')).toBe(true)
+      expect(
+        list.body.result.every((s) => Object.keys(s).sort().join() === 'description,id,metadata,name'),
+      ).toBe(true)
     })
 
     it('replaces on PUT, keeps the creation metadata, and is create-only with If-None-Match: *', async () => {
@@ -72,7 +77,10 @@ for (const backend of BACKENDS) {
         headers: { 'If-None-Match': '*' },
       })
       expect(again.status).toBe(409)
-      expect(again.body).toMatchObject({ code: 'resource_conflict', message: 'secret http_token already exists' })
+      expect(again.body).toMatchObject({
+        code: 'resource_conflict',
+        message: 'secret http_token already exists',
+      })
       const replaced = await json('PUT', '/v1/secrets/http_token', {
         body: { name: 't2', description: 'rotated', secret: `${TOKEN_VALUE}-2` },
       })
@@ -107,7 +115,9 @@ for (const backend of BACKENDS) {
       expect(wrongType.status).toBe(400)
       expect(wrongType.body.message).toMatch(/^invalid secret: secret: /)
       expect(wrongType.body.message).not.toContain('12345678')
-      const misspelt = await json('PUT', '/v1/secrets/x', { body: { name: 'n', value: `${CANARY}-misspelt` } })
+      const misspelt = await json('PUT', '/v1/secrets/x', {
+        body: { name: 'n', value: `${CANARY}-misspelt` },
+      })
       expect(misspelt.status).toBe(400)
       expect(misspelt.body.errors).toContain('(body): unknown field value')
       // A malformed body is refused without quoting the text around the error (it is the value).
@@ -116,7 +126,9 @@ for (const backend of BACKENDS) {
         headers: { 'Content-Type': 'application/json' },
       })
       expect(malformed.status).toBe(400)
-      expect(malformed.body.message).toBe('malformed secret body: expected a JSON object {name, description, secret}')
+      expect(malformed.body.message).toBe(
+        'malformed secret body: expected a JSON object {name, description, secret}',
+      )
     })
 
     it('refuses systems naming secrets that do not exist, and deleting secrets a system names', async () => {
@@ -126,7 +138,9 @@ for (const backend of BACKENDS) {
         credentials: '',
         ssh_credentials: { private_key: 'git/ssh/key', passphrase: 'git/ssh/missing' },
       }
-      const refused = await json('POST', '/v1/systems', { body: { name: 'app', type: 'custom', source_control: { origin } } })
+      const refused = await json('POST', '/v1/systems', {
+        body: { name: 'app', type: 'custom', source_control: { origin } },
+      })
       expect(refused.status).toBe(400)
       expect(refused.body.message).toBe(
         'invalid system: source_control.origin.ssh_credentials.passphrase: secret "git/ssh/missing" does not exist (create it with PUT /v1/secrets/git/ssh/missing)',
@@ -139,10 +153,14 @@ for (const backend of BACKENDS) {
       const systemId = created.body.result.id
       // An update naming a missing secret is refused too; an https origin with credentials names one.
       const update = await json('PUT', `/v1/systems/${systemId}`, {
-        body: { source_control: { origin: { url: 'https://github.com/acme/p.git', credentials: 'git/https' } } },
+        body: {
+          source_control: { origin: { url: 'https://github.com/acme/p.git', credentials: 'git/https' } },
+        },
       })
       expect(update.status).toBe(400)
-      expect(update.body.message).toMatch(/source_control\.origin\.credentials: secret "git\/https" does not exist/)
+      expect(update.body.message).toMatch(
+        /source_control\.origin\.credentials: secret "git\/https" does not exist/,
+      )
       const inUse = await json('DELETE', '/v1/secrets/git/ssh/key')
       expect(inUse.status).toBe(409)
       expect(inUse.body.message).toBe(

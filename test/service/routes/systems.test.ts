@@ -77,11 +77,17 @@ for (const backend of BACKENDS) {
       })
       expect(unknown.status).toBe(400)
       expect(unknown.body.errors).toEqual([
-        expect.stringMatching(/^source_control\.origin\.ssh_credentials\.private_key: secret "git\/ssh\/key" does not exist/),
-        expect.stringMatching(/^source_control\.origin\.ssh_credentials\.passphrase: secret "git\/ssh\/passphrase"/),
+        expect.stringMatching(
+          /^source_control\.origin\.ssh_credentials\.private_key: secret "git\/ssh\/key" does not exist/,
+        ),
+        expect.stringMatching(
+          /^source_control\.origin\.ssh_credentials\.passphrase: secret "git\/ssh\/passphrase"/,
+        ),
       ])
       for (const id of ['git/ssh/key', 'git/ssh/passphrase']) {
-        const put = await t.json('PUT', `/v1/secrets/${id}`, { body: { name: id, description: '', secret: '' } })
+        const put = await t.json('PUT', `/v1/secrets/${id}`, {
+          body: { name: id, description: '', secret: '' },
+        })
         expect(put.status).toBe(200)
       }
       const good = await t.json<{ result: System }>('POST', '/v1/systems', {

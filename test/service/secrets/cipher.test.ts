@@ -10,7 +10,8 @@ import {
   SecretKeyError,
 } from '../../../service/secrets/keyring.js'
 
-const VALUE = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n'
+const VALUE =
+  '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n'
 
 function flipCharAt(text: string, at: number): string {
   const c = text[at]!
@@ -38,9 +39,9 @@ describe('keyring', () => {
 
   it('refuses entries that are not base64 256-bit keys, naming the position but not the content', () => {
     const short = randomBytes(16).toString('base64')
-    expect(() => parseKeyring(`${generateSecretKey().key.toString('base64')}\n${short}`, 'REGENT_SECRETS_KEY')).toThrow(
-      /REGENT_SECRETS_KEY: key 2 is not a base64-encoded 32-byte key/,
-    )
+    expect(() =>
+      parseKeyring(`${generateSecretKey().key.toString('base64')}\n${short}`, 'REGENT_SECRETS_KEY'),
+    ).toThrow(/REGENT_SECRETS_KEY: key 2 is not a base64-encoded 32-byte key/)
     try {
       parseKeyring('not a key!', 'f')
     } catch (err) {
@@ -74,12 +75,28 @@ describe('sealing and opening a value', () => {
     const cases: Array<[string, () => string, RegExp]> = [
       [
         'a flipped ciphertext byte',
-        () => openSecret(ring, 'git/ssh/key', { ...sealed, ciphertext: flipCharAt(sealed.ciphertext, sealed.ciphertext.length - 5) }),
+        () =>
+          openSecret(ring, 'git/ssh/key', {
+            ...sealed,
+            ciphertext: flipCharAt(sealed.ciphertext, sealed.ciphertext.length - 5),
+          }),
         /authentication failed/,
       ],
-      ['a flipped tag byte', () => openSecret(ring, 'git/ssh/key', { ...sealed, ciphertext: flipCharAt(sealed.ciphertext, prefix.length + 20) }), /authentication failed/],
+      [
+        'a flipped tag byte',
+        () =>
+          openSecret(ring, 'git/ssh/key', {
+            ...sealed,
+            ciphertext: flipCharAt(sealed.ciphertext, prefix.length + 20),
+          }),
+        /authentication failed/,
+      ],
       ['another secret id', () => openSecret(ring, 'git/ssh/passphrase', sealed), /authentication failed/],
-      ['a row key id that differs', () => openSecret(ring, 'git/ssh/key', { ...sealed, key_id: 'k0000000000000000' }), /the row names key/],
+      [
+        'a row key id that differs',
+        () => openSecret(ring, 'git/ssh/key', { ...sealed, key_id: 'k0000000000000000' }),
+        /the row names key/,
+      ],
       [
         'a key id edited in both places',
         () => {
@@ -92,9 +109,21 @@ describe('sealing and opening a value', () => {
         },
         /authentication failed with key/,
       ],
-      ['an unknown key', () => openSecret(new Keyring([generateSecretKey()]), 'git/ssh/key', sealed), /not among the configured keys/],
-      ['a truncated value', () => openSecret(ring, 'git/ssh/key', { ...sealed, ciphertext: `${prefix}AAAA` }), /truncated/],
-      ['another format', () => openSecret(ring, 'git/ssh/key', { ...sealed, ciphertext: 'plain text' }), /not a v1 envelope/],
+      [
+        'an unknown key',
+        () => openSecret(new Keyring([generateSecretKey()]), 'git/ssh/key', sealed),
+        /not among the configured keys/,
+      ],
+      [
+        'a truncated value',
+        () => openSecret(ring, 'git/ssh/key', { ...sealed, ciphertext: `${prefix}AAAA` }),
+        /truncated/,
+      ],
+      [
+        'another format',
+        () => openSecret(ring, 'git/ssh/key', { ...sealed, ciphertext: 'plain text' }),
+        /not a v1 envelope/,
+      ],
     ]
     for (const [what, open, message] of cases) {
       let caught: unknown
@@ -105,7 +134,9 @@ describe('sealing and opening a value', () => {
       }
       expect(caught, what).toBeInstanceOf(SecretUnreadableError)
       expect((caught as Error).message, what).toMatch(message)
-      expect((caught as Error).message, what).toMatch(/^secret git\/ssh\/(key|passphrase) cannot be decrypted: /)
+      expect((caught as Error).message, what).toMatch(
+        /^secret git\/ssh\/(key|passphrase) cannot be decrypted: /,
+      )
       expect((caught as Error).message, what).not.toContain('OPENSSH')
     }
   })

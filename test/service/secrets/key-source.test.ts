@@ -41,17 +41,23 @@ describe.skipIf(process.platform === 'win32')('secrets key source', () => {
     writeFileSync(keyFile, formatKeyring(new Keyring([generateSecretKey()])))
     chmodSync(keyFile, 0o644)
     expect(() => openSecretKeySource({ keyFile, dataDir: dir })).toThrow(
-      new RegExp(`key_file ${keyFile} is accessible to other users \\(mode 0644\\); restrict it with chmod 600`),
+      new RegExp(
+        `key_file ${keyFile} is accessible to other users \\(mode 0644\\); restrict it with chmod 600`,
+      ),
     )
     chmodSync(keyFile, 0o400)
     expect(openSecretKeySource({ keyFile, dataDir: dir }).current().keys).toHaveLength(1)
   })
 
   it('refuses a missing or malformed key file', () => {
-    expect(() => openSecretKeySource({ keyFile: join(dir, 'none'), dataDir: dir })).toThrow(/cannot be read: ENOENT/)
+    expect(() => openSecretKeySource({ keyFile: join(dir, 'none'), dataDir: dir })).toThrow(
+      /cannot be read: ENOENT/,
+    )
     const bad = join(dir, 'bad')
     writeFileSync(bad, 'c2hvcnQ=\n', { mode: 0o600 })
-    expect(() => openSecretKeySource({ keyFile: bad, dataDir: dir })).toThrow(/key 1 is not a base64-encoded 32-byte key/)
+    expect(() => openSecretKeySource({ keyFile: bad, dataDir: dir })).toThrow(
+      /key 1 is not a base64-encoded 32-byte key/,
+    )
   })
 
   it('re-reads a key file that changed, and replaces it atomically with mode 0600', () => {

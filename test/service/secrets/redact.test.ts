@@ -4,9 +4,16 @@ import { REDACTED_SECRET, redactSecretBody } from '../../../service/secrets/reda
 describe('redactSecretBody', () => {
   it('keeps name and description of a secret body and redacts the value and anything unexpected', () => {
     expect(
-      redactSecretBody('/v1/secrets/git/ssh/key', { name: 'k', description: 'd', secret: 'hunter2', value: 'hunter2' }),
+      redactSecretBody('/v1/secrets/git/ssh/key', {
+        name: 'k',
+        description: 'd',
+        secret: 'hunter2',
+        value: 'hunter2',
+      }),
     ).toEqual({ name: 'k', description: 'd', secret: REDACTED_SECRET, value: REDACTED_SECRET })
-    expect(redactSecretBody('/v1/secrets/a', { name: { nested: 'hunter2' } })).toEqual({ name: REDACTED_SECRET })
+    expect(redactSecretBody('/v1/secrets/a', { name: { nested: 'hunter2' } })).toEqual({
+      name: REDACTED_SECRET,
+    })
   })
 
   it('redacts a whole body it cannot read as an object', () => {

@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createdBy, type ServiceStore } from '../../../store/service/index.js'
 import { openSecretKeySource } from '../../../service/secrets/key-source.js'
 import { formatKeyring, generateSecretKey, Keyring } from '../../../service/secrets/keyring.js'
 import { rotateSecretsKey } from '../../../service/secrets/rotation.js'
 import { SecretVault } from '../../../service/secrets/vault.js'
+import { createdBy, type ServiceStore } from '../../../store/service/index.js'
 import { BACKENDS, openTestStore } from '../../store/backends.js'
 
 const actor = { by: 'test', through: 'test' }
@@ -34,7 +34,8 @@ for (const backend of BACKENDS) {
       const vault = new SecretVault(keys)
       const oldKeyId = keys.current().active.id
       const values = new Map<string, string>()
-      for (let i = 0; i < 150; i++) values.set(`app/${String(i).padStart(3, '0')}`, `value-${i}-${'x'.repeat(i % 7)}`)
+      for (let i = 0; i < 150; i++)
+        values.set(`app/${String(i).padStart(3, '0')}`, `value-${i}-${'x'.repeat(i % 7)}`)
       values.set('git/ssh/passphrase', '')
       for (const [id, value] of values) await putSecret(store, vault, id, value)
       expect(await store.secrets.keyIds()).toEqual([oldKeyId])
@@ -66,7 +67,9 @@ for (const backend of BACKENDS) {
       await store.secrets.reseal('zz/broken', row.ciphertext, { key_id: row.key_id, ciphertext: broken })
       const before = keys.current().active.id
       const report = await rotateSecretsKey({ store, keys, graceMs: 10 })
-      expect(report.unreadable).toEqual([{ id: 'zz/broken', reason: expect.stringMatching(/authentication failed/) }])
+      expect(report.unreadable).toEqual([
+        { id: 'zz/broken', reason: expect.stringMatching(/authentication failed/) },
+      ])
       expect(report.droppedKeyIds).toEqual([])
       expect(keys.current().ids).toEqual([report.activeKeyId, before])
       // The other values moved and still open; the broken one keeps its (old) key.
@@ -86,7 +89,10 @@ for (const backend of BACKENDS) {
       const file = openSecretKeySource({ dataDir: dir, env: {} }).current()
       const fresh = generateSecretKey()
       const oldText = file.keys.map((k) => k.key.toString('base64')).join(',')
-      const keys = openSecretKeySource({ dataDir: dir, env: { REGENT_SECRETS_KEY: `${fresh.key.toString('base64')},${oldText}` } })
+      const keys = openSecretKeySource({
+        dataDir: dir,
+        env: { REGENT_SECRETS_KEY: `${fresh.key.toString('base64')},${oldText}` },
+      })
       const report = await rotateSecretsKey({ store, keys, graceMs: 10 })
       expect(report.generated).toBe(false)
       expect(report.activeKeyId).toBe(fresh.id)
@@ -95,7 +101,9 @@ for (const backend of BACKENDS) {
       // The service refuses to start with keys that cannot open what is stored.
       const keyFile = join(dir, 'other.key')
       writeFileSync(keyFile, formatKeyring(new Keyring([generateSecretKey()])), { mode: 0o600 })
-      await expect(new SecretVault(openSecretKeySource({ keyFile, dataDir: dir })).assertKeysKnown(store)).rejects.toThrow(
+      await expect(
+        new SecretVault(openSecretKeySource({ keyFile, dataDir: dir })).assertKeysKnown(store),
+      ).rejects.toThrow(
         new RegExp(`sealed with key\\(s\\) ${fresh.id}, which key file ${keyFile} does not hold`),
       )
     })
