@@ -103,6 +103,24 @@ describe('identity provider JWTs', () => {
     expect(jwks.fetches).toBe(fetched + 1)
   })
 
+  it('refetches for unknown kids at most once per cooldown', async () => {
+    const limited = new IdentityVerifier(
+      identityProvidersSchema.parse([{ id: 'corp', issuer: ISSUER, audience: AUDIENCE, jwks_url: jwks.url }]),
+    )
+    const before = jwks.fetches
+    expect((await limited.verify(await signToken(rsa, { iss: ISSUER, aud: AUDIENCE, sub: 'a' }))).id).toBe(
+      'a',
+    )
+    expect(jwks.fetches).toBe(before + 1)
+    const stranger = await signingKey('made-up', 'ES256')
+    for (let i = 0; i < 5; i++) {
+      const token = await signToken(stranger, { iss: ISSUER, aud: AUDIENCE, sub: `m${i}` })
+      expect((await refusal(limited, token)).message).toMatch(/matches no key/)
+    }
+    // Within the default 30 s cooldown after the first fetch, made-up key ids fetch nothing.
+    expect(jwks.fetches).toBe(before + 1)
+  })
+
   it('refuses HS256 signed with the public key as secret, and alg none', async () => {
     const publicPem = await exportSPKI(
       (await importJWK(rsa.publicJwk, 'RS256', { extractable: true })) as never,
