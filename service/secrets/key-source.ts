@@ -9,7 +9,7 @@
  * Files are re-read when they change (checked on each use by size and mtime), so a rotation by
  * `regent service rotate-secrets-key` reaches a running service without a restart.
  */
-import { readFileSync, renameSync, statSync } from 'node:fs'
+import { readFileSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { makePrivateDir, writeNewPrivateFile } from '../../core/state-files.js'
 import { formatKeyring, generateSecretKey, Keyring, parseKeyring, SecretKeyError } from './keyring.js'
@@ -106,6 +106,7 @@ class FileKeySource implements SecretKeySource {
   replace(keyring: Keyring): void {
     // Written next to the file and renamed over it: a reader sees the old or the new keys, whole.
     const temporary = `${this.file}.${process.pid}.tmp`
+    rmSync(temporary, { force: true }) // left over by a run that died between write and rename
     writeNewPrivateFile(temporary, formatKeyring(keyring))
     renameSync(temporary, this.file)
     this.keyring = keyring
