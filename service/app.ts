@@ -16,6 +16,7 @@ import { decisionRoutes } from './routes/decisions.js'
 import { healthRoutes } from './routes/health.js'
 import { logRoutes } from './routes/logs.js'
 import { policyRoutes } from './routes/policies.js'
+import { secretRoutes } from './routes/secrets.js'
 import { statusRoutes } from './routes/status.js'
 import { systemRoutes } from './routes/systems.js'
 import { tokenRoutes } from './routes/tokens.js'
@@ -34,7 +35,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.use(countRequests(deps.metrics))
   app.use(trackWrites(deps.writeHealth))
   app.route('/', healthRoutes(deps))
-  app.use('/v1/*', authenticate(deps.store))
+  app.use('/v1/*', authenticate(deps.store, deps.identity))
   app.route('/', tokenRoutes(deps))
   app.route('/', systemRoutes(deps))
   app.route('/', policyRoutes(deps))
@@ -45,5 +46,6 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', statusRoutes(deps, limits))
   app.route('/', decisionRoutes(deps))
   app.route('/', blueprintRoutes(deps, new BlueprintCatalog(deps.config.blueprints.dir), limits))
+  app.route('/', secretRoutes(deps))
   return app
 }

@@ -8,13 +8,21 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { RE2JS } from 're2js'
 import { forbidden, unauthorized } from '../core/http/index.js'
 import type { ServiceStore, TokenRow } from '../store/service/index.js'
+import { authenticateJwt } from './identity/authenticate-jwt.js'
+import type { IdentityVerifier } from './identity/verifier.js'
 import { hashesEqual, hashSecret, WORKSPACE_ADMINISTRATOR } from './token-secrets.js'
 import type { Principal, ServiceEnv } from './types.js'
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
-/** Middleware that resolves the bearer token to `c.var.principal`. */
-export function authenticate(store: ServiceStore): MiddlewareHandler<ServiceEnv> {
+/**
+ * Middleware that resolves the bearer token to `c.var.principal`: an API token, else (when
+ * identity providers are configured) a JWT one of them signed.
+ */
+export function authenticate(
+  store: ServiceStore,
+  identity?: IdentityVerifier,
+): MiddlewareHandler<ServiceEnv> {
   return async (c, next) => {
     const header = c.req.header('Authorization')
     if (!header) throw unauthorized('missing Authorization: Bearer <token> header')
@@ -22,6 +30,13 @@ export function authenticate(store: ServiceStore): MiddlewareHandler<ServiceEnv>
     if (!secret) throw unauthorized('malformed Authorization header: expected "Bearer <token>"')
     const hash = hashSecret(secret)
     const row = await store.tokens.findByHash(hash)
+    if (!row && identity?.enabled) {
+      const user = await authenticateJwt(identity, secret)
+      if (user) {
+        c.set('principal', user)
+        return next()
+      }
+    }
     // The lookup is by hash; compare again in constant time so equality is never decided byte by byte on the secret.
     if (!row || !hashesEqual(row.secret_hash, hash)) throw unauthorized('invalid bearer token')
     if (Date.parse(row.expires_at) <= Date.now()) throw unauthorized(`token ${row.id} has expired`)

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS } from '../core/bundle/index.js'
 import { field } from '../core/config.js'
 import { DEFAULT_MAX_YAML_NODES } from '../core/yaml.js'
+import { identityProvidersSchema } from './identity/config.js'
 
 const signingSchema = z
   .strictObject({
@@ -54,6 +55,17 @@ export const serviceSectionSchema = z
         dir: z.string().min(1).optional(),
       })
       .prefault({}),
+    secrets: z
+      .strictObject({
+        /**
+         * File of the keys secret values are sealed with (base64 256-bit keys, one a line, the
+         * first active); else REGENT_SECRETS_KEY, else DATA_DIR/secrets.key (generated).
+         */
+        key_file: z.string().min(1).optional(),
+      })
+      .prefault({}),
+    /** OIDC issuers whose bearer JWTs are accepted besides API tokens (service/identity/config.ts). */
+    identity_providers: identityProvidersSchema,
     limits: z
       .strictObject({
         /** Bytes accepted on the wire per request body. */

@@ -16,8 +16,11 @@ import { createBundleSigner } from './bundle-signing.js'
 import { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
 import { DecisionTextIndexer } from './decision-text-indexer.js'
+import { IdentityVerifier } from './identity/verifier.js'
 import { createServiceMetrics } from './metrics.js'
 import { defaultModuleValidator, type ModuleValidator } from './policy-validation.js'
+import { openSecretKeySource } from './secrets/key-source.js'
+import { SecretVault } from './secrets/vault.js'
 
 export { createServiceApp } from './app.js'
 export { type ServiceSection, serviceSectionSchema } from './config.js'
@@ -61,12 +64,16 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   const dataDir = options.dataDir ?? DEFAULT_SERVICE_DATA_DIR
   const { host, port } = parseAddress(options.addr ?? DEFAULT_SERVICE_ADDR)
   const signer = config.bundles.signing ? createBundleSigner(config.bundles.signing) : undefined
+  // Both read files and fail with a message naming them: before the database is touched.
+  const secrets = new SecretVault(openSecretKeySource({ keyFile: config.secrets.key_file, dataDir }))
+  const identity = new IdentityVerifier(config.identity_providers)
   const store = await ServiceStore.open({
     url: config.database.url ?? join(dataDir, 'service.db'),
     schema: options.databaseSchema,
     poolSize: config.database.pool_size,
   })
   try {
+    await secrets.assertKeysKnown(store)
     const adminToken = await bootstrapAdminToken(store, options.adminToken ?? process.env.REGENT_ADMIN_TOKEN)
     if (adminToken) logger.warn({ token_id: 'admin' }, 'generated the first administrator token')
     const metrics = createServiceMetrics()
@@ -98,6 +105,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       metrics,
       validateModule,
       agentTokenKey: await agentTokenKey(store),
+      secrets,
+      identity,
     }
     const app = createServiceApp(deps)
     const server = await startServer({
@@ -119,7 +128,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     const indexer = store.dialect === 'sqlite' ? new DecisionTextIndexer({ store, logger }) : undefined
     indexer?.start()
     logger.info(
-      { database: store.location, dialect: store.dialect, signing: signer !== undefined },
+      {
+        database: store.location,
+        dialect: store.dialect,
+        signing: signer !== undefined,
+        secrets_keys: secrets.keys.description,
+        identity_providers: config.identity_providers.map((p) => p.id),
+      },
       'service ready',
     )
     let stopping: Promise<void> | undefined

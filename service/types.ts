@@ -6,8 +6,10 @@ import type { ServiceStore } from '../store/service/index.js'
 import type { BundleBuilder } from './bundle-builder.js'
 import type { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
+import type { IdentityVerifier } from './identity/verifier.js'
 import type { ServiceMetrics } from './metrics.js'
 import type { ModuleValidator } from './policy-validation.js'
+import type { SecretVault } from './secrets/vault.js'
 
 /**
  * Who is calling: an API token (agent tokens included) or a user whose identity-provider JWT was
@@ -53,4 +55,8 @@ export interface ServiceDeps {
   validateModule: ModuleValidator
   /** Whether the database's disk takes writes (readiness goes 503 while it is full). */
   writeHealth: WriteHealth
+  /** Seals and opens secret values. */
+  secrets: SecretVault
+  /** Verifies identity-provider JWTs (no providers: every JWT is an unknown token). */
+  identity: IdentityVerifier
 }

@@ -11,6 +11,7 @@ import { parseAddress, stopOnSignals } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
 import { defaultDataDir, defaultListenAddr } from '../../core/runtime-defaults.js'
 import { serviceSectionSchema, startService } from '../../service/index.js'
+import { rotateSecretsKeyCommand } from './service-rotate-secrets-key.js'
 
 // One file may configure both processes: the service leaves the relay's sections to the relay.
 const RELAY_KEYS = ['services', 'bundles', 'discovery', 'keys', 'labels', 'decision_logs', 'status', 'relay']
@@ -46,6 +47,7 @@ export function serviceCommand(): Command {
         }
         await runService(options)
       })
+      .addCommand(rotateSecretsKeyCommand())
   )
 }
 

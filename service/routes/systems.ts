@@ -19,6 +19,7 @@ import {
 } from '../../store/service/index.js'
 import { requireAdmin } from '../auth.js'
 import { STATUS_BUILD_FAILED } from '../bundle-builder.js'
+import { assertSecretsExist, sourceControlSecretReferences } from '../secrets/references.js'
 import { type SystemFields, storedConfig, systemFieldsSchema } from '../system-config.js'
 import { insertSystem } from '../systems/insert-system.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
@@ -152,6 +153,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     if (fields.type !== undefined && fields.type !== existing.type) {
       throw badRequest(`type: a system's type cannot change (it is "${existing.type}")`)
     }
+    await assertSecretsExist(store, sourceControlSecretReferences(fields.source_control))
     const config = { ...(JSON.parse(existing.config) as Record<string, unknown>), ...storedConfig(fields) }
     try {
       const version = await store.systems.update(id, {

@@ -4,6 +4,7 @@
  * systems through this one function, so a system made either way is the same.
  */
 import { type Actor, createdBy, type ServiceRepositories } from '../../store/service/index.js'
+import { assertSecretsExist, sourceControlSecretReferences } from '../secrets/references.js'
 import { type SystemFields, storedConfig } from '../system-config.js'
 import { agentTokenId, deriveAgentSecret, hashSecret } from '../token-secrets.js'
 
@@ -14,7 +15,11 @@ export interface NewSystem {
   fields: SystemFields
 }
 
-/** Inserts the system and its agent token; throws AlreadyExistsError on a taken id or name. */
+/**
+ * Inserts the system and its agent token.
+ * @throws HttpError 400 when its source control names a secret that is not stored;
+ *   AlreadyExistsError on a taken id or name.
+ */
 export async function insertSystem(
   tx: ServiceRepositories,
   agentTokenKey: string,
@@ -22,6 +27,7 @@ export async function insertSystem(
   actor: Actor,
   now = new Date(),
 ): Promise<void> {
+  await assertSecretsExist(tx, sourceControlSecretReferences(system.fields.source_control))
   await tx.systems.insert({
     id: system.id,
     name: system.name,

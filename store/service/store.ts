@@ -10,6 +10,7 @@ import { BundleRepository } from './bundles.js'
 import { DataDocumentRepository } from './data-documents.js'
 import { DecisionRepository } from './decisions.js'
 import { PolicyRepository } from './policies.js'
+import { SecretRepository } from './secrets.js'
 import { SettingsRepository } from './settings.js'
 import { SystemRepository } from './systems.js'
 import type { ServiceTables } from './tables.js'
@@ -28,6 +29,7 @@ export class ServiceRepositories {
   readonly bundles: BundleRepository
   readonly decisions: DecisionRepository
   readonly agentStatus: AgentStatusRepository
+  readonly secrets: SecretRepository
 
   constructor(db: Kysely<ServiceTables>, dialect: SqlDialect) {
     this.settings = new SettingsRepository(db)
@@ -38,6 +40,7 @@ export class ServiceRepositories {
     this.bundles = new BundleRepository(db)
     this.decisions = new DecisionRepository(db, dialect)
     this.agentStatus = new AgentStatusRepository(db)
+    this.secrets = new SecretRepository(db)
   }
 }
 

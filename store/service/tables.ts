@@ -106,6 +106,17 @@ export interface AgentStatusTable {
   updated_at: string
 }
 
+export interface SecretsTable extends AuditColumns {
+  /** Slash path such as `git/ssh/key`. */
+  id: string
+  name: string
+  description: string
+  /** Id of the key the value is sealed with (also inside `ciphertext`). */
+  key_id: string
+  /** The sealed value (service/secrets/cipher.ts); never the value itself. */
+  ciphertext: string
+}
+
 /** Every table of the service's database. */
 export interface ServiceTables {
   settings: SettingsTable
@@ -116,4 +127,5 @@ export interface ServiceTables {
   bundles: BundlesTable
   decisions: DecisionsTable
   agent_status: AgentStatusTable
+  secrets: SecretsTable
 }

@@ -71,6 +71,25 @@ for (const backend of BACKENDS) {
         credentials: '',
         ssh_credentials: { private_key: 'git/ssh/key', passphrase: 'git/ssh/passphrase' },
       }
+      // The secrets it names must exist first (the spec's own setup stores them before the system).
+      const unknown = await t.json('POST', '/v1/systems', {
+        body: { name: 'git-good', type: 't', source_control: { origin } },
+      })
+      expect(unknown.status).toBe(400)
+      expect(unknown.body.errors).toEqual([
+        expect.stringMatching(
+          /^source_control\.origin\.ssh_credentials\.private_key: secret "git\/ssh\/key" does not exist/,
+        ),
+        expect.stringMatching(
+          /^source_control\.origin\.ssh_credentials\.passphrase: secret "git\/ssh\/passphrase"/,
+        ),
+      ])
+      for (const id of ['git/ssh/key', 'git/ssh/passphrase']) {
+        const put = await t.json('PUT', `/v1/secrets/${id}`, {
+          body: { name: id, description: '', secret: '' },
+        })
+        expect(put.status).toBe(200)
+      }
       const good = await t.json<{ result: System }>('POST', '/v1/systems', {
         body: { name: 'git-good', type: 't', source_control: { origin } },
       })

@@ -1,0 +1,76 @@
+/**
+ * Secret ids named by other objects, checked against the store: a system's source control names
+ * its git credentials and SSH key and passphrase by secret id (spec, systems rules 2 and 3), and
+ * a system must not be stored naming a secret that does not exist, nor a secret be deleted while
+ * a system names it.
+ */
+import { badRequest } from '../../core/http/index.js'
+import type { ServiceRepositories, SystemRow } from '../../store/service/index.js'
+
+/** A secret id and the field that names it (`source_control.origin.ssh_credentials.private_key`). */
+export interface SecretReference {
+  field: string
+  id: string
+}
+
+interface SourceControlFields {
+  origin?: {
+    credentials?: string
+    ssh_credentials?: { private_key?: string; passphrase?: string }
+  }
+}
+
+/** The secret ids a system's `source_control` names (empty strings name nothing). */
+export function sourceControlSecretReferences(
+  sourceControl: SourceControlFields | undefined,
+): SecretReference[] {
+  const origin = sourceControl?.origin
+  if (!origin) return []
+  const found: SecretReference[] = []
+  const add = (field: string, id: string | undefined) => {
+    if (id !== undefined && id !== '') found.push({ field: `source_control.origin.${field}`, id })
+  }
+  add('credentials', origin.credentials)
+  add('ssh_credentials.private_key', origin.ssh_credentials?.private_key)
+  add('ssh_credentials.passphrase', origin.ssh_credentials?.passphrase)
+  return found
+}
+
+/**
+ * @throws HttpError 400 naming every field whose secret is not stored (the message names the
+ *   first, `errors` all of them).
+ */
+export async function assertSecretsExist(
+  store: ServiceRepositories,
+  references: readonly SecretReference[],
+): Promise<void> {
+  const missing = new Set(await store.secrets.missing(references.map((r) => r.id)))
+  if (missing.size === 0) return
+  const problems = references
+    .filter((r) => missing.has(r.id))
+    .map((r) => `${r.field}: secret "${r.id}" does not exist (create it with PUT /v1/secrets/${r.id})`)
+  throw badRequest(`invalid system: ${problems[0]}`, problems)
+}
+
+/** The systems whose configuration names the secret `id`, with the naming field. */
+export async function systemsReferencingSecret(
+  store: ServiceRepositories,
+  id: string,
+): Promise<Array<{ system: string; field: string }>> {
+  const found: Array<{ system: string; field: string }> = []
+  for (const row of await store.systems.list()) {
+    for (const ref of sourceControlSecretReferences(sourceControlOf(row))) {
+      if (ref.id === id) found.push({ system: row.id, field: ref.field })
+    }
+  }
+  return found
+}
+
+function sourceControlOf(row: SystemRow): SourceControlFields | undefined {
+  try {
+    const config = JSON.parse(row.config) as { source_control?: SourceControlFields }
+    return config.source_control
+  } catch {
+    return undefined
+  }
+}

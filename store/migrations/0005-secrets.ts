@@ -1,0 +1,38 @@
+/**
+ * Migration 0005: the secret store. Values are never stored in the clear: `ciphertext` is the
+ * AES-256-GCM envelope written by service/secrets/cipher.ts and `key_id` names the key it was
+ * sealed with (repeated from the envelope so a rotation can find the rows still on an old key).
+ * Ids may contain slashes (`git/ssh/key`). Same definition on SQLite and PostgreSQL.
+ */
+import type { Kysely } from 'kysely'
+import type { SqlDialect } from '../database.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on today's table types.
+type AnyDb = Kysely<any>
+
+const AUDIT = [
+  'created_at',
+  'created_by',
+  'created_through',
+  'last_modified_at',
+  'last_modified_by',
+  'last_modified_through',
+] as const
+
+/** Creates the `secrets` table and its key-id index. */
+export function secretsMigration(_dialect: SqlDialect) {
+  return {
+    async up(db: AnyDb): Promise<void> {
+      let secrets = db.schema
+        .createTable('secrets')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('ciphertext', 'text', (c) => c.notNull())
+      for (const col of AUDIT) secrets = secrets.addColumn(col, 'text', (c) => c.notNull())
+      await secrets.execute()
+      await db.schema.createIndex('secrets_key_id').on('secrets').column('key_id').execute()
+    },
+  }
+}
