@@ -1,0 +1,20 @@
+/**
+ * `strings.render_template` as OPA runs it: decode the variables object as Go values (ast.As),
+ * parse the template with Go's text/template (no custom functions, no options), execute it with
+ * the variables as dot, and replace every `<no value>` in the output with `<undefined>`.
+ */
+import type { ObjectValue } from '../../values/index.js'
+import { chargeWork } from '../meter.js'
+import { execute } from './executor.js'
+import { parseTemplate } from './parser.js'
+import { fromRego, INVALID } from './values.js'
+
+export { TemplateError } from './errors.js'
+export { DecodeError } from './values.js'
+
+/** Renders `text` over `vars`; throws TemplateError or DecodeError with Go's message. */
+export function renderGoTemplate(text: string, vars: ObjectValue): string {
+  const dot = fromRego(vars, () => chargeWork(1)) ?? INVALID
+  const trees = parseTemplate(text)
+  return execute(text, trees, dot).replaceAll('<no value>', '<undefined>')
+}
