@@ -270,7 +270,7 @@ class State {
         this.notAFunction(cmd.args, final)
         return this.evalPipeline(dot, first)
       case 'variable':
-        return this.evalVariableNode(dot, first, cmd.args, final)
+        return this.evalVariableNode(first, cmd.args, final)
     }
     this.at(first)
     this.notAFunction(cmd.args, final)
@@ -300,46 +300,39 @@ class State {
 
   private evalFieldNode(dot: GoValue, field: FieldNode, args: readonly ArgNode[], final: GoValue): GoValue {
     this.at(field)
-    return this.evalFieldChain(dot, dot, field, field.ident, args, final)
+    return this.evalFieldChain(dot, field.ident, args, final)
   }
 
   private evalChainNode(dot: GoValue, chain: ChainNode, args: readonly ArgNode[], final: GoValue): GoValue {
     this.at(chain)
     if (chain.node.type === 'nil') this.errorf(`indirection through explicit nil in ${nodeString(chain)}`)
     const pipe = this.evalArg(dot, undefined, chain.node)
-    return this.evalFieldChain(dot, pipe, chain, chain.field, args, final)
+    return this.evalFieldChain(pipe, chain.field, args, final)
   }
 
-  private evalVariableNode(dot: GoValue, v: VariableNode, args: readonly ArgNode[], final: GoValue): GoValue {
+  private evalVariableNode(v: VariableNode, args: readonly ArgNode[], final: GoValue): GoValue {
     this.at(v)
     const value = this.varValue(v.ident[0] as string)
     if (v.ident.length === 1) {
       this.notAFunction(args, final)
       return value
     }
-    return this.evalFieldChain(dot, value, v, v.ident.slice(1), args, final)
+    return this.evalFieldChain(value, v.ident.slice(1), args, final)
   }
 
   private evalFieldChain(
-    dot: GoValue,
     receiver: GoValue,
-    node: AnyNode,
     ident: readonly string[],
     args: readonly ArgNode[],
     final: GoValue,
   ): GoValue {
     const n = ident.length
-    for (let i = 0; i < n - 1; i++) receiver = this.evalField(ident[i] as string, node, [], MISSING, receiver)
-    return this.evalField(ident[n - 1] as string, node, args, final, receiver)
+    // No `at` here: an error names the node Go last evaluated (the field, variable or pipeline).
+    for (let i = 0; i < n - 1; i++) receiver = this.evalField(ident[i] as string, [], MISSING, receiver)
+    return this.evalField(ident[n - 1] as string, args, final, receiver)
   }
 
-  private evalField(
-    name: string,
-    _node: AnyNode,
-    args: readonly ArgNode[],
-    final: GoValue,
-    receiver: GoValue,
-  ): GoValue {
+  private evalField(name: string, args: readonly ArgNode[], final: GoValue, receiver: GoValue): GoValue {
     if (receiver.k === 'invalid') return INVALID
     const typ = typeName(receiver)
     if (receiver.k === 'iface' && receiver.v === undefined)
@@ -430,7 +423,7 @@ class State {
       case 'field':
         return this.validateType(this.evalFieldNode(dot, n, [n], MISSING), kind)
       case 'variable':
-        return this.validateType(this.evalVariableNode(dot, n, [], MISSING), kind)
+        return this.validateType(this.evalVariableNode(n, [], MISSING), kind)
       case 'pipe':
         return this.validateType(this.evalPipeline(dot, n), kind)
       case 'identifier':
