@@ -5,6 +5,8 @@
  * json.Number, a string type), and `<no value>` in the output becomes `<undefined>`.
  */
 import { describe, expect, it } from 'vitest'
+import { compile, type Policy, parseModule } from '../../../../core/rego/index.js'
+import { toJS, type Value } from '../../../../core/rego/values/index.js'
 import { call, failure } from './helpers.js'
 
 const render = (template: string, vars: unknown = {}) => call('strings.render_template', template, vars)
@@ -264,5 +266,71 @@ describe('strings.render_template', () => {
   it('rejects non-string operands as type errors', () => {
     expect(failure('strings.render_template', 1, {}).code).toBe('eval_type_error')
     expect(failure('strings.render_template', '{{.}}', [1]).code).toBe('eval_type_error')
+  })
+})
+
+describe('strings.render_template through evaluation', () => {
+  const policy = (src: string) => compile({ 'p.rego': parseModule(src, { file: 'p.rego' }) }, {})
+  const result = (p: Policy, query: string, opts: Record<string, unknown> = {}) =>
+    p
+      .prepare(query)
+      .evalSync(opts)
+      .results.map((r) => toJS(r.bindings.get('x') as Value))
+
+  it('renders a template from a rule with Rego values as vars', () => {
+    const p = policy(
+      [
+        'package t',
+        'vars := {"user": {"name": "ana"}, "n": 3, "xs": [1, 2.5, "z"]}',
+        'out := strings.render_template(`{{.user.name}}:{{range $i, $x := .xs}}{{if $i}},{{end}}{{$x}}{{end}}:{{len .xs}}:{{if eq .n "3"}}three{{end}}`, vars)',
+      ].join('\n'),
+    )
+    expect(result(p, 'x := data.t.out')).toEqual(['ana:1,2.5,z:3:three'])
+  })
+
+  it('is undefined on a template error, and reports it under strict built-in errors', () => {
+    const p = policy('package t\nout := strings.render_template("{{if .x}}", {})')
+    const run = p.prepare('x := data.t.out').evalSync()
+    expect(run.results).toEqual([])
+    expect(run.builtinErrors[0]?.message).toBe(
+      'strings.render_template: template: template:1: unexpected EOF',
+    )
+    expect(() => p.prepare('x := data.t.out').evalSync({ strictBuiltinErrors: true })).toThrow(
+      /strings\.render_template: template: template:1: unexpected EOF/,
+    )
+  })
+
+  it('fails as OPA decodes a set or a non-string key in the variables', () => {
+    const message = (vars: string) =>
+      policy(`package t\nout := strings.render_template("{{.}}", ${vars})`)
+        .prepare('x := data.t.out')
+        .evalSync().builtinErrors[0]?.message
+    expect(message('{"s": set()}')).toBe(
+      "strings.render_template: invalid character 's' looking for beginning of value",
+    )
+    expect(message('{"s": {1, 2}}')).toBe(
+      "strings.render_template: invalid character '1' looking for beginning of object key string",
+    )
+    expect(message('{"s": {"a"}}')).toBe("strings.render_template: invalid character '}' after object key")
+    expect(message('{"s": {"a": {1: 2}}}')).toBe(
+      "strings.render_template: invalid character '1' looking for beginning of object key string",
+    )
+  })
+
+  it('stops a runaway template at the evaluation budget', () => {
+    const p = policy(
+      [
+        'package t',
+        'xs := numbers.range(1, 2000)',
+        'out := strings.render_template("{{range .xs}}{{range $.xs}}.{{end}}{{end}}", {"xs": xs})',
+      ].join('\n'),
+    )
+    expect(() => p.prepare('x := data.t.out').evalSync({ instructionLimit: 100_000 })).toThrow(
+      /instructions limit exceeded/,
+    )
+    const tiny = policy(
+      'package t\nout := strings.render_template("{{range .xs}}{{.}}{{end}}", {"xs": [1, 2]})',
+    )
+    expect(result(tiny, 'x := data.t.out', { instructionLimit: 100_000 })).toEqual(['12'])
   })
 })
