@@ -6,7 +6,7 @@
  * Every node walked, command run and iteration costs one unit of the evaluation budget.
  */
 import { chargeWork } from '../meter.js'
-import { TemplateError } from './errors.js'
+import { goQuote, TemplateError } from './errors.js'
 import { FUNCTIONS, FuncError, type ParamKind } from './functions.js'
 import {
   type AnyNode,
@@ -80,7 +80,7 @@ class State {
     const line = 1 + (before.match(/\n/g)?.length ?? 0)
     const col = nl < 0 ? bytesBefore(this.text, pos) : Buffer.byteLength(before.slice(nl + 1), 'utf8')
     throw new TemplateError(
-      `template: ${TOP_NAME}:${line}:${col}: executing ${JSON.stringify(this.name)} at <${nodeString(this.node)}>: ${message}`,
+      `template: ${TOP_NAME}:${line}:${col}: executing ${goQuote(this.name)} at <${nodeString(this.node)}>: ${message}`,
     )
   }
 
@@ -223,7 +223,7 @@ class State {
   private walkTemplate(dot: GoValue, t: TemplateNode): void {
     this.at(t)
     const tree = this.trees.get(t.name)
-    if (tree === undefined) this.errorf(`template ${JSON.stringify(t.name)} not defined`)
+    if (tree === undefined) this.errorf(`template ${goQuote(t.name)} not defined`)
     if (this.depth >= MAX_TEMPLATE_DEPTH)
       this.errorf(`exceeded maximum template depth (${MAX_TEMPLATE_DEPTH})`)
     const newDot = this.evalPipeline(dot, t.pipe)
@@ -356,7 +356,7 @@ class State {
     this.at(node)
     const name = node.ident
     const fn = FUNCTIONS.get(name)
-    if (fn === undefined) this.errorf(`${JSON.stringify(name)} is not a defined function`)
+    if (fn === undefined) this.errorf(`${goQuote(name)} is not a defined function`)
     const rest = args ? args.slice(1) : []
     const numIn = rest.length + (final !== MISSING ? 1 : 0)
     const numFixed = fn.fixed.length
@@ -459,7 +459,7 @@ export function execute(text: string, trees: TreeSet, dot: GoValue): string {
   const root = trees.get(TOP_NAME)
   const out: string[] = []
   const state = new State(text, trees, TOP_NAME, out, 0, dot)
-  if (root === undefined) state.errorf(`${JSON.stringify(TOP_NAME)} is an incomplete or empty template`)
+  if (root === undefined) state.errorf(`${goQuote(TOP_NAME)} is an incomplete or empty template`)
   state.walk(dot, root as ListNode)
   return out.join('')
 }

@@ -4,6 +4,8 @@
  * quoted strings and character constants through strconv's unquoting rules.
  */
 
+import { goQuote } from './errors.js'
+
 /** A number constant: the kinds it can be used as, as Go's parse.NumberNode records them. */
 export interface NumberInfo {
   isInt: boolean
@@ -123,7 +125,7 @@ export function parseNumber(text: string, type: 'number' | 'charConstant' | 'com
   } else {
     const f = parseFloat64(text)
     if (f !== undefined) {
-      if (!/[.eEpP]/.test(text)) throw new Error(`integer overflow: ${JSON.stringify(text)}`)
+      if (!/[.eEpP]/.test(text)) throw new Error(`integer overflow: ${goQuote(text)}`)
       n.isFloat = true
       n.float = f
       if (Number.isInteger(f) && f >= -(2 ** 63) && f < 2 ** 63) {
@@ -136,7 +138,7 @@ export function parseNumber(text: string, type: 'number' | 'charConstant' | 'com
       }
     }
   }
-  if (!n.isInt && !n.isUint && !n.isFloat) throw new Error(`illegal number syntax: ${JSON.stringify(text)}`)
+  if (!n.isInt && !n.isUint && !n.isFloat) throw new Error(`illegal number syntax: ${goQuote(text)}`)
   return n
 }
 

@@ -4,7 +4,7 @@
  * a list of nodes. Errors read as Go's: `template: template:LINE: MESSAGE`, LINE being the line of
  * the last item scanned.
  */
-import { TemplateError } from './errors.js'
+import { goQuote, TemplateError } from './errors.js'
 import { type Item, type ItemType, itemString, lex } from './lexer.js'
 import { parseNumber, unquote } from './literals.js'
 import {
@@ -149,8 +149,7 @@ class TreeParser {
       this.trees.set(this.name, root)
       return
     }
-    if (!isEmptyTree(root))
-      this.errorf(`template: multiple definition of template ${JSON.stringify(this.name)}`)
+    if (!isEmptyTree(root)) this.errorf(`template: multiple definition of template ${goQuote(this.name)}`)
   }
 
   /** The top-level template, with its `{{define}}`s. */
@@ -422,7 +421,7 @@ class TreeParser {
       case 'number':
       case 'nil':
       case 'dot':
-        return this.errorf(`unexpected . after term ${JSON.stringify(nodeString(node))}`)
+        return this.errorf(`unexpected . after term ${goQuote(nodeString(node))}`)
       default:
         return { type: 'chain', pos, node, field: fields }
     }
@@ -432,7 +431,7 @@ class TreeParser {
     const item = this.s.nextNonSpace()
     switch (item.type) {
       case 'identifier':
-        if (!FUNCTION_NAMES.has(item.val)) this.errorf(`function ${JSON.stringify(item.val)} not defined`)
+        if (!FUNCTION_NAMES.has(item.val)) this.errorf(`function ${goQuote(item.val)} not defined`)
         return { type: 'identifier', pos: item.pos, ident: item.val }
       case 'dot':
         return { type: 'dot', pos: item.pos }
@@ -472,7 +471,7 @@ class TreeParser {
   private useVar(item: Item): VariableNode {
     const v = variableNode(item.pos, item.val)
     if (!this.vars.includes(v.ident[0] as string))
-      this.errorf(`undefined variable ${JSON.stringify(v.ident[0])}`)
+      this.errorf(`undefined variable ${goQuote(v.ident[0] as string)}`)
     return v
   }
 }
