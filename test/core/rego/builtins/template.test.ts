@@ -239,6 +239,11 @@ const ERRORS: Array<[string, unknown, string]> = [
     'template: template:1:11: executing "template" at <{{template "zz"}}>: template "zz" not defined',
   ],
   ['{{define "r"}}{{template "r"}}{{end}}{{template "r"}}', {}, 'exceeded maximum template depth (1000)'],
+  [
+    '{{define "r"}}{{if true}}{{with 1}}{{range $.xs}}{{with $.ys}}{{if .}}{{template "r" $}}{{end}}{{end}}{{end}}{{end}}{{end}}{{end}}{{template "r" .}}',
+    { xs: [1], ys: [1] },
+    'template: template: nested too deeply to execute (stack exhausted)',
+  ],
   ['{{call .x}}', { x: 's' }, 'error calling call: non-function .x of type string'],
   ['{{call .nope}}', {}, 'error calling call: call of nil'],
   ['{{printf 3}}', {}, 'expected string; found 3'],
