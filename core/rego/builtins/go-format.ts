@@ -2,13 +2,24 @@
  * Go's `fmt.Sprintf` for the argument kinds OPA's `sprintf` passes: integers (int64 or big.Int),
  * float64s and strings (every other value arrives as its Rego text). Verbs, flags, width and
  * precision follow Go, including its `%!d(string=x)` / `%!d(MISSING)` / `%!(EXTRA ...)` markers.
+ * `strings.render_template` (text-template/) also passes what Go's templates hold: booleans, nil,
+ * `json.Number` (a string type with a String method), slices and maps, formatted element by
+ * element as fmt's printValue does.
  */
 
 /** One formatted argument. */
 export type GoArg =
-  | { kind: 'int'; value: bigint; big: boolean }
+  | { kind: 'int'; value: bigint; big: boolean; type?: string }
   | { kind: 'float'; value: number }
   | { kind: 'string'; value: string }
+  | { kind: 'bool'; value: boolean }
+  | { kind: 'nil' }
+  /** A string-kinded named type with a String method (`json.Number`). */
+  | { kind: 'stringer'; type: string; value: string }
+  /** A slice; a `nil` element prints `<nil>` whatever the verb (an interface holding nil). */
+  | { kind: 'slice'; type: string; elems: readonly GoArg[] }
+  /** A map, entries already in fmt's sorted key order. */
+  | { kind: 'map'; type: string; entries: ReadonlyArray<readonly [GoArg, GoArg]> }
 
 interface Spec {
   minus: boolean
@@ -43,17 +54,42 @@ function signed(neg: boolean, body: string, spec: Spec): string {
 }
 
 function typeLabel(arg: GoArg): string {
-  if (arg.kind === 'int') return arg.big ? '*big.Int' : 'int'
-  return arg.kind === 'float' ? 'float64' : 'string'
+  switch (arg.kind) {
+    case 'int':
+      return arg.type ?? (arg.big ? '*big.Int' : 'int')
+    case 'float':
+      return 'float64'
+    case 'string':
+      return 'string'
+    case 'bool':
+      return 'bool'
+    case 'nil':
+      return '<nil>'
+    default:
+      return arg.type
+  }
 }
 
 function plainValue(arg: GoArg): string {
-  if (arg.kind === 'int') return arg.value.toString()
-  if (arg.kind === 'float') return formatFloat(arg.value, 'g', undefined)
-  return arg.value
+  switch (arg.kind) {
+    case 'int':
+      return arg.value.toString()
+    case 'float':
+      return formatFloat(arg.value, 'g', undefined)
+    case 'bool':
+      return arg.value ? 'true' : 'false'
+    case 'nil':
+      return '<nil>'
+    case 'slice':
+    case 'map':
+      return formatArg(arg, 'v', { minus: false, plus: false, sharp: false, space: false, zero: false })
+    default:
+      return arg.value
+  }
 }
 
 function badVerb(verb: string, arg: GoArg): string {
+  if (arg.kind === 'nil') return `%!${verb}(<nil>)`
   const label = arg.kind === 'int' && arg.big ? 'big.Int' : typeLabel(arg)
   return `%!${verb}(${label}=${plainValue(arg)})`
 }
@@ -256,11 +292,38 @@ function formatString(s: string, verb: string, spec: Spec): string | undefined {
   }
 }
 
+/** An element inside a slice or map: a nil interface prints `<nil>` for every verb. */
+function formatElem(arg: GoArg, verb: string, spec: Spec): string {
+  return arg.kind === 'nil' ? pad('<nil>', spec, false) : formatArg(arg, verb, spec)
+}
+
 function formatArg(arg: GoArg, verb: string, spec: Spec): string {
   let out: string | undefined
-  if (arg.kind === 'int') out = formatInt(arg.value, arg.big, verb, spec)
-  else if (arg.kind === 'float') out = formatFloatVerb(arg.value, verb, spec)
-  else out = formatString(arg.value, verb, spec)
+  switch (arg.kind) {
+    case 'int':
+      out = formatInt(arg.value, arg.big, verb, spec)
+      break
+    case 'float':
+      out = formatFloatVerb(arg.value, verb, spec)
+      break
+    case 'string':
+      out = formatString(arg.value, verb, spec)
+      break
+    case 'stringer':
+      // fmt calls String() for %v %s %x %X %q only; other verbs see a bad string verb.
+      out = 'vsxXq'.includes(verb) ? formatString(arg.value, verb, spec) : undefined
+      break
+    case 'bool':
+      out = verb === 'v' || verb === 't' ? pad(arg.value ? 'true' : 'false', spec, false) : undefined
+      break
+    case 'nil':
+      out = verb === 'v' ? pad('<nil>', spec, false) : undefined
+      break
+    case 'slice':
+      return `[${arg.elems.map((e) => formatElem(e, verb, spec)).join(' ')}]`
+    case 'map':
+      return `map[${arg.entries.map(([k, v]) => `${formatElem(k, verb, spec)}:${formatElem(v, verb, spec)}`).join(' ')}]`
+  }
   return out ?? badVerb(verb, arg)
 }
 
@@ -340,7 +403,7 @@ export function goSprintf(format: string, args: readonly GoArg[]): string {
   if (argIndex < args.length) {
     out += `%!(EXTRA ${args
       .slice(argIndex)
-      .map((a) => `${typeLabel(a)}=${plainValue(a)}`)
+      .map((a) => (a.kind === 'nil' ? '<nil>' : `${typeLabel(a)}=${plainValue(a)}`))
       .join(', ')})`
   }
   return out
