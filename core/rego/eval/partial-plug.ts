@@ -177,6 +177,11 @@ export class Plugger {
         }
         break
       }
+      case X.Not:
+        // The expression is `not { body }` itself, not a negation of something else.
+        out.terms = { type: 'not', body: this.body(e.notBody as PExpr[], frame), explicitBody: true }
+        delete out.negated
+        break
     }
     if (e.with) out.with = e.with.map((w) => ({ ...w.src, value: this.term(w.value, frame) }))
     return out
