@@ -28,7 +28,7 @@ import { OPERATOR_BUILTINS, T, TOKEN_NAMES, type TokenKind } from './tokens.js'
 
 // Re-exported so callers of the parser need one import.
 export type { ParseOptions } from './cursor.js'
-export { ParseAbort } from './cursor.js'
+export { CAPABILITY_FEATURES, CAPABILITY_FUTURE_KEYWORDS, ParseAbort } from './cursor.js'
 export { operatorText } from './literals.js'
 
 /** Parses bodies, literals and the operator ladder; terms come from `TermParser`. */
