@@ -6,9 +6,9 @@
 import type {
   Body,
   Every,
-  NotBody,
   Expr,
   Location,
+  NotBody,
   ObjectTerm,
   RefTerm,
   SomeDecl,

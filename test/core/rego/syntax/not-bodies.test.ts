@@ -83,7 +83,9 @@ describe('not-bodies: parsing and AST JSON', () => {
   })
 
   it('still refuses `not some` and `not every`', () => {
-    expect(parseErrors(`${IMPORT}r if {\n\tnot some x in [1]\n}\n`)[0]).toContain("illegal negation of 'some'")
+    expect(parseErrors(`${IMPORT}r if {\n\tnot some x in [1]\n}\n`)[0]).toContain(
+      "illegal negation of 'some'",
+    )
     expect(parseErrors(`${IMPORT}r if {\n\tnot every x in [1] { x }\n}\n`)[0]).toContain(
       "illegal negation of 'every'",
     )
