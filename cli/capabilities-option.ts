@@ -16,6 +16,10 @@ export interface Capabilities {
   builtins: readonly Builtin[]
   /** Hosts built-ins may reach; absent allows every host, as in OPA. */
   allowNet?: string[]
+  /** The file's `future_keywords` (the parser refuses importing others); absent: regent's own. */
+  futureKeywords?: string[]
+  /** The file's `features` (`rego_v2_import` gates `import rego.v2`); absent: regent's own. */
+  features?: string[]
 }
 
 /** A `--capabilities` value that cannot be used; the message names the flag and the value. */
@@ -64,7 +68,12 @@ function fromDocument(doc: unknown, path: string): Capabilities {
   const bad = (why: string) =>
     new CapabilitiesError(`--capabilities ${path} is not a capabilities JSON file: ${why}`)
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw bad('not a JSON object')
-  const { builtins, allow_net: allowNet } = doc as { builtins?: unknown; allow_net?: unknown }
+  const {
+    builtins,
+    allow_net: allowNet,
+    future_keywords: futureKeywords,
+    features,
+  } = doc as { builtins?: unknown; allow_net?: unknown; future_keywords?: unknown; features?: unknown }
   if (!Array.isArray(builtins)) throw bad('no "builtins" list')
   const names = new Set<string>()
   builtins.forEach((entry, i) => {
@@ -77,8 +86,12 @@ function fromDocument(doc: unknown, path: string): Capabilities {
       throw bad('"allow_net" must be a list of host names')
   }
   // A built-in the file lists but regent lacks stays unknown: calling it fails as undefined.
+  const strings = (x: unknown): string[] => (Array.isArray(x) ? x.filter((s) => typeof s === 'string') : [])
+  // OPA reads a missing list as empty: a file without `future_keywords` allows no later keyword.
   return {
     builtins: DEFAULT_BUILTINS.filter((b) => names.has(b.name)),
     ...(Array.isArray(allowNet) ? { allowNet: allowNet as string[] } : {}),
+    futureKeywords: strings(futureKeywords),
+    features: strings(features),
   }
 }

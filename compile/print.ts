@@ -98,6 +98,8 @@ export function exprToString(expr: Expr): string {
     parts.push(termToString(terms))
   } else if (terms.type === 'somedecl') {
     parts.push(`some ${terms.symbols.map(termToString).join(', ')}`)
+  } else if (terms.type === 'not') {
+    parts.push(`not { ${bodyToString(terms.body)} }`)
   } else {
     const key = terms.key ? `${termToString(terms.key)}, ` : ''
     parts.push(

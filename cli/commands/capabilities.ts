@@ -7,13 +7,17 @@
 import { readFile } from 'node:fs/promises'
 import { Command } from 'commander'
 import { builtinCapabilities, DEFAULT_BUILTINS } from '../../core/rego/builtins/registry.js'
+import { CAPABILITY_FEATURES, CAPABILITY_FUTURE_KEYWORDS } from '../../core/rego/syntax/parser.js'
 import { REGENT_VERSION } from '../version-info.js'
 
-/** Keywords regent's parser accepts (all of them default in Rego v1). */
-export const FUTURE_KEYWORDS = ['contains', 'every', 'if', 'in']
+/**
+ * Keywords regent's parser accepts: the four that are default in Rego v1, and `not`, whose import
+ * changes what negation means (OPA 1.17).
+ */
+export const FUTURE_KEYWORDS = [...CAPABILITY_FUTURE_KEYWORDS]
 
-/** Language features regent's parser supports, with OPA's feature names. */
-export const FEATURES = ['keywords_in_refs', 'rego_v1', 'template_strings']
+/** Language features regent's parser supports, with OPA's feature names (`rego_v2_import`: OPA 1.22). */
+export const FEATURES = [...CAPABILITY_FEATURES]
 
 /** The capabilities document of this build, in OPA's shape. */
 export function currentCapabilities(): Record<string, unknown> {

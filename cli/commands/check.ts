@@ -108,6 +108,8 @@ export function checkCommand(): Command {
           file,
           regoVersion: options.v0Compatible ? 'v0' : 'v1',
           maxErrors: Math.min(limit - errors.length, 1000),
+          ...(capabilities?.futureKeywords ? { futureKeywords: capabilities.futureKeywords } : {}),
+          ...(capabilities?.features ? { features: capabilities.features } : {}),
         })
         errors.push(...result.errors)
         if (result.module) parsed.set(file, result.module)

@@ -45,6 +45,31 @@ describe('--capabilities', () => {
     expect([allowed.code, allowed.stdout]).toEqual([0, ''])
   })
 
+  it("regent check parses with the file's future keywords and features (not-bodies, rego.v2)", async () => {
+    const old = join(dir, 'old.json')
+    writeFileSync(
+      old,
+      JSON.stringify({
+        ...current,
+        future_keywords: ['contains', 'every', 'if', 'in'],
+        features: ['rego_v1'],
+      }),
+    )
+    const notImport = join(dir, 'not.rego')
+    writeFileSync(notImport, 'package q\n\nimport future.keywords.not\n\nr if not { input.a; input.b }\n')
+    const v2 = join(dir, 'v2.rego')
+    writeFileSync(v2, 'package v\n\nimport rego.v2\n\nr if not { input.a; input.b }\n')
+    const refused = await runRegent(['check', '--capabilities', old, notImport])
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toContain(
+      '3:8: rego_parse_error: unexpected keyword, must be one of [contains every if in]',
+    )
+    const refusedV2 = await runRegent(['check', '--capabilities', old, v2])
+    expect(refusedV2.stdout).toContain('invalid import, `rego.v2` is not supported by current capabilities')
+    const allowed = await runRegent(['check', '--capabilities', caps, notImport, v2])
+    expect([allowed.code, allowed.stdout]).toEqual([0, ''])
+  })
+
   it('regent eval fails on it too, in policies and in the query', async () => {
     const refused = await runRegent(['eval', '--capabilities', caps, '-d', policy, 'data.p.shout'])
     expect(refused.code).toBe(1)

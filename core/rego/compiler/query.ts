@@ -152,7 +152,7 @@ function captureValues(c: Compiler, body: Body, original: Body): QueryExprInfo[]
     const ts = expr.terms
     let capture: string | undefined
     if (!Array.isArray(ts)) {
-      if (ts.type === 'somedecl' || ts.type === 'every') continue
+      if (ts.type === 'somedecl' || ts.type === 'every' || ts.type === 'not') continue
       capture = `$term${n++}`
       expr.terms = [operatorTerm('eq', expr.location), ts, varTerm(capture, expr.location)]
     } else {

@@ -193,7 +193,7 @@ export function outputVarsForTerms(
     const ts = node.terms
     if (Array.isArray(ts)) for (const t of ts) visit(t)
     else if (ts.type === 'every') visit(ts.domain)
-    else if (ts.type !== 'somedecl') visit(ts)
+    else if (ts.type !== 'somedecl' && ts.type !== 'not') visit(ts)
     for (const w of node.with ?? []) {
       visit(w.target)
       visit(w.value)
@@ -246,7 +246,7 @@ export function outputVarsForExpr(expr: Expr, arity: ArityFn, safe: Set<string>)
     return outputVarsForExprCall(expr, ar, safe, ts)
   }
   if (ts.type === 'every') return outputVarsForTerms(ts.domain, safe)
-  if (ts.type === 'somedecl') return new Set()
+  if (ts.type === 'somedecl' || ts.type === 'not') return new Set()
   return outputVarsForTerms(expr, safe)
 }
 
@@ -378,7 +378,8 @@ function closureVars(e: Expr): Set<string> {
   else if (ts.type === 'every') {
     collectVars(ts.body, {}, out)
     visitTerm(ts.domain)
-  } else if (ts.type !== 'somedecl') visitTerm(ts)
+  } else if (ts.type === 'not') collectVars(ts.body, {}, out)
+  else if (ts.type !== 'somedecl') visitTerm(ts)
   for (const w of e.with ?? []) visitTerm(w.value)
   return out
 }
@@ -437,7 +438,8 @@ function reorderClosures(
     if (ev.key) collectVars(ev.key, {}, globals)
     collectVars(ev.value, {}, globals)
     ev.body = reorder(new Set(), ev.body)
-  } else if (ts.type !== 'somedecl') visit(ts as Term)
+  } else if (ts.type === 'not') ts.body = reorder(new Set(), ts.body)
+  else if (ts.type !== 'somedecl') visit(ts as Term)
   for (const w of node.with ?? []) visit(w.value)
 }
 

@@ -8,6 +8,7 @@ import type {
   Every,
   Expr,
   Location,
+  NotBody,
   ObjectTerm,
   RefTerm,
   SomeDecl,
@@ -227,7 +228,7 @@ export function requiresEval(t: Term | undefined): boolean {
   return t !== undefined && (containsRefs(t) || containsComprehensions(t))
 }
 
-type Visitable = Term | Expr | Body | With | SomeDecl | Every | Term[]
+type Visitable = Term | Expr | Body | With | SomeDecl | Every | NotBody | Term[]
 
 /**
  * Visits every term under `node` depth-first (into refs, composites, calls, comprehension bodies,
@@ -257,6 +258,9 @@ export function walkTerms(node: Visitable, f: (t: Term) => boolean | undefined):
       if (node.key) walkTerms(node.key, f)
       walkTerms(node.value, f)
       walkTerms(node.domain, f)
+      walkTerms(node.body, f)
+      return
+    case 'not':
       walkTerms(node.body, f)
       return
   }
@@ -324,6 +328,9 @@ export function walkExprs(node: Visitable, f: (e: Expr) => boolean | undefined):
       return
     case 'every':
       walkExprs(node.domain, f)
+      walkExprs(node.body, f)
+      return
+    case 'not':
       walkExprs(node.body, f)
       return
     case 'somedecl':

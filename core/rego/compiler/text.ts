@@ -84,6 +84,8 @@ export function exprString(e: Expr): string {
   } else if (ts.type === 'every') {
     const kv = ts.key ? `${termString(ts.key)}, ${termString(ts.value)}` : termString(ts.value)
     out += `every ${kv} in ${termString(ts.domain)} { ${bodyString(ts.body)} }`
+  } else if (ts.type === 'not') {
+    out += `not { ${bodyString(ts.body)} }`
   } else {
     out += termString(ts)
   }

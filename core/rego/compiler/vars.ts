@@ -3,7 +3,7 @@
  * call operators, closures, sets, object keys). Safety, local-var rewriting and indexing all depend on
  * exactly which occurrences count, so the knobs are kept one to one.
  */
-import type { Body, Every, Expr, SomeDecl, Term, With } from '../syntax/ast.js'
+import type { Body, Every, Expr, NotBody, SomeDecl, Term, With } from '../syntax/ast.js'
 
 /** Which occurrences of variables to ignore. */
 export interface VarVisitorParams {
@@ -24,7 +24,7 @@ export interface VarVisitorParams {
 /** The params OPA's safety check uses. */
 export const SAFETY_PARAMS: VarVisitorParams = { skipRefCallHead: true, skipClosures: true }
 
-type Node = Term | Expr | Body | With | SomeDecl | Every | Term[]
+type Node = Term | Expr | Body | With | SomeDecl | Every | NotBody | Term[]
 
 /** Collects vars of `node` into a new set. */
 export function varsOf(node: Node, params: VarVisitorParams = {}): Set<string> {
@@ -64,6 +64,9 @@ export function collectVars(node: Node, params: VarVisitorParams, out: Set<strin
       collectVars(node.domain, params, out)
       collectVars(node.body, params, out)
       return
+    case 'not':
+      collectVars(node.body, params, out)
+      return
   }
   collectTerm(node, params, out)
 }
@@ -84,6 +87,9 @@ function collectExpr(expr: Expr, params: VarVisitorParams, out: Set<string>): vo
     } else {
       collectVars(terms, params, out)
     }
+  } else if (terms.type === 'not') {
+    // A not-body is a closure: what it binds stays inside (OPA's VarVisitor skips it likewise).
+    if (!params.skipClosures) collectVars(terms.body, params, out)
   } else {
     collectVars(terms, params, out)
   }

@@ -137,6 +137,8 @@ function plugExpr(expr: Expr, ctx: PlugContext): Expr {
     out.terms = terms.map((t, i) => (i === 0 ? t : plugTerm(t, ctx)))
   } else if (terms.type === 'every') {
     out.terms = { ...terms, domain: plugTerm(terms.domain, ctx) }
+  } else if (terms.type === 'not') {
+    out.terms = { ...terms, body: terms.body.map((e) => plugExpr(e, ctx)) }
   } else if (terms.type !== 'somedecl') {
     out.terms = plugTerm(terms, ctx)
   }
@@ -219,7 +221,7 @@ function eqBinding(a: Term, b: Term, live: ReadonlySet<string>): [string, Term] 
 function isNoop(expr: Expr): boolean {
   const terms = expr.terms
   if (!Array.isArray(terms)) {
-    if (terms.type === 'every' || terms.type === 'somedecl') return false
+    if (terms.type === 'every' || terms.type === 'somedecl' || terms.type === 'not') return false
     if (!isConstant(terms)) return false
     return !(terms.type === 'boolean' && terms.value === false)
   }
@@ -393,6 +395,7 @@ function walk(expr: Expr, f: (t: Term) => void): void {
   const terms = expr.terms
   if (Array.isArray(terms)) for (const t of terms) walkTerm(t, f)
   else if (terms.type === 'every') walkTerm(terms.domain, f)
+  else if (terms.type === 'not') for (const e of terms.body) walk(e, f)
   else if (terms.type !== 'somedecl') walkTerm(terms, f)
   for (const w of expr.with ?? []) walkTerm(w.value, f)
 }
@@ -406,7 +409,7 @@ function bodyVars(body: Body): Set<string> {
       ? terms.slice(1)
       : terms.type === 'every'
         ? [terms.domain]
-        : terms.type === 'somedecl'
+        : terms.type === 'somedecl' || terms.type === 'not'
           ? []
           : [terms]
     for (const t of ts) collectVars(t, out)
@@ -478,7 +481,7 @@ function exprOutputVars(expr: Expr, safe: ReadonlySet<string>, arity: (op: Term)
     } else if (op && arity(op) === args.length - 1 && args.slice(0, -1).every(allSafe)) {
       for (const v of varsOf(args[args.length - 1] as Term)) out.add(v)
     }
-  } else if (terms.type !== 'every' && terms.type !== 'somedecl') {
+  } else if (terms.type !== 'every' && terms.type !== 'somedecl' && terms.type !== 'not') {
     refParts(terms)
   }
   return out

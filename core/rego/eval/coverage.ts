@@ -96,7 +96,7 @@ function walkExprRows(body: Rule['body'], rows: Set<number>): void {
   for (const e of body) {
     if (e.location) rows.add(e.location.row)
     const t = e.terms
-    if (!Array.isArray(t) && t.type === 'every') walkExprRows(t.body, rows)
+    if (!Array.isArray(t) && (t.type === 'every' || t.type === 'not')) walkExprRows(t.body, rows)
   }
 }
 

@@ -213,6 +213,8 @@ export class Evaluator {
         return this.evalTermExpr(expr, frame, iter)
       case X.Every:
         return this.evalEvery(expr, frame, iter)
+      case X.Not:
+        return this.evalBody(expr.notBody as PExpr[], 0, frame, iter)
     }
   }
 
@@ -465,6 +467,7 @@ export class Evaluator {
     if (expr.call) terms.push(...expr.call.args)
     if (expr.every) terms.push(expr.every.domain)
     for (const w of expr.with ?? []) terms.push(w.value)
+    if (expr.notBody?.some((x) => this.unknownExpr(x, frame))) return true
     return terms.some((t) => this.unknown(t, frame))
   }
 

@@ -102,6 +102,8 @@ export enum X {
   Call = 1,
   Term = 2,
   Every = 3,
+  /** The positive side of a not-body (`not { ... }`): its body; the expression itself is negated. */
+  Not = 4,
 }
 
 /** The callee of a call expression. */
@@ -165,6 +167,8 @@ export interface PExpr {
   call: PCall | undefined
   term: PTerm | undefined
   every: PEvery | undefined
+  /** The body of a not-body (kind Not). */
+  notBody: PExpr[] | undefined
   /** A specialized step for common shapes (fast.ts), tried before the generic one. */
   fast: ((e: never, frame: never, iter: never) => boolean | undefined) | undefined
   src: Expr

@@ -177,6 +177,18 @@ export class Plugger {
         }
         break
       }
+      case X.Not: {
+        // The expression is `not { body }` itself, not a negation of something else; a one-expression
+        // body prints as the plain `not expr`, which reads back without the import.
+        const body = this.body(e.notBody as PExpr[], frame)
+        const only = body[0]
+        if (body.length === 1 && only && !only.negated && !only.with) out.terms = only.terms
+        else {
+          out.terms = { type: 'not', body, explicitBody: true }
+          delete out.negated
+        }
+        break
+      }
     }
     if (e.with) out.with = e.with.map((w) => ({ ...w.src, value: this.term(w.value, frame) }))
     return out

@@ -53,6 +53,7 @@ export class UnknownAnalysis {
     if (e.call?.fn?.ruleSet && this.ruleSet(e.call.fn.ruleSet)) return true
     for (const t of exprTerms(e)) if (this.term(t, frame)) return true
     if (e.every && this.#body(e.every.body, frame, true)) return true
+    if (e.notBody && this.#body(e.notBody, frame, true)) return true
     return false
   }
 
@@ -113,6 +114,7 @@ export class UnknownAnalysis {
         if (dynamic ? this.term(t, frame) : this.#static(t)) return true
       }
       if (e.every && this.#body(e.every.body, frame, dynamic)) return true
+      if (e.notBody && this.#body(e.notBody, frame, dynamic)) return true
     }
     return false
   }

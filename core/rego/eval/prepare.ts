@@ -126,6 +126,7 @@ function emptyExpr(kind: X, e: Expr): PExpr {
     call: undefined,
     term: undefined,
     every: undefined,
+    notBody: undefined,
     fast: undefined,
     src: e,
   }
@@ -151,6 +152,12 @@ function prepareExpr(ctx: PrepareContext, scope: Scope, e: Expr): PExpr {
       domain: prepareTerm(ctx, scope, ts.domain),
       body: prepareBody(ctx, scope, ts.body),
     }
+  } else if (ts.type === 'not') {
+    // Negated, so evaluation goes through `evalNot` (and partial evaluation through its
+    // `evalNotPartial`), whose positive side runs the body (evaluator.ts, X.Not).
+    out = emptyExpr(X.Not, e)
+    out.negated = true
+    out.notBody = prepareBody(ctx, scope, ts.body)
   } else if (ts.type === 'somedecl') {
     out = emptyExpr(X.Term, e)
     out.term = { k: K.Value, v: true, src: { type: 'boolean', value: true } }

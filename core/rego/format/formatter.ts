@@ -380,7 +380,23 @@ class ModulePrinter extends TermPrinter {
     w.insertComments(expr.location)
     if (!w.inline) w.startLine()
     if (expr.negated) w.write('not ')
-    const t = expr.terms
+    let t = expr.terms
+    if (!Array.isArray(t) && t.type === 'not') {
+      // `opa fmt`'s writeNot: an implicit body prints as the `not expr` it was written as.
+      w.write('not ')
+      const only = t.body[0]
+      if (t.explicitBody || t.body.length !== 1 || !only) {
+        const loc = expr.location ?? t.location
+        w.write('{')
+        this.comprehensionBody(t.body, loc, loc, '{', '}')
+        const last = t.body[t.body.length - 1]
+        if (last?.location && loc && last.location.row === loc.row) w.write(' ')
+        w.write('}')
+        this.withs(expr)
+        return
+      }
+      t = only.terms
+    }
     if (Array.isArray(t) && guard && isUnionExpr(expr)) {
       w.write('(')
       this.call(t, false, true)
@@ -401,7 +417,13 @@ class ModulePrinter extends TermPrinter {
       this.comprehensionBody(t.body, loc, loc, '{', '}')
       if (t.body.length === 1 && t.body[0]?.location?.row === t.location?.row) w.write(' ')
       w.write('}')
-    } else this.term(t)
+    } else if (t.type !== 'not') this.term(t)
+    this.withs(expr)
+  }
+
+  /** The `with` modifiers of `expr`, on its line or indented below as they were written. */
+  private withs(expr: Expr): void {
+    const w = this.w
     if (!expr.with?.length) return
     let withs = expr.with
     let lastRow = termsEndRow(expr)

@@ -177,6 +177,18 @@ export interface Every extends Located {
   body: Body
 }
 
+/**
+ * A negation body (OPA 1.17+, behind `import future.keywords.not` or `import rego.v2`): `not { body }`
+ * (`explicitBody`) or, for `not expr` under the import, the one negated expression as an implicit
+ * body, so the compiler's expansion of `expr` stays inside the negation. Succeeds when no
+ * assignment of the body's variables satisfies every expression; nothing bound inside escapes.
+ */
+export interface NotBody extends Located {
+  type: 'not'
+  body: Body
+  explicitBody: boolean
+}
+
 /** `with target as value`. */
 export interface With extends Located {
   type: 'with'
@@ -184,8 +196,8 @@ export interface With extends Located {
   value: Term
 }
 
-/** What an expression holds: one term, a call `[operator, ...args]`, a `some` or an `every`. */
-export type ExprTerms = Term | Term[] | SomeDecl | Every
+/** What an expression holds: one term, a call `[operator, ...args]`, a `some`, an `every` or a `not` body. */
+export type ExprTerms = Term | Term[] | SomeDecl | Every | NotBody
 
 /** One literal of a body. `index` is its position in the body. */
 export interface Expr extends Located {
@@ -324,6 +336,7 @@ export type Node =
   | Expr
   | SomeDecl
   | Every
+  | NotBody
   | With
   | Package
   | Import

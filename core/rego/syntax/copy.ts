@@ -64,7 +64,8 @@ export function copyExpr(e: Expr): Expr {
       domain: copyTerm(terms.domain),
       body: terms.body.map(copyExpr),
     }
-  } else copied = copyTerm(terms)
+  } else if (terms.type === 'not') copied = { ...terms, body: terms.body.map(copyExpr) }
+  else copied = copyTerm(terms)
   const out: Expr = { ...e, terms: copied }
   if (e.with) out.with = e.with.map((w) => ({ ...w, target: copyTerm(w.target), value: copyTerm(w.value) }))
   return out

@@ -20,7 +20,25 @@ export interface ParseOptions {
   regoVersion?: 'v0' | 'v1'
   /** Stop collecting errors after this many (default 10). */
   maxErrors?: number
+  /**
+   * The capabilities' `future_keywords` (default: regent's own, see `CAPABILITY_FUTURE_KEYWORDS`).
+   * `import future.keywords.not` is refused without `not`, as OPA refuses it.
+   */
+  futureKeywords?: readonly string[]
+  /** The capabilities' `features` (default: regent's own); `import rego.v2` needs `rego_v2_import`. */
+  features?: readonly string[]
 }
+
+/** The future keywords regent's parser knows (OPA's capabilities `future_keywords`). */
+export const CAPABILITY_FUTURE_KEYWORDS: readonly string[] = ['contains', 'every', 'if', 'in', 'not']
+
+/** The language features regent's parser supports (OPA's capabilities `features`). */
+export const CAPABILITY_FEATURES: readonly string[] = [
+  'keywords_in_refs',
+  'rego_v1',
+  'rego_v2_import',
+  'template_strings',
+]
 
 /**
  * Thrown inside the parser to abandon the current statement. Speculative branches catch and drop
@@ -79,6 +97,13 @@ export class TokenCursor {
   /** Future keywords that still read as identifiers (v0 before `import future.keywords...`), as bits. */
   protected inactive: number
   readonly regoVersion: 'v0' | 'v1'
+  /**
+   * True once `import future.keywords.not` (or `future.keywords`, or `rego.v2`) is read: `not {...}`
+   * parses as a body and `not expr` as an implicit one (OPA's `notBodies`).
+   */
+  protected notBodies = false
+  protected readonly futureKeywordNames: readonly string[]
+  protected readonly features: readonly string[]
 
   constructor(text: string, options: ParseOptions = {}) {
     const file = options.file ?? ''
@@ -94,6 +119,8 @@ export class TokenCursor {
     this.comments = toks.comments
     this.lexErrors = toks.errors
     this.regoVersion = options.regoVersion ?? 'v1'
+    this.futureKeywordNames = options.futureKeywords ?? CAPABILITY_FUTURE_KEYWORDS
+    this.features = options.features ?? CAPABILITY_FEATURES
     this.inactive = this.regoVersion === 'v1' ? 0 : ALL_FUTURE_KEYWORDS
   }
 

@@ -86,6 +86,13 @@ class JsonWriter {
         out.value = this.term(node.value)
         return out
       }
+      case 'not': {
+        // OPA's Not.MarshalJSON: a map, so its keys come out sorted.
+        const out: Obj = { body: this.body(node.body), explicit_body: node.explicitBody }
+        this.loc(out, node.location)
+        out.type = 'not'
+        return out
+      }
       case 'with': {
         const out: Obj = {}
         this.loc(out, node.location)

@@ -12,7 +12,7 @@ import type { Body, Expr, Head, Import, Location, Module, Package, RefTerm, Rule
 import { copyHead, copyTerm } from './copy.js'
 import { ParseAbort, type ParseOptions, Parser } from './parser.js'
 import { locationText } from './source.js'
-import { FUTURE_KEYWORDS, isKeywordKind, T } from './tokens.js'
+import { FUTURE_KEYWORDS, isKeywordKind, LATER_FUTURE_KEYWORDS, T } from './tokens.js'
 
 /** The outcome of parsing one module: the module when it parsed, and the errors found. */
 export interface ModuleParseResult {
@@ -189,7 +189,11 @@ export class ModuleParser extends Parser {
     ].includes(word)
   }
 
-  /** `import future.keywords[.kw]`: enables keywords in v0; accepted as a no-op in v1. */
+  /**
+   * `import future.keywords[.kw]`: enables keywords in v0 (a no-op for them in v1). `not` (OPA 1.17+,
+   * when the capabilities list it) is a keyword in both already; importing it changes what `not`
+   * means, in v0 and v1 alike: see `NotBody`. The bare `future.keywords` imports every allowed one.
+   */
   private futureImport(imp: Import): void {
     const path = imp.path.value
     const second = path[1]
@@ -202,26 +206,55 @@ export class ModuleParser extends Parser {
         'invalid import, must be `future.keywords.x`, e.g. `import future.keywords.in`',
         imp.path.location,
       )
+    const allowed = this.allowedFutureKeywords()
     const third = path[2]
-    if (third?.type === 'string') {
-      const kind = FUTURE_KEYWORDS.get(third.value)
-      if (kind === undefined)
-        this.fail('unexpected keyword, must be one of [contains every if in]', imp.path.location)
-      this.activateKeyword(kind)
-      return
+    const chosen = third?.type === 'string' ? [third.value] : allowed
+    if (third?.type === 'string' && !allowed.includes(third.value))
+      this.fail(`unexpected keyword, must be one of [${allowed.join(' ')}]`, imp.path.location)
+    for (const word of chosen) {
+      if (word === 'not') this.notBodies = true
+      const kind = FUTURE_KEYWORDS.get(word)
+      if (kind !== undefined) this.activateKeyword(kind)
     }
-    for (const kind of FUTURE_KEYWORDS.values()) this.activateKeyword(kind)
   }
 
-  /** `import rego.v1`: a no-op in v1; in v0 it enables every v1 keyword and v1's rules. */
+  /**
+   * The keywords `import future.keywords.x` accepts, sorted, as OPA's parser works them out: in v1
+   * the four v1 keywords plus those of the capabilities' `future_keywords` that came later (`not`);
+   * in v0 only what the capabilities list (the four as well when they have the `rego_v1` feature).
+   */
+  private allowedFutureKeywords(): string[] {
+    const later = this.futureKeywordNames.filter((k) => LATER_FUTURE_KEYWORDS.has(k))
+    const v0 = this.futureKeywordNames.filter((k) => FUTURE_KEYWORDS.has(k))
+    const words =
+      this.regoVersion === 'v1' || this.features.includes('rego_v1')
+        ? [...FUTURE_KEYWORDS.keys(), ...later]
+        : [...v0, ...later]
+    return [...new Set(words)].sort()
+  }
+
+  /**
+   * `import rego.v1`: a no-op in v1; in v0 it enables every v1 keyword and v1's rules.
+   * `import rego.v2` (OPA 1.22+, capability feature `rego_v2_import`): the improved `not` of
+   * `future.keywords.not`, and `rego.v1` in a v0 module. OPA's `rego.v2` also enables the `and` and
+   * `or` keywords (OPA 1.20), which regent does not have yet: see docs/conformance.md.
+   */
   private regoImport(imp: Import): void {
     const path = imp.path.value
     const second = path[1]
-    if (path.length !== 2 || second?.type !== 'string' || second.value !== 'v1') {
+    const version = path.length === 2 && second?.type === 'string' ? second.value : ''
+    if (version === 'v2' && !this.features.includes('rego_v2_import')) {
+      this.fail('invalid import, `rego.v2` is not supported by current capabilities', imp.path.location)
+    }
+    if (version !== 'v1' && version !== 'v2') {
       const shown = path.map((t, i) =>
         i === 0 && t.type === 'var' ? t.value : t.type === 'string' ? t.value : '?',
       )
       this.fail(`invalid import \`${shown.join('.')}\`, must be \`rego.v1\``, imp.path.location)
+    }
+    if (version === 'v2') {
+      if (imp.alias) this.fail('`rego` imports cannot be aliased', imp.path.location)
+      this.notBodies = true
     }
     if (this.regoVersion === 'v1') return
     if (imp.alias) this.fail('`rego` imports cannot be aliased', imp.path.location)

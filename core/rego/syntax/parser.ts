@@ -19,7 +19,7 @@
  * Errors abort the current statement with a `ParseAbort`; speculative branches (comprehension or
  * set, `k, v in`) catch it and restore the saved token index, as OPA's parser restores its state.
  */
-import type { Body, Every, Expr, ExprTerms, Location, SomeDecl, Term, With } from './ast.js'
+import type { Body, Every, Expr, ExprTerms, Location, NotBody, SomeDecl, Term, With } from './ast.js'
 import { ParseAbort } from './cursor.js'
 import { operatorText } from './literals.js'
 import { SourceLocation } from './source.js'
@@ -28,7 +28,7 @@ import { OPERATOR_BUILTINS, T, TOKEN_NAMES, type TokenKind } from './tokens.js'
 
 // Re-exported so callers of the parser need one import.
 export type { ParseOptions } from './cursor.js'
-export { ParseAbort } from './cursor.js'
+export { CAPABILITY_FEATURES, CAPABILITY_FUTURE_KEYWORDS, ParseAbort } from './cursor.js'
 export { operatorText } from './literals.js'
 
 /** Parses bodies, literals and the operator ladder; terms come from `TermParser`. */
@@ -74,6 +74,7 @@ export class Parser extends TermParser {
       this.advance()
       kind = this.peek()
     }
+    if (negated && this.notBodies && kind === T.LBrace) return this.parseNotBody(startTok)
     let terms: ExprTerms
     // The location of the whole expression when one term or call spans it (shared, not copied).
     let whole: Location | undefined
@@ -98,6 +99,16 @@ export class Parser extends TermParser {
     }
     let withs: With[] | undefined
     if (this.peek() === T.With && !this.keywordStartsRef()) withs = this.parseWith()
+    if (negated && this.notBodies) {
+      // Under `future.keywords.not` the negated expression becomes an implicit body, its `with`
+      // modifiers moving to the `not` (as OPA's parser does); both span the whole literal.
+      const location = this.spanFrom(startTok)
+      const inner: Expr = { type: 'expr', index: 0, terms, location }
+      const not: NotBody = { type: 'not', body: [inner], explicitBody: false, location }
+      return withs
+        ? { type: 'expr', index: 0, terms: not, with: withs, location }
+        : { type: 'expr', index: 0, terms: not, location }
+    }
     // Objects are built whole, in the key order the AST has always had, so they keep one shape.
     if (withs) {
       const location = this.spanFrom(startTok)
@@ -109,6 +120,19 @@ export class Parser extends TermParser {
     return negated
       ? { type: 'expr', index: 0, terms, negated: true, location }
       : { type: 'expr', index: 0, terms, location }
+  }
+
+  /** not-body := "not" "{" query "}" [with-modifiers] (`not` consumed; at the brace). */
+  protected parseNotBody(startTok: number): Expr {
+    this.advance()
+    const body = this.parseBody()
+    const location = this.spanFrom(startTok)
+    const not: NotBody = { type: 'not', body, explicitBody: true, location }
+    if (this.peek() === T.With && !this.keywordStartsRef()) {
+      const withs = this.parseWith()
+      return { type: 'expr', index: 0, terms: not, with: withs, location: this.spanFrom(startTok) }
+    }
+    return { type: 'expr', index: 0, terms: not, location }
   }
 
   /** True when `location` starts at token `tok` and ends at the last consumed token. */

@@ -86,6 +86,10 @@ export function prettyAst(node: Node | Body): string {
         visit(n.domain, depth + 1)
         visit(n.body, depth + 1)
         return
+      case 'not':
+        emit(depth, n.explicitBody ? 'not-body explicit' : 'not-body')
+        visit(n.body, depth + 1)
+        return
       case 'with':
         emit(depth, 'with')
         visit(n.target, depth + 1)

@@ -94,6 +94,12 @@ export const FUTURE_KEYWORDS: ReadonlyMap<string, TokenKind> = new Map<string, T
   ['every', T.Every],
 ])
 
+/**
+ * Future keywords of OPA 1.x that are keywords already but change meaning when imported (`not`,
+ * OPA 1.17). OPA's `and` and `or` (1.20) belong here too; regent does not parse them yet.
+ */
+export const LATER_FUTURE_KEYWORDS: ReadonlySet<string> = new Set(['not'])
+
 /** True for keyword kinds. */
 export function isKeywordKind(kind: TokenKind): boolean {
   return kind >= T.Package

@@ -35,6 +35,8 @@ export function children(node: Node): Node[] {
       return node.symbols
     case 'every':
       return [...(node.key ? [node.key] : []), node.value, node.domain, ...node.body]
+    case 'not':
+      return [...node.body]
     case 'with':
       return [node.target, node.value]
     case 'ref':
@@ -111,6 +113,7 @@ function isTermNode(n: Node): n is Term {
     case 'expr':
     case 'somedecl':
     case 'every':
+    case 'not':
     case 'with':
     case 'comment':
     case 'annotations':

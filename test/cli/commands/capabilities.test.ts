@@ -35,7 +35,8 @@ describe('regent capabilities', () => {
     })
     expect(caps.builtins.find((b) => b.name === 'time.now_ns')?.nondeterministic).toBe(true)
     expect(caps.builtins.find((b) => b.name === 'walk')?.relation).toBe(true)
-    expect(caps.future_keywords).toEqual(['contains', 'every', 'if', 'in'])
+    expect(caps.future_keywords).toEqual(['contains', 'every', 'if', 'in', 'not'])
+    expect((caps as unknown as { features: string[] }).features).toContain('rego_v2_import')
   })
 
   it('lists versions without flags, answers its own --version, refuses others', async () => {

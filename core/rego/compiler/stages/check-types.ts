@@ -78,6 +78,8 @@ class BodyChecker {
       this.body(terms.body)
     } else if (terms.type === 'somedecl') {
       for (const symbol of terms.symbols) if (symbol.type === 'call') this.#term(symbol, expr)
+    } else if (terms.type === 'not') {
+      this.body(terms.body)
     } else {
       this.#term(terms, expr)
     }

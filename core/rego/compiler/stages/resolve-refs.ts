@@ -214,6 +214,8 @@ function resolveRefsInExpr(globals: Globals, ignore: DeclaredVarStack, expr: Exp
       body: resolveRefsInBody(globals, ignore, ts.body),
     }
     ignore.pop()
+  } else if (ts.type === 'not') {
+    cpy.terms = { ...ts, body: resolveRefsInBody(globals, ignore, ts.body) }
   } else {
     cpy.terms = resolveRefsInTerm(globals, ignore, ts)
   }

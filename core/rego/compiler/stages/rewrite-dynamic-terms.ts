@@ -32,6 +32,8 @@ export function rewriteDynamics(gen: LocalVarGenerator, body: Body): Body {
     } else if (ts.type === 'every') {
       ts.domain = rewriteDynamicsOne(gen, expr, ts.domain, result)
       ts.body = rewriteDynamics(gen, ts.body)
+    } else if (ts.type === 'not') {
+      ts.body = rewriteDynamics(gen, ts.body)
     } else if (ts.type !== 'somedecl') {
       expr.terms = rewriteDynamicsInTerm(gen, expr, ts, result)
     }

@@ -76,6 +76,10 @@ function expandExpr(gen: LocalVarGenerator, expr: Expr): Expr[] {
     result.push(...extras, expr)
   } else if (ts.type === 'somedecl') {
     result.push(expr)
+  } else if (ts.type === 'not') {
+    // The point of the not-body: what the compiler expands stays inside the negation.
+    ts.body = rewriteExprTermsInBody(gen, ts.body)
+    result.push(expr)
   } else {
     const { support, output } = expandExprTerm(gen, ts)
     if (expr.with) for (const s of support) s.with = expr.with

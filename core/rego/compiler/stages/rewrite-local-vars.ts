@@ -5,7 +5,7 @@
  * follow OPA: each comprehension and `every` body opens a new one.
  */
 import { compileError, type RegoError } from '../../errors.js'
-import type { Body, Expr, Rule, Term, With } from '../../syntax/ast.js'
+import type { Body, Expr, NotBody, Rule, Term, With } from '../../syntax/ast.js'
 import { copyExpr, copyTerm } from '../../syntax/copy.js'
 import type { Compiler } from '../compiler.js'
 import type { LocalVarGenerator } from '../local-vars.js'
@@ -136,6 +136,7 @@ export class LocalVarRewriter {
       if (isAssignment(e)) expr = this.rewriteDeclaredAssignment(stack, e)
       else if (isSomeDecl(e)) expr = this.rewriteSomeDecl(stack, e)
       else if (isEvery(e)) expr = this.rewriteEvery(stack, e)
+      else if (!Array.isArray(e.terms) && e.terms.type === 'not') expr = this.rewriteNotBody(stack, e)
       else expr = this.rewriteDeclaredVarsInExpr(stack, e)
       if (expr) cpy.push(expr)
     }
@@ -216,6 +217,28 @@ export class LocalVarRewriter {
     } finally {
       stack.pop()
     }
+  }
+
+  /**
+   * `not { ... }`: the body is a scope of its own, so what it declares or assigns stays inside.
+   * The implicit body of `not x := y` keeps the rule for negated expressions: no assignment.
+   */
+  private rewriteNotBody(stack: LocalDeclaredVars, expr: Expr): Expr | undefined {
+    const e: Expr = copyExpr(expr)
+    const not = e.terms as NotBody
+    const only = not.body[0]
+    if (!not.explicitBody && only && isAssignment(only)) {
+      this.errors.push(compileError(e.location, 'cannot assign vars inside negated expression'))
+      return e
+    }
+    stack.push()
+    try {
+      not.body = this.rewriteDeclaredVarsInBody(stack, new Set(), not.body)
+    } finally {
+      stack.pop()
+    }
+    for (const w of e.with ?? []) this.rewriteWith(stack, w)
+    return e
   }
 
   private rewriteSomeDecl(
@@ -307,6 +330,8 @@ export class LocalVarRewriter {
       if (ts.key) this.rewriteTermRecursive(stack, ts.key)
       this.rewriteTermRecursive(stack, ts.value)
       this.rewriteTermRecursive(stack, ts.domain)
+      for (const e of ts.body) this.rewriteDeclaredVarsInExpr(stack, e)
+    } else if (ts.type === 'not') {
       for (const e of ts.body) this.rewriteDeclaredVarsInExpr(stack, e)
     } else if (ts.type === 'somedecl') {
       for (const s of ts.symbols) this.rewriteTermRecursive(stack, s)

@@ -59,7 +59,7 @@ export function erasePrintCalls(body: Body): Body {
 
 function eraseInClosures(e: Expr): void {
   const ts = e.terms
-  if (!Array.isArray(ts) && ts.type === 'every') {
+  if (!Array.isArray(ts) && (ts.type === 'every' || ts.type === 'not')) {
     ts.body = erasePrintCalls(ts.body)
     return
   }
@@ -132,6 +132,10 @@ function visitClosures(e: Expr, safe: Set<string>, f: (body: Body, safe: Set<str
     if (ts.key) collectVars(ts.key, {}, s)
     collectVars(ts.value, {}, s)
     f(ts.body, s)
+    return
+  }
+  if (!Array.isArray(ts) && ts.type === 'not') {
+    f(ts.body, new Set(safe))
     return
   }
   walkTerms(Array.isArray(ts) ? ts : ts.type === 'somedecl' ? [] : ts, (t) => {

@@ -66,6 +66,8 @@ export function rewriteTemplateStringsInBody(
       if (ts.key) collectVars(ts.key, {}, s)
       collectVars(ts.value, {}, s)
       rewriteTemplateStringsInBody(c, gen, arity, s, ts.body, errs)
+    } else if (ts.type === 'not') {
+      rewriteTemplateStringsInBody(c, gen, arity, new Set(safe), ts.body, errs)
     } else if (ts.type !== 'somedecl') {
       e.terms = rewriteTerm(c, gen, arity, safe, ts, errs)
     }
@@ -145,7 +147,7 @@ function rewriteTemplateString(
       }
       t = { type: 'call', value: p.terms }
       if (p.location) t.location = p.location
-    } else if (p.terms.type === 'somedecl' || p.terms.type === 'every') {
+    } else if (p.terms.type === 'somedecl' || p.terms.type === 'every' || p.terms.type === 'not') {
       errs.push(compileError(p.location, 'unexpected template-string expression type'))
       continue
     } else {

@@ -46,6 +46,9 @@ function rewriteBodies(c: Compiler, gen: LocalVarGenerator, rule: Rule): RegoErr
         ts.body = fix(ts.body)
         walkBodyTerms(ts.body)
         walkTerms(ts.domain, visitTerm)
+      } else if (!Array.isArray(ts) && ts.type === 'not') {
+        ts.body = fix(ts.body)
+        walkBodyTerms(ts.body)
       } else if (Array.isArray(ts) || ts.type !== 'somedecl') {
         walkTerms(ts as Term | Term[], visitTerm)
       }
