@@ -6,8 +6,12 @@
 import type { Hono } from 'hono'
 import { type BodyLimits, createApp } from '../core/http/index.js'
 import { authenticate } from './auth.js'
+import { authorize } from './authz/middleware.js'
 import { countRequests } from './metrics.js'
 import { assetRoutes } from './routes/assets.js'
+import { authzEvaluationRoutes } from './routes/authz-evaluation.js'
+import { authzV1Routes } from './routes/authz-v1.js'
+import { authzV2Routes } from './routes/authz-v2.js'
 import { bundleRoutes } from './routes/bundles.js'
 import { dataRoutes } from './routes/data.js'
 import { decisionRoutes } from './routes/decisions.js'
@@ -33,6 +37,9 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.use(trackWrites(deps.writeHealth))
   app.route('/', healthRoutes(deps))
   app.use('/v1/*', authenticate(deps.store))
+  app.use('/v2/*', authenticate(deps.store))
+  app.use('/v1/*', authorize(deps.authorizer))
+  app.use('/v2/*', authorize(deps.authorizer))
   app.route('/', tokenRoutes(deps))
   app.route('/', systemRoutes(deps))
   app.route('/', policyRoutes(deps))
@@ -42,5 +49,8 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', logRoutes(deps, limits))
   app.route('/', statusRoutes(deps, limits))
   app.route('/', decisionRoutes(deps))
+  app.route('/', authzV1Routes(deps))
+  app.route('/', authzV2Routes(deps))
+  app.route('/', authzEvaluationRoutes(deps))
   return app
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { AppEnv } from '../core/http/index.js'
 import type { WriteHealth } from '../core/write-health.js'
 import type { ServiceStore } from '../store/service/index.js'
+import type { Authorizer } from './authz/authorizer.js'
 import type { BundleBuilder } from './bundle-builder.js'
 import type { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
@@ -31,6 +32,8 @@ export interface Principal {
 /** What the authorization step decided for this request (recorded by activity). */
 export interface AuthorizationDecision {
   allowed: boolean
+  /** The action it was decided for (the route table's, or its narrower one). */
+  action?: string
   /** The grant that allowed it, when one did. */
   grant?: { id: string; role: string; resource: string }
 }
@@ -53,4 +56,6 @@ export interface ServiceDeps {
   validateModule: ModuleValidator
   /** Whether the database's disk takes writes (readiness goes 503 while it is full). */
   writeHealth: WriteHealth
+  /** Decides every request (service/authz/); told when grants change. */
+  authorizer: Authorizer
 }

@@ -17,7 +17,6 @@ import {
   readBodyText,
 } from '../../core/http/index.js'
 import { type Actor, createdBy, type DataDocumentRow } from '../../store/service/index.js'
-import { requireAdmin } from '../auth.js'
 import { DataConflictError, placeAt, valueAt } from '../data-tree.js'
 import { parseJsonDocument, parseYamlDocument, stringifyJsonDocument } from '../json-document.js'
 import { applyJsonPatch, JsonPatchError, jsonPatchSchema } from '../json-patch.js'
@@ -58,8 +57,6 @@ function documentEnvelope(c: Context<ServiceEnv>, result: unknown): Response {
 export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceEnv> {
   const { store, builder } = deps
   const app = new Hono<ServiceEnv>()
-  app.use('/v1/data', requireAdmin())
-  app.use('/v1/data/*', requireAdmin())
 
   async function write(
     c: Context<ServiceEnv>,

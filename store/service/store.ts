@@ -9,6 +9,7 @@ import { AgentStatusRepository } from './agent-status.js'
 import { BundleRepository } from './bundles.js'
 import { DataDocumentRepository } from './data-documents.js'
 import { DecisionRepository } from './decisions.js'
+import { GrantRepository } from './grants.js'
 import { PolicyRepository } from './policies.js'
 import { SettingsRepository } from './settings.js'
 import { SystemRepository } from './systems.js'
@@ -28,6 +29,7 @@ export class ServiceRepositories {
   readonly bundles: BundleRepository
   readonly decisions: DecisionRepository
   readonly agentStatus: AgentStatusRepository
+  readonly grants: GrantRepository
 
   constructor(db: Kysely<ServiceTables>, dialect: SqlDialect) {
     this.settings = new SettingsRepository(db)
@@ -38,6 +40,7 @@ export class ServiceRepositories {
     this.bundles = new BundleRepository(db)
     this.decisions = new DecisionRepository(db, dialect)
     this.agentStatus = new AgentStatusRepository(db)
+    this.grants = new GrantRepository(db)
   }
 }
 
