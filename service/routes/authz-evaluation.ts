@@ -7,6 +7,7 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import { readStructuredBody } from '../../core/http/index.js'
 import { pathAllowed } from '../auth.js'
+import { narrowerAdmits } from '../authz/narrower.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { validateBody } from '../validation.js'
 
@@ -51,7 +52,8 @@ export function authzEvaluationRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
           path,
           query: Object.fromEntries(url.searchParams),
         })
-        return { ...out, allowed: decision.allowed, eval_error: false }
+        const allowed = decision.allowed && narrowerAdmits(decision.action, check.body ?? {})
+        return { ...out, allowed, eval_error: false }
       } catch {
         return { ...out, allowed: false, eval_error: true }
       }

@@ -15,6 +15,7 @@ import {
   type TokenRow,
 } from '../../store/service/index.js'
 import { checkPathPattern } from '../auth.js'
+import { narrowerAdmits } from '../authz/narrower.js'
 import { parseGoDuration } from '../go-duration.js'
 import {
   DEFAULT_TOKEN_TTL_MS,
@@ -60,15 +61,8 @@ function ttlMs(ttl: string): number {
  * Under `tokens.refresh` (WorkspaceTokenRefresher) a PUT may only regenerate the secret of an
  * existing token that belongs to no system. @throws HttpError 403 otherwise.
  */
-function checkRefreshOnly(
-  id: string,
-  body: z.output<typeof tokenRequestSchema>,
-  existing: TokenRow | undefined,
-  caller: string,
-): void {
-  const onlyRegenerates =
-    body.regenerate && body.ttl === '' && body.allow_path_patterns === undefined && body.description === undefined
-  if (!existing || existing.system_id !== null || !onlyRegenerates) {
+function checkRefreshOnly(raw: unknown, existing: TokenRow | undefined, caller: string): void {
+  if (!existing || existing.system_id !== null || !narrowerAdmits('tokens.refresh', raw)) {
     throw forbidden(
       `token ${caller} may only regenerate existing tokens that belong to no system (body {"regenerate": true})`,
     )
@@ -111,7 +105,8 @@ export function tokenRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
 
   app.put('/v1/tokens/:id', async (c) => {
     const id = checkId(c.req.param('id'), 'token id')
-    const body = validateBody(tokenRequestSchema, await readStructuredBody(c), 'token')
+    const raw = await readStructuredBody(c)
+    const body = validateBody(tokenRequestSchema, raw, 'token')
     if (body.id !== undefined && body.id !== id)
       throw badRequest(`id: "${body.id}" does not match the path's token id "${id}"`)
     body.allow_path_patterns?.forEach((pattern, i) => {
@@ -128,7 +123,7 @@ export function tokenRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       const existing = await tx.tokens.get(id)
       const live = existing !== undefined && Date.parse(existing.expires_at) > now.getTime()
       if (live && createOnly) throw conflict(`token ${id} already exists`)
-      if (refreshOnly) checkRefreshOnly(id, body, live ? existing : undefined, c.var.principal.id)
+      if (refreshOnly) checkRefreshOnly(raw, live ? existing : undefined, c.var.principal.id)
       if (!live) {
         const secret = generateSecret()
         const row: TokenRow = {
