@@ -102,7 +102,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       validateModule,
       agentTokenKey: await agentTokenKey(store),
       // Grants written by other replicas (PostgreSQL) are noticed within a second.
-      authorizer: new Authorizer(store.grants, { checkIntervalMs: 1000, enabled: options.authorization ?? true }),
+      authorizer: new Authorizer(store.grants, {
+        checkIntervalMs: 1000,
+        enabled: options.authorization ?? true,
+      }),
     }
     const app = createServiceApp(deps)
     const server = await startServer({

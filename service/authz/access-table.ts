@@ -6,12 +6,17 @@
 import { AGENT_ACTIONS, BUILTIN_ROLES, type BuiltinRole, OPEN_ACTIONS } from './roles.js'
 import { ROUTE_TABLE, type RouteRow } from './route-table.js'
 
-export const TABLE_BEGIN = '<!-- BEGIN GENERATED: route table (test/service/authz/generate-access-control-doc.ts) -->'
+export const TABLE_BEGIN =
+  '<!-- BEGIN GENERATED: route table (test/service/authz/generate-access-control-doc.ts) -->'
 export const TABLE_END = '<!-- END GENERATED: route table -->'
 
 /** True when `role` includes `action` (on a resource its binding covers). */
 export function roleAllows(role: BuiltinRole, action: string): boolean {
-  return (OPEN_ACTIONS as readonly string[]).includes(action) || role.actions.includes('*') || role.actions.includes(action)
+  return (
+    (OPEN_ACTIONS as readonly string[]).includes(action) ||
+    role.actions.includes('*') ||
+    role.actions.includes(action)
+  )
 }
 
 /**

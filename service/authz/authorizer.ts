@@ -164,7 +164,10 @@ export class Authorizer {
     const match = matchRoute(request.method, request.path)
     if (!match) return { action: request.action ?? UNLISTED_ACTION, resources: [WORKSPACE] }
     if (match.row.narrower && request.action === undefined) {
-      return { ...this.classify(principal, { ...request, action: match.row.action }), narrower: match.row.narrower }
+      return {
+        ...this.classify(principal, { ...request, action: match.row.action }),
+        narrower: match.row.narrower,
+      }
     }
     const action = request.action ?? match.row.action
     switch (match.row.resource) {
@@ -182,7 +185,10 @@ export class Authorizer {
           .split(',')
           .map((s) => s.trim())
           .filter((s) => s !== '')
-        return { action, resources: ids.length === 0 ? [WORKSPACE] : ids.map((id) => ({ kind: 'system', id })) }
+        return {
+          action,
+          resources: ids.length === 0 ? [WORKSPACE] : ids.map((id) => ({ kind: 'system', id })),
+        }
       }
     }
   }
@@ -233,7 +239,10 @@ export class Authorizer {
             grant: {
               id: grant.id,
               role: grant.role,
-              resource: grant.resource_kind === 'workspace' ? 'workspace' : `${grant.resource_kind}/${grant.resource_id}`,
+              resource:
+                grant.resource_kind === 'workspace'
+                  ? 'workspace'
+                  : `${grant.resource_kind}/${grant.resource_id}`,
             },
           }
         : {}),

@@ -153,7 +153,9 @@ export async function checkBinding(
   fields: { kind: string; id: string; role: string },
 ): Promise<void> {
   if (!(RESOURCE_KINDS as readonly string[]).includes(binding.resourceKind))
-    throw badRequest(`${fields.kind}: unknown resource kind "${binding.resourceKind}" (expected workspace or system)`)
+    throw badRequest(
+      `${fields.kind}: unknown resource kind "${binding.resourceKind}" (expected workspace or system)`,
+    )
   if (binding.resourceKind === 'system' && !(await tx.systems.get(binding.resourceId)))
     throw badRequest(`${fields.id}: system "${binding.resourceId}" does not exist`)
   const role = roleById(binding.role)

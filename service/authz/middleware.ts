@@ -13,7 +13,9 @@ function describe(principal: Principal): string {
 }
 
 function resourceText(decision: Decision): string {
-  return decision.resources.map((r) => (r.kind === 'workspace' ? 'the workspace' : `system ${r.id}`)).join(', ')
+  return decision.resources
+    .map((r) => (r.kind === 'workspace' ? 'the workspace' : `system ${r.id}`))
+    .join(', ')
 }
 
 /** Middleware deciding each request with `authorizer`. */
@@ -21,7 +23,11 @@ export function authorize(authorizer: Authorizer): MiddlewareHandler<ServiceEnv>
   return async (c, next) => {
     await authorizer.refresh()
     const principal = c.var.principal
-    const decision = authorizer.decide(principal, { method: c.req.method, path: c.req.path, query: c.req.query() })
+    const decision = authorizer.decide(principal, {
+      method: c.req.method,
+      path: c.req.path,
+      query: c.req.query(),
+    })
     c.set('authorization', {
       allowed: decision.allowed,
       action: decision.action,

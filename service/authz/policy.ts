@@ -5,7 +5,7 @@
  * tokens may do, and the actions open to every caller. Compiled once per process; only the
  * input changes per request.
  */
-import { compile, parseModule, type PreparedQuery } from '../../core/rego/index.js'
+import { compile, type PreparedQuery, parseModule } from '../../core/rego/index.js'
 import { AGENT_ACTIONS, BUILTIN_ROLES, OPEN_ACTIONS } from './roles.js'
 
 export const POLICY_SOURCE = `package regent.authz

@@ -110,7 +110,7 @@ export const BUILTIN_ROLES: readonly BuiltinRole[] = [
     id: 'SystemPolicyEditor',
     v1Name: 'policy-editor',
     resource_kind: 'system',
-    description: "Reads a system and changes its policies.",
+    description: 'Reads a system and changes its policies.',
     inherit_roles: [],
     actions: ['systems.read', 'status.read', 'policies.read', 'policies.write', 'data.read'],
   },

@@ -27,7 +27,12 @@ export interface RouteRow {
   narrower?: string
 }
 
-const row = (method: string, pattern: string, action: string, resource: ResourceSource = 'workspace'): RouteRow => ({
+const row = (
+  method: string,
+  pattern: string,
+  action: string,
+  resource: ResourceSource = 'workspace',
+): RouteRow => ({
   method,
   pattern,
   action,

@@ -42,8 +42,12 @@ export function authzV1Routes(deps: ServiceDeps): Hono<ServiceEnv> {
   app.get('/v1/authz/rolebindings', async (c) => {
     const result: Record<string, Record<string, unknown[]>> = {}
     for (const binding of await store.grants.list()) {
-      const byResource = (result[v1TypeOf(binding.resourceKind)] ??= {})
-      ;(byResource[binding.resourceId] ??= []).push(bindingToV1(binding))
+      const type = v1TypeOf(binding.resourceKind)
+      const byResource = result[type] ?? {}
+      result[type] = byResource
+      const list = byResource[binding.resourceId] ?? []
+      byResource[binding.resourceId] = list
+      list.push(bindingToV1(binding))
     }
     return envelope(c, result)
   })
@@ -51,7 +55,9 @@ export function authzV1Routes(deps: ServiceDeps): Hono<ServiceEnv> {
   app.get('/v1/authz/rolebindings/:type/:resource', async (c) => {
     const kind = resourceKindOf(c.req.param('type'))
     const resource = c.req.param('resource')
-    const bindings = (await store.grants.list()).filter((b) => b.resourceKind === kind && b.resourceId === resource)
+    const bindings = (await store.grants.list()).filter(
+      (b) => b.resourceKind === kind && b.resourceId === resource,
+    )
     return envelope(c, bindings.map(bindingToV1))
   })
 

@@ -8,7 +8,7 @@ import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { z } from 'zod'
 import { conflict, notFound, readStructuredBody } from '../../core/http/index.js'
-import { type Actor, type GrantSubject, type StoredBinding, objectMeta } from '../../store/service/index.js'
+import { type Actor, type GrantSubject, objectMeta, type StoredBinding } from '../../store/service/index.js'
 import {
   bindingToV2,
   checkBinding,
@@ -59,13 +59,15 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
 
   app.get('/v2/authz/roles', (c) => {
     const kinds = c.req.queries('resource_kind') ?? []
-    const roles = BUILTIN_ROLES.filter((r) => kinds.length === 0 || kinds.includes(r.resource_kind)).map((r) => ({
-      id: r.id,
-      resource_kind: r.resource_kind,
-      description: r.description,
-      inherit_roles: r.inherit_roles,
-      metadata: BUILTIN_META,
-    }))
+    const roles = BUILTIN_ROLES.filter((r) => kinds.length === 0 || kinds.includes(r.resource_kind)).map(
+      (r) => ({
+        id: r.id,
+        resource_kind: r.resource_kind,
+        description: r.description,
+        inherit_roles: r.inherit_roles,
+        metadata: BUILTIN_META,
+      }),
+    )
     return c.json({ request_id: c.var.requestId, roles })
   })
 
@@ -95,7 +97,11 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
         resourceId: body.resource_filter.id,
         subjects,
       }
-      await checkBinding(tx, binding, { kind: 'resource_filter.kind', id: 'resource_filter.id', role: 'role_id' })
+      await checkBinding(tx, binding, {
+        kind: 'resource_filter.kind',
+        id: 'resource_filter.id',
+        role: 'role_id',
+      })
       await tx.grants.put(binding, actorOf(c))
       return (await tx.grants.get(id))!
     })
@@ -121,7 +127,8 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
 
   /** Applies `edit` to a binding's subjects: POST replaces, PUT adds, DELETE removes. */
   const editSubjects =
-    (edit: (current: GrantSubject[], given: GrantSubject[]) => GrantSubject[]) => async (c: Context<ServiceEnv>) => {
+    (edit: (current: GrantSubject[], given: GrantSubject[]) => GrantSubject[]) =>
+    async (c: Context<ServiceEnv>) => {
       const id = c.req.param('id')!
       const body = validateBody(subjectsBodySchema, await readStructuredBody(c), 'subjects')
       const given = body.subjects.map((s, i) => subjectFromV2(s, `subjects.${i}`))
@@ -134,7 +141,8 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
       authorizer.changed()
       return answer(c, written)
     }
-  const unique = (list: GrantSubject[]) => list.filter((s, i) => list.findIndex((t) => sameSubject(s, t)) === i)
+  const unique = (list: GrantSubject[]) =>
+    list.filter((s, i) => list.findIndex((t) => sameSubject(s, t)) === i)
 
   app.post(
     '/v2/authz/rolebindings/:id/subjects',

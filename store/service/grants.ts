@@ -32,7 +32,8 @@ export const GRANTS_VERSION_SETTING = 'grants_version'
 export function subjectOf(row: GrantRow): GrantSubject | undefined {
   if (row.subject_kind === 'claim')
     return { kind: 'claim', provider: row.claim_provider, key: row.claim_key, value: row.claim_value }
-  if (row.subject_kind === 'token' || row.subject_kind === 'user') return { kind: row.subject_kind, id: row.subject_id }
+  if (row.subject_kind === 'token' || row.subject_kind === 'user')
+    return { kind: row.subject_kind, id: row.subject_id }
   return undefined
 }
 
@@ -86,7 +87,11 @@ export class GrantRepository {
   }
 
   /** The binding called `name` on a resource (the v1 address). */
-  async findByName(resourceKind: string, resourceId: string, name: string): Promise<StoredBinding | undefined> {
+  async findByName(
+    resourceKind: string,
+    resourceId: string,
+    name: string,
+  ): Promise<StoredBinding | undefined> {
     const rows = await this.db
       .selectFrom('grants')
       .selectAll()
@@ -114,7 +119,8 @@ export class GrantRepository {
         }
       : createdBy(actor, now)
     await this.db.deleteFrom('grants').where('binding_id', '=', binding.id).execute()
-    const subjects: Array<GrantSubject | undefined> = binding.subjects.length > 0 ? binding.subjects : [undefined]
+    const subjects: Array<GrantSubject | undefined> =
+      binding.subjects.length > 0 ? binding.subjects : [undefined]
     const rows = subjects.map((subject, i) => ({
       id: `${binding.id}#${i}`,
       binding_id: binding.id,
@@ -155,12 +161,20 @@ export class GrantRepository {
   /** Takes a token or user out of every binding (its token was deleted). */
   async removeSubject(kind: 'token' | 'user', id: string): Promise<void> {
     const bindings = bindingsOf(
-      await this.db.selectFrom('grants').selectAll().where('subject_kind', '=', kind).where('subject_id', '=', id).execute(),
+      await this.db
+        .selectFrom('grants')
+        .selectAll()
+        .where('subject_kind', '=', kind)
+        .where('subject_id', '=', id)
+        .execute(),
     )
     for (const { id: bindingId } of bindings) {
       const binding = (await this.get(bindingId))!
       binding.subjects = binding.subjects.filter((s) => !(s.kind === kind && s.id === id))
-      await this.put(binding, { by: binding.meta.last_modified_by, through: binding.meta.last_modified_through })
+      await this.put(binding, {
+        by: binding.meta.last_modified_by,
+        through: binding.meta.last_modified_through,
+      })
     }
   }
 

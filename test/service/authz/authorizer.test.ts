@@ -60,11 +60,15 @@ describe('authorizer', () => {
     expect(authz.decide(bob, put('/v1/policies/systems/s1/rules')).allowed).toBe(false)
     expect(authz.decide(bob, put('/v1/systems/s2')).allowed).toBe(false) // editors do not configure
     // The claim binding names provider corp: the same claim from another provider does not match.
-    expect(authz.decide(user('bob', { groups: ['ops'] }, 'other'), put('/v1/policies/systems/s2/rules')).allowed).toBe(
+    expect(
+      authz.decide(user('bob', { groups: ['ops'] }, 'other'), put('/v1/policies/systems/s2/rules')).allowed,
+    ).toBe(false)
+    expect(authz.decide(user('carol', { groups: 'ops' }), put('/v1/policies/systems/s2/rules')).allowed).toBe(
+      true,
+    )
+    expect(authz.decide(user('dave', { groups: 'opsx' }), put('/v1/policies/systems/s2/rules')).allowed).toBe(
       false,
     )
-    expect(authz.decide(user('carol', { groups: 'ops' }), put('/v1/policies/systems/s2/rules')).allowed).toBe(true)
-    expect(authz.decide(user('dave', { groups: 'opsx' }), put('/v1/policies/systems/s2/rules')).allowed).toBe(false)
 
     // `*` matches any value of the claim, from any provider; a user without the claim gets nothing.
     const staff = user('erin', { staff: true }, 'elsewhere')
@@ -87,8 +91,12 @@ describe('authorizer', () => {
     expect(authz.decide(agent, { method: 'GET', path: '/v1/bundles/systems/s1' }).allowed).toBe(true)
     expect(authz.decide(agent, { method: 'GET', path: '/v1/bundles/systems/s2' }).allowed).toBe(false)
     expect(authz.decide(agent, { method: 'POST', path: '/v1/logs' }).allowed).toBe(true)
-    expect(authz.decide(agent, { method: 'GET', path: '/v1/status', query: { system: 's1' } }).allowed).toBe(true)
-    expect(authz.decide(agent, { method: 'GET', path: '/v1/status', query: { system: 's1,s2' } }).allowed).toBe(false)
+    expect(authz.decide(agent, { method: 'GET', path: '/v1/status', query: { system: 's1' } }).allowed).toBe(
+      true,
+    )
+    expect(
+      authz.decide(agent, { method: 'GET', path: '/v1/status', query: { system: 's1,s2' } }).allowed,
+    ).toBe(false)
     expect(authz.decide(agent, { method: 'PUT', path: '/v1/policies/systems/s1/x' }).allowed).toBe(false)
   })
 

@@ -5,8 +5,9 @@
  * allows must not answer 403; one it refuses must. The permission check must answer the same
  * for every request.
  */
-import { parse as parseYaml } from 'yaml'
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parse as parseYaml } from 'yaml'
 import { agentCell, tableCell } from '../../../service/authz/access-table.js'
 import { BUILTIN_ROLES } from '../../../service/authz/roles.js'
 import { ROUTE_TABLE, type RouteRow } from '../../../service/authz/route-table.js'
@@ -48,7 +49,8 @@ function requestsFor(row: RouteRow): Array<{ target: Target; path: string }> {
   return [{ target: 'workspace', path: fill(OWN) }]
 }
 
-const verdict = (cell: 'yes' | 'own' | 'no', target: Target) => cell === 'yes' || (cell === 'own' && target === 'own')
+const verdict = (cell: 'yes' | 'own' | 'no', target: Target) =>
+  cell === 'yes' || (cell === 'own' && target === 'own')
 
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.available)(`route × role table on ${backend.name}`, () => {
@@ -91,7 +93,11 @@ for (const backend of BACKENDS) {
         })
         if (role.resource_kind === 'workspace') {
           const bound = await t.json('POST', '/v2/authz/rolebindings', {
-            body: { resource_filter: { kind: 'workspace', id: '' }, role_id: role.id, subjects: [{ kind: 'token', id }] },
+            body: {
+              resource_filter: { kind: 'workspace', id: '' },
+              role_id: role.id,
+              subjects: [{ kind: 'token', id }],
+            },
           })
           expect(bound.status).toBe(200)
         }
@@ -129,25 +135,33 @@ for (const backend of BACKENDS) {
             const expected = caller.expect(row, target)
             const allowed = res.status !== 403
             if (allowed !== expected)
-              mismatches.push(`${caller.name} ${row.method} ${path} (${target}): ${res.status}, table says ${expected}`)
+              mismatches.push(
+                `${caller.name} ${row.method} ${path} (${target}): ${res.status}, table says ${expected}`,
+              )
             asked.push({ method: row.method, path, allowed })
             // A successful system deletion takes the fixture with it: put it back.
             if (row.method === 'DELETE' && path === `/v1/systems/${OWN}` && res.ok) await createOwnSystem()
           }
         }
-        const check = await t.json<{ result: Array<{ allowed: boolean; eval_error: boolean; path: string }> }>(
-          'POST',
-          '/v1/authz/evaluation',
-          {
-            token: caller.token,
-            body: asked.map((a) => ({ check_option: '', operation: a.method, action: '', path: a.path, body: {} })),
-          },
-        )
+        const check = await t.json<{
+          result: Array<{ allowed: boolean; eval_error: boolean; path: string }>
+        }>('POST', '/v1/authz/evaluation', {
+          token: caller.token,
+          body: asked.map((a) => ({
+            check_option: '',
+            operation: a.method,
+            action: '',
+            path: a.path,
+            body: {},
+          })),
+        })
         expect(check.status).toBe(200)
         check.body.result.forEach((r, i) => {
           expect(r.eval_error).toBe(false)
           if (r.allowed !== asked[i]!.allowed)
-            mismatches.push(`${caller.name} check ${asked[i]!.method} ${r.path}: ${r.allowed}, enforcement ${asked[i]!.allowed}`)
+            mismatches.push(
+              `${caller.name} check ${asked[i]!.method} ${r.path}: ${r.allowed}, enforcement ${asked[i]!.allowed}`,
+            )
         })
       }
       expect(mismatches).toEqual([])
@@ -159,7 +173,9 @@ for (const backend of BACKENDS) {
         const res = await t.call('GET', '/v1/no-such-route', { token: caller.token })
         expect(res.status, caller.name).toBe(caller.name === 'WorkspaceAdministrator' ? 404 : 403)
       }
-      const body = await t.json('GET', '/v1/no-such-route', { token: callers.find((c) => c.name === 'SystemOwner')!.token })
+      const body = await t.json('GET', '/v1/no-such-route', {
+        token: callers.find((c) => c.name === 'SystemOwner')!.token,
+      })
       expect(body.body.message).toMatch(/token t-SystemOwner may not unlisted on the workspace/)
     })
   })
