@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import { badRequest } from '../../core/http/index.js'
 import {
-  type Actor,
   type GrantSubject,
   objectMeta,
   type ServiceRepositories,
