@@ -4,7 +4,8 @@
  *   and p99 µs, for a token bound to one system and for a user matched through a claim binding;
  * - the same HTTP request (GET /v1/systems/{id} as that token) on a service with authorization
  *   on, beside one with authorization switched off (the baseline): the median of ten
- *   alternating rounds' mean µs over sequential requests.
+ *   alternating rounds' mean µs over sequential requests, as CPU time of this process (client and
+ *   services run in it; CPU time is what a loaded machine does not inflate) and as wall time.
  * Run alone: npm run bench -- authz
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -91,21 +92,28 @@ function percentiles(samples: number[]): { p50: number; p99: number } {
   return { p50: sorted[Math.floor(sorted.length * 0.5)]!, p99: sorted[Math.floor(sorted.length * 0.99)]! }
 }
 
-function timeDecisions(authz: Authorizer, principal: Principal): { p50: number; p99: number } {
+/** CPU µs this process spent since `start` (user + system): unlike wall time, not inflated by other processes. */
+function cpuUs(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start)
+  return used.user + used.system
+}
+
+function timeDecisions(authz: Authorizer, principal: Principal): { p50: number; p99: number; cpu: number } {
   const request = { method: 'GET', path: '/v1/systems/s0' }
   for (let i = 0; i < 2_000; i++) authz.decide(principal, request) // warm-up
   const samples: number[] = []
+  const cpu0 = process.cpuUsage()
   for (let i = 0; i < DECISIONS; i++) {
     const t0 = performance.now()
     const d = authz.decide(principal, request)
     samples.push((performance.now() - t0) * 1000)
     if (!d.allowed) throw new Error('the benchmark request should be allowed')
   }
-  return percentiles(samples)
+  return { ...percentiles(samples), cpu: cpuUs(cpu0) / DECISIONS }
 }
 
-/** Mean µs of `count` sequential requests. */
-async function meanRequestUs(s: Started, count: number): Promise<number> {
+/** Mean wall and CPU µs (client and server share this process) of `count` sequential requests. */
+async function meanRequestUs(s: Started, count: number): Promise<{ wall: number; cpu: number }> {
   const url = `${s.service.url}/v1/systems/s0`
   const headers = { Authorization: `Bearer ${s.token}` }
   // A connection of its own per measurement: no idle keep-alive connection is reused across phases.
@@ -118,8 +126,9 @@ async function meanRequestUs(s: Started, count: number): Promise<number> {
   try {
     for (let i = 0; i < 50; i++) await get()
     const t0 = performance.now()
+    const cpu0 = process.cpuUsage()
     for (let i = 0; i < count; i++) await get()
-    return ((performance.now() - t0) * 1000) / count
+    return { wall: ((performance.now() - t0) * 1000) / count, cpu: cpuUs(cpu0) / count }
   } finally {
     await agent.close()
   }
@@ -146,19 +155,23 @@ export async function run(): Promise<void> {
         const tokenCost = timeDecisions(authz, token)
         const userCost = timeDecisions(authz, user)
         // Alternating rounds, so a busy moment of the machine weighs on both sides alike.
-        const onRounds: number[] = []
-        const offRounds: number[] = []
+        const onRounds: Array<{ wall: number; cpu: number }> = []
+        const offRounds: Array<{ wall: number; cpu: number }> = []
         for (let round = 0; round < ROUNDS; round++) {
           onRounds.push(await meanRequestUs(on, REQUESTS / ROUNDS))
           offRounds.push(await meanRequestUs(off, REQUESTS / ROUNDS))
         }
-        const onUs = percentiles(onRounds).p50
-        const offUs = percentiles(offRounds).p50
+        const median = (rounds: Array<{ wall: number; cpu: number }>, key: 'wall' | 'cpu') =>
+          percentiles(rounds.map((r) => r[key])).p50
         const f = (x: number) => x.toFixed(1)
+        const [onCpu, offCpu] = [median(onRounds, 'cpu'), median(offRounds, 'cpu')]
+        const [onWall, offWall] = [median(onRounds, 'wall'), median(offRounds, 'wall')]
         console.log(
-          `   ${String(n).padStart(6)} bindings: decision p50/p99 token ${f(tokenCost.p50)}/${f(tokenCost.p99)} µs, ` +
-            `claim user ${f(userCost.p50)}/${f(userCost.p99)} µs; ` +
-            `GET /v1/systems/s0 median of round means ${f(onUs)} µs with authorization, ${f(offUs)} µs without (+${f(onUs - offUs)} µs)`,
+          `   ${String(n).padStart(6)} bindings: decision wall p50/p99 and CPU mean: token ` +
+            `${f(tokenCost.p50)}/${f(tokenCost.p99)} µs, CPU ${f(tokenCost.cpu)} µs; claim user ` +
+            `${f(userCost.p50)}/${f(userCost.p99)} µs, CPU ${f(userCost.cpu)} µs\n` +
+            `          GET /v1/systems/s0 CPU per request ${f(onCpu)} µs with authorization, ${f(offCpu)} µs without ` +
+            `(+${f(onCpu - offCpu)} µs); wall ${f(onWall)} vs ${f(offWall)} µs`,
         )
       } finally {
         await on.cleanup()
