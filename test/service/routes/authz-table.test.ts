@@ -75,13 +75,17 @@ for (const backend of BACKENDS) {
       }
     }
 
-    beforeAll(async () => {
-      t = await startTestService(backend)
+    async function createOtherSystem(): Promise<void> {
       const other = await t.json('PUT', `/v1/systems/${OTHER}`, {
         body: { name: OTHER, type: 'custom' },
         headers: { 'If-None-Match': '*' },
       })
       expect(other.status).toBe(200)
+    }
+
+    beforeAll(async () => {
+      t = await startTestService(backend)
+      await createOtherSystem()
       for (const role of BUILTIN_ROLES) {
         const id = `t-${role.id}`
         const created = await t.json('PUT', `/v1/tokens/${id}`, { body: { description: role.id } })
@@ -141,6 +145,8 @@ for (const backend of BACKENDS) {
             asked.push({ method: row.method, path, allowed })
             // A successful system deletion takes the fixture with it: put it back.
             if (row.method === 'DELETE' && path === `/v1/systems/${OWN}` && res.ok) await createOwnSystem()
+            if (row.method === 'DELETE' && path === `/v1/systems/${OTHER}` && res.ok)
+              await createOtherSystem()
           }
         }
         const check = await t.json<{
