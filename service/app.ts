@@ -1,14 +1,19 @@
 /**
  * The service's Hono app: regent's base app (request ids, one log line per request, the
  * management error envelope), request metrics, the open operations endpoints, bearer-token
- * authentication on everything under `/v1`, and one route file per resource.
+ * authentication and authorization (service/authz/) on everything under `/v1` and `/v2`, and one
+ * route file per resource.
  */
 import type { Hono } from 'hono'
 import { type BodyLimits, createApp } from '../core/http/index.js'
 import { authenticate } from './auth.js'
+import { authorize } from './authz/middleware.js'
 import { BlueprintCatalog } from './blueprints/catalog.js'
 import { countRequests } from './metrics.js'
 import { assetRoutes } from './routes/assets.js'
+import { authzEvaluationRoutes } from './routes/authz-evaluation.js'
+import { authzV1Routes } from './routes/authz-v1.js'
+import { authzV2Routes } from './routes/authz-v2.js'
 import { blueprintRoutes } from './routes/blueprints.js'
 import { bundleRoutes } from './routes/bundles.js'
 import { dataRoutes } from './routes/data.js'
@@ -36,6 +41,9 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.use(trackWrites(deps.writeHealth))
   app.route('/', healthRoutes(deps))
   app.use('/v1/*', authenticate(deps.store, deps.identity))
+  app.use('/v2/*', authenticate(deps.store, deps.identity))
+  app.use('/v1/*', authorize(deps.authorizer))
+  app.use('/v2/*', authorize(deps.authorizer))
   app.route('/', tokenRoutes(deps))
   app.route('/', systemRoutes(deps))
   app.route('/', policyRoutes(deps))
@@ -47,5 +55,8 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', decisionRoutes(deps))
   app.route('/', blueprintRoutes(deps, new BlueprintCatalog(deps.config.blueprints.dir), limits))
   app.route('/', secretRoutes(deps))
+  app.route('/', authzV1Routes(deps))
+  app.route('/', authzV2Routes(deps))
+  app.route('/', authzEvaluationRoutes(deps))
   return app
 }

@@ -1,16 +1,16 @@
 /**
- * Bearer-token authentication and the role checks of this version: a missing, unknown or
- * expired token gets 401; a valid token without the right (or outside its
- * `allow_path_patterns`) gets 403. Secrets are compared by hash in constant time and never
+ * Bearer-token authentication: a missing, unknown or expired token gets 401; a valid token
+ * outside its `allow_path_patterns` gets 403 (what it may do is decided afterwards by
+ * service/authz/). Secrets are compared by hash in constant time and never
  * logged (the request log line carries no headers).
  */
-import type { Context, MiddlewareHandler } from 'hono'
+import type { MiddlewareHandler } from 'hono'
 import { RE2JS } from 're2js'
 import { forbidden, unauthorized } from '../core/http/index.js'
 import type { ServiceStore, TokenRow } from '../store/service/index.js'
 import { authenticateJwt } from './identity/authenticate-jwt.js'
 import type { IdentityVerifier } from './identity/verifier.js'
-import { hashesEqual, hashSecret, WORKSPACE_ADMINISTRATOR } from './token-secrets.js'
+import { hashesEqual, hashSecret } from './token-secrets.js'
 import type { Principal, ServiceEnv } from './types.js'
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
@@ -46,39 +46,6 @@ export function authenticate(
   }
 }
 
-/** Middleware that lets only WorkspaceAdministrator tokens through. */
-export function requireAdmin(): MiddlewareHandler<ServiceEnv> {
-  return async (c, next) => {
-    assertAdmin(c)
-    await next()
-  }
-}
-
-/** True when the caller holds WorkspaceAdministrator. */
-export function isAdmin(principal: Principal): boolean {
-  return principal.roles.has(WORKSPACE_ADMINISTRATOR)
-}
-
-/** @throws HttpError 403 unless the caller holds WorkspaceAdministrator. */
-export function assertAdmin(c: Context<ServiceEnv>): void {
-  const principal = c.var.principal
-  if (!isAdmin(principal)) throw forbidden(`token ${principal.id} lacks the ${WORKSPACE_ADMINISTRATOR} role`)
-}
-
-/** @throws HttpError 403 unless the caller is an administrator or the system's agent token. */
-export function assertSystemAccess(c: Context<ServiceEnv>, systemId: string): void {
-  const principal = c.var.principal
-  if (isAdmin(principal) || principal.systemId === systemId) return
-  throw forbidden(`token ${principal.id} may not act for system ${systemId}`)
-}
-
-/** @throws HttpError 403 unless the caller is an administrator or some system's agent token. */
-export function assertAgentOrAdmin(c: Context<ServiceEnv>): void {
-  const principal = c.var.principal
-  if (isAdmin(principal) || principal.systemId !== null) return
-  throw forbidden(`token ${principal.id} is neither an agent token nor an administrator`)
-}
-
 function principalOf(row: TokenRow): Principal {
   return { kind: 'token', id: row.id, roles: new Set(parseStringArray(row.roles)), systemId: row.system_id }
 }
@@ -87,8 +54,8 @@ function principalOf(row: TokenRow): Principal {
 const compiled = new Map<string, RE2JS[]>()
 const MAX_CACHED = 1000
 
-// An empty list allows every path (as upstream); otherwise one pattern must match the whole path.
-function pathAllowed(row: TokenRow, path: string): boolean {
+/** An empty list allows every path (as upstream); otherwise one pattern must match the whole path. */
+export function pathAllowed(row: TokenRow, path: string): boolean {
   let patterns = compiled.get(row.allow_path_patterns)
   if (!patterns) {
     patterns = parseStringArray(row.allow_path_patterns).map((p) => {

@@ -31,18 +31,36 @@ export async function bootstrapAdminToken(
   }
   const secret = given ?? generateSecret()
   const now = new Date()
+  const actor = { by: 'regent', through: 'bootstrap' }
   try {
-    await store.tokens.insert({
-      id: BOOTSTRAP_TOKEN_ID,
-      description: 'administrator token created on first start',
-      secret_hash: hashSecret(secret),
-      allow_path_patterns: '[]',
-      ttl: '',
-      expires_at: new Date(now.getTime() + DEFAULT_TOKEN_TTL_MS).toISOString(),
-      roles: JSON.stringify([WORKSPACE_ADMINISTRATOR]),
-      system_id: null,
-      generation: 0,
-      ...createdBy({ by: 'regent', through: 'bootstrap' }, now),
+    await store.transaction(async (tx) => {
+      await tx.tokens.insert({
+        id: BOOTSTRAP_TOKEN_ID,
+        description: 'administrator token created on first start',
+        secret_hash: hashSecret(secret),
+        allow_path_patterns: '[]',
+        ttl: '',
+        expires_at: new Date(now.getTime() + DEFAULT_TOKEN_TTL_MS).toISOString(),
+        roles: JSON.stringify([WORKSPACE_ADMINISTRATOR]),
+        system_id: null,
+        generation: 0,
+        ...createdBy(actor, now),
+      })
+      // Grants are what authorization reads; the row's `roles` only records what it was made with.
+      const bindingId = `token-${BOOTSTRAP_TOKEN_ID}-${WORKSPACE_ADMINISTRATOR}`
+      await tx.grants.put(
+        {
+          id: bindingId,
+          name: bindingId,
+          description: 'the first administrator token',
+          role: WORKSPACE_ADMINISTRATOR,
+          resourceKind: 'workspace',
+          resourceId: '',
+          subjects: [{ kind: 'token', id: BOOTSTRAP_TOKEN_ID }],
+        },
+        actor,
+        now,
+      )
     })
   } catch (err) {
     if (err instanceof AlreadyExistsError) return undefined // another replica bootstrapped first

@@ -10,6 +10,7 @@ import { warnOnSharedModes } from '../core/state-files.js'
 import { WriteHealth } from '../core/write-health.js'
 import { ServiceStore } from '../store/service/index.js'
 import { createServiceApp } from './app.js'
+import { Authorizer } from './authz/authorizer.js'
 import { agentTokenKey, bootstrapAdminToken } from './bootstrap.js'
 import { BundleBuilder } from './bundle-builder.js'
 import { createBundleSigner } from './bundle-signing.js'
@@ -46,6 +47,8 @@ export interface StartServiceOptions {
   databaseSchema?: string
   /** Milliseconds in-flight requests may run after stop() begins. */
   graceMs?: number
+  /** False switches authorization off (every authenticated request allowed): benchmarks' baseline only. */
+  authorization?: boolean
 }
 
 /** A running service. */
@@ -107,6 +110,11 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       agentTokenKey: await agentTokenKey(store),
       secrets,
       identity,
+      // Grants written by other replicas (PostgreSQL) are noticed within a second.
+      authorizer: new Authorizer(store.grants, {
+        checkIntervalMs: 1000,
+        enabled: options.authorization ?? true,
+      }),
     }
     const app = createServiceApp(deps)
     const server = await startServer({

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { AppEnv } from '../core/http/index.js'
 import type { WriteHealth } from '../core/write-health.js'
 import type { ServiceStore } from '../store/service/index.js'
+import type { Authorizer } from './authz/authorizer.js'
 import type { BundleBuilder } from './bundle-builder.js'
 import type { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
@@ -33,6 +34,8 @@ export interface Principal {
 /** What the authorization step decided for this request (recorded by activity). */
 export interface AuthorizationDecision {
   allowed: boolean
+  /** The action it was decided for (the route table's, or its narrower one). */
+  action?: string
   /** The grant that allowed it, when one did. */
   grant?: { id: string; role: string; resource: string }
 }
@@ -59,4 +62,6 @@ export interface ServiceDeps {
   secrets: SecretVault
   /** Verifies identity-provider JWTs (no providers: every JWT is an unknown token). */
   identity: IdentityVerifier
+  /** Decides every request (service/authz/); told when grants change. */
+  authorizer: Authorizer
 }

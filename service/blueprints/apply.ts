@@ -12,16 +12,26 @@ import {
   createdBy,
   type ServiceRepositories,
 } from '../../store/service/index.js'
+import { creatorBindings } from '../authz/inherit.js'
 import { documentEtag, stringifyJsonDocument } from '../json-document.js'
 import { assertSystemCompiles } from '../systems/assert-system-compiles.js'
 import { insertSystem } from '../systems/insert-system.js'
-import type { ServiceDeps } from '../types.js'
+import type { Principal, ServiceDeps } from '../types.js'
 import type { Blueprint, BlueprintResource, BlueprintSystem } from './definition.js'
 
 /** What applying made or found, and which systems' bundles must be rebuilt. */
 interface Applied {
   resources: BlueprintResource[]
   changed: string[]
+  /** Whether role bindings were written (the authorizer must re-read them). */
+  granted: boolean
+}
+
+/** Who creates, and what creating a system grants them. */
+interface Creating {
+  agentTokenKey: string
+  actor: Actor
+  bindingsFor: (systemId: string) => ReturnType<typeof creatorBindings>
 }
 
 /**
@@ -30,26 +40,33 @@ interface Applied {
  * 409 when a system's name is taken by another system.
  */
 export async function applyBlueprint(
-  deps: Pick<ServiceDeps, 'store' | 'builder' | 'agentTokenKey' | 'validateModule'>,
+  deps: Pick<ServiceDeps, 'store' | 'builder' | 'agentTokenKey' | 'validateModule' | 'authorizer'>,
   name: string,
   blueprint: Blueprint,
-  actor: Actor,
+  principal: Principal,
 ): Promise<BlueprintResource[]> {
   assertModulesParse(deps, name, blueprint)
+  const creating: Creating = {
+    agentTokenKey: deps.agentTokenKey,
+    actor: { by: principal.id, through: 'api' },
+    // The caller owns the systems it creates, as with POST /v1/systems.
+    bindingsFor: (systemId) => creatorBindings(deps.authorizer, principal, systemId),
+  }
   let applied: Applied
   try {
-    applied = await deps.store.transaction((tx) => createMissing(tx, deps.agentTokenKey, blueprint, actor))
+    applied = await deps.store.transaction((tx) => createMissing(tx, creating, blueprint))
   } catch (err) {
     if (!(err instanceof AlreadyExistsError)) throw err
     // Another apply of the same blueprint committed first: what it made now exists, so one more
     // pass only finds it. A second conflict is a real one (a name taken by another system).
     try {
-      applied = await deps.store.transaction((tx) => createMissing(tx, deps.agentTokenKey, blueprint, actor))
+      applied = await deps.store.transaction((tx) => createMissing(tx, creating, blueprint))
     } catch (again) {
       if (again instanceof AlreadyExistsError) throw conflict(`blueprint ${name}: ${again.message}`)
       throw again
     }
   }
+  if (applied.granted) deps.authorizer.changed()
   for (const systemId of applied.changed) await deps.builder.rebuild(systemId)
   return applied.resources
 }
@@ -71,17 +88,23 @@ function assertModulesParse(
 
 async function createMissing(
   tx: ServiceRepositories,
-  agentTokenKey: string,
+  creating: Creating,
   blueprint: Blueprint,
-  actor: Actor,
 ): Promise<Applied> {
+  const { actor } = creating
   const now = new Date()
-  const applied: Applied = { resources: [], changed: [] }
+  const applied: Applied = { resources: [], changed: [], granted: false }
   for (const system of blueprint.systems) {
     const created = !(await tx.systems.exists(system.id))
     if (created) {
       const { name, type } = system.config
-      await insertSystem(tx, agentTokenKey, { id: system.id, name, type, fields: system.config }, actor, now)
+      const bindings = creating.bindingsFor(system.id)
+      const fields = system.config
+      await insertSystem(tx, creating.agentTokenKey, { id: system.id, name, type, fields }, actor, {
+        bindings,
+        now,
+      })
+      if (bindings.length > 0) applied.granted = true
     }
     applied.resources.push({ id: system.id, type: 'system' })
     const added = await addPolicies(tx, system, actor, now, applied.resources)

@@ -6,7 +6,6 @@
 import { Hono } from 'hono'
 import { internalError, notFound } from '../../core/http/index.js'
 import { opaConfigYaml, relayConfigYaml, type SystemIdentity } from '../agent-config.js'
-import { assertSystemAccess } from '../auth.js'
 import { publicBaseUrl } from '../public-base-url.js'
 import { deriveAgentSecret } from '../token-secrets.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
@@ -21,7 +20,6 @@ export function assetRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
 
   app.get('/v1/systems/:system/assets/:assettype', async (c) => {
     const systemId = checkId(c.req.param('system'), 'system id')
-    assertSystemAccess(c, systemId)
     const assetType = c.req.param('assettype')
     if (!(ASSET_TYPES as readonly string[]).includes(assetType)) {
       throw notFound(`unknown asset type "${printable(assetType)}": use ${ASSET_TYPES.join(' or ')}`)

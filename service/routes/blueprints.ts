@@ -14,7 +14,6 @@ import {
   parseJsonText,
   readBodyText,
 } from '../../core/http/index.js'
-import { requireAdmin } from '../auth.js'
 import { applyBlueprint } from '../blueprints/apply.js'
 import { type BlueprintCatalog, InvalidBlueprintError } from '../blueprints/catalog.js'
 import type { Blueprint, BlueprintResource } from '../blueprints/definition.js'
@@ -28,8 +27,6 @@ export function blueprintRoutes(
   limits: BodyLimits,
 ): Hono<ServiceEnv> {
   const app = new Hono<ServiceEnv>()
-  app.use('/v1/blueprints', requireAdmin())
-  app.use('/v1/blueprints/*', requireAdmin())
 
   async function find(name: string): Promise<Blueprint> {
     let blueprint: Blueprint | undefined
@@ -63,10 +60,7 @@ export function blueprintRoutes(
       const name = c.req.param('name')
       await requireEmptyBody(c, limits)
       const blueprint = await find(name)
-      const resources = await applyBlueprint(deps, name, blueprint, {
-        by: c.var.principal.id,
-        through: 'api',
-      })
+      const resources = await applyBlueprint(deps, name, blueprint, c.var.principal)
       return envelope(c, { blueprint: name, resources })
     }),
   )

@@ -8,7 +8,6 @@ import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { notFound } from '../../core/http/index.js'
 import type { BundleKind } from '../../store/service/index.js'
-import { assertSystemAccess } from '../auth.js'
 import { BundleCache } from '../bundle-cache.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId } from '../validation.js'
@@ -39,7 +38,6 @@ export function bundleRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const cache = new BundleCache()
 
   async function serve(c: Context<ServiceEnv>, systemId: string, kind: BundleKind): Promise<Response> {
-    assertSystemAccess(c, systemId)
     let revision = await store.bundles.revision(systemId, kind)
     if (revision === undefined) throw notFound(`no ${kind} bundle for system ${systemId}`)
     const known = c.req.header('If-None-Match')

@@ -16,7 +16,6 @@ import {
   readBodyText,
 } from '../../core/http/index.js'
 import { type Actor, createdBy, type DataDocumentRow } from '../../store/service/index.js'
-import { requireAdmin } from '../auth.js'
 import { DataConflictError, placeAt, valueAt } from '../data-tree.js'
 import {
   documentEtag,
@@ -57,8 +56,6 @@ function documentEnvelope(c: Context<ServiceEnv>, result: unknown): Response {
 export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceEnv> {
   const { store, builder } = deps
   const app = new Hono<ServiceEnv>()
-  app.use('/v1/data', requireAdmin())
-  app.use('/v1/data/*', requireAdmin())
 
   async function write(
     c: Context<ServiceEnv>,

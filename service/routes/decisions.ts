@@ -11,7 +11,6 @@ import { Hono } from 'hono'
 import { parse, stringify } from 'lossless-json'
 import { notFound, readStructuredBody } from '../../core/http/index.js'
 import type { StoredDecision } from '../../store/service/index.js'
-import { requireAdmin } from '../auth.js'
 import {
   type DecisionSearch,
   decisionsRequestSchema,
@@ -99,8 +98,6 @@ export function decisionRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const maxLimit = deps.config.limits.max_decisions_per_page
   const budgetMs = deps.config.limits.decision_search_budget_ms
   const app = new Hono<ServiceEnv>()
-  app.use('/v1/decisions', requireAdmin())
-  app.use('/v1/decisions/*', requireAdmin())
 
   async function answer(c: Context<ServiceEnv>, search: DecisionSearch): Promise<Response> {
     const { query } = search

@@ -8,7 +8,6 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import { badRequest, conflict, notFound, readStructuredBody } from '../../core/http/index.js'
 import { type Actor, createdBy, objectMeta, type PolicyRow } from '../../store/service/index.js'
-import { requireAdmin } from '../auth.js'
 import { assertSystemCompiles } from '../systems/assert-system-compiles.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkSlashPath, envelope, pathAfter, systemOfPath, validateBody } from '../validation.js'
@@ -33,8 +32,6 @@ export function policyView(row: PolicyRow) {
 export function policyRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const { store, builder } = deps
   const app = new Hono<ServiceEnv>()
-  app.use('/v1/policies', requireAdmin())
-  app.use('/v1/policies/*', requireAdmin())
 
   app.get('/v1/policies', async (c) => {
     const prefix = c.req.query('prefix')

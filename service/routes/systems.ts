@@ -17,12 +17,12 @@ import {
   type SystemRow,
   type TokenRow,
 } from '../../store/service/index.js'
-import { requireAdmin } from '../auth.js'
+import { creatorBindings } from '../authz/inherit.js'
 import { STATUS_BUILD_FAILED } from '../bundle-builder.js'
 import { assertSecretsExist, sourceControlSecretReferences } from '../secrets/references.js'
 import { type SystemFields, storedConfig, systemFieldsSchema } from '../system-config.js'
 import { insertSystem } from '../systems/insert-system.js'
-import type { ServiceDeps, ServiceEnv } from '../types.js'
+import type { Principal, ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId, envelope, validateBody } from '../validation.js'
 import { tokenView } from './tokens.js'
 
@@ -75,7 +75,6 @@ function requireNameAndType(fields: SystemFields): { name: string; type: string 
 export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const { store, builder } = deps
   const app = new Hono<ServiceEnv>()
-  app.use('/v1/systems', requireAdmin())
 
   async function view(tx: ServiceRepositories, row: SystemRow) {
     const [token, policies] = await Promise.all([
@@ -85,10 +84,14 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     return systemView(row, { token, policies })
   }
 
-  async function create(id: string, fields: SystemFields, actor: Actor) {
+  async function create(id: string, fields: SystemFields, actor: Actor, principal: Principal) {
     const { name, type } = requireNameAndType(fields)
+    const inherited = creatorBindings(deps.authorizer, principal, id)
     try {
-      await store.transaction((tx) => insertSystem(tx, deps.agentTokenKey, { id, name, type, fields }, actor))
+      await store.transaction((tx) =>
+        insertSystem(tx, deps.agentTokenKey, { id, name, type, fields }, actor, { bindings: inherited }),
+      )
+      if (inherited.length > 0) deps.authorizer.changed()
     } catch (err) {
       if (err instanceof AlreadyExistsError) throw conflict(err.message)
       throw err
@@ -127,17 +130,17 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
         'id: set by the service on POST; use PUT /v1/systems/{id} with If-None-Match: * to choose it',
       )
     const id = randomBytes(16).toString('hex')
-    return envelope(c, await create(id, fields, { by: c.var.principal.id, through: 'api' }))
+    return envelope(c, await create(id, fields, { by: c.var.principal.id, through: 'api' }, c.var.principal))
   })
 
-  app.get('/v1/systems/:system', requireAdmin(), async (c) => {
+  app.get('/v1/systems/:system', async (c) => {
     const id = checkId(c.req.param('system'), 'system id')
     const row = await store.systems.get(id)
     if (!row) throw notFound(`system ${id} not found`)
     return envelope(c, await view(store, row))
   })
 
-  app.put('/v1/systems/:system', requireAdmin(), async (c) => {
+  app.put('/v1/systems/:system', async (c) => {
     const id = checkId(c.req.param('system'), 'system id')
     const fields = validateBody(systemFieldsSchema, await readStructuredBody(c), 'system')
     if (fields.id !== undefined && fields.id !== id)
@@ -147,7 +150,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     const existing = await store.systems.get(id)
     if (createOnly) {
       if (existing) throw conflict(`system ${id} already exists`)
-      return envelope(c, await create(id, fields, actor))
+      return envelope(c, await create(id, fields, actor, c.var.principal))
     }
     if (!existing) throw notFound(`system ${id} not found (send If-None-Match: * to create it)`)
     if (fields.type !== undefined && fields.type !== existing.type) {
@@ -170,7 +173,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     return envelope(c, await view(store, (await store.systems.get(id))!))
   })
 
-  app.delete('/v1/systems/:system', requireAdmin(), async (c) => {
+  app.delete('/v1/systems/:system', async (c) => {
     const id = checkId(c.req.param('system'), 'system id')
     const recursive = c.req.query('recursive') !== 'false'
     await store.transaction(async (tx) => {
@@ -178,11 +181,13 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       await tx.tokens.deleteForSystem(id)
       await tx.bundles.deleteForSystem(id)
       await tx.agentStatus.deleteForSystem(id)
+      await tx.grants.deleteForResource('system', id)
       if (recursive) {
         await tx.policies.deleteForSystem(id)
         await tx.dataDocuments.deleteForSystem(id)
       }
     })
+    deps.authorizer.changed()
     return envelope(c)
   })
   return app

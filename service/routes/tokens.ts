@@ -5,9 +5,17 @@
  */
 import { Hono } from 'hono'
 import { z } from 'zod'
-import { badRequest, conflict, notFound, readStructuredBody } from '../../core/http/index.js'
-import { type Actor, createdBy, modifiedBy, objectMeta, type TokenRow } from '../../store/service/index.js'
-import { checkPathPattern, requireAdmin } from '../auth.js'
+import { badRequest, conflict, forbidden, notFound, readStructuredBody } from '../../core/http/index.js'
+import {
+  type Actor,
+  createdBy,
+  modifiedBy,
+  objectMeta,
+  type ServiceRepositories,
+  type TokenRow,
+} from '../../store/service/index.js'
+import { checkPathPattern } from '../auth.js'
+import { narrowerAdmits } from '../authz/narrower.js'
 import { parseGoDuration } from '../go-duration.js'
 import {
   DEFAULT_TOKEN_TTL_MS,
@@ -21,9 +29,10 @@ import { checkId, envelope, validateBody } from '../validation.js'
 
 const tokenRequestSchema = z.strictObject({
   id: z.string().optional(),
-  description: z.string().max(4096).default(''),
+  description: z.string().max(4096).optional(),
   ttl: z.string().default(''),
-  allow_path_patterns: z.array(z.string().min(1)).max(100).default([]),
+  // Absent on an update: the token keeps its patterns (absent on create: none, every path).
+  allow_path_patterns: z.array(z.string().min(1)).max(100).optional(),
   regenerate: z.boolean().default(false),
 })
 
@@ -48,12 +57,42 @@ function ttlMs(ttl: string): number {
   return ms
 }
 
+/**
+ * Under `tokens.refresh` (WorkspaceTokenRefresher) a PUT may only regenerate the secret of an
+ * existing token that belongs to no system. @throws HttpError 403 otherwise.
+ */
+function checkRefreshOnly(raw: unknown, existing: TokenRow | undefined, caller: string): void {
+  if (!existing || existing.system_id !== null || !narrowerAdmits('tokens.refresh', raw)) {
+    throw forbidden(
+      `token ${caller} may only regenerate existing tokens that belong to no system (body {"regenerate": true})`,
+    )
+  }
+}
+
+/**
+ * True when someone other than token `tokenId` (a live token, a user or a claim) still holds
+ * WorkspaceAdministrator, so deleting that token leaves the workspace administrable.
+ */
+async function anotherAdministrator(tx: ServiceRepositories, tokenId: string): Promise<boolean> {
+  const now = Date.now()
+  const admins = (await tx.grants.list()).filter(
+    (b) => b.role === WORKSPACE_ADMINISTRATOR && b.resourceKind === 'workspace',
+  )
+  const holds = admins.some((b) => b.subjects.some((s) => s.kind === 'token' && s.id === tokenId))
+  if (!holds) return true
+  for (const subject of admins.flatMap((b) => b.subjects)) {
+    if (subject.kind !== 'token') return true
+    if (subject.id === tokenId) continue
+    const token = await tx.tokens.get(subject.id)
+    if (token && Date.parse(token.expires_at) > now) return true
+  }
+  return false
+}
+
 /** Routes of `/v1/tokens`. */
 export function tokenRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const { store } = deps
   const app = new Hono<ServiceEnv>()
-  app.use('/v1/tokens', requireAdmin())
-  app.use('/v1/tokens/*', requireAdmin())
 
   app.get('/v1/tokens', async (c) => envelope(c, (await store.tokens.list()).map(tokenView)))
 
@@ -66,10 +105,11 @@ export function tokenRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
 
   app.put('/v1/tokens/:id', async (c) => {
     const id = checkId(c.req.param('id'), 'token id')
-    const body = validateBody(tokenRequestSchema, await readStructuredBody(c), 'token')
+    const raw = await readStructuredBody(c)
+    const body = validateBody(tokenRequestSchema, raw, 'token')
     if (body.id !== undefined && body.id !== id)
       throw badRequest(`id: "${body.id}" does not match the path's token id "${id}"`)
-    body.allow_path_patterns.forEach((pattern, i) => {
+    body.allow_path_patterns?.forEach((pattern, i) => {
       const problem = checkPathPattern(pattern)
       if (problem) throw badRequest(`allow_path_patterns.${i}: invalid regular expression: ${problem}`)
     })
@@ -78,17 +118,19 @@ export function tokenRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     const actor: Actor = { by: c.var.principal.id, through: 'api' }
     const now = new Date()
 
+    const refreshOnly = c.var.authorization?.action === 'tokens.refresh'
     const result = await store.transaction(async (tx) => {
       const existing = await tx.tokens.get(id)
       const live = existing !== undefined && Date.parse(existing.expires_at) > now.getTime()
       if (live && createOnly) throw conflict(`token ${id} already exists`)
+      if (refreshOnly) checkRefreshOnly(raw, live ? existing : undefined, c.var.principal.id)
       if (!live) {
         const secret = generateSecret()
         const row: TokenRow = {
           id,
-          description: body.description,
+          description: body.description ?? '',
           secret_hash: hashSecret(secret),
-          allow_path_patterns: JSON.stringify(body.allow_path_patterns),
+          allow_path_patterns: JSON.stringify(body.allow_path_patterns ?? []),
           ttl: body.ttl,
           expires_at: new Date(now.getTime() + lifetime).toISOString(),
           roles: '[]',
@@ -102,8 +144,10 @@ export function tokenRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       }
       const updated: TokenRow = {
         ...existing,
-        description: body.description,
-        allow_path_patterns: JSON.stringify(body.allow_path_patterns),
+        description: body.description ?? existing.description,
+        ...(body.allow_path_patterns !== undefined
+          ? { allow_path_patterns: JSON.stringify(body.allow_path_patterns) }
+          : {}),
         ...modifiedBy(actor, now),
       }
       if (body.ttl !== '') {
@@ -133,18 +177,14 @@ export function tokenRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       if (row.system_id !== null) {
         throw conflict(`token ${id} is the agent token of system ${row.system_id}; delete the system instead`)
       }
-      if (JSON.parse(row.roles).includes(WORKSPACE_ADMINISTRATOR)) {
-        const now = Date.now()
-        const admins = (await tx.tokens.list()).filter(
-          (t) =>
-            t.id !== id &&
-            Date.parse(t.expires_at) > now &&
-            JSON.parse(t.roles).includes(WORKSPACE_ADMINISTRATOR),
-        )
-        if (admins.length === 0) throw conflict(`token ${id} is the last ${WORKSPACE_ADMINISTRATOR} token`)
+      if (!(await anotherAdministrator(tx, id))) {
+        throw conflict(`token ${id} is the last holder of ${WORKSPACE_ADMINISTRATOR}`)
       }
       await tx.tokens.delete(id)
+      // A later token with the same id must not inherit this one's access.
+      await tx.grants.removeSubject('token', id)
     })
+    deps.authorizer.changed()
     return envelope(c)
   })
   return app

@@ -3,7 +3,12 @@
  * and its agent token (bound to that system only). The systems route and blueprints both create
  * systems through this one function, so a system made either way is the same.
  */
-import { type Actor, createdBy, type ServiceRepositories } from '../../store/service/index.js'
+import {
+  type Actor,
+  createdBy,
+  type ServiceRepositories,
+  type StoredBinding,
+} from '../../store/service/index.js'
 import { assertSecretsExist, sourceControlSecretReferences } from '../secrets/references.js'
 import { type SystemFields, storedConfig } from '../system-config.js'
 import { agentTokenId, deriveAgentSecret, hashSecret } from '../token-secrets.js'
@@ -16,7 +21,7 @@ export interface NewSystem {
 }
 
 /**
- * Inserts the system and its agent token.
+ * Inserts the system, its agent token and `bindings` (what its creator is granted on it).
  * @throws HttpError 400 when its source control names a secret that is not stored;
  *   AlreadyExistsError on a taken id or name.
  */
@@ -25,7 +30,10 @@ export async function insertSystem(
   agentTokenKey: string,
   system: NewSystem,
   actor: Actor,
-  now = new Date(),
+  {
+    bindings = [],
+    now = new Date(),
+  }: { bindings?: ReadonlyArray<Omit<StoredBinding, 'meta'>>; now?: Date } = {},
 ): Promise<void> {
   await assertSecretsExist(tx, sourceControlSecretReferences(system.fields.source_control))
   await tx.systems.insert({
@@ -51,4 +59,5 @@ export async function insertSystem(
     generation: 0,
     ...createdBy(actor, now),
   })
+  for (const binding of bindings) await tx.grants.put(binding, actor, now)
 }

@@ -8,6 +8,7 @@ import type { ServiceDatabase, SqlDialect } from '../database.js'
 import { initialMigration } from './0001-initial.js'
 import { recordsKeyedBySystemMigration } from './0002-records-keyed-by-system.js'
 import { decisionTextIndexMigration } from './0003-decision-text-index.js'
+import { grantsMigration } from './0004-grants.js'
 import { secretsMigration } from './0005-secrets.js'
 
 /** Every migration in order; the key is its version name. */
@@ -16,6 +17,7 @@ export function serviceMigrations(dialect: SqlDialect): Record<string, Migration
     '0001-initial': initialMigration(dialect),
     '0002-records-keyed-by-system': recordsKeyedBySystemMigration(dialect),
     '0003-decision-text-index': decisionTextIndexMigration(dialect),
+    '0004-grants': grantsMigration(),
     '0005-secrets': secretsMigration(dialect),
   }
 }

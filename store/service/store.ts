@@ -9,6 +9,7 @@ import { AgentStatusRepository } from './agent-status.js'
 import { BundleRepository } from './bundles.js'
 import { DataDocumentRepository } from './data-documents.js'
 import { DecisionRepository } from './decisions.js'
+import { GrantRepository } from './grants.js'
 import { PolicyRepository } from './policies.js'
 import { SecretRepository } from './secrets.js'
 import { SettingsRepository } from './settings.js'
@@ -30,6 +31,7 @@ export class ServiceRepositories {
   readonly decisions: DecisionRepository
   readonly agentStatus: AgentStatusRepository
   readonly secrets: SecretRepository
+  readonly grants: GrantRepository
 
   constructor(db: Kysely<ServiceTables>, dialect: SqlDialect) {
     this.settings = new SettingsRepository(db)
@@ -41,6 +43,7 @@ export class ServiceRepositories {
     this.decisions = new DecisionRepository(db, dialect)
     this.agentStatus = new AgentStatusRepository(db)
     this.secrets = new SecretRepository(db)
+    this.grants = new GrantRepository(db)
   }
 }
 

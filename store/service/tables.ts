@@ -117,6 +117,30 @@ export interface SecretsTable extends AuditColumns {
   ciphertext: string
 }
 
+/**
+ * One grant: a role on a resource for one subject, as part of a role binding. A binding without
+ * subjects keeps one row with `subject_kind = ''` (it grants nothing).
+ */
+export interface GrantsTable extends AuditColumns {
+  id: string
+  binding_id: string
+  /** The binding's v1 name under its resource (v1 `{resourcetype}/{resource}/{rolebinding}`). */
+  binding_name: string
+  description: string
+  role: string
+  /** `workspace` (resource_id '') or `system`. */
+  resource_kind: string
+  resource_id: string
+  /** `token`, `user`, `claim`, or '' for the placeholder of an empty binding. */
+  subject_kind: string
+  /** Token or user id; '' for claims. */
+  subject_id: string
+  /** For claim subjects: the identity provider ('' for any), the claim's key and value ('*' for any). */
+  claim_provider: string
+  claim_key: string
+  claim_value: string
+}
+
 /** Every table of the service's database. */
 export interface ServiceTables {
   settings: SettingsTable
@@ -128,4 +152,5 @@ export interface ServiceTables {
   decisions: DecisionsTable
   agent_status: AgentStatusTable
   secrets: SecretsTable
+  grants: GrantsTable
 }

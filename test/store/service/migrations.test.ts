@@ -42,9 +42,46 @@ for (const backend of BACKENDS) {
         .insertInto('agent_status')
         .values({ agent_id: 'x', system_id: 's1', status: '{}', updated_at: 'now' })
         .execute()
+      const audit = {
+        created_at: 'now',
+        created_by: 'regent',
+        created_through: 'bootstrap',
+        last_modified_at: 'now',
+        last_modified_by: 'regent',
+        last_modified_through: 'bootstrap',
+      }
+      await open.db
+        .insertInto('tokens')
+        .values({
+          id: 'old-admin',
+          description: '',
+          secret_hash: 'h',
+          allow_path_patterns: '[]',
+          ttl: '',
+          expires_at: '9999-01-01T00:00:00Z',
+          roles: '["WorkspaceAdministrator"]',
+          system_id: null,
+          generation: 0,
+          ...audit,
+        })
+        .execute()
       expect(await migrateToLatest(open)).toEqual([
         '0002-records-keyed-by-system',
         '0003-decision-text-index',
+        '0004-grants',
+      ])
+      // 0004 turns the roles token rows carried into grants on the workspace.
+      const grants = await open.db
+        .selectFrom('grants')
+        .select(['role', 'resource_kind', 'subject_kind', 'subject_id'])
+        .execute()
+      expect(grants).toEqual([
+        {
+          role: 'WorkspaceAdministrator',
+          resource_kind: 'workspace',
+          subject_kind: 'token',
+          subject_id: 'old-admin',
+        },
       ])
       // 0003 indexes the rows already stored.
       if (open.dialect === 'sqlite') {

@@ -1,0 +1,43 @@
+/**
+ * The authorization middleware, after `authenticate`: decides every request with the
+ * authorization policy, records the decision in `c.var.authorization` (also when it refuses, so
+ * activity records refusals) and answers 403 naming the action and resource it lacks.
+ */
+import type { MiddlewareHandler } from 'hono'
+import { forbidden } from '../../core/http/index.js'
+import type { Principal, ServiceEnv } from '../types.js'
+import type { Authorizer, Decision } from './authorizer.js'
+
+function describe(principal: Principal): string {
+  return `${principal.kind} ${principal.id}`
+}
+
+function resourceText(decision: Decision): string {
+  return decision.resources
+    .map((r) => (r.kind === 'workspace' ? 'the workspace' : `system ${r.id}`))
+    .join(', ')
+}
+
+/** Middleware deciding each request with `authorizer`. */
+export function authorize(authorizer: Authorizer): MiddlewareHandler<ServiceEnv> {
+  return async (c, next) => {
+    await authorizer.refresh()
+    const principal = c.var.principal
+    const decision = authorizer.decide(principal, {
+      method: c.req.method,
+      path: c.req.path,
+      query: c.req.query(),
+    })
+    c.set('authorization', {
+      allowed: decision.allowed,
+      action: decision.action,
+      ...(decision.grant ? { grant: decision.grant } : {}),
+    })
+    if (!decision.allowed) {
+      throw forbidden(
+        `${describe(principal)} may not ${decision.action} on ${resourceText(decision)}: no role binding grants it`,
+      )
+    }
+    await next()
+  }
+}

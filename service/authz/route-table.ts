@@ -1,0 +1,158 @@
+/**
+ * The one route → action table: every management-API method and path pattern, the action it
+ * takes and the resource it acts on. The authorization middleware, the permission check and
+ * docs/access-control.md (generated from it) all read this table.
+ *
+ * Patterns: `{name}` is one path segment, `{name...}` one or more. The first matching row wins,
+ * so specific rows come before general ones. A request no row matches is decided with the action
+ * `unlisted`, which only WorkspaceAdministrator's `*` allows.
+ */
+
+/**
+ * Where the resource comes from: the workspace; the `{system}` segment of the path; the
+ * `system` query parameter (each listed system, or the workspace without it); or the caller's
+ * own system for agent tokens (the workspace for anyone else).
+ */
+export type ResourceSource = 'workspace' | 'path' | 'query' | 'caller'
+
+export interface RouteRow {
+  method: string
+  pattern: string
+  action: string
+  resource: ResourceSource
+  /**
+   * A narrower action that also admits the request; the route then limits what it does to that
+   * action (PUT /v1/tokens/{token} under `tokens.refresh` may only regenerate the secret).
+   */
+  narrower?: string
+}
+
+const row = (
+  method: string,
+  pattern: string,
+  action: string,
+  resource: ResourceSource = 'workspace',
+): RouteRow => ({
+  method,
+  pattern,
+  action,
+  resource,
+})
+
+/** The action of a request no row matches. */
+export const UNLISTED_ACTION = 'unlisted'
+
+export const ROUTE_TABLE: readonly RouteRow[] = [
+  // Systems
+  row('GET', '/v1/systems', 'systems.list'),
+  row('POST', '/v1/systems', 'systems.create'),
+  row('GET', '/v1/systems/{system}', 'systems.read', 'path'),
+  row('PUT', '/v1/systems/{system}', 'systems.update', 'path'),
+  row('DELETE', '/v1/systems/{system}', 'systems.delete', 'path'),
+  row('GET', '/v1/systems/{system}/assets/{assettype}', 'systems.install', 'path'),
+  // Agent traffic
+  row('GET', '/v1/systems/{system}/discovery', 'bundles.pull', 'path'),
+  row('GET', '/v1/bundles/systems/{system}', 'bundles.pull', 'path'),
+  row('POST', '/v1/logs', 'agent.report', 'caller'),
+  row('POST', '/v1/logs/{partition...}', 'agent.report', 'caller'),
+  row('POST', '/v1/status', 'agent.report', 'caller'),
+  row('POST', '/v1/status/{partition...}', 'agent.report', 'caller'),
+  row('GET', '/v1/status', 'status.read', 'query'),
+  // Policies and data: under systems/{system} they belong to that system
+  row('GET', '/v1/policies', 'policies.read'),
+  row('GET', '/v1/policies/systems/{system}', 'policies.read', 'path'),
+  row('GET', '/v1/policies/systems/{system}/{path...}', 'policies.read', 'path'),
+  row('PUT', '/v1/policies/systems/{system}/{path...}', 'policies.write', 'path'),
+  row('DELETE', '/v1/policies/systems/{system}/{path...}', 'policies.write', 'path'),
+  row('GET', '/v1/policies/{path...}', 'policies.read'),
+  row('PUT', '/v1/policies/{path...}', 'policies.write'),
+  row('DELETE', '/v1/policies/{path...}', 'policies.write'),
+  row('GET', '/v1/data/systems/{system}', 'data.read', 'path'),
+  row('GET', '/v1/data/systems/{system}/{path...}', 'data.read', 'path'),
+  row('PUT', '/v1/data/systems/{system}/{path...}', 'data.write', 'path'),
+  row('PATCH', '/v1/data/systems/{system}/{path...}', 'data.write', 'path'),
+  row('DELETE', '/v1/data/systems/{system}/{path...}', 'data.write', 'path'),
+  row('GET', '/v1/data/{path...}', 'data.read'),
+  row('PUT', '/v1/data/{path...}', 'data.write'),
+  row('PATCH', '/v1/data/{path...}', 'data.write'),
+  row('DELETE', '/v1/data/{path...}', 'data.write'),
+  // Decisions
+  row('GET', '/v1/decisions', 'decisions.read'),
+  row('POST', '/v1/decisions', 'decisions.read'),
+  row('GET', '/v1/decisions/{decision}', 'decisions.read'),
+  // Tokens (a PUT whose body only asks to regenerate the secret is `tokens.refresh`)
+  row('GET', '/v1/tokens', 'tokens.read'),
+  row('GET', '/v1/tokens/{token}', 'tokens.read'),
+  { ...row('PUT', '/v1/tokens/{token}', 'tokens.write'), narrower: 'tokens.refresh' },
+  row('DELETE', '/v1/tokens/{token}', 'tokens.write'),
+  // Secrets (ids may contain slashes)
+  row('GET', '/v1/secrets', 'secrets.read'),
+  row('GET', '/v1/secrets/{secret...}', 'secrets.read'),
+  row('PUT', '/v1/secrets/{secret...}', 'secrets.write'),
+  row('DELETE', '/v1/secrets/{secret...}', 'secrets.write'),
+  // Activity
+  row('POST', '/v1/activity', 'activity.read'),
+  row('GET', '/v2/activity', 'activity.read'),
+  row('GET', '/v2/activity/{activity}', 'activity.read'),
+  // Blueprints
+  row('GET', '/v1/blueprints', 'blueprints.read'),
+  row('GET', '/v1/blueprints/{blueprint}', 'blueprints.read'),
+  row('POST', '/v1/blueprints/{blueprint}', 'blueprints.apply'),
+  // Access control, v1: a system's bindings are managed by its owners
+  row('GET', '/v1/authz/roles', 'authz.roles'),
+  row('POST', '/v1/authz/evaluation', 'authz.evaluate'),
+  row('GET', '/v1/authz/rolebindings', 'authz.read'),
+  row('GET', '/v1/authz/rolebindings/systems/{system}', 'authz.read', 'path'),
+  row('GET', '/v1/authz/rolebindings/systems/{system}/{rolebinding}', 'authz.read', 'path'),
+  row('PUT', '/v1/authz/rolebindings/systems/{system}/{rolebinding}', 'authz.write', 'path'),
+  row('DELETE', '/v1/authz/rolebindings/systems/{system}/{rolebinding}', 'authz.write', 'path'),
+  row('GET', '/v1/authz/rolebindings/{resourcetype}/{resource}', 'authz.read'),
+  row('GET', '/v1/authz/rolebindings/{resourcetype}/{resource}/{rolebinding}', 'authz.read'),
+  row('PUT', '/v1/authz/rolebindings/{resourcetype}/{resource}/{rolebinding}', 'authz.write'),
+  row('DELETE', '/v1/authz/rolebindings/{resourcetype}/{resource}/{rolebinding}', 'authz.write'),
+  // Access control, v2
+  row('GET', '/v2/authz/roles', 'authz.roles'),
+  row('GET', '/v2/authz/rolebindings', 'authz.read'),
+  row('POST', '/v2/authz/rolebindings', 'authz.write'),
+  row('GET', '/v2/authz/rolebindings/{rolebinding}', 'authz.read'),
+  row('DELETE', '/v2/authz/rolebindings/{rolebinding}', 'authz.write'),
+  row('POST', '/v2/authz/rolebindings/{rolebinding}/subjects', 'authz.write'),
+  row('PUT', '/v2/authz/rolebindings/{rolebinding}/subjects', 'authz.write'),
+  row('DELETE', '/v2/authz/rolebindings/{rolebinding}/subjects', 'authz.write'),
+]
+
+interface CompiledRow {
+  row: RouteRow
+  regex: RegExp
+}
+
+function compilePattern(pattern: string): RegExp {
+  const source = pattern
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)(\.\.\.)?\}$/.exec(segment)
+      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      return param[2] ? `(?<${param[1]}>.+)` : `(?<${param[1]}>[^/]+)`
+    })
+    .join('/')
+  return new RegExp(`^${source}/?$`)
+}
+
+const COMPILED: CompiledRow[] = ROUTE_TABLE.map((row) => ({ row, regex: compilePattern(row.pattern) }))
+
+/** A matched row and its path parameters. */
+export interface RouteMatch {
+  row: RouteRow
+  params: Record<string, string>
+}
+
+/** The first row matching `method` and `path` (HEAD is matched as GET). */
+export function matchRoute(method: string, path: string): RouteMatch | undefined {
+  const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase()
+  for (const { row, regex } of COMPILED) {
+    if (row.method !== m) continue
+    const found = regex.exec(path)
+    if (found) return { row, params: { ...found.groups } }
+  }
+  return undefined
+}

@@ -1,0 +1,188 @@
+/**
+ * The route × role test: every row of the route table, for every built-in role (bound on the
+ * workspace, or on the "own" system for system roles), an agent token and a token without
+ * bindings, against the own system, another system and the workspace. A request the table
+ * allows must not answer 403; one it refuses must. The permission check must answer the same
+ * for every request.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parse as parseYaml } from 'yaml'
+import { agentCell, tableCell } from '../../../service/authz/access-table.js'
+import { BUILTIN_ROLES } from '../../../service/authz/roles.js'
+import { ROUTE_TABLE, type RouteRow } from '../../../service/authz/route-table.js'
+import { BACKENDS } from '../../store/backends.js'
+import { startTestService, type TestService } from '../harness.js'
+
+const OWN = 'sys-own'
+const OTHER = 'sys-other'
+type Target = 'workspace' | 'own' | 'other'
+
+interface Caller {
+  name: string
+  token: string
+  /** Whether the table lets this caller do `row` on `target`. */
+  expect(row: RouteRow, target: Target): boolean
+}
+
+/** Concrete requests for a row: one per target its resource can take. */
+function requestsFor(row: RouteRow): Array<{ target: Target; path: string }> {
+  const fill = (system: string) =>
+    row.pattern
+      .replace('{system}', system)
+      .replace('{assettype}', 'opa-config')
+      .replace('{resourcetype}', 'workspace')
+      .replace('{resource}', 'ws')
+      .replace(/\{\w+\.\.\.\}/g, 'authz-test/x')
+      .replace(/\{\w+\}/g, 'x')
+  if (row.resource === 'path')
+    return [
+      { target: 'own', path: fill(OWN) },
+      { target: 'other', path: fill(OTHER) },
+    ]
+  if (row.resource === 'query')
+    return [
+      { target: 'own', path: `${row.pattern}?system=${OWN}` },
+      { target: 'other', path: `${row.pattern}?system=${OTHER}` },
+      { target: 'workspace', path: row.pattern },
+    ]
+  return [{ target: 'workspace', path: fill(OWN) }]
+}
+
+const verdict = (cell: 'yes' | 'own' | 'no', target: Target) =>
+  cell === 'yes' || (cell === 'own' && target === 'own')
+
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`route × role table on ${backend.name}`, () => {
+    let t: TestService
+    const callers: Caller[] = []
+
+    async function createOwnSystem(): Promise<void> {
+      const res = await t.json('PUT', `/v1/systems/${OWN}`, {
+        body: { name: OWN, type: 'custom' },
+        headers: { 'If-None-Match': '*' },
+      })
+      expect(res.status).toBe(200)
+      for (const role of BUILTIN_ROLES.filter((r) => r.resource_kind === 'system')) {
+        const bound = await t.json('POST', '/v2/authz/rolebindings', {
+          body: {
+            resource_filter: { kind: 'system', id: OWN },
+            role_id: role.id,
+            subjects: [{ kind: 'token', id: `t-${role.id}` }],
+          },
+        })
+        expect(bound.status).toBe(200)
+      }
+    }
+
+    async function createOtherSystem(): Promise<void> {
+      const other = await t.json('PUT', `/v1/systems/${OTHER}`, {
+        body: { name: OTHER, type: 'custom' },
+        headers: { 'If-None-Match': '*' },
+      })
+      expect(other.status).toBe(200)
+    }
+
+    beforeAll(async () => {
+      t = await startTestService(backend)
+      await createOtherSystem()
+      for (const role of BUILTIN_ROLES) {
+        const id = `t-${role.id}`
+        const created = await t.json('PUT', `/v1/tokens/${id}`, { body: { description: role.id } })
+        expect(created.status).toBe(200)
+        callers.push({
+          name: role.id,
+          token: created.body.result as string,
+          expect: (row, target) => verdict(tableCell(role, row), target),
+        })
+        if (role.resource_kind === 'workspace') {
+          const bound = await t.json('POST', '/v2/authz/rolebindings', {
+            body: {
+              resource_filter: { kind: 'workspace', id: '' },
+              role_id: role.id,
+              subjects: [{ kind: 'token', id }],
+            },
+          })
+          expect(bound.status).toBe(200)
+        }
+      }
+      await createOwnSystem()
+      const none = await t.json('PUT', '/v1/tokens/t-none', { body: {} })
+      callers.push({
+        name: 'no binding',
+        token: none.body.result as string,
+        expect: (row) => row.action === 'authz.roles' || row.action === 'authz.evaluate',
+      })
+      const opa = parseYaml(await (await t.call('GET', `/v1/systems/${OWN}/assets/opa-config`)).text())
+      callers.push({
+        name: 'agent token',
+        token: opa.services[0].credentials.bearer.token as string,
+        // Agent reports (resource `caller`) are about the agent's own system.
+        expect: (row, target) => verdict(agentCell(row), row.resource === 'caller' ? 'own' : target),
+      })
+    }, 60_000)
+    afterAll(async () => t?.close())
+
+    it('allows exactly what the table allows, and the permission check agrees', async () => {
+      const mismatches: string[] = []
+      let checked = 0
+      for (const caller of callers) {
+        const asked: Array<{ method: string; path: string; allowed: boolean }> = []
+        for (const row of ROUTE_TABLE) {
+          for (const { target, path } of requestsFor(row)) {
+            const res = await t.call(row.method, path, {
+              token: caller.token,
+              ...(row.method === 'GET' ? {} : { body: {} }),
+            })
+            await res.arrayBuffer()
+            checked++
+            const expected = caller.expect(row, target)
+            const allowed = res.status !== 403
+            if (allowed !== expected)
+              mismatches.push(
+                `${caller.name} ${row.method} ${path} (${target}): ${res.status}, table says ${expected}`,
+              )
+            asked.push({ method: row.method, path, allowed })
+            // A successful system deletion takes the fixture with it: put it back.
+            if (row.method === 'DELETE' && path === `/v1/systems/${OWN}` && res.ok) await createOwnSystem()
+            if (row.method === 'DELETE' && path === `/v1/systems/${OTHER}` && res.ok)
+              await createOtherSystem()
+          }
+        }
+        const check = await t.json<{
+          result: Array<{ allowed: boolean; eval_error: boolean; path: string }>
+        }>('POST', '/v1/authz/evaluation', {
+          token: caller.token,
+          body: asked.map((a) => ({
+            check_option: '',
+            operation: a.method,
+            action: '',
+            path: a.path,
+            body: {},
+          })),
+        })
+        expect(check.status).toBe(200)
+        check.body.result.forEach((r, i) => {
+          expect(r.eval_error).toBe(false)
+          if (r.allowed !== asked[i]!.allowed)
+            mismatches.push(
+              `${caller.name} check ${asked[i]!.method} ${r.path}: ${r.allowed}, enforcement ${asked[i]!.allowed}`,
+            )
+        })
+      }
+      expect(mismatches).toEqual([])
+      expect(checked).toBeGreaterThan(ROUTE_TABLE.length * callers.length)
+    }, 240_000)
+
+    it('refuses a route the table does not list to everyone but WorkspaceAdministrator', async () => {
+      for (const caller of callers) {
+        const res = await t.call('GET', '/v1/no-such-route', { token: caller.token })
+        expect(res.status, caller.name).toBe(caller.name === 'WorkspaceAdministrator' ? 404 : 403)
+      }
+      const body = await t.json('GET', '/v1/no-such-route', {
+        token: callers.find((c) => c.name === 'SystemOwner')!.token,
+      })
+      expect(body.body.message).toMatch(/token t-SystemOwner may not unlisted on the workspace/)
+    })
+  })
+}
