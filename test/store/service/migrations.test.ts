@@ -69,6 +69,7 @@ for (const backend of BACKENDS) {
         '0002-records-keyed-by-system',
         '0003-decision-text-index',
         '0004-grants',
+        '0005-secrets',
       ])
       // 0004 turns the roles token rows carried into grants on the workspace.
       const grants = await open.db
