@@ -8,6 +8,7 @@ import type { ServiceDatabase, SqlDialect } from '../database.js'
 import { initialMigration } from './0001-initial.js'
 import { recordsKeyedBySystemMigration } from './0002-records-keyed-by-system.js'
 import { decisionTextIndexMigration } from './0003-decision-text-index.js'
+import { activityMigration } from './0006-activity.js'
 
 /** Every migration in order; the key is its version name. */
 export function serviceMigrations(dialect: SqlDialect): Record<string, Migration> {
@@ -15,6 +16,7 @@ export function serviceMigrations(dialect: SqlDialect): Record<string, Migration
     '0001-initial': initialMigration(dialect),
     '0002-records-keyed-by-system': recordsKeyedBySystemMigration(dialect),
     '0003-decision-text-index': decisionTextIndexMigration(dialect),
+    '0006-activity': activityMigration(dialect),
   }
 }
 

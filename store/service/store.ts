@@ -5,6 +5,7 @@
 import { type Kysely, sql } from 'kysely'
 import { openDatabase, type ServiceDatabase, type SqlDialect } from '../database.js'
 import { migrateToLatest, migrationsApplied } from '../migrations/index.js'
+import { ActivityRepository } from './activity.js'
 import { AgentStatusRepository } from './agent-status.js'
 import { BundleRepository } from './bundles.js'
 import { DataDocumentRepository } from './data-documents.js'
@@ -28,6 +29,7 @@ export class ServiceRepositories {
   readonly bundles: BundleRepository
   readonly decisions: DecisionRepository
   readonly agentStatus: AgentStatusRepository
+  readonly activity: ActivityRepository
 
   constructor(db: Kysely<ServiceTables>, dialect: SqlDialect) {
     this.settings = new SettingsRepository(db)
@@ -38,6 +40,7 @@ export class ServiceRepositories {
     this.bundles = new BundleRepository(db)
     this.decisions = new DecisionRepository(db, dialect)
     this.agentStatus = new AgentStatusRepository(db)
+    this.activity = new ActivityRepository(db, dialect)
   }
 }
 
