@@ -1,12 +1,15 @@
 /**
  * The service's Hono app: regent's base app (request ids, one log line per request, the
  * management error envelope), request metrics, the open operations endpoints, bearer-token
- * authentication on everything under `/v1`, and one route file per resource.
+ * an activity record and bearer-token authentication on everything under `/v1` and `/v2`, and one
+ * route file per resource.
  */
 import type { Hono } from 'hono'
 import { type BodyLimits, createApp } from '../core/http/index.js'
+import { recordActivity } from './activity/middleware.js'
 import { authenticate } from './auth.js'
 import { countRequests } from './metrics.js'
+import { activityRoutes } from './routes/activity.js'
 import { assetRoutes } from './routes/assets.js'
 import { bundleRoutes } from './routes/bundles.js'
 import { dataRoutes } from './routes/data.js'
@@ -32,7 +35,17 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.use(countRequests(deps.metrics))
   app.use(trackWrites(deps.writeHealth))
   app.route('/', healthRoutes(deps))
+  // Outermost of the API's middleware, so refusals by authentication and authorization are recorded.
+  const activity = recordActivity({
+    store: deps.store,
+    metrics: deps.metrics,
+    logger: deps.logger,
+    maxBodyBytes: deps.config.activity.max_body_bytes,
+  })
+  app.use('/v1/*', activity)
+  app.use('/v2/*', activity)
   app.use('/v1/*', authenticate(deps.store))
+  app.use('/v2/*', authenticate(deps.store))
   app.route('/', tokenRoutes(deps))
   app.route('/', systemRoutes(deps))
   app.route('/', policyRoutes(deps))
@@ -42,5 +55,6 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', logRoutes(deps, limits))
   app.route('/', statusRoutes(deps, limits))
   app.route('/', decisionRoutes(deps))
+  app.route('/', activityRoutes(deps))
   return app
 }

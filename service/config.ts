@@ -7,6 +7,32 @@ import { z } from 'zod'
 import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS } from '../core/bundle/index.js'
 import { field } from '../core/config.js'
 import { DEFAULT_MAX_YAML_NODES } from '../core/yaml.js'
+import { parseGoDuration } from './go-duration.js'
+
+/** A Go duration (`720h`, `90m`); `0` turns the bound off. */
+const durationField = () =>
+  z.string().refine((text) => (parseGoDuration(text) ?? -1) >= 0, {
+    error: 'expected a Go duration such as 720h or 30m (0: off)',
+  })
+
+const activitySchema = z
+  .strictObject({
+    /** Bytes of a request body recorded at most; larger bodies are recorded by size only. */
+    max_body_bytes: field.nonNegativeInt().default(64 * 1024),
+    retention: z
+      .strictObject({
+        /** Records older than this are deleted; `0` keeps them whatever their age. */
+        max_age: durationField().default('2160h'),
+        /** At most this many records are kept (the newest); `0` keeps any number. */
+        max_rows: field.nonNegativeInt().default(1_000_000),
+        /** How often retention is applied. */
+        interval: durationField()
+          .refine((text) => (parseGoDuration(text) ?? 0) >= 1000, { error: 'expected at least 1s' })
+          .default('10m'),
+      })
+      .prefault({}),
+  })
+  .prefault({})
 
 const signingSchema = z
   .strictObject({
@@ -43,6 +69,8 @@ export const serviceSectionSchema = z
         pool_size: field.positiveInt().default(10),
       })
       .prefault({}),
+    /** The activity log (every management-API request): docs/activity.md. */
+    activity: activitySchema,
     bundles: z
       .strictObject({
         signing: signingSchema.optional(),
