@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS } from '../core/bundle/index.js'
 import { field } from '../core/config.js'
 import { DEFAULT_MAX_YAML_NODES } from '../core/yaml.js'
+import { databaseUrlProblem } from '../store/database.js'
 import { parseGoDuration } from './go-duration.js'
 
 /** A Go duration (`720h`, `90m`); `0` turns the bound off. */
@@ -65,7 +66,13 @@ export const serviceSectionSchema = z
     database: z
       .strictObject({
         /** `postgres://…` for PostgreSQL; a file path or `sqlite:PATH` for SQLite. Default: DATA_DIR/service.db. */
-        url: z.string().min(1).optional(),
+        url: z
+          .string()
+          .min(1)
+          .refine((url) => databaseUrlProblem(url) === undefined, {
+            error: (issue) => databaseUrlProblem(String(issue.input)) ?? 'unsupported database URL',
+          })
+          .optional(),
         pool_size: field.positiveInt().default(10),
       })
       .prefault({}),
