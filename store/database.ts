@@ -57,7 +57,8 @@ const SCHEME = /^([a-z][a-z0-9+.-]+):/i
  */
 export function databaseUrlProblem(url: string): string | undefined {
   const scheme = SCHEME.exec(url)?.[1]?.toLowerCase()
-  if (scheme === undefined || (SUPPORTED_DATABASE_SCHEMES as readonly string[]).includes(scheme)) return undefined
+  if (scheme === undefined || (SUPPORTED_DATABASE_SCHEMES as readonly string[]).includes(scheme))
+    return undefined
   return `unsupported database URL scheme "${scheme}:": use postgres://… (or postgresql://…) for PostgreSQL, or sqlite:PATH or a file path for SQLite`
 }
 

@@ -57,7 +57,10 @@ export function recordActivity(options: RecordActivityOptions): MiddlewareHandle
     } catch (err) {
       metrics.activityRecordFailures.inc()
       const log = c.var.log ?? logger
-      log.error({ err: (err as Error).message, code: (err as { code?: string }).code }, 'activity record not written')
+      log.error(
+        { err: (err as Error).message, code: (err as { code?: string }).code },
+        'activity record not written',
+      )
       const unrecordedChange = entry.activityClass === AUDIT_CLASS && c.res.status < 400
       if (unrecordedChange) {
         const refusal = serviceUnavailable(

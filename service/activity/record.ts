@@ -145,7 +145,11 @@ export function activityOf(
  * 403 decided by a route's own check, a refusal with its reason. An unauthenticated request (401)
  * reached no decision.
  */
-function decisionOf(c: Context<ServiceEnv>, status: number, message: string | undefined): ActivityData['decision'] {
+function decisionOf(
+  c: Context<ServiceEnv>,
+  status: number,
+  message: string | undefined,
+): ActivityData['decision'] {
   const authorization = c.var.authorization
   const principal = c.var.principal as Principal | undefined
   const input = { method: c.req.method, path: c.req.path, user: principal?.id ?? '' }

@@ -79,7 +79,11 @@ export interface BodyRecordOptions {
  * body. Never contains a secret value (see the file comment).
  * @example recordedBody('/v1/secrets/git/key', Buffer.from('{"secret":"x"}'), opts) // '{"secret":"[redacted]"}'
  */
-export function recordedBody(path: string, body: Buffer | undefined, options: BodyRecordOptions): string | undefined {
+export function recordedBody(
+  path: string,
+  body: Buffer | undefined,
+  options: BodyRecordOptions,
+): string | undefined {
   if (body === undefined || body.length === 0) return undefined
   if (body.length > options.maxBytes) {
     return `[not recorded: ${body.length} bytes, more than service.activity.max_body_bytes]`

@@ -59,8 +59,10 @@ export class ActivityRetention {
     try {
       if (limits.maxAgeMs > 0) {
         const beforeUs = (now - limits.maxAgeMs) * 1000
-        deleted.maxAge = await inBatches((n) => store.activity.deleteOlderThan(beforeUs, n), batchRows, (n) =>
-          metrics.activityDeleted.inc({ reason: 'max_age' }, n),
+        deleted.maxAge = await inBatches(
+          (n) => store.activity.deleteOlderThan(beforeUs, n),
+          batchRows,
+          (n) => metrics.activityDeleted.inc({ reason: 'max_age' }, n),
         )
       }
       if (limits.maxRows > 0) {

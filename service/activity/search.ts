@@ -64,7 +64,10 @@ export function parseTimeUs(text: string, field: string, timezone = 'Z'): number
 }
 
 /** The time range of a request: one given end alone makes a one-hour window (upstream's rule). */
-function timeRange(startUs: number | undefined, endUs: number | undefined): { startUs?: number; endUs?: number } {
+function timeRange(
+  startUs: number | undefined,
+  endUs: number | undefined,
+): { startUs?: number; endUs?: number } {
   if (startUs !== undefined && endUs !== undefined) {
     if (startUs > endUs) throw badRequest('start_time: must not be after end_time')
     return { startUs, endUs }
@@ -132,26 +135,31 @@ export function v2Search(params: Record<string, string>): V2Search {
   let order: 'ASC' | 'DESC' = 'DESC'
   if (params.order !== undefined) {
     const upper = params.order.toUpperCase()
-    if (upper !== 'ASC' && upper !== 'DESC') throw badRequest(`order: expected ASC or DESC, got "${params.order}"`)
+    if (upper !== 'ASC' && upper !== 'DESC')
+      throw badRequest(`order: expected ASC or DESC, got "${params.order}"`)
     order = upper
   }
   let limit = V2_DEFAULT_LIMIT
   if (params.limit !== undefined) {
     if (!/^\d{1,9}$/.test(params.limit)) throw badRequest(`limit: expected an integer, got "${params.limit}"`)
     limit = Number(params.limit)
-    if (limit < 1 || limit > V1_MAX_COUNT) throw badRequest(`limit: expected 1 to ${V1_MAX_COUNT}, got ${limit}`)
+    if (limit < 1 || limit > V1_MAX_COUNT)
+      throw badRequest(`limit: expected 1 to ${V1_MAX_COUNT}, got ${limit}`)
   }
   if (params.class !== undefined && !(CLASSES as readonly string[]).includes(params.class)) {
     throw badRequest(`class: expected audit or activity, got "${params.class}"`)
   }
   const outcome = params.outcome ?? 'all'
-  if (!OUTCOMES.has(outcome)) throw badRequest(`outcome: expected all, allowed, denied or error, got "${outcome}"`)
+  if (!OUTCOMES.has(outcome))
+    throw badRequest(`outcome: expected all, allowed, denied or error, got "${outcome}"`)
   let compact = false
   if (params.compact !== undefined) {
-    if (params.compact !== 'true' && params.compact !== 'false') throw badRequest('compact: expected true or false')
+    if (params.compact !== 'true' && params.compact !== 'false')
+      throw badRequest('compact: expected true or false')
     compact = params.compact === 'true'
   }
-  const startUs = params.start_time === undefined ? undefined : parseTimeUs(params.start_time, 'start_time', timezone)
+  const startUs =
+    params.start_time === undefined ? undefined : parseTimeUs(params.start_time, 'start_time', timezone)
   const endUs = params.end_time === undefined ? undefined : parseTimeUs(params.end_time, 'end_time', timezone)
   if (startUs !== undefined && endUs !== undefined && startUs > endUs) {
     throw badRequest('start_time: must not be after end_time')

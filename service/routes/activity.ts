@@ -9,12 +9,7 @@ import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { notFound, readStructuredBody } from '../../core/http/index.js'
 import type { StoredActivity } from '../../store/service/index.js'
-import {
-  activityPostRequestSchema,
-  encodeActivityCursor,
-  v1Query,
-  v2Search,
-} from '../activity/search.js'
+import { activityPostRequestSchema, encodeActivityCursor, v1Query, v2Search } from '../activity/search.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { validateBody } from '../validation.js'
 

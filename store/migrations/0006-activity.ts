@@ -2,7 +2,7 @@
  * Migration 0006: the activity log (issue 18): one row per management-API request, written
  * before the response is sent. The searchable fields are columns; the whole `ActivityData`
  * record is JSON text. Rows are read in (request time, sequence) order, newest first by default,
- * so both indexes end in (ts_us, seq).
+ * so the filter indexes (class, outcome) end in (ts_us, seq).
  */
 import type { Kysely } from 'kysely'
 import type { SqlDialect } from '../database.js'
@@ -36,6 +36,12 @@ export function activityMigration(dialect: SqlDialect) {
         .createIndex('activity_class_ts')
         .on('activity')
         .columns(['class', 'ts_us', 'seq'])
+        .execute()
+      // Refusals are what an audit looks for first, and they are rare: `outcome=denied` reads them directly.
+      await db.schema
+        .createIndex('activity_outcome_ts')
+        .on('activity')
+        .columns(['outcome', 'ts_us', 'seq'])
         .execute()
       await db.schema.createIndex('activity_request_id').on('activity').column('request_id').execute()
     },

@@ -3,7 +3,7 @@
  * response is sent, searched by time, class, request id, outcome and text, paged by a (time,
  * sequence) position, and trimmed by the retention job (by age and by row count).
  */
-import { type Expression, type Kysely, type SqlBool, type Selectable, sql } from 'kysely'
+import { type Expression, type Kysely, type Selectable, type SqlBool, sql } from 'kysely'
 import type { SqlDialect } from '../database.js'
 import type { ActivityTable, ServiceTables } from './tables.js'
 import { escapeLike } from './text.js'

@@ -52,7 +52,9 @@ describe('database URL schemes', () => {
     const cwd = process.cwd()
     try {
       process.chdir(dir)
-      await expect(ServiceStore.open({ url: 'dynamodb://regent-table' })).rejects.toThrow(/unsupported database URL scheme/)
+      await expect(ServiceStore.open({ url: 'dynamodb://regent-table' })).rejects.toThrow(
+        /unsupported database URL scheme/,
+      )
       expect(existsSync(join(dir, 'dynamodb:'))).toBe(false)
     } finally {
       process.chdir(cwd)

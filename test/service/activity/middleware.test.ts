@@ -2,7 +2,7 @@
  * The recording middleware in a small app of its own: the authorization decision it records
  * (allowed with its grant, refused with its reason), and that agent routes are skipped.
  */
-import { Hono } from 'hono'
+import type { Hono } from 'hono'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp, forbidden } from '../../../core/http/index.js'
@@ -28,7 +28,10 @@ describe('recordActivity', () => {
     app.use('/v1/*', async (c, next) => {
       c.set('principal', { kind: 'user', id: 'alice', roles: new Set(), systemId: null, provider: 'corp' })
       const allowed = c.req.path !== '/v1/systems/secret'
-      c.set('authorization', allowed ? { allowed, grant: { id: 'g1', role: 'SystemViewer', resource: 'system:s' } } : { allowed })
+      c.set(
+        'authorization',
+        allowed ? { allowed, grant: { id: 'g1', role: 'SystemViewer', resource: 'system:s' } } : { allowed },
+      )
       if (!allowed) throw forbidden('alice may not read system secret')
       await next()
     })
@@ -44,7 +47,9 @@ describe('recordActivity', () => {
   }
 
   it('records the grant that allowed a request and who sent it', async () => {
-    const res = await app.request('/v1/systems/s', { headers: { 'X-Request-Id': 'allowed-1', Host: 'svc:8181' } })
+    const res = await app.request('/v1/systems/s', {
+      headers: { 'X-Request-Id': 'allowed-1', Host: 'svc:8181' },
+    })
     expect(res.status).toBe(200)
     const record = await recordOf('allowed-1')
     expect(record.request).toMatchObject({
@@ -57,7 +62,9 @@ describe('recordActivity', () => {
       input: { method: 'GET', path: '/v1/systems/s', user: 'alice' },
       output: { allow: true, grant: { id: 'g1', role: 'SystemViewer', resource: 'system:s' } },
     })
-    expect((await store.activity.search({ order: 'DESC', limit: 10, outcome: 'allowed' })).map((r) => r.requestId)).toContain('allowed-1')
+    expect(
+      (await store.activity.search({ order: 'DESC', limit: 10, outcome: 'allowed' })).map((r) => r.requestId),
+    ).toContain('allowed-1')
   })
 
   it('records a refusal as audit with its reason', async () => {
@@ -66,7 +73,10 @@ describe('recordActivity', () => {
     const record = await recordOf('refused-1')
     expect(record.request.class).toBe('audit')
     expect(record.request.errors?.evaluation).toBe('alice may not read system secret')
-    expect(record.decision?.output).toEqual({ allow: false, status: { reason: 'alice may not read system secret' } })
+    expect(record.decision?.output).toEqual({
+      allow: false,
+      status: { reason: 'alice may not read system secret' },
+    })
     const row = await store.activity.get('refused-1')
     expect(row?.outcome).toBe('denied')
   })

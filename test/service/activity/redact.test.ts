@@ -22,7 +22,9 @@ describe('activity body redaction', () => {
   it('redacts sensitive names at any depth, in any case or dash style, and keeps numbers exact', () => {
     const text = recordedBody(
       '/v1/systems/s',
-      Buffer.from('{"n":12345678901234567890,"a":[{"Client-Secret":"c","x":{"API_KEY":"k","token":"t"}}],"empty_token":{"token":""}}'),
+      Buffer.from(
+        '{"n":12345678901234567890,"a":[{"Client-Secret":"c","x":{"API_KEY":"k","token":"t"}}],"empty_token":{"token":""}}',
+      ),
       json,
     )!
     expect(text).toBe(
@@ -37,7 +39,9 @@ describe('activity body redaction', () => {
   })
 
   it('records bodies that are not JSON or YAML objects, and bodies over the cap, by size only', () => {
-    expect(recordedBody('/v1/data/x', Buffer.from('password=p4ss'), json)).toMatch(/^\[not recorded: 13 bytes/)
+    expect(recordedBody('/v1/data/x', Buffer.from('password=p4ss'), json)).toMatch(
+      /^\[not recorded: 13 bytes/,
+    )
     expect(recordedBody('/v1/data/x', Buffer.from('{"a":"b"}'), { ...json, maxBytes: 4 })).toMatch(
       /^\[not recorded: 9 bytes, more than/,
     )

@@ -24,7 +24,10 @@ for (const backend of BACKENDS) {
 
     async function send(method: string, path: string, options: Parameters<TestService['call']>[2] = {}) {
       const id = `test-${backend.name}-${++n}`
-      const res = await t.call(method, path, { ...options, headers: { ...options.headers, 'X-Request-Id': id } })
+      const res = await t.call(method, path, {
+        ...options,
+        headers: { ...options.headers, 'X-Request-Id': id },
+      })
       const text = await res.text()
       sent.set(id, { status: res.status, method, path: path.split('?')[0]! })
       return { status: res.status, body: text === '' ? {} : JSON.parse(text), id }
@@ -75,12 +78,19 @@ for (const backend of BACKENDS) {
         expect(record!.request).toMatchObject({ method, path, id })
         expect(record!.response.status_code).toBe(status)
         expect(typeof record!.duration).toBe('number')
-        expect(Date.parse(record!.response.timestamp)).toBeGreaterThanOrEqual(Date.parse(record!.request.timestamp))
+        expect(Date.parse(record!.response.timestamp)).toBeGreaterThanOrEqual(
+          Date.parse(record!.request.timestamp),
+        )
       }
       // Each request once, whatever else the suite has recorded before.
       expect(records.filter((r) => sent.has(r.request.id))).toHaveLength(sent.size - 1)
       const of = (status: number, token?: string) =>
-        records.filter((r) => sent.has(r.request.id) && r.response.status_code === status && (token === undefined || r.request.requested_by === token))
+        records.filter(
+          (r) =>
+            sent.has(r.request.id) &&
+            r.response.status_code === status &&
+            (token === undefined || r.request.requested_by === token),
+        )
       // 401: anonymous, audit, the reason recorded.
       for (const r of of(401)) {
         expect(r.request).toMatchObject({ class: 'audit', requested_by: '', requested_through: 'anonymous' })
@@ -99,8 +109,14 @@ for (const backend of BACKENDS) {
       const reads = of(200, 'admin').filter((r) => r.request.method === 'GET')
       expect(reads.length).toBeGreaterThan(0)
       expect(reads.every((r) => r.request.class === 'activity')).toBe(true)
-      const change = records.find((r) => r.request.method === 'PUT' && r.request.path === '/v1/data/activity-test')
-      expect(change?.request).toMatchObject({ class: 'audit', requested_by: 'admin', request_body: '{"a":1}' })
+      const change = records.find(
+        (r) => r.request.method === 'PUT' && r.request.path === '/v1/data/activity-test',
+      )
+      expect(change?.request).toMatchObject({
+        class: 'audit',
+        requested_by: 'admin',
+        request_body: '{"a":1}',
+      })
       // A search is a read, and its 400 says why.
       const search = records.find((r) => r.request.path === '/v1/activity' && r.response.status_code === 400)
       expect(search?.request.class).toBe('activity')
@@ -110,7 +126,11 @@ for (const backend of BACKENDS) {
     it('never records secret values, and records large bodies by size only', async () => {
       const secret = 'hunter2-do-not-record'
       const { id } = await send('PUT', '/v1/data/creds', {
-        body: { user: 'u', password: secret, nested: [{ private_key: secret, Pass_Phrase: 'x', passphrase: secret }] },
+        body: {
+          user: 'u',
+          password: secret,
+          nested: [{ private_key: secret, Pass_Phrase: 'x', passphrase: secret }],
+        },
       })
       const big = await send('PUT', '/v1/data/big', { body: { blob: 'x'.repeat(4096) } })
       const one = await t.json<{ results: ActivityData }>('GET', `/v2/activity/${id}`)
@@ -132,7 +152,9 @@ for (const backend of BACKENDS) {
     it('filters and pages v1 searches', async () => {
       const marks: string[] = []
       for (let i = 0; i < 4; i++) marks.push((await send('GET', `/v1/systems?page=${i}`)).id)
-      const latest = await t.json<{ result: { data: ActivityData[] } }>('POST', '/v1/activity', { body: { count: 3 } })
+      const latest = await t.json<{ result: { data: ActivityData[] } }>('POST', '/v1/activity', {
+        body: { count: 3 },
+      })
       expect(latest.status).toBe(200)
       expect(latest.body.result.data).toHaveLength(3)
       // Newest first by default.
@@ -191,7 +213,10 @@ for (const backend of BACKENDS) {
       const desc: string[] = []
       let cursor: string | undefined
       for (let page = 0; page < 500; page++) {
-        const { body } = await t.json<V2Page>('GET', `/v2/activity?limit=5${cursor ? `&cursor=${cursor}` : ''}`)
+        const { body } = await t.json<V2Page>(
+          'GET',
+          `/v2/activity?limit=5${cursor ? `&cursor=${cursor}` : ''}`,
+        )
         desc.push(...body.results.map((r) => r.request.id))
         cursor = body.cursor
         if (!cursor) break
@@ -203,7 +228,9 @@ for (const backend of BACKENDS) {
       expect(denied.body.results.length).toBeGreaterThanOrEqual(4)
       expect(denied.body.results.every((r) => [401, 403].includes(r.response.status_code))).toBe(true)
       const errors = await t.json<V2Page>('GET', '/v2/activity?outcome=error&limit=4096')
-      expect(errors.body.results.every((r) => r.response.status_code >= 400 && r.response.status_code !== 403)).toBe(true)
+      expect(
+        errors.body.results.every((r) => r.response.status_code >= 400 && r.response.status_code !== 403),
+      ).toBe(true)
       const found = await t.json<V2Page>('GET', '/v2/activity?query=activity-test&limit=4096')
       expect(found.body.results.length).toBeGreaterThan(0)
       expect(found.body.results.every((r) => JSON.stringify(r).includes('activity-test'))).toBe(true)
