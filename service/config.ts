@@ -20,6 +20,11 @@ const activitySchema = z
   .strictObject({
     /** Bytes of a request body recorded at most; larger bodies are recorded by size only. */
     max_body_bytes: field.nonNegativeInt().default(64 * 1024),
+    /**
+     * Milliseconds a v2 search with `query` text may spend before it answers the page it has
+     * (marked `partial`, with a cursor that continues where it stopped).
+     */
+    search_budget_ms: field.positiveInt().default(1000),
     retention: z
       .strictObject({
         /** Records older than this are deleted; `0` keeps them whatever their age. */

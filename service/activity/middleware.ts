@@ -61,6 +61,8 @@ export function recordActivity(options: RecordActivityOptions): MiddlewareHandle
         { err: (err as Error).message, code: (err as { code?: string }).code },
         'activity record not written',
       )
+      // Outer middleware (write tracking: readiness follows a full disk) sees why.
+      c.error = err as Error
       const unrecordedChange = entry.activityClass === AUDIT_CLASS && c.res.status < 400
       if (unrecordedChange) {
         const refusal = serviceUnavailable(

@@ -28,6 +28,7 @@ function compactRecord(record: string): string {
 /** Routes of `/v1/activity` and `/v2/activity`. */
 export function activityRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const { store } = deps
+  const budgetMs = deps.config.activity.search_budget_ms
   const app = new Hono<ServiceEnv>()
 
   app.post('/v1/activity', async (c) => {
@@ -41,15 +42,21 @@ export function activityRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   app.get('/v2/activity', async (c) => {
     const { query, compact } = v2Search(c.req.query())
     // One extra row says whether another page exists.
-    const rows: StoredActivity[] = await store.activity.search({ ...query, limit: query.limit + 1 })
-    const page = rows.slice(0, query.limit)
-    const last = page.at(-1)
-    const cursor =
-      rows.length > query.limit && last
-        ? `,"cursor":${JSON.stringify(encodeActivityCursor(last, query.order))}`
-        : ''
+    const { records: rows, stoppedAt } = await store.activity.searchWithin(
+      { ...query, limit: query.limit + 1 },
+      budgetMs,
+    )
+    const page: StoredActivity[] = rows.slice(0, query.limit)
+    // A full page continues after its last record; a text search cut short by its budget
+    // continues after the last record it checked, and says it is partial.
+    const next = rows.length > query.limit ? page.at(-1) : stoppedAt
+    const cursor = next ? `,"cursor":${JSON.stringify(encodeActivityCursor(next, query.order))}` : ''
+    const partial = rows.length <= query.limit && stoppedAt ? ',"partial":true' : ''
     const results = page.map((r) => (compact ? compactRecord(r.record) : r.record)).join(',')
-    return jsonText(c, `{"request_id":${JSON.stringify(c.var.requestId)},"results":[${results}]${cursor}}`)
+    return jsonText(
+      c,
+      `{"request_id":${JSON.stringify(c.var.requestId)},"results":[${results}]${cursor}${partial}}`,
+    )
   })
 
   app.get('/v2/activity/:id', async (c) => {

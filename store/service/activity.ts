@@ -53,6 +53,9 @@ export interface ActivityQuery {
 
 type ActivityRow = Selectable<ActivityTable>
 
+/** Rows a text search checks per statement (see searchWithin). */
+export const ACTIVITY_SCAN_CHUNK_ROWS = 5000
+
 // Keeps one INSERT's bound parameters well below SQLite's and PostgreSQL's limits.
 const INSERT_CHUNK_ROWS = 500
 
@@ -83,30 +86,90 @@ export class ActivityRepository {
 
   /** The newest record of a request id (a client may reuse an id; the last one wins). */
   async get(requestId: string): Promise<StoredActivity | undefined> {
-    const row = await this.db
+    // NOTE(store): no ORDER BY here: with one, PostgreSQL may walk the primary key backwards
+    // looking for the id instead of using the request_id index. An id has very few rows.
+    const rows = await this.db
       .selectFrom('activity')
       .selectAll()
       .where('request_id', '=', requestId)
-      .orderBy('seq', 'desc')
-      .limit(1)
-      .executeTakeFirst()
-    return row && toStored(row)
+      .limit(1000)
+      .execute()
+    const newest = rows.reduce<ActivityRow | undefined>(
+      (a, r) => (a && Number(a.seq) > Number(r.seq) ? a : r),
+      undefined,
+    )
+    return newest && toStored(newest)
   }
 
-  /** Records matching `query`, at most `query.limit`, in its order. */
+  /** Records matching `query`, at most `query.limit`, in its order, however long it takes. */
   async search(query: ActivityQuery): Promise<StoredActivity[]> {
+    return (await this.searchWithin(query, Number.POSITIVE_INFINITY)).records
+  }
+
+  /**
+   * Records matching `query`, at most `query.limit`, in its order, searched for about `budgetMs`
+   * at most. Text terms have no index, so a search with terms reads the log in chunks of
+   * ACTIVITY_SCAN_CHUNK_ROWS (by the index, in order) and checks the terms within each chunk; when the
+   * budget runs out before the page is full, `stoppedAt` says how far it checked, and a search
+   * after it finds the rest. Searches without terms answer from an index in one statement.
+   */
+  async searchWithin(
+    query: ActivityQuery,
+    budgetMs: number,
+  ): Promise<{ records: StoredActivity[]; stoppedAt?: ActivityPosition }> {
+    const terms = query.terms ?? []
+    if (terms.length === 0) return { records: (await this.page(query, undefined, query.limit)).map(toStored) }
     const desc = query.order === 'DESC'
-    const direction = desc ? 'desc' : 'asc'
-    let q = this.db.selectFrom('activity').selectAll()
+    const deadline = performance.now() + budgetMs
+    const records: StoredActivity[] = []
+    let after = query.after
+    // Bounded: each chunk moves `after` forward by ACTIVITY_SCAN_CHUNK_ROWS rows, or ends the scan.
+    for (;;) {
+      const boundary = await this.filtered({ ...query, terms: [] }, after)
+        .select(['ts_us', 'seq'])
+        .orderBy('ts_us', desc ? 'desc' : 'asc')
+        .orderBy('seq', desc ? 'desc' : 'asc')
+        .offset(ACTIVITY_SCAN_CHUNK_ROWS - 1)
+        .limit(1)
+        .executeTakeFirst()
+      const end = boundary && { tsUs: Number(boundary.ts_us), seq: Number(boundary.seq) }
+      const rows = await this.page(query, after, query.limit - records.length, end)
+      records.push(...rows.map(toStored))
+      if (records.length >= query.limit || end === undefined) return { records }
+      after = end
+      if (performance.now() >= deadline) return { records, stoppedAt: end }
+    }
+  }
+
+  // The rows of `query` past `after` (and up to `through`, inclusive), at most `limit`.
+  private page(
+    query: ActivityQuery,
+    after: ActivityPosition | undefined,
+    limit: number,
+    through?: ActivityPosition,
+  ) {
+    const direction = query.order === 'DESC' ? 'desc' : 'asc'
+    let q = this.filtered(query, after).selectAll()
+    if (through !== undefined) q = q.where(notPast(through, query.order === 'DESC'))
+    // NOTE(store): a request id matches a row or two: ordering by expressions keeps the planner
+    // on the request_id index instead of walking the time index in order looking for them.
+    if (query.requestId !== undefined) {
+      return q.orderBy(sql`ts_us + 0`, direction).orderBy(sql`seq + 0`, direction).limit(limit).execute()
+    }
+    return q.orderBy('ts_us', direction).orderBy('seq', direction).limit(limit).execute()
+  }
+
+  private filtered(query: ActivityQuery, after: ActivityPosition | undefined) {
+    let q = this.db.selectFrom('activity')
     if (query.activityClass !== undefined) q = q.where('class', '=', query.activityClass)
     if (query.startUs !== undefined) q = q.where('ts_us', '>=', query.startUs)
     if (query.endUs !== undefined) q = q.where('ts_us', '<=', query.endUs)
     if (query.requestId !== undefined) q = q.where('request_id', '=', query.requestId)
     if (query.outcome !== undefined) q = q.where('outcome', '=', query.outcome)
     for (const term of query.terms ?? []) q = q.where(this.contains(term))
-    if (query.after !== undefined) q = q.where(pastPosition(query.after, desc))
-    const rows = await q.orderBy('ts_us', direction).orderBy('seq', direction).limit(query.limit).execute()
-    return rows.map(toStored)
+    const position = after ?? query.after
+    if (position !== undefined) q = q.where(pastPosition(position, query.order === 'DESC'))
+    return q
   }
 
   /**
@@ -189,6 +252,14 @@ function pastPosition(position: ActivityPosition, desc: boolean): Expression<Sql
   return desc
     ? sql<SqlBool>`(ts_us <= ${tsUs} and (ts_us < ${tsUs} or seq < ${seq}))`
     : sql<SqlBool>`(ts_us >= ${tsUs} and (ts_us > ${tsUs} or seq > ${seq}))`
+}
+
+/** Rows up to and including `position` in the order. */
+function notPast(position: ActivityPosition, desc: boolean): Expression<SqlBool> {
+  const { tsUs, seq } = position
+  return desc
+    ? sql<SqlBool>`(ts_us >= ${tsUs} and (ts_us > ${tsUs} or seq >= ${seq}))`
+    : sql<SqlBool>`(ts_us <= ${tsUs} and (ts_us < ${tsUs} or seq <= ${seq}))`
 }
 
 function toRow(entry: NewActivity) {

@@ -34,8 +34,8 @@ describe('database URL schemes', () => {
       ['mysql://root@127.0.0.1/db', 'mysql:'],
       ['file:service.db', 'file:'],
       ['redis+tls://h', 'redis+tls:'],
-    ]) {
-      const problem = databaseUrlProblem(url)
+    ] as const) {
+      const problem = databaseUrlProblem(url) ?? ''
       expect(problem, url).toContain(`"${scheme}"`)
       expect(problem).toMatch(/postgres:\/\/.*sqlite:PATH/)
     }
