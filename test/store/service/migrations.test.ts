@@ -45,6 +45,7 @@ for (const backend of BACKENDS) {
       expect(await migrateToLatest(open)).toEqual([
         '0002-records-keyed-by-system',
         '0003-decision-text-index',
+        '0006-activity',
       ])
       // 0003 indexes the rows already stored.
       if (open.dialect === 'sqlite') {
