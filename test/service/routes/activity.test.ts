@@ -265,6 +265,7 @@ for (const backend of BACKENDS) {
         const change = await t.json('PUT', '/v1/data/unrecorded', { body: { b: 2 } })
         expect(change.status).toBe(503)
         expect(change.body.message).toMatch(/activity record/)
+        expect(change.headers.get('X-Request-Id')).toBe(change.body.request_id)
         const read = await t.json('GET', '/v1/systems')
         expect(read.status).toBe(200)
       } finally {
