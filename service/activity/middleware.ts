@@ -10,9 +10,9 @@
  * gets 503 instead of the 2xx (the change itself stays applied; docs/activity.md says so).
  * A failed write for a read or a refusal is logged and counted; the response goes out as is.
  */
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { Logger } from 'pino'
-import { errorBody, serviceUnavailable } from '../../core/http/index.js'
+import { errorBody, readBody, serviceUnavailable } from '../../core/http/index.js'
 import type { ServiceStore } from '../../store/service/index.js'
 import type { ServiceMetrics } from '../metrics.js'
 import type { ServiceEnv } from '../types.js'
@@ -30,9 +30,26 @@ export const AGENT_ROUTES: ReadonlyArray<{ methods: ReadonlySet<string>; path: R
   { methods: new Set(['POST']), path: /^\/v1\/status(\/|$)/ },
 ]
 
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
 /** True when the request is agent traffic (not recorded). */
 export function isAgentTraffic(method: string, path: string): boolean {
   return AGENT_ROUTES.some((r) => r.methods.has(method) && r.path.test(path))
+}
+
+/**
+ * An authenticated caller refused (403) before the route read the body: the audit record should
+ * still say what was attempted, so the body is read here, at most `maxBytes` of it (a larger one
+ * is recorded by size only). Unauthenticated requests (401) are not read: anyone can send those.
+ */
+async function readRefusedBody(c: Context<ServiceEnv>, maxBytes: number): Promise<void> {
+  if (c.res.status !== 403 || c.var.requestBody !== undefined || c.var.principal === undefined) return
+  if (READ_METHODS.has(c.req.method)) return
+  try {
+    await readBody(c, { maxBytes, maxDecompressedBytes: maxBytes })
+  } catch {
+    // Too large, or not readable: the record goes without the body (its size, when known, is in the log line).
+  }
 }
 
 export interface RecordActivityOptions {
@@ -50,6 +67,7 @@ export function recordActivity(options: RecordActivityOptions): MiddlewareHandle
     if (isAgentTraffic(c.req.method, c.req.path)) return next()
     const start = { at: new Date(), clock: performance.now() }
     await next()
+    await readRefusedBody(c, maxBodyBytes)
     const entry = activityOf(c, start, { maxBodyBytes })
     try {
       await store.activity.append(entry)

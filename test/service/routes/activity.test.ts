@@ -149,6 +149,23 @@ for (const backend of BACKENDS) {
       expect(JSON.stringify(everything.body)).not.toContain(secret)
     })
 
+    it('records what a refused caller attempted (redacted), but not bodies of unauthenticated requests', async () => {
+      const refused = await send('PUT', '/v1/tokens/sneaky', {
+        token: userToken,
+        body: { description: 'sneaky', password: 'pw-not-recorded' },
+      })
+      expect(refused.status).toBe(403)
+      const record = await t.json<{ results: ActivityData }>('GET', `/v2/activity/${refused.id}`)
+      expect(JSON.parse(record.body.results.request.request_body!)).toEqual({
+        description: 'sneaky',
+        password: '[redacted]',
+      })
+      const anonymous = await send('PUT', '/v1/tokens/sneaky', { token: null, body: { description: 'x' } })
+      expect(anonymous.status).toBe(401)
+      const none = await t.json<{ results: ActivityData }>('GET', `/v2/activity/${anonymous.id}`)
+      expect(none.body.results.request.request_body).toBeUndefined()
+    })
+
     it('filters and pages v1 searches', async () => {
       const marks: string[] = []
       for (let i = 0; i < 4; i++) marks.push((await send('GET', `/v1/systems?page=${i}`)).id)
