@@ -1,15 +1,17 @@
 /**
  * The service's Hono app: regent's base app (request ids, one log line per request, the
- * management error envelope), request metrics, the open operations endpoints, bearer-token
- * authentication and authorization (service/authz/) on everything under `/v1` and `/v2`, and one
- * route file per resource.
+ * management error envelope), request metrics, the open operations endpoints, then on everything
+ * under `/v1` and `/v2` an activity record, authentication and authorization (service/authz/),
+ * and one route file per resource.
  */
 import type { Hono } from 'hono'
 import { type BodyLimits, createApp } from '../core/http/index.js'
+import { recordActivity } from './activity/middleware.js'
 import { authenticate } from './auth.js'
 import { authorize } from './authz/middleware.js'
 import { BlueprintCatalog } from './blueprints/catalog.js'
 import { countRequests } from './metrics.js'
+import { activityRoutes } from './routes/activity.js'
 import { assetRoutes } from './routes/assets.js'
 import { authzEvaluationRoutes } from './routes/authz-evaluation.js'
 import { authzV1Routes } from './routes/authz-v1.js'
@@ -40,6 +42,15 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.use(countRequests(deps.metrics))
   app.use(trackWrites(deps.writeHealth))
   app.route('/', healthRoutes(deps))
+  // Outermost of the API's middleware, so refusals by authentication and authorization are recorded.
+  const activity = recordActivity({
+    store: deps.store,
+    metrics: deps.metrics,
+    logger: deps.logger,
+    maxBodyBytes: deps.config.activity.max_body_bytes,
+  })
+  app.use('/v1/*', activity)
+  app.use('/v2/*', activity)
   app.use('/v1/*', authenticate(deps.store, deps.identity))
   app.use('/v2/*', authenticate(deps.store, deps.identity))
   app.use('/v1/*', authorize(deps.authorizer))
@@ -58,5 +69,6 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', authzV1Routes(deps))
   app.route('/', authzV2Routes(deps))
   app.route('/', authzEvaluationRoutes(deps))
+  app.route('/', activityRoutes(deps))
   return app
 }

@@ -7,7 +7,39 @@ import { z } from 'zod'
 import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS } from '../core/bundle/index.js'
 import { field } from '../core/config.js'
 import { DEFAULT_MAX_YAML_NODES } from '../core/yaml.js'
+import { databaseUrlProblem } from '../store/database.js'
+import { parseGoDuration } from './go-duration.js'
 import { identityProvidersSchema } from './identity/config.js'
+
+/** A Go duration (`720h`, `90m`); `0` turns the bound off. */
+const durationField = () =>
+  z.string().refine((text) => (parseGoDuration(text) ?? -1) >= 0, {
+    error: 'expected a Go duration such as 720h or 30m (0: off)',
+  })
+
+const activitySchema = z
+  .strictObject({
+    /** Bytes of a request body recorded at most; larger bodies are recorded by size only. */
+    max_body_bytes: field.nonNegativeInt().default(64 * 1024),
+    /**
+     * Milliseconds a v2 search with `query` text may spend before it answers the page it has
+     * (marked `partial`, with a cursor that continues where it stopped).
+     */
+    search_budget_ms: field.positiveInt().default(1000),
+    retention: z
+      .strictObject({
+        /** Records older than this are deleted; `0` keeps them whatever their age. */
+        max_age: durationField().default('2160h'),
+        /** At most this many records are kept (the newest); `0` keeps any number. */
+        max_rows: field.nonNegativeInt().default(1_000_000),
+        /** How often retention is applied. */
+        interval: durationField()
+          .refine((text) => (parseGoDuration(text) ?? 0) >= 1000, { error: 'expected at least 1s' })
+          .default('10m'),
+      })
+      .prefault({}),
+  })
+  .prefault({})
 
 const signingSchema = z
   .strictObject({
@@ -40,10 +72,18 @@ export const serviceSectionSchema = z
     database: z
       .strictObject({
         /** `postgres://…` for PostgreSQL; a file path or `sqlite:PATH` for SQLite. Default: DATA_DIR/service.db. */
-        url: z.string().min(1).optional(),
+        url: z
+          .string()
+          .min(1)
+          .refine((url) => databaseUrlProblem(url) === undefined, {
+            error: (issue) => databaseUrlProblem(String(issue.input)) ?? 'unsupported database URL',
+          })
+          .optional(),
         pool_size: field.positiveInt().default(10),
       })
       .prefault({}),
+    /** The activity log (every management-API request): docs/activity.md. */
+    activity: activitySchema,
     bundles: z
       .strictObject({
         signing: signingSchema.optional(),

@@ -34,8 +34,6 @@ export interface DecisionSearch {
   compact: boolean
   inputMaxBytes?: number
   resultMaxBytes?: number
-  /** True when the request can match nothing (e.g. a stack filter: stacks do not exist yet). */
-  empty: boolean
 }
 
 /** The request from query parameters (strings), validated like a JSON body. */
@@ -76,6 +74,11 @@ export function decodeCursor(cursor: string): DecisionPosition | undefined {
  * @throws HttpError 400 naming the bad parameter.
  */
 export function parseDecisionSearch(request: DecisionsRequest, maxLimit: number): DecisionSearch {
+  // NOTE(service): the service has no stacks, so a stack filter could only ever match nothing;
+  // it is refused rather than silently ignored or silently empty (issue 18, "Also").
+  if (request.stack !== undefined && request.stack.trim() !== '') {
+    throw badRequest(`stack: this service has no stacks (got "${request.stack}"); filter by system instead`)
+  }
   const limit = request.limit ?? Math.min(100, maxLimit)
   if (limit < 1 || limit > maxLimit) throw badRequest(`limit: expected 1 to ${maxLimit}, got ${limit}`)
   const order = (request.order ?? 'DESC').toUpperCase()
@@ -105,7 +108,6 @@ export function parseDecisionSearch(request: DecisionsRequest, maxLimit: number)
     compact: request.compact ?? false,
     inputMaxBytes: parseSize(request.input_max_size, 'input_max_size'),
     resultMaxBytes: parseSize(request.result_max_size, 'result_max_size'),
-    empty: request.stack !== undefined && request.stack !== '',
   }
 }
 

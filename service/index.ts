@@ -9,6 +9,7 @@ import { parseAddress, startServer } from '../core/http/index.js'
 import { warnOnSharedModes } from '../core/state-files.js'
 import { WriteHealth } from '../core/write-health.js'
 import { ServiceStore } from '../store/service/index.js'
+import { ActivityRetention } from './activity/retention.js'
 import { createServiceApp } from './app.js'
 import { Authorizer } from './authz/authorizer.js'
 import { agentTokenKey, bootstrapAdminToken } from './bootstrap.js'
@@ -17,6 +18,7 @@ import { createBundleSigner } from './bundle-signing.js'
 import { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
 import { DecisionTextIndexer } from './decision-text-indexer.js'
+import { parseGoDuration } from './go-duration.js'
 import { IdentityVerifier } from './identity/verifier.js'
 import { createServiceMetrics } from './metrics.js'
 import { defaultModuleValidator, type ModuleValidator } from './policy-validation.js'
@@ -135,6 +137,17 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     // PostgreSQL keeps its text index itself; SQLite's is filled in the background.
     const indexer = store.dialect === 'sqlite' ? new DecisionTextIndexer({ store, logger }) : undefined
     indexer?.start()
+    const retention = new ActivityRetention({
+      store,
+      metrics,
+      logger,
+      limits: {
+        maxAgeMs: parseGoDuration(config.activity.retention.max_age) ?? 0,
+        maxRows: config.activity.retention.max_rows,
+      },
+      intervalMs: parseGoDuration(config.activity.retention.interval) ?? 600_000,
+    })
+    retention.start()
     logger.info(
       {
         database: store.location,
@@ -156,6 +169,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           writeHealth.close()
           await server.stop()
           await indexer?.stop()
+          await retention.stop()
           await store.close()
         })()
         return stopping

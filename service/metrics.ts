@@ -13,6 +13,12 @@ export interface ServiceMetrics {
   httpDuration: Histogram<'method'>
   decisionsReceived: Counter<'outcome'>
   bundleBuilds: Counter<'kind' | 'outcome'>
+  /** Activity records written, by class (audit, activity). */
+  activityRecorded: Counter<'class'>
+  /** Activity records that could not be written. */
+  activityRecordFailures: Counter
+  /** Activity records deleted by retention, by reason (max_age, max_rows). */
+  activityDeleted: Counter<'reason'>
 }
 
 /** Creates the metrics; process metrics only when `withProcessMetrics`. */
@@ -44,6 +50,23 @@ export function createServiceMetrics(withProcessMetrics = false): ServiceMetrics
       name: 'regent_service_bundle_builds_total',
       help: 'Bundle builds, by kind and outcome',
       labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    }),
+    activityRecorded: new Counter({
+      name: 'regent_service_activity_recorded_total',
+      help: 'Activity records written, by class',
+      labelNames: ['class'],
+      registers: [registry],
+    }),
+    activityRecordFailures: new Counter({
+      name: 'regent_service_activity_record_failures_total',
+      help: 'Activity records that could not be written',
+      registers: [registry],
+    }),
+    activityDeleted: new Counter({
+      name: 'regent_service_activity_deleted_total',
+      help: 'Activity records deleted by retention, by reason',
+      labelNames: ['reason'],
       registers: [registry],
     }),
   }

@@ -43,11 +43,33 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url)
 }
 
+/** URL schemes the service's database may be named with (besides a plain file path). */
+export const SUPPORTED_DATABASE_SCHEMES = ['postgres', 'postgresql', 'sqlite'] as const
+
+// `scheme:` as RFC 3986 spells it, at least two letters so a Windows drive (`C:\…`) is a path.
+const SCHEME = /^([a-z][a-z0-9+.-]+):/i
+
+/**
+ * Why `url` cannot name the service's database, or undefined when it can: a URL whose scheme is
+ * not one of SUPPORTED_DATABASE_SCHEMES (e.g. `dynamodb://…`, `mysql://…`) would otherwise be
+ * taken as a SQLite file of that name.
+ * @example databaseUrlProblem('dynamodb://table') // 'unsupported database URL scheme "dynamodb:" …'
+ */
+export function databaseUrlProblem(url: string): string | undefined {
+  const scheme = SCHEME.exec(url)?.[1]?.toLowerCase()
+  if (scheme === undefined || (SUPPORTED_DATABASE_SCHEMES as readonly string[]).includes(scheme))
+    return undefined
+  return `unsupported database URL scheme "${scheme}:": use postgres://… (or postgresql://…) for PostgreSQL, or sqlite:PATH or a file path for SQLite`
+}
+
 /**
  * Opens the database named by `url`. SQLite files are created (with their folder) when
  * missing, private to this user (0600, folder 0700), and put in WAL mode with full syncs, so a 2xx after a write means it is on disk.
+ * @throws when the URL's scheme is not supported (see databaseUrlProblem).
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<ServiceDatabase> {
+  const problem = databaseUrlProblem(options.url)
+  if (problem) throw new Error(problem)
   return isPostgresUrl(options.url) ? openPostgres(options) : openSqlite(options.url)
 }
 

@@ -53,7 +53,11 @@ export function mediaType(c: Context): string {
 export async function readBody(c: Context, limits: BodyLimits = DEFAULT_BODY_LIMITS): Promise<Buffer> {
   const raw = await readRawBody(c, limits.maxBytes)
   const encoding = (c.req.header('Content-Encoding') ?? 'identity').trim().toLowerCase()
-  return inflateBody(raw, encoding, limits.maxDecompressedBytes)
+  const body = await inflateBody(raw, encoding, limits.maxDecompressedBytes)
+  // Kept for middleware that runs after the route (the service's activity record): the stream
+  // can be read only once, by the route.
+  c.set('requestBody', body)
+  return body
 }
 
 /**

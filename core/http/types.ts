@@ -5,5 +5,7 @@ export type AppEnv = {
   Variables: {
     requestId: string
     log: Logger
+    /** The request body as read by `readBody` (inflated), once a route has read it. */
+    requestBody?: Buffer
   }
 }

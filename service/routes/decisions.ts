@@ -4,7 +4,9 @@
  * decision id, or by the `cursor` of a search item). A search runs within
  * `limits.decision_search_budget_ms`: when that runs out first, the page holds what was found,
  * with `partial: true` and a cursor that continues where the search stopped. Items are the stored events with
- * `cursor`, `system_id`, `result_kind` and `received` added; numbers come back exactly as sent.
+ * `cursor`, `system_id`, `result_kind`, `received` and the spec's DecisionRecord fields (`Decision`: the
+ * event as JSON text, `processed`) added; numbers come back exactly as sent.
+ * A `stack` filter is refused (400): the service has no stacks.
  */
 import type { Context } from 'hono'
 import { Hono } from 'hono'
@@ -40,17 +42,24 @@ interface Shape {
   resultMaxBytes?: number
 }
 
-/** The fields the service adds to each stored event. */
-function addedFields(decision: StoredDecision): Record<string, string | undefined> {
+/**
+ * The fields the service adds to each stored event. `Decision` and `processed` are the spec's
+ * DecisionRecord: the decision as JSON text (as shaped: compact and trimmed items hold the
+ * shaped event) and when the service processed it (stored it: the same instant as `received`).
+ */
+function addedFields(decision: StoredDecision, decisionText: string): Record<string, string | undefined> {
+  const received = new Date(Math.floor(decision.receivedUs / 1000)).toISOString()
   return {
     cursor: encodeCursor(decision),
     system_id: decision.systemId ?? undefined,
     result_kind: decision.resultKind,
-    received: new Date(Math.floor(decision.receivedUs / 1000)).toISOString(),
+    received,
+    Decision: decisionText,
+    processed: received,
   }
 }
 
-const ADDED_KEYS = ['"cursor"', '"system_id"', '"result_kind"', '"received"']
+const ADDED_KEYS = ['"cursor"', '"system_id"', '"result_kind"', '"received"', '"Decision"', '"processed"']
 
 /**
  * The API item for a stored decision as JSON text. The common case splices the added fields
@@ -60,7 +69,7 @@ const ADDED_KEYS = ['"cursor"', '"system_id"', '"result_kind"', '"received"']
 export function decisionItemText(decision: StoredDecision, shape: Shape): string {
   const plain = !shape.compact && shape.inputMaxBytes === undefined && shape.resultMaxBytes === undefined
   if (plain && decision.raw.length > 2 && !ADDED_KEYS.some((k) => decision.raw.includes(k))) {
-    const added = Object.entries(addedFields(decision))
+    const added = Object.entries(addedFields(decision, decision.raw))
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`)
       .join(',')
@@ -85,7 +94,9 @@ export function decisionItem(decision: StoredDecision, shape: Shape): Record<str
       filtered.push(field)
     }
   }
-  return { ...item, ...(filtered.length > 0 ? { filtered_fields: filtered } : {}), ...addedFields(decision) }
+  const shaped = { ...item, ...(filtered.length > 0 ? { filtered_fields: filtered } : {}) }
+  // Events that carry a field the service adds keep it in `Decision`; the item shows the service's.
+  return { ...shaped, ...addedFields(decision, stringify(shaped) as string) }
 }
 
 function jsonText(c: Context<ServiceEnv>, text: string): Response {
@@ -102,9 +113,10 @@ export function decisionRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   async function answer(c: Context<ServiceEnv>, search: DecisionSearch): Promise<Response> {
     const { query } = search
     // One extra row says whether another page exists.
-    const { decisions: rows, stoppedAt } = search.empty
-      ? { decisions: [] as StoredDecision[], stoppedAt: undefined }
-      : await store.decisions.searchWithin({ ...query, limit: query.limit + 1 }, budgetMs)
+    const { decisions: rows, stoppedAt } = await store.decisions.searchWithin(
+      { ...query, limit: query.limit + 1 },
+      budgetMs,
+    )
     const page = rows.slice(0, query.limit)
     // A full page continues after its last item; a page cut short by the search budget continues
     // after the last decision the search checked, and says it is partial.

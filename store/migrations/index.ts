@@ -10,6 +10,7 @@ import { recordsKeyedBySystemMigration } from './0002-records-keyed-by-system.js
 import { decisionTextIndexMigration } from './0003-decision-text-index.js'
 import { grantsMigration } from './0004-grants.js'
 import { secretsMigration } from './0005-secrets.js'
+import { activityMigration } from './0006-activity.js'
 
 /** Every migration in order; the key is its version name. */
 export function serviceMigrations(dialect: SqlDialect): Record<string, Migration> {
@@ -19,6 +20,7 @@ export function serviceMigrations(dialect: SqlDialect): Record<string, Migration
     '0003-decision-text-index': decisionTextIndexMigration(dialect),
     '0004-grants': grantsMigration(),
     '0005-secrets': secretsMigration(dialect),
+    '0006-activity': activityMigration(dialect),
   }
 }
 

@@ -1,4 +1,5 @@
 /** The service's persistence: the store, its repositories and their row types. */
+export * from './activity.js'
 export * from './agent-status.js'
 export * from './audit.js'
 export * from './bundles.js'

@@ -5,6 +5,7 @@
 import { type Kysely, sql } from 'kysely'
 import { openDatabase, type ServiceDatabase, type SqlDialect } from '../database.js'
 import { migrateToLatest, migrationsApplied } from '../migrations/index.js'
+import { ActivityRepository } from './activity.js'
 import { AgentStatusRepository } from './agent-status.js'
 import { BundleRepository } from './bundles.js'
 import { DataDocumentRepository } from './data-documents.js'
@@ -32,6 +33,7 @@ export class ServiceRepositories {
   readonly agentStatus: AgentStatusRepository
   readonly secrets: SecretRepository
   readonly grants: GrantRepository
+  readonly activity: ActivityRepository
 
   constructor(db: Kysely<ServiceTables>, dialect: SqlDialect) {
     this.settings = new SettingsRepository(db)
@@ -44,6 +46,7 @@ export class ServiceRepositories {
     this.agentStatus = new AgentStatusRepository(db)
     this.secrets = new SecretRepository(db)
     this.grants = new GrantRepository(db)
+    this.activity = new ActivityRepository(db, dialect)
   }
 }
 

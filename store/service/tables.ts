@@ -141,6 +141,24 @@ export interface GrantsTable extends AuditColumns {
   claim_value: string
 }
 
+export interface ActivityTable {
+  seq: Generated<number | string>
+  request_id: string
+  /** Request time, µs since the epoch. */
+  ts_us: BigIntColumn
+  /** `audit` (changes and refusals) or `activity` (reads). */
+  class: string
+  method: string
+  path: string
+  /** The principal's id; '' for an unauthenticated request. */
+  requested_by: string
+  status_code: number
+  /** `allowed`, `denied` (401/403) or `error` (any other 4xx/5xx). */
+  outcome: string
+  /** The `ActivityData` record as JSON text. */
+  record: string
+}
+
 /** Every table of the service's database. */
 export interface ServiceTables {
   settings: SettingsTable
@@ -153,4 +171,5 @@ export interface ServiceTables {
   agent_status: AgentStatusTable
   secrets: SecretsTable
   grants: GrantsTable
+  activity: ActivityTable
 }

@@ -79,7 +79,11 @@ describe('decision search requests', () => {
     expect(parseDecisionSearch({ system: 'a', search: 'system:b' }, 10).query.systemIds).toEqual([])
   })
 
-  it('treats a stack filter as matching nothing (there are no stacks yet)', () => {
-    expect(parseDecisionSearch({ stack: 's' }, 10).empty).toBe(true)
+  it('refuses a stack filter with 400 (the service has no stacks), and ignores an empty one', () => {
+    expect(() => parseDecisionSearch({ stack: 's' }, 10)).toThrow(/^stack: this service has no stacks/)
+    expect(() => parseDecisionSearch(requestFromQuery({ stack: 'prod' }), 10)).toThrow(
+      expect.objectContaining({ status: 400 }),
+    )
+    expect(parseDecisionSearch({ stack: '' }, 10).query.limit).toBe(10)
   })
 })
