@@ -4,7 +4,7 @@
  * with OPA's code and `name: message`), then without (the call is undefined and the error recorded).
  */
 import { expect } from 'vitest'
-import { compile, EvalError as RegoEvalError, parseModule } from '../../../../core/rego/index.js'
+import { compile, parseModule, EvalError as RegoEvalError } from '../../../../core/rego/index.js'
 import { parseJSON } from '../../../../core/rego/values/index.js'
 
 /** One case: the query, OPA's code and exact message, and the input document as JSON text. */
