@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest'
 import { compile, parseModule, EvalError as RegoEvalError } from '../../../../core/rego/index.js'
-import { parseJSON } from '../../../../core/rego/values/index.js'
+import { parseJSON, toJSONText } from '../../../../core/rego/values/index.js'
 
 /** One case: the query, OPA's code and exact message, and the input document as JSON text. */
 export interface ErrorCase {
@@ -44,4 +44,11 @@ export function expectErrors(cases: readonly ErrorCase[]): void {
 /** A case whose input is `input` (JSON text), so the type checker does not see the argument. */
 export function withInput(query: string, input: string, code: ErrorCase['code'], message: string): ErrorCase {
   return { query, input, code, message }
+}
+
+/** The value `x` is bound to by a strict evaluation of `query`, as canonical JSON text. */
+export function boundX(query: string): string | undefined {
+  const run = policy.prepare(query).evalSync({ strictBuiltinErrors: true })
+  const x = run.results[0]?.bindings.get('x')
+  return x === undefined ? undefined : toJSONText(x)
 }
