@@ -337,10 +337,17 @@ export const jsonPatch = defineBuiltin({
   ),
   impl: (_ctx, [doc, patches]) => {
     if (!isArray(patches)) throw operandTypeError(2, patches, 'array')
+    // OPA's builtinJSONPatch drops every patch error: a patch that cannot apply (a bad op, a
+    // missing path, a failed test, an element that is not an object) makes the call undefined.
     let out = doc
-    for (const p of patches) {
-      if (!isObject(p)) throw new OperandError(2, 'must be an array of JSON-Patch objects')
-      out = applyPatchOp(out, p)
+    try {
+      for (const p of patches) {
+        if (!isObject(p)) return undefined
+        out = applyPatchOp(out, p)
+      }
+    } catch (err) {
+      if (err instanceof BuiltinError || err instanceof OperandError) return undefined
+      throw err
     }
     return out
   },
