@@ -47,8 +47,9 @@ export function withInput(query: string, input: string, code: ErrorCase['code'],
 }
 
 /** The value `x` is bound to by a strict evaluation of `query`, as canonical JSON text. */
-export function boundX(query: string): string | undefined {
-  const run = policy.prepare(query).evalSync({ strictBuiltinErrors: true })
+export function boundX(query: string, input?: string): string | undefined {
+  const options = { strictBuiltinErrors: true, ...(input === undefined ? {} : { input: parseJSON(input) }) }
+  const run = policy.prepare(query).evalSync(options)
   const x = run.results[0]?.bindings.get('x')
   return x === undefined ? undefined : toJSONText(x)
 }
