@@ -28,7 +28,7 @@ export function decodeGoBase64(text: string, url: boolean, padded: boolean): Buf
   const out: number[] = []
   let si = 0
   while (si < src.length) {
-    const quantum = [0, 0, 0, 0]
+    const quantum = new Uint8Array(4)
     let length = 4
     let trailing: number | undefined
     for (let j = 0; j < 4; j++) {
@@ -63,7 +63,8 @@ export function decodeGoBase64(text: string, url: boolean, padded: boolean): Buf
       length = j
       break
     }
-    const value = (quantum[0] << 18) | (quantum[1] << 12) | (quantum[2] << 6) | (quantum[3] as number)
+    const [q0 = 0, q1 = 0, q2 = 0, q3 = 0] = quantum
+    const value = (q0 << 18) | (q1 << 12) | (q2 << 6) | q3
     const bytes = [(value >> 16) & 0xff, (value >> 8) & 0xff, value & 0xff]
     out.push(...bytes.slice(0, length - 1))
     if (trailing !== undefined) throw corrupt(trailing)
