@@ -95,3 +95,27 @@ describe('crypto.x509.parse_rsa_private_key errors', () => {
     ])
   })
 })
+
+// OPA's v1/topdown/object.go.
+describe('object.* errors', () => {
+  it('words them as OPA does', () => {
+    const subset = 'object.subset: both arguments object.subset must be of the same type or array and set'
+    expectErrors([
+      withInput('x := object.subset(input, {})', '1', T, subset),
+      withInput('x := object.subset([1], input)', '{}', T, subset),
+      // OPA merges back to front: the last element that is not an object is named.
+      withInput(
+        'x := object.union_n(input)',
+        '[1, "a", {}]',
+        T,
+        'object.union_n: operand 1 must be array of objects but got array containing string',
+      ),
+      withInput(
+        'x := object.remove({}, input)',
+        '1',
+        T,
+        'object.remove: operand 2 must be one of {object, set, array} but got number',
+      ),
+    ])
+  })
+})
