@@ -119,3 +119,15 @@ describe('object.* errors', () => {
     ])
   })
 })
+
+// OPA's numbers are their text (json.Number): an integer written with a fraction or an exponent
+// prints as written; arithmetic results are canonical.
+describe('numbers written with a fraction or an exponent', () => {
+  it('print as written through evaluation, json.marshal and to_number', () => {
+    expect(boundX('x := [101.00, 1e2, 1.0, 7]')).toBe('[101.00,1e2,1.0,7]')
+    expect(boundX('x := json.marshal([101.00])')).toBe('"[101.00]"')
+    expect(boundX('x := to_number("-42.0")')).toBe('-42.0')
+    expect(boundX('x := 101.00 + 0')).toBe('101')
+    expect(boundX('x := 101.00 == 101')).toBe('true')
+  })
+})
