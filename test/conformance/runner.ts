@@ -10,7 +10,15 @@ import { RegoErrors } from '../../core/rego/errors.js'
 import { compilePolicy } from '../../core/rego/eval/policy.js'
 import { constantValue } from '../../core/rego/eval/prepare.js'
 import { parseModule, parseTerm } from '../../core/rego/index.js'
-import { compareValues, fromJS, toJSONText, type Value } from '../../core/rego/values/index.js'
+import {
+  canonicalNumber,
+  compareValues,
+  fromJS,
+  numberText,
+  parseNumber,
+  toJSONText,
+  type Value,
+} from '../../core/rego/values/index.js'
 
 /** One case as the JSON files hold it. */
 export interface ConformanceCase {
@@ -59,6 +67,11 @@ function stable(x: unknown): string {
       a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0,
     )
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stable(v)}`).join(',')}}`
+  }
+  // Numbers compare by value, as OPA's harness compares terms: `3.0` (printed as written) is 3.
+  if (isLosslessNumber(x)) {
+    const n = parseNumber(x.value)
+    if (n !== undefined) return numberText(canonicalNumber(n))
   }
   return losslessStringify(x) ?? 'undefined'
 }

@@ -208,6 +208,20 @@ function privateKeyFromText(text: string): KeyObject {
   }
 }
 
+/**
+ * OPA's getRSAPrivateKeyFromString: the first PEM block of the text (or of its base64 decoding),
+ * read as PKCS #1 (`RSA PRIVATE KEY`) or PKCS #8 (`PRIVATE KEY`, of any key type), with OPA's
+ * messages for a missing block and for another block type.
+ */
+function rsaPrivateKeyFromText(text: string): KeyObject {
+  const pem = text.startsWith('-----BEGIN') ? text : decodeBase64(text, false, true).toString('latin1')
+  const block = /-----BEGIN ([^-\n]*)-----[\s\S]*?-----END \1-----/.exec(pem)
+  if (!block) throw new BuiltinError('failed to parse PEM block containing the key')
+  if (block[1] !== 'RSA PRIVATE KEY' && block[1] !== 'PRIVATE KEY')
+    throw new BuiltinError(`PEM block type is '${block[1]}', expected RSA PRIVATE KEY or PRIVATE KEY`)
+  return privateKeyFromText(block[0])
+}
+
 function jwk(key: KeyObject): Value {
   return fromJS(key.export({ format: 'jwk' }))
 }
@@ -218,11 +232,7 @@ export const parseRsaPrivateKey = defineBuiltin({
   description: 'Returns a JWK for signing a JWT from the given PEM-encoded RSA private key.',
   args: [str('pem', 'base64 string containing a PEM encoded RSA private key')],
   result: t.named('output', t.object(t.string, t.any), 'JWK as an object'),
-  impl: (_ctx, [p]) => {
-    const key = privateKeyFromText(stringOperand(p, 1))
-    if (key.asymmetricKeyType !== 'rsa') throw new BuiltinError('not an RSA private key')
-    return jwk(key)
-  },
+  impl: (_ctx, [p]) => jwk(rsaPrivateKeyFromText(stringOperand(p, 1))),
 })
 
 export const parsePrivateKeys = defineBuiltin({

@@ -9,30 +9,15 @@ import type { Value } from '../values/index.js'
 import { fromJS, isArray, isSet, ObjectValue, parseJSON, toJS, toJSONText } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError, OperandError } from './errors.js'
-import { objectOperand, operandElementError, stringOperand } from './operands.js'
+import { decodeGoBase64 } from './go-base64.js'
+import { goJSONDecodeError } from './go-json-error.js'
+import { objectOperand, stringOperand } from './operands.js'
 
 const str = (name: string, description: string) => t.named(name, t.string, description)
 
-const STD = /^[A-Za-z0-9+/]*={0,2}$/
-const URL = /^[A-Za-z0-9_-]*={0,2}$/
-
 /** Strict base64 decoding (Go's `StdEncoding`/`URLEncoding`, or the raw forms when `padded` is false). */
 export function decodeBase64(s: string, url: boolean, padded: boolean): Buffer {
-  const alphabet = url ? URL : STD
-  const bad = (at: number) => new BuiltinError(`illegal base64 data at input byte ${at}`)
-  if (!alphabet.test(s)) {
-    const re = url ? /[^A-Za-z0-9_=-]/ : /[^A-Za-z0-9+/=]/
-    const m = re.exec(s)
-    throw bad(m ? m.index : s.indexOf('='))
-  }
-  const body = s.replace(/=+$/, '')
-  if (padded) {
-    if (s.length % 4 !== 0) throw bad(s.length - (s.length % 4))
-  } else if (body.length !== s.length) {
-    throw bad(body.length)
-  }
-  if (body.length % 4 === 1) throw bad(body.length - 1)
-  return Buffer.from(body, url ? 'base64url' : 'base64')
+  return decodeGoBase64(s, url, padded)
 }
 
 export const base64Encode = defineBuiltin({
@@ -98,9 +83,13 @@ export const base64urlDecode = defineBuiltin({
   args: [str('x', 'string to decode')],
   result: str('y', 'base64url deserialization of `x`'),
   impl: (_ctx, [x]) => {
-    const s = stringOperand(x, 1)
-    // OPA accepts both padded and unpadded input.
-    return decodeBase64(s, true, s.length % 4 === 0 && s.includes('=')).toString('utf8')
+    let s = stringOperand(x, 1)
+    // OPA pads unpadded input as RFC 7515 Appendix C says, then decodes it padded.
+    if (!s.endsWith('=')) {
+      if (s.length % 4 === 1) throw new BuiltinError(`illegal base64url string: ${s}`)
+      s += '='.repeat((4 - (s.length % 4)) % 4)
+    }
+    return decodeBase64(s, true, true).toString('utf8')
   },
 })
 
@@ -157,11 +146,13 @@ export const jsonUnmarshal = defineBuiltin({
   args: [str('x', 'a JSON string')],
   result: t.named('y', t.any, 'the term deserialized from `x`'),
   impl: (_ctx, [x]) => {
+    const text = stringOperand(x, 1)
     try {
-      return parseJSON(stringOperand(x, 1))
+      return parseJSON(text)
     } catch (err) {
-      if (err instanceof OperandError) throw err
-      throw jsonError(err)
+      // Go's Decoder message where Go also refuses the text; otherwise (too deep for regent) ours.
+      const goMessage = goJSONDecodeError(text)
+      throw goMessage === undefined ? jsonError(err) : new BuiltinError(goMessage)
     }
   },
 })
@@ -340,7 +331,9 @@ export const urlqueryEncodeObject = defineBuiltin({
       if (values === undefined)
         throw new OperandError(1, 'values must be string, array[string], or set[string]')
       for (const x of values) {
-        if (typeof x !== 'string') throw operandElementError(1, v, x, 'string')
+        // OPA's one message for any value that is not a string or a collection of strings.
+        if (typeof x !== 'string')
+          throw new OperandError(1, 'values must be string, array[string], or set[string]')
         parts.push(`${queryEscape(k)}=${queryEscape(x)}`)
       }
     }

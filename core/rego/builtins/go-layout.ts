@@ -308,6 +308,9 @@ export function parseTime(layoutName: string, value: string): bigint {
     rest = rest.slice((names[i] as string).length)
     return i
   }
+  // Go's time.Parse: a field read as a number but outside its range (its rangeErrString).
+  const outOfRange = (field: string) =>
+    new BuiltinError(`parsing time ${JSON.stringify(value)}: ${field} out of range`)
   for (let k = 0; k < chunks.length; k++) {
     const chunk = chunks[k] as Chunk
     if ('literal' in chunk) {
@@ -341,8 +344,7 @@ export function parseTime(layoutName: string, value: string): bigint {
       case 'NumMonth':
       case 'ZeroMonth':
         month = num(2, 2, chunk.std === 'ZeroMonth', chunk.std === 'ZeroMonth' ? '01' : '1')
-        if (month < 1 || month > 12)
-          throw new BuiltinError(`parsing time ${JSON.stringify(value)}: month out of range`)
+        if (month < 1 || month > 12) throw outOfRange('month')
         break
       case 'LongWeekDay':
         word(DAYS, 'Monday')
@@ -366,22 +368,22 @@ export function parseTime(layoutName: string, value: string): bigint {
         break
       case 'Hour':
         hour = num(2, 2, false, '15')
-        if (hour > 23) throw fail(String(hour), '15')
+        if (hour > 23) throw outOfRange('hour')
         break
       case 'Hour12':
       case 'ZeroHour12':
         hour = num(2, 2, chunk.std === 'ZeroHour12', '03')
-        if (hour < 0 || hour > 12) throw fail(String(hour), '03')
+        if (hour < 0 || hour > 12) throw outOfRange('hour')
         break
       case 'Minute':
       case 'ZeroMinute':
         minute = num(2, 2, chunk.std === 'ZeroMinute', '04')
-        if (minute > 59) throw fail(String(minute), '04')
+        if (minute > 59) throw outOfRange('minute')
         break
       case 'Second':
       case 'ZeroSecond': {
         second = num(2, 2, chunk.std === 'ZeroSecond', '05')
-        if (second > 59) throw fail(String(second), '05')
+        if (second > 59) throw outOfRange('second')
         // A fractional second in the value is accepted even when the layout has none.
         const next = chunks[k + 1]
         const frac = /^[.,](\d+)/.exec(rest)

@@ -20,7 +20,6 @@ import {
 } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError } from './errors.js'
-import { operandTypeError } from './operands.js'
 import { compileRegex } from './regex-cache.js'
 import { runes } from './strings.js'
 
@@ -371,17 +370,20 @@ class Validator {
   }
 }
 
-/** A schema or document operand: JSON text or a value. */
-function jsonOperand(v: Value, position: number, what: string): Value {
+/**
+ * A schema or document operand: JSON text, an object or an array (OPA's
+ * astValueToJSONSchemaLoader, with its two plain messages).
+ */
+function jsonOperand(v: Value): Value {
   if (typeof v === 'string') {
     try {
       return parseJSON(v)
-    } catch (err) {
-      throw new BuiltinError(`${what} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`)
+    } catch {
+      throw new BuiltinError('invalid JSON string')
     }
   }
-  if (isObject(v) || (position === 1 && what === 'document')) return v
-  throw operandTypeError(position, v, 'string', 'object')
+  if (isObject(v) || isArray(v)) return v
+  throw new BuiltinError('wrong type, expected string or object')
 }
 
 const schemaArg = t.anyOf(t.string, t.object(t.any, t.any))
@@ -399,7 +401,7 @@ export const VERIFY_SCHEMA = defineBuiltin({
   ),
   impl: (_ctx, [s]) => {
     try {
-      checkSchema(jsonOperand(s, 1, 'schema'))
+      checkSchema(jsonOperand(s))
       return [true, null]
     } catch (err) {
       if (err instanceof BuiltinError) return [false, `jsonschema: ${err.message}`]
@@ -425,9 +427,10 @@ export const MATCH_SCHEMA = defineBuiltin({
     '`output` is of the form `[match, errors]`. If the document is valid given the schema, then `match` is `true`, and `errors` is an empty array. Otherwise, `match` is `false` and `errors` is an array of objects describing the error(s).',
   ),
   impl: (_ctx, [d, s]) => {
-    const schema = jsonOperand(s, 2, 'schema')
+    // OPA loads the document before the schema.
+    const doc = jsonOperand(d)
+    const schema = jsonOperand(s)
     checkSchema(schema)
-    const doc = jsonOperand(d, 1, 'document')
     const v = new Validator(schema)
     v.check(doc, schema, [])
     const errors = v.errors.map((e) =>

@@ -337,10 +337,17 @@ export const jsonPatch = defineBuiltin({
   ),
   impl: (_ctx, [doc, patches]) => {
     if (!isArray(patches)) throw operandTypeError(2, patches, 'array')
+    // OPA's builtinJSONPatch drops every patch error: a patch that cannot apply (a bad op, a
+    // missing path, a failed test, an element that is not an object) makes the call undefined.
     let out = doc
-    for (const p of patches) {
-      if (!isObject(p)) throw new OperandError(2, 'must be an array of JSON-Patch objects')
-      out = applyPatchOp(out, p)
+    try {
+      for (const p of patches) {
+        if (!isObject(p)) return undefined
+        out = applyPatchOp(out, p)
+      }
+    } catch (err) {
+      if (err instanceof BuiltinError || err instanceof OperandError) return undefined
+      throw err
     }
     return out
   },
@@ -369,22 +376,38 @@ export const jsonMarshalWithOptions = defineBuiltin({
     let pretty = false
     let indent = '\t'
     let prefix = ''
+    // OPA's messages: a value is read with StringOperand at the key's index (its `operand N`).
+    let index = 0
+    const castError = (key: string, got: Value, index: number) =>
+      new OperandError(
+        2,
+        `key ${JSON.stringify(key)} failed cast to string: operand ${index} must be string but got ${typeName(got)}`,
+      )
+    let explicitPretty: boolean | undefined
     for (const [k, v] of opts.entries()) {
+      if (typeof k !== 'string') {
+        throw new OperandError(
+          2,
+          `failed to stringify key ${toJSONText(k)} at index ${index}: operand ${index} must be string but got ${typeName(k)}`,
+        )
+      }
       if (k === 'pretty') {
-        if (typeof v !== 'boolean') throw new OperandError(2, 'pretty must be a boolean')
-        pretty = v
+        if (typeof v !== 'boolean') throw new OperandError(2, `key "pretty" failed cast to bool`)
+        explicitPretty = v
       } else if (k === 'indent') {
-        if (typeof v !== 'string') throw new OperandError(2, 'indent must be a string')
+        if (typeof v !== 'string') throw castError(k, v, index)
         indent = v
         pretty = true
       } else if (k === 'prefix') {
-        if (typeof v !== 'string') throw new OperandError(2, 'prefix must be a string')
+        if (typeof v !== 'string') throw castError(k, v, index)
         prefix = v
         pretty = true
       } else {
         throw new OperandError(2, `object contained unknown key ${toJSONText(k)}`)
       }
+      index++
     }
+    if (explicitPretty !== undefined) pretty = explicitPretty
     if (!pretty) return toJSONText(x, { escapeHTML: true })
     return prefix + toJSONText(x, { indent, prefix, escapeHTML: true })
   },

@@ -17,7 +17,7 @@ import {
   parseIP,
   range,
 } from './net-ip.js'
-import { collectionOperand, operandElementError, operandTypeError, stringOperand } from './operands.js'
+import { stringOperand } from './operands.js'
 
 /** Most addresses net.cidr_expand lists before failing (OPA has no limit; memory does). */
 export const MAX_EXPAND = 1 << 20
@@ -37,9 +37,22 @@ function containsCIDR(outer: CIDR, inner: CIDR): boolean {
   )
 }
 
-function cidrOrIPContained(net: CIDR, s: string): boolean {
+/**
+ * OPA's builtinNetCIDRContains (also registered for net.cidr_overlap): both operands are read as
+ * `operand 1`, and a second operand that is neither an IP nor a CIDR gets its own message.
+ */
+function cidrContainsOperands(a: Value, b: Value): boolean {
+  const net = parseCIDR(stringOperand(a, 1))
+  const s = stringOperand(b, 1)
   const ip = parseIP(s)
-  return ip ? containsIP(net, ip) : containsCIDR(net, parseCIDR(s))
+  if (ip) return containsIP(net, ip)
+  let inner: CIDR
+  try {
+    inner = parseCIDR(s)
+  } catch {
+    throw new BuiltinError(`not a valid textual representation of an IP address or CIDR: ${s}`)
+  }
+  return containsCIDR(net, inner)
 }
 
 export const cidrContains = defineBuiltin({
@@ -52,7 +65,7 @@ export const cidrContains = defineBuiltin({
     t.named('cidr_or_ip', t.string, 'CIDR or IP to check'),
   ],
   result: t.named('result', t.boolean, '`true` if `cidr_or_ip` is contained within `cidr`'),
-  impl: (_ctx, [a, b]) => cidrOrIPContained(parseCIDR(stringOperand(a, 1)), stringOperand(b, 2)),
+  impl: (_ctx, [a, b]) => cidrContainsOperands(a, b),
 })
 
 export const cidrOverlap = defineBuiltin({
@@ -62,12 +75,8 @@ export const cidrOverlap = defineBuiltin({
   args: [t.named('cidr', t.string, 'CIDR to check against'), t.named('ip', t.string, 'IP to check')],
   result: t.named('result', t.boolean, '`true` if `ip` is in `cidr`'),
   deprecated: true,
-  impl: (_ctx, [a, b]) => {
-    const net = parseCIDR(stringOperand(a, 1))
-    const ip = parseIP(stringOperand(b, 2))
-    if (!ip) throw new BuiltinError(`invalid IP address: ${b as string}`)
-    return containsIP(net, ip)
-  },
+  // OPA registers net.cidr_contains's implementation under this name.
+  impl: (_ctx, [a, b]) => cidrContainsOperands(a, b),
 })
 
 export const cidrIntersects = defineBuiltin({
@@ -79,7 +88,8 @@ export const cidrIntersects = defineBuiltin({
   result: t.named('result', t.boolean, '`true` if `cidr1` intersects with `cidr2`'),
   impl: (_ctx, [a, b]) => {
     const x = parseCIDR(stringOperand(a, 1))
-    const y = parseCIDR(stringOperand(b, 2))
+    // OPA's getNetFromOperand names either operand `operand 1`.
+    const y = parseCIDR(stringOperand(b, 1))
     return containsIP(x, y.ip) || containsIP(y, x.ip)
   },
 })
@@ -119,18 +129,22 @@ export const cidrExpand = defineBuiltin({
   },
 })
 
-/** Keys and CIDR/IP strings of a cidr_contains_matches operand. */
-function matchOperand(v: Value, position: number): Array<[Value, string]> {
-  const element = (x: Value): string => {
+/**
+ * Visits the keys and CIDR/IP terms of a cidr_contains_matches operand in order, as OPA's
+ * evalNetCIDRContainsMatchesOperand does: a bad element fails when it is reached, and an operand
+ * of another type has no elements (OPA's switch has no default).
+ */
+function eachMatchTerm(v: Value, position: number, visit: (key: Value, cidr: Value) => void): void {
+  const element = (x: Value): Value => {
     if (typeof x === 'string') return x
-    if (isArray(x) && typeof x[0] === 'string') return x[0]
+    if (isArray(x) && x.length > 0) return x[0] as Value
     throw new BuiltinError(`operand ${position}: element must be string or non-empty array`)
   }
-  if (typeof v === 'string') return [[v, v]]
-  if (isArray(v)) return v.map((x, i) => [i, element(x)])
-  if (isSet(v)) return v.values().map((x) => [x, element(x)])
-  if (isObject(v)) return v.entries().map(([k, x]) => [k, element(x)])
-  throw operandTypeError(position, v, 'string', 'array', 'set', 'object')
+  if (typeof v === 'string') visit(v, v)
+  else if (isArray(v)) {
+    for (let i = 0; i < v.length; i++) visit(i, element(v[i] as Value))
+  } else if (isSet(v)) for (const x of v.values()) visit(x, element(x))
+  else if (isObject(v)) for (const [k, x] of v.entries()) visit(k, element(x))
 }
 
 export const cidrContainsMatches = defineBuiltin({
@@ -156,12 +170,12 @@ export const cidrContainsMatches = defineBuiltin({
     'tuples identifying matches where `cidrs_or_ips` are contained within `cidrs`',
   ),
   impl: (_ctx, [a, b]) => {
-    const nets = matchOperand(a, 1).map(([k, s]) => [k, parseCIDR(s)] as const)
-    const items = matchOperand(b, 2)
     const out = V.set()
-    for (const [k1, net] of nets) {
-      for (const [k2, s] of items) if (cidrOrIPContained(net, s)) out.add([k1, k2])
-    }
+    eachMatchTerm(a, 1, (k1, cidr) =>
+      eachMatchTerm(b, 2, (k2, item) => {
+        if (cidrContainsOperands(cidr, item)) out.add([k1, k2])
+      }),
+    )
     return out
   },
 })
@@ -222,8 +236,10 @@ export const cidrMerge = defineBuiltin({
     'smallest possible set of CIDRs obtained after merging the provided list of IP addresses and subnets in `addrs`',
   ),
   impl: (_ctx, [addrs]) => {
-    const nets = collectionOperand(addrs, 1).map((x) => {
-      if (typeof x !== 'string') throw operandElementError(1, addrs, x, 'string')
+    // OPA's own wording here, not the operand helpers' (builtinNetCIDRMerge, generateIPNet).
+    if (!isArray(addrs) && !isSet(addrs)) throw new BuiltinError('operand must be an array')
+    const nets = (isArray(addrs) ? addrs : addrs.values()).map((x) => {
+      if (typeof x !== 'string') throw new BuiltinError('element must be string')
       return mergeInput(x)
     })
     const merged = [

@@ -158,9 +158,12 @@ export const numbersRangeStep = defineBuiltin({
   ],
   result: t.named('range', t.array(t.number), 'the range between `a` and `b` in `step` increments'),
   impl: (_ctx, [a, b, s]) => {
+    const from = bigIntOperand(a, 1)
+    const to = bigIntOperand(b, 2)
     const step = bigIntOperand(s, 3)
-    if (step <= 0n) throw new BuiltinError('step must be a positive integer')
-    return range(bigIntOperand(a, 1), bigIntOperand(b, 2), step)
+    // OPA's message carries the name itself, and its error wrapper adds it again.
+    if (step <= 0n) throw new BuiltinError('numbers.range_step: step must be a positive integer')
+    return range(from, to, step)
   },
 })
 

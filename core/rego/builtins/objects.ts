@@ -11,7 +11,7 @@ import {
   withoutFloatForm,
 } from '../values/index.js'
 import { defineBuiltin } from './define.js'
-import { OperandError } from './errors.js'
+import { BuiltinError } from './errors.js'
 import { arrayOperand, objectOperand, operandElementError, operandTypeError } from './operands.js'
 
 const anyObject = t.object(t.any, t.any)
@@ -143,9 +143,12 @@ export const objectUnionN = defineBuiltin({
   ),
   impl: (_ctx, [xs]) => {
     const arr = arrayOperand(xs, 1)
+    // OPA merges back to front, so the last non-object is the one its error names.
+    const bad = arr.findLast((x) => !isObject(x))
+    if (bad !== undefined) throw operandElementError(1, arr, bad, 'object')
     let out = new Obj()
     for (const x of arr) {
-      if (!isObject(x)) throw operandElementError(1, arr, x, 'object')
+      if (!isObject(x)) continue
       out = mergeObjects(out, x)
     }
     return out
@@ -197,11 +200,12 @@ export const objectSubset = defineBuiltin({
       (isObject(sup) && isObject(sub)) ||
       (isSet(sup) && isSet(sub)) ||
       (isArray(sup) && (isArray(sub) || isSet(sub)))
-    if (!ok) {
-      if (!isObject(sup) && !isSet(sup) && !isArray(sup))
-        throw operandTypeError(1, sup, 'object', 'set', 'array')
-      throw new OperandError(2, 'must be of the same type as operand 1, or a set when operand 1 is an array')
-    }
+    // OPA's one operand error (builtins.ErrOperand, no position) for every other pair.
+    if (!ok)
+      throw new BuiltinError(
+        'both arguments object.subset must be of the same type or array and set',
+        'eval_type_error',
+      )
     return isSubset(sup, sub)
   },
 })

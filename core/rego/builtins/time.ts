@@ -9,7 +9,16 @@ import { isArray, isNumberValue, numberFromBigInt, toBigInt } from '../values/in
 import { defineBuiltin } from './define.js'
 import { BuiltinError } from './errors.js'
 import { formatTime, NAMED_LAYOUTS, parseTime } from './go-layout.js'
-import { checkRange, civilTime, fromCivil, MAX_NS, MIN_NS, parseDuration, type Zone } from './go-time.js'
+import {
+  checkRange,
+  civilTime,
+  fromCivil,
+  MAX_NS,
+  MIN_NS,
+  parseDuration,
+  type Zone,
+  zoneOffset,
+} from './go-time.js'
 import { intOperand, numberOperand, operandTypeError, stringOperand } from './operands.js'
 
 const nsOrTz = t.anyOf(t.number, t.tuple(t.number, t.string))
@@ -177,8 +186,9 @@ export const timeAddDate = defineBuiltin({
     'nanoseconds since the epoch representing the input time, with years, months and days added',
   ),
   impl: (_ctx, [n, y, m, d]) => {
-    const { ns } = tzTime(numberOperand(n, 1), 1)
-    const c = civilTime(ns, 'UTC')
+    // OPA reads the instant with tzTime, so `[ns, tz]` is accepted and the date moves in that zone.
+    const { ns, zone } = tzTime(n, 1)
+    const c = civilTime(ns, zone)
     const out = fromCivil(
       c.year + intOperand(y, 2),
       c.month + intOperand(m, 3),
@@ -187,7 +197,7 @@ export const timeAddDate = defineBuiltin({
       c.minute,
       c.second,
       c.nanos,
-      'UTC',
+      zone,
     )
     return numberFromBigInt(checkRange(out))
   },
@@ -216,8 +226,10 @@ export const timeDiff = defineBuiltin({
     'difference between the two timestamps, in years, months, days, hours, minutes, and seconds',
   ),
   impl: (_ctx, [a, b]) => {
+    // OPA's tzTime names every time operand `operand 1`, and loads the second zone too.
     const first = tzTime(a, 1)
-    const second = tzTime(b, 2)
+    const second = tzTime(b, 1)
+    zoneOffset(second.zone, 0)
     // Both in the first operand's zone, earlier first (OPA uses icza/gox's algorithm).
     const [t1, t2] = first.ns <= second.ns ? [first.ns, second.ns] : [second.ns, first.ns]
     const c1 = civilTime(t1, first.zone)

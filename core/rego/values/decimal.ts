@@ -18,9 +18,14 @@ export class Decimal {
    * kept; equality, order and hashing treat it as the integer it equals (number.ts).
    */
   readonly floatForm: boolean
+  /**
+   * The JSON text a float-form number was written as (`101.00`, `1e2`): OPA's numbers are their
+   * text (json.Number), so output prints it as written.
+   */
+  readonly text: string | undefined
 
   /** Builds `coef * 10^exp`, normalized so that `coef` has no trailing zero digits. */
-  constructor(coef: bigint, exp: number, floatForm = false) {
+  constructor(coef: bigint, exp: number, floatForm = false, text?: string) {
     if (coef !== 0n) {
       while (coef % 10n === 0n) {
         coef /= 10n
@@ -32,6 +37,7 @@ export class Decimal {
     this.coef = coef
     this.exp = exp
     this.floatForm = floatForm
+    this.text = floatForm ? text : undefined
   }
 
   /** True when the value has no fractional part. */
@@ -45,9 +51,12 @@ export class Decimal {
     return s.length
   }
 
-  /** JSON number text (`1.5`, `-2e-400`, `1e+400`); a float-form integer prints its digits. */
+  /**
+   * JSON number text (`1.5`, `-2e-400`, `1e+400`); a float-form integer prints the text it was
+   * written as, or its digits when that is not known.
+   */
   toString(): string {
-    if (this.floatForm) return (this.coef * 10n ** BigInt(this.exp)).toString()
+    if (this.floatForm) return this.text ?? (this.coef * 10n ** BigInt(this.exp)).toString()
     return decimalText(this.coef, this.exp)
   }
 }

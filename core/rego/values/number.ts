@@ -78,10 +78,13 @@ export function parseNumber(text: string): RegoNumber | undefined {
   const n = canonicalDecimal(d)
   // An integer written as `1.0` or `1e2` keeps its float form (see the module comment).
   if (typeof n === 'object' || (typeof n === 'number' && !Number.isInteger(n))) return n
-  return FLOAT_FORM.test(text) ? new Decimal(d.coef, d.exp, true) : n
+  if (!FLOAT_FORM.test(text)) return n
+  return new Decimal(d.coef, d.exp, true, JSON_NUMBER.test(text) ? text : undefined)
 }
 
 const FLOAT_FORM = /[.eE]/
+/** JSON's number grammar: only such text is printed back as written. */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/
 
 /** True for an integer kept in the float form it was written in (`1.0`, `1e2`). */
 export function isFloatForm(v: unknown): v is Decimal {

@@ -117,6 +117,12 @@ describe('object.subset', () => {
     expect(json('object.subset', new Set([1, 2, new Set(['a', 'b'])]), new Set([new Set(['a'])]))).toBe(
       'false',
     )
-    expectError('eval_type_error', 'object.subset: operand 2', 'object.subset', new Set([1]), [1])
+    expectError(
+      'eval_type_error',
+      'object.subset: both arguments object.subset must be of the same type or array and set',
+      'object.subset',
+      new Set([1]),
+      [1],
+    )
   })
 })

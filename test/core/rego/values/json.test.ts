@@ -6,7 +6,8 @@ describe('parseJSON', () => {
   it('keeps big integers and long decimals exact', () => {
     const v = parseJSON('{"big": 123456789012345678901234567890, "d": 0.10000000000000000001, "e": 1e400}')
     expect(toJSONText(v)).toBe(
-      `{"big":123456789012345678901234567890,"d":0.10000000000000000001,"e":1${'0'.repeat(400)}}`,
+      // An integer written with an exponent prints as written (OPA's json.Number).
+      '{"big":123456789012345678901234567890,"d":0.10000000000000000001,"e":1e400}',
     )
     expect((v as ReturnType<typeof Value.record>).get('d')).toBeInstanceOf(Decimal)
   })
@@ -77,7 +78,7 @@ describe('fromJS', () => {
 describe('parseJSON path choice', () => {
   it('keeps short exponent forms that overflow or underflow a double', () => {
     expect(toJSONText(parseJSON('[1e400, 1e-400, 0.3333333333333333, 12345678901234567]'))).toBe(
-      `[1${'0'.repeat(400)},1e-400,0.3333333333333333,12345678901234567]`,
+      '[1e400,1e-400,0.3333333333333333,12345678901234567]',
     )
     expect(toJSONText(parseJSON('{"s": "12345678901234567890", "n": 1.5}'))).toBe(
       '{"n":1.5,"s":"12345678901234567890"}',

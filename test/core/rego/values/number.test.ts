@@ -45,7 +45,8 @@ describe('parseNumber', () => {
     ] as const) {
       expect(isFloatForm(n(s)), s).toBe(true)
       expect(canonicalNumber(n(s))).toBe(v)
-      expect(text(n(s))).toBe(String(v))
+      // Printed as written, as OPA prints a json.Number.
+      expect(text(n(s))).toBe(s)
     }
     expect(canonicalNumber(n('1e30'))).toBe(10n ** 30n)
     expect(isFloatForm(n('101'))).toBe(false)
@@ -63,7 +64,8 @@ describe('parseNumber', () => {
     expect(x).toBeInstanceOf(Decimal)
     expect(text(x)).toBe('0.10000000000000000001')
     expect(text(n('1e-400'))).toBe('1e-400')
-    expect(text(n('-1.5e+400')).length).toBe(402)
+    expect(text(n('-1.5e+400'))).toBe('-1.5e+400')
+    expect(text(canonicalNumber(n('-1.5e+400'))).length).toBe(402)
   })
 
   it('rejects non-numbers', () => {
