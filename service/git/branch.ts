@@ -21,9 +21,6 @@ export async function branchState(repo: GitMirror, branch: string): Promise<Bran
 export async function deleteBranch(repo: GitMirror, branch: string): Promise<void> {
   const name = branchName(branch)
   await branchState(repo, name)
-  await repo.remoteCommand(
-    () => ['-c', 'core.hooksPath=/dev/null', 'push', '--quiet', '--', repo.remote.url, `:refs/heads/${name}`],
-    'push',
-  )
+  await repo.remoteCommand(() => ['push', '--quiet', '--', repo.remote.url, `:refs/heads/${name}`], 'push')
   await mirrorLocks.run(repo.path, () => repo.local(['update-ref', '-d', `refs/heads/${name}`]))
 }

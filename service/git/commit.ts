@@ -40,13 +40,12 @@ export interface CommitResult {
 const commitLocks = new KeyedLock()
 
 function checkPerson(value: string, field: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (typeof value !== 'string' || value.trim() === '' || /[<>\u0000-\u001f]/.test(value))
     throw invalidInput(field, `${field} must be a non-empty line without < or >`)
   return value.trim()
 }
 
-export function commitFiles(repo: GitMirror, request: CommitRequest): Promise<CommitResult> {
+export async function commitFiles(repo: GitMirror, request: CommitRequest): Promise<CommitResult> {
   const branch = branchName(request.branch)
   const author = checkPerson(request.author, 'author')
   const email = checkPerson(request.email, 'email')
@@ -77,15 +76,7 @@ export function commitFiles(repo: GitMirror, request: CommitRequest): Promise<Co
       const commit = await buildCommit(repo, parent, writes, deletes, request.message, identity)
       try {
         await repo.remoteCommand(
-          () => [
-            '-c',
-            'core.hooksPath=/dev/null',
-            'push',
-            '--quiet',
-            '--',
-            repo.remote.url,
-            `${commit}:refs/heads/${branch}`,
-          ],
+          () => ['push', '--quiet', '--', repo.remote.url, `${commit}:refs/heads/${branch}`],
           'push',
         )
       } catch (error) {

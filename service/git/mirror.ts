@@ -95,17 +95,7 @@ export class GitMirror {
     try {
       await withRemoteSession(this.remote, this.credentials, this.timeoutMs, async (session) => {
         const result = await runGit(
-          [
-            '-c',
-            'core.hooksPath=/dev/null',
-            'fetch',
-            '--prune',
-            '--quiet',
-            '--no-write-fetch-head',
-            '--',
-            this.remote.url,
-            ...FETCH_REFSPECS,
-          ],
+          ['fetch', '--prune', '--quiet', '--no-write-fetch-head', '--', this.remote.url, ...FETCH_REFSPECS],
           { cwd: folder, timeoutMs: this.timeoutMs, env: session.env, watch: overLimit, watchEveryMs: 200 },
           'fetch',
         )

@@ -14,7 +14,6 @@ const COMMIT_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 export function isValidRefName(name: string): boolean {
   if (name === '' || name.length > 1024 || name.startsWith('-') || name.startsWith('/') || name.endsWith('/'))
     return false
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u0020\u007f~^:?*[\\]|\.\.|@\{|\/\/|\.lock$|\.$/.test(name)) return false
   return name.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'))
 }

@@ -24,9 +24,11 @@ const SCP_LIKE = /^(?:([^@/\s]+)@)?(\[[^\]]+\]|[^:/\s]+):(?!\/\/)(.+)$/
 export function parseRemoteUrl(raw: string): RemoteUrl {
   const fail = (why: string) => invalidInput('url', `url ${JSON.stringify(redactUrl(raw))}: ${why}`)
   if (typeof raw !== 'string' || raw.trim() === '') throw fail('is empty')
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f]/.test(raw) || raw.startsWith('-')) throw fail('has characters git would misread')
   if (isAbsolute(raw)) return { transport: 'file', url: raw }
+  // git's `<transport>::<address>` form runs helpers such as `ext::` (an arbitrary command).
+  if (/^[a-z0-9+.-]+::/i.test(raw))
+    throw fail('names a remote helper (transport::address), which is not supported')
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)?.[1]?.toLowerCase()
   if (scheme === undefined) {
     const scp = SCP_LIKE.exec(raw)
