@@ -246,6 +246,7 @@ describe('commits and branches', () => {
     writeFileSync(
       join(bare, 'hooks', 'pre-receive'),
       `#!/bin/sh
+export GIT_AUTHOR_NAME=racer GIT_AUTHOR_EMAIL=racer@x GIT_COMMITTER_NAME=racer GIT_COMMITTER_EMAIL=racer@x
 n=$(cat race-count)
 if [ "$n" -gt 0 ]; then
   echo $((n - 1)) > race-count
