@@ -124,15 +124,18 @@ export async function startGitDaemon(root: string): Promise<{ port: number; chil
  */
 export async function startHttpBackend(
   root: string,
-  login: { username: string; password: string },
+  logins: Array<{ username: string; password: string }>,
   delayMs = 0,
 ): Promise<{ port: number; server: Server; requests: string[] }> {
-  const expected = `Basic ${Buffer.from(`${login.username}:${login.password}`).toString('base64')}`
+  const accepted = new Map(
+    logins.map((l) => [`Basic ${Buffer.from(`${l.username}:${l.password}`).toString('base64')}`, l.username]),
+  )
   const requests: string[] = []
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
     requests.push(`${req.method} ${url.pathname}`)
-    if (req.headers.authorization !== expected) {
+    const user = accepted.get(req.headers.authorization ?? '')
+    if (user === undefined) {
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end('unauthorized')
       return
     }
@@ -145,7 +148,7 @@ export async function startHttpBackend(
         PATH_INFO: url.pathname,
         QUERY_STRING: url.search.slice(1),
         CONTENT_TYPE: req.headers['content-type'] ?? '',
-        REMOTE_USER: login.username,
+        REMOTE_USER: user,
         REMOTE_ADDR: '127.0.0.1',
         GIT_PROTOCOL: String(req.headers['git-protocol'] ?? ''),
         HTTP_CONTENT_ENCODING: String(req.headers['content-encoding'] ?? ''),
