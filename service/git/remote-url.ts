@@ -33,8 +33,10 @@ export function parseRemoteUrl(raw: string): RemoteUrl {
   if (scheme === undefined) {
     const scp = SCP_LIKE.exec(raw)
     if (scp) {
-      const host = scp[2]!.replace(/^\[|\]$/g, '')
-      return { transport: 'ssh', url: raw, host, port: 22 }
+      // git also reads `[host:port]:path`, the one scp-like way to name a port.
+      const bracketed = /^\[([^:\]]+):(\d+)\]$/.exec(scp[2]!)
+      if (bracketed) return { transport: 'ssh', url: raw, host: bracketed[1]!, port: Number(bracketed[2]) }
+      return { transport: 'ssh', url: raw, host: scp[2]!.replace(/^\[|\]$/g, ''), port: 22 }
     }
     throw fail(
       'is neither a URL (https://, ssh://, git://, file://), an scp-like user@host:path nor an absolute path',

@@ -4,10 +4,10 @@
  * sshd with keys generated here. Everything binds 127.0.0.1 and lives in a temp folder.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { createConnection, createServer as createTcpServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { tmpdir, userInfo } from 'node:os'
 import { dirname, join } from 'node:path'
 
 const IDENTITY = {
@@ -198,4 +198,90 @@ export async function startSilentServer(): Promise<{ port: number; close: () => 
 /** Lines of `ps -eo args` (every process's command line). */
 export function processCommandLines(): string {
   return execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+}
+
+export interface Sshd {
+  port: number
+  user: string
+  child: ChildProcess
+  /** `ssh-ed25519 AAAA…` of the server. */
+  hostPublicKey: string
+  /** Private keys authorised for `user`: one without and one with a passphrase. */
+  plainKey: string
+  lockedKey: string
+  passphrase: string
+  /** A key sshd does not accept. */
+  strangerKey: string
+  /** Another host's public key (for a mismatch). */
+  otherHostPublicKey: string
+}
+
+function keygen(file: string, passphrase = ''): { privateKey: string; publicKey: string } {
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', 'regent-test', '-f', file])
+  return {
+    privateKey: readFileSync(file, 'utf8'),
+    publicKey: readFileSync(`${file}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' '),
+  }
+}
+
+/**
+ * Debian's sshd on a 127.0.0.1 port, with host and client keys generated here and the current
+ * user as the test user (sshd run by root may log in anyone; run by another user, only that user).
+ * Resolves to a reason string when sshd is not installed or does not start.
+ */
+export async function startSshd(root: string): Promise<Sshd | string> {
+  const sshdPath = '/usr/sbin/sshd'
+  if (!existsSync(sshdPath)) return `${sshdPath} is not installed (Debian package openssh-server)`
+  const dir = join(root, 'sshd')
+  mkdirSync(dir, { recursive: true })
+  if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 })
+  const host = keygen(join(dir, 'host_ed25519'))
+  const otherHost = keygen(join(dir, 'other_host_ed25519'))
+  const plain = keygen(join(dir, 'plain'))
+  const passphrase = 'correct horse battery staple'
+  const locked = keygen(join(dir, 'locked'), passphrase)
+  const stranger = keygen(join(dir, 'stranger'))
+  writeFileSync(join(dir, 'authorized_keys'), `${plain.publicKey}\n${locked.publicKey}\n`, { mode: 0o600 })
+  const port = await freePort()
+  const user = userInfo().username
+  writeFileSync(
+    join(dir, 'sshd_config'),
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${join(dir, 'host_ed25519')}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      `AllowUsers ${user}`,
+      'PubkeyAuthentication yes',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PermitRootLogin prohibit-password',
+      'StrictModes no',
+      'UsePAM no',
+      '',
+    ].join('\n'),
+  )
+  const child = spawn(sshdPath, ['-D', '-e', '-f', join(dir, 'sshd_config')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let log = ''
+  child.stderr?.on('data', (c: Buffer) => {
+    log = (log + c.toString('utf8')).slice(-4000)
+  })
+  if (!(await waitForPort(port, 60)) || child.exitCode !== null) {
+    stop(child)
+    return `sshd did not start: ${log.trim() || 'no output'}`
+  }
+  return {
+    port,
+    user,
+    child,
+    hostPublicKey: host.publicKey,
+    plainKey: plain.privateKey,
+    lockedKey: locked.privateKey,
+    passphrase,
+    strangerKey: stranger.privateKey,
+    otherHostPublicKey: otherHost.publicKey,
+  }
 }
