@@ -116,10 +116,38 @@ async function buildCommit(
     if (lines.length > 0)
       await repo.local(['update-index', '--index-info'], { env, input: `${lines.join('\n')}\n` })
     const tree = (await repo.local(['write-tree'], { env })).stdout.toString('utf8').trim()
+    // The index replaces silently when a file and a folder would share a name (writing `a/b`
+    // where `a` is a file drops `a`, and the other way round a whole folder): refuse instead.
+    const before = await treeEntries(repo, parent)
+    const after = await treeEntries(repo, tree)
+    for (const line of lines) {
+      const [meta, path] = line.split('\t') as [string, string]
+      if (meta.startsWith('100644') && after.get(path) !== meta.split(' ')[1])
+        throw invalidInput(`files.${path}`, `file ${JSON.stringify(path)} clashes with another file written`)
+    }
+    const deleted = new Set(deletes)
+    for (const path of before.keys())
+      if (!after.has(path) && !deleted.has(path))
+        throw invalidInput(
+          'files',
+          `writing these files would replace ${JSON.stringify(path)}; delete it explicitly`,
+        )
     const { stdout } = await repo.local(['commit-tree', tree, '-p', parent, '-F', '-'], {
       env: identity,
       input: message.endsWith('\n') ? message : `${message}\n`,
     })
     return stdout.toString('utf8').trim()
   })
+}
+
+/** Path → blob id of every file in a tree. */
+async function treeEntries(repo: GitMirror, treeish: string): Promise<Map<string, string>> {
+  const { stdout } = await repo.local(['ls-tree', '-r', '-z', treeish])
+  const entries = new Map<string, string>()
+  for (const record of stdout.toString('utf8').split('\u0000')) {
+    if (record === '') continue
+    const tab = record.indexOf('\t')
+    entries.set(record.slice(tab + 1), record.slice(0, tab).split(' ')[2]!)
+  }
+  return entries
 }

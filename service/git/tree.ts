@@ -122,7 +122,7 @@ export async function readTree(
       if (next === undefined || hop >= SYMLINK_HOPS)
         throw invalidInput(
           'path',
-          `symlink ${JSON.stringify(name)} points outside ${JSON.stringify(path || '/')}`,
+          `symlink ${JSON.stringify(name)} points outside ${JSON.stringify(path || '/')} or loops`,
         )
       current = next
       target = entries.get(next)

@@ -228,6 +228,19 @@ describe('commits and branches', () => {
     await expectCode(commitFiles(repo, { ...valid, branch: 'a..b' }), 'invalid_input')
     await expectCode(commitFiles(repo, { ...valid, author: '' }), 'invalid_input')
     await expectCode(commitFiles(repo, { ...valid, branch: 'new-without-base' }), 'reference_not_found')
+    // A file where a file is (`policies/authz.rego/x`) or where a folder is (`policies`), or two
+    // written files clashing, would silently replace what is there: refused.
+    const replaces = await expectCode(
+      commitFiles(repo, { ...valid, files: { 'policies/authz.rego/x': 'y' } }),
+      'invalid_input',
+    )
+    expect(replaces.message).toContain('would replace "policies/authz.rego"')
+    await expectCode(commitFiles(repo, { ...valid, files: { policies: 'y' } }), 'invalid_input')
+    const clash = await expectCode(
+      commitFiles(repo, { ...valid, files: { 'z/x': 'y', z: 'y' } }),
+      'invalid_input',
+    )
+    expect(clash.message).toContain('clashes')
   })
 
   // The origin's pre-receive hook moves the branch to a commit nobody has seen while each push is
