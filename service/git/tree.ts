@@ -90,6 +90,13 @@ export async function readTree(
   path: string,
   options: ReadTreeOptions = {},
 ): Promise<TreeFiles> {
+  // The commit comes from resolveReference; checking its shape keeps anything else (an option,
+  // a revision expression) from reaching git.
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(commit))
+    throw invalidInput(
+      'commit',
+      `commit ${JSON.stringify(commit)} is not a commit SHA; resolve the reference first`,
+    )
   const folder = normaliseTreePath(path)
   const maxFileBytes = options.maxFileBytes ?? 1024 * 1024
   const maxFiles = options.maxFiles ?? 10_000

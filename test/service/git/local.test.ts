@@ -156,6 +156,7 @@ describe('references and trees', () => {
     await expectCode(readTree(repo, commit, '../p'), 'invalid_input')
     await expectCode(readTree(repo, commit, '/etc'), 'invalid_input')
     await expectCode(readTree(repo, commit, 'missing'), 'path_not_found')
+    await expectCode(readTree(repo, '--output=/tmp/x', 'p'), 'invalid_input')
     await expectCode(readTree(repo, commit, 'secret.txt'), 'invalid_input')
     await expectCode(readTree(repo, commit, 'q', { maxFileBytes: 1000 }), 'too_large')
     await expectCode(readTree(repo, commit, 'r'), 'invalid_input')
