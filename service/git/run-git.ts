@@ -4,7 +4,7 @@
  * everything it started (`git-remote-https`, `ssh`, `index-pack`) and nothing is left running.
  */
 import { spawn } from 'node:child_process'
-import { timedOut } from './errors.js'
+import { GitError, timedOut, tooLarge } from './errors.js'
 
 export interface GitRun {
   /** Working directory (a bare repository, usually). */
@@ -87,7 +87,7 @@ export function runGit(args: string[], run: GitRun, what = args[0] ?? 'git'): Pr
           }, run.watchEveryMs ?? 250)
     child.stdout.on('data', (chunk: Buffer) => {
       outBytes += chunk.length
-      if (outBytes > maxOutput) stopGroup(new Error(`git ${what} printed more than ${maxOutput} bytes`))
+      if (outBytes > maxOutput) stopGroup(tooLarge(`git ${what} printed more than ${maxOutput} bytes`))
       else out.push(chunk)
     })
     child.stderr.on('data', (chunk: Buffer) => {
@@ -100,13 +100,13 @@ export function runGit(args: string[], run: GitRun, what = args[0] ?? 'git'): Pr
     child.on('error', (e) => {
       clearTimeout(timer)
       if (watcher) clearInterval(watcher)
-      reject(e)
+      reject(new GitError('git_failed', `could not run git (${e.message}); is the git executable installed?`))
     })
     child.on('close', (code) => {
       clearTimeout(timer)
       if (watcher) clearInterval(watcher)
-      // Children of git that outlived it (none should) go with the group.
-      killGroup()
+      // git waits for its own children, so after a normal exit the group is empty; it is only
+      // killed on timeout or a limit, while its leader still runs (no risk of a reused id).
       if (failure) reject(failure)
       else resolve({ code: code ?? -1, stdout: Buffer.concat(out), stderr: err })
     })
