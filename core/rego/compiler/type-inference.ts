@@ -125,7 +125,9 @@ export class RuleTypes {
         results.push(constantType(value) ?? body.termType(value))
         for (const [i, param] of params.entries()) {
           const type = param.type === 'var' ? (body.varType(param.value) ?? t.any) : body.termType(param)
-          ;(args[i] ??= []).push(type)
+          const position = args[i] ?? []
+          position.push(type)
+          args[i] = position
         }
       }
     }

@@ -8,7 +8,7 @@
  */
 import { type RegoError, typeError } from '../../errors.js'
 import type { Body, Expr, Term } from '../../syntax/ast.js'
-import { overlaps, type Type, typeToJSON, typeToString, unwrap } from '../../types/index.js'
+import { keysOf, overlaps, type Type, typeToJSON, typeToString, unwrap } from '../../types/index.js'
 import type { Compiler } from '../compiler.js'
 import { isComprehension, isGeneratedVar, isOperator, ROOT_DOCUMENTS, refName, walkTerms } from '../terms.js'
 import { refString, termString } from '../text.js'
@@ -201,11 +201,12 @@ class BodyChecker {
     if (!fn) return false
     const text = refString(ref)
     this.errors.push(
-      typeError(head.location ?? term.location, `undefined ref: ${text}`, { ref: text, pos: ref.length - 1 }, [
-        text,
-        '^'.repeat(text.length),
-        `have: ${typeToString(fn)}`,
-      ]),
+      typeError(
+        head.location ?? term.location,
+        `undefined ref: ${text}`,
+        { ref: text, pos: ref.length - 1 },
+        [text, '^'.repeat(text.length), `have: ${typeToString(fn)}`],
+      ),
     )
     return true
   }
@@ -219,24 +220,44 @@ class BodyChecker {
     const shown = term.value.map((p) =>
       p.type === 'var' ? { ...p, value: this.#compiler.rewrittenVars.get(p.value) ?? p.value } : p,
     )
+    const text = refString(shown)
+    const { details, lines } = missDetails(shown, at, have)
     this.errors.push(
-      typeError(
-        term.location ?? expr.location,
-        `undefined ref: ${refString(shown)}`,
-        missDetails(term.value[at] as Term, have),
-      ),
+      typeError(head.location ?? term.location ?? expr.location, `undefined ref: ${text}`, details, lines),
     )
   }
 }
 
 /**
- * What OPA prints under an undefined ref: the key and the keys an object has (`have: "kinds"`,
- * `want (one of): ["kind" "version"]`), or the type that has no keys (`have (type): number`).
+ * What OPA prints under an undefined ref: the ref, a caret line, then for a value that has no keys
+ * at all its type (`have: number`, the carets under everything before the key), and otherwise the
+ * key and either the keys the object has (`want (one of): ["kind" "version"]`) or the type keys
+ * must have (`want (type): number` for an array).
  */
-function missDetails(key: Term, have: Type): Record<string, string> {
+function missDetails(
+  ref: Term[],
+  at: number,
+  have: Type,
+): { details: Record<string, unknown>; lines: string[] } {
+  const text = refString(ref)
   const x = unwrap(have)
-  const objects = (x.kind === 'any' ? x.of.map(unwrap) : [x]).filter((m) => m.kind === 'object')
+  const members = x.kind === 'any' ? x.of.map(unwrap) : [x]
+  const keyTypes = keysOf(have)
+  if (members.every((m) => !keysOf(m)) || !keyTypes) {
+    const pos = at - 1
+    return {
+      details: { ref: text, pos, have: typeToJSON(have) },
+      lines: [text, '^'.repeat(refString(ref.slice(0, at)).length), `have: ${typeToString(have)}`],
+    }
+  }
+  const objects = members.filter((m) => m.kind === 'object')
   const keys = [...new Set(objects.flatMap((o) => o.static.map((p) => JSON.stringify(p.key))))].sort()
-  if (keys.length > 0) return { have: termString(key), 'want (one of)': `[${keys.join(' ')}]` }
-  return { 'have (type)': typeToString(have) }
+  const pad = ' '.repeat(refString(ref.slice(0, at)).length + 1)
+  const lines = [text, `${pad}^`, `${pad}have: ${termString(ref[at] as Term)}`]
+  lines.push(
+    keys.length > 0
+      ? `${pad}want (one of): [${keys.join(' ')}]`
+      : `${pad}want (type): ${typeToString(keyTypes)}`,
+  )
+  return { details: { ref: text, pos: at, want: typeToJSON(keyTypes), oneOf: keys }, lines }
 }
