@@ -8,7 +8,9 @@
  */
 import { type RegoError, typeError } from '../../errors.js'
 import type { Body, Expr, Term } from '../../syntax/ast.js'
+import { stringifyOpaJson } from '../../syntax/json.js'
 import { keysOf, overlaps, type Type, typeToJSON, typeToString, unwrap } from '../../types/index.js'
+import { formatValue, toJS } from '../../values/index.js'
 import type { Compiler } from '../compiler.js'
 import { isComprehension, isGeneratedVar, isOperator, ROOT_DOCUMENTS, refName, walkTerms } from '../terms.js'
 import { refString, termString } from '../text.js'
@@ -204,7 +206,7 @@ class BodyChecker {
       typeError(
         head.location ?? term.location,
         `undefined ref: ${text}`,
-        { ref: text, pos: ref.length - 1 },
+        { ref: refJSON(ref), pos: ref.length - 1, have: typeToJSON(fn) },
         [text, '^'.repeat(text.length), `have: ${typeToString(fn)}`],
       ),
     )
@@ -246,12 +248,15 @@ function missDetails(
   if (members.every((m) => !keysOf(m)) || !keyTypes) {
     const pos = at - 1
     return {
-      details: { ref: text, pos, have: typeToJSON(have) },
+      details: { ref: refJSON(ref), pos, have: typeToJSON(have) },
       lines: [text, '^'.repeat(refString(ref.slice(0, at)).length), `have: ${typeToString(have)}`],
     }
   }
   const objects = members.filter((m) => m.kind === 'object')
-  const keys = [...new Set(objects.flatMap((o) => o.static.map((p) => JSON.stringify(p.key))))].sort()
+  const oneOf = [
+    ...new Map(objects.flatMap((o) => o.static.map((p) => [formatValue(p.key), p.key]))).entries(),
+  ].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const keys = oneOf.map(([text]) => text)
   const pad = ' '.repeat(refString(ref.slice(0, at)).length + 1)
   const lines = [text, `${pad}^`, `${pad}have: ${termString(ref[at] as Term)}`]
   lines.push(
@@ -259,5 +264,18 @@ function missDetails(
       ? `${pad}want (one of): [${keys.join(' ')}]`
       : `${pad}want (type): ${typeToString(keyTypes)}`,
   )
-  return { details: { ref: text, pos: at, want: typeToJSON(keyTypes), oneOf: keys }, lines }
+  return {
+    details: {
+      ref: refJSON(ref),
+      pos: at,
+      want: typeToJSON(keyTypes),
+      oneOf: oneOf.map(([, key]) => toJS(key)),
+    },
+    lines,
+  }
+}
+
+/** A ref in OPA's AST JSON (an array of terms), as OPA's error details carry it. */
+function refJSON(ref: Term[]): unknown[] {
+  return ref.map((term) => JSON.parse(stringifyOpaJson(term)))
 }
