@@ -451,6 +451,13 @@ export class BodyTypes {
     return fn && { kind: 'function', args: fn.args, result: fn.result }
   }
 
+  /** The type of the rule (not function) `ref` names exactly, when regent knows it. */
+  ruleType(ref: Term[]): Type | undefined {
+    if (ref[0]?.type !== 'var' || ref[0].value !== 'data' || !ref.slice(1).every(isConstant)) return undefined
+    const rule = this.#rules.at(ref.slice(1))
+    return rule && rule.length === ref.length - 1 ? rule.type : undefined
+  }
+
   /** The user function `op` calls (`data.pkg.f` once refs are resolved), if it is one. */
   #userFunction(op: Term): { args: Type[]; result: Type; arity: number } | undefined {
     if (op.type !== 'ref' || op.value[0]?.type !== 'var' || op.value[0].value !== 'data') return undefined

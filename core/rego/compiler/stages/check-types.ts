@@ -141,6 +141,14 @@ class BodyChecker {
    * `have: (number, ???)`, `want: (x: string, y: string)`).
    */
   #call(op: Term, args: Term[], expr: Expr): void {
+    // A rule called as a function (`p(1)` for `p := 1`) passes the arity check as `p` with an
+    // output; OPA's checker then finds no function type there. A rule typed `any` or a union is
+    // let through, as OPA lets it through.
+    const ruleType = op.type === 'ref' ? this.#types.ruleType(op.value) : undefined
+    if (ruleType && unwrap(ruleType).kind !== 'any' && op.type === 'ref') {
+      this.errors.push(typeError(expr.location, `undefined function ${refString(op.value)}`))
+      return
+    }
     const wants = this.#types.callTypes(op)
     if (!wants || args.length > wants.length) return
     const bad = args.some((arg, i) => {
