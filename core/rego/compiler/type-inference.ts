@@ -378,7 +378,13 @@ export class BodyTypes {
     if (!expr.with) this.#learnTerms(expr)
     // Whatever the expression binds and regent has no type for is bound all the same: `any`, so
     // that a later `=` or built-in call checks against it instead of binding it anew.
-    walkTerms(expr, (term) => {
+    const terms = expr.terms
+    // An `every` body is read on its own, after its key and value are bound.
+    const marked =
+      !Array.isArray(terms) && terms.type === 'every'
+        ? [terms.domain, terms.value, ...(terms.key ? [terms.key] : [])]
+        : [expr]
+    walkTerms(marked, (term) => {
       if (term.type === 'var' && !ROOT_DOCUMENTS.has(term.value)) this.#bind(term, t.any)
       return false
     })

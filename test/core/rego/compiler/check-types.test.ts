@@ -60,6 +60,16 @@ const rejected: { note: string; src: string; want: string }[] = [
     want: 'test.rego:5:6: rego_type_error: upper: invalid argument(s)\n\thave: (set[string], ???)\n\twant: (x: string, y: string)',
   },
   {
+    note: "a function's argument type, from a unification in its body",
+    src: 'f(x) if x == 1\n\nq if f("a")',
+    want: 'test.rego:5:6: rego_type_error: data.test.f: invalid argument(s)\n\thave: (string)\n\twant: (number, boolean)',
+  },
+  {
+    note: 'types learnt inside an `every` body',
+    src: 'p if {\n\tevery x in [1, 2] {\n\t\ty := x + 1\n\t\tupper(y) == "a"\n\t}\n}',
+    want: 'test.rego:6:3: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
     note: 'match error between two literals (== in a rule body is unification)',
     src: 'same if 1 == "1"',
     want: 'test.rego:3:9: rego_type_error: match error\n\tleft  : number\n\tright : string',
