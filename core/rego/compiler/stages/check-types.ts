@@ -1,10 +1,12 @@
 /**
  * CheckTypes: `rego_type_error`s for what is certainly wrong given the types regent infers
- * (compiler/type-inference.ts): a built-in argument whose type cannot overlap the declared one
- * (`count(x)` after `x := 1`: `count: invalid argument(s)`), and a ref into a value that cannot
- * have that key (`p.foo` where `p := 1`: `undefined ref: data.t.p.foo`). NOTE(regent): OPA
- * infers more (function arguments, partial objects, `data` schemas), so a policy regent accepts
- * may still be rejected by OPA, never the other way round. See docs/conformance.md.
+ * (compiler/type-inference.ts), each with OPA's message and detail lines: a built-in or user
+ * function argument whose type cannot overlap the one it takes (`upper: invalid argument(s)`),
+ * a `match error` between the two sides of `=`/`:=` (rule-body `==` included), a function used
+ * as a value or a rule called as one, and a ref into a value that cannot have that key
+ * (`undefined ref: data.t.p.foo`). NOTE(regent): OPA infers more (object literals and
+ * comprehensions precisely, partial objects, `data` schemas), so a policy regent accepts may still
+ * be rejected by OPA, never the other way round. See docs/conformance.md.
  */
 import { type RegoError, typeError } from '../../errors.js'
 import type { Body, Expr, Term } from '../../syntax/ast.js'
