@@ -34,7 +34,8 @@ export const subjectSchema = z.strictObject({
 
 export const v2BindingSchema = z.strictObject({
   id: z.string().min(1).max(128).optional(),
-  resource_filter: z.strictObject({ kind: z.string().min(1), id: z.string().max(256) }),
+  // A workspace has no id: `{kind: workspace}` alone names it.
+  resource_filter: z.strictObject({ kind: z.string().min(1), id: z.string().max(256).default('') }),
   role_id: z.string().min(1),
   subjects: z.array(subjectSchema).max(1000),
   metadata: z.unknown().optional(),
