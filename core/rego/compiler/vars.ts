@@ -90,6 +90,9 @@ function collectExpr(expr: Expr, params: VarVisitorParams, out: Set<string>): vo
   } else if (terms.type === 'not') {
     // A not-body is a closure: what it binds stays inside (OPA's VarVisitor skips it likewise).
     if (!params.skipClosures) collectVars(terms.body, params, out)
+  } else if (terms.type === 'and' || terms.type === 'or') {
+    // Each side is a closure too (see LogicalExpr).
+    if (!params.skipClosures) collectVars([...terms.lhs, ...terms.rhs], params, out)
   } else {
     collectVars(terms, params, out)
   }
