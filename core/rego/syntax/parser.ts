@@ -100,18 +100,18 @@ export class Parser extends TermParser {
 
   /** disjunction := conjunction { "or" conjunction }, associating to the left. */
   private parseDisjunction(startTok: number): LogicalOperand {
-    let lhs = this.parseConjunction(startTok)
+    let lhs = this.parseConjunction(startTok, true)
     while (this.atLogical('or')) {
       this.advance()
-      const rhs = this.parseConjunction(this.i)
+      const rhs = this.parseConjunction(this.i, false)
       lhs = this.logical('or', lhs, rhs, startTok)
     }
     return lhs
   }
 
   /** conjunction := operand { "and" operand }, associating to the left. */
-  private parseConjunction(startTok: number): LogicalOperand {
-    let lhs = this.parseOperand(true)
+  private parseConjunction(startTok: number, literalStart: boolean): LogicalOperand {
+    let lhs = this.parseOperand(literalStart)
     while (this.atLogical('and')) {
       this.advance()
       const rhs = this.parseOperand(false)
