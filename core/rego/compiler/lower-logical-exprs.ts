@@ -35,7 +35,9 @@ function lower(t: LogicalExpr): NotBody {
 
 /** An explicit not-body (`:=` is allowed in it, as in a braced operand). */
 function notBody(body: Body, location: Location | undefined): NotBody {
-  return location ? { type: 'not', body, explicitBody: true, location } : { type: 'not', body, explicitBody: true }
+  return location
+    ? { type: 'not', body, explicitBody: true, location }
+    : { type: 'not', body, explicitBody: true }
 }
 
 function exprOf(terms: NotBody, index: number, location: Location | undefined): Expr {

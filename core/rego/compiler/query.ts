@@ -3,7 +3,7 @@
  * query stages of OPA's `queryCompiler`, in its order. Generated vars use the `__localq<N>__`
  * prefix so they never clash with the modules' own.
  */
-import { lowerLogicalExprs } from './lower-logical-exprs.js'
+
 import { compileError, type RegoError, RegoErrors } from '../errors.js'
 import type { Body, Expr, Term } from '../syntax/ast.js'
 import { copyBody } from '../syntax/copy.js'
@@ -16,6 +16,7 @@ import {
   sortedErrors,
 } from './compiler.js'
 import { LocalVarGenerator } from './local-vars.js'
+import { lowerLogicalExprs } from './lower-logical-exprs.js'
 import { RESERVED_VARS } from './safety.js'
 import { deprecatedBuiltinErrors } from './stages/check-deprecated-builtins.js'
 import { rootDocumentOverrides } from './stages/check-keyword-overrides.js'
@@ -153,7 +154,14 @@ function captureValues(c: Compiler, body: Body, original: Body): QueryExprInfo[]
     const ts = expr.terms
     let capture: string | undefined
     if (!Array.isArray(ts)) {
-      if (ts.type === 'somedecl' || ts.type === 'every' || ts.type === 'not' || ts.type === 'and' || ts.type === 'or') continue
+      if (
+        ts.type === 'somedecl' ||
+        ts.type === 'every' ||
+        ts.type === 'not' ||
+        ts.type === 'and' ||
+        ts.type === 'or'
+      )
+        continue
       capture = `$term${n++}`
       expr.terms = [operatorTerm('eq', expr.location), ts, varTerm(capture, expr.location)]
     } else {

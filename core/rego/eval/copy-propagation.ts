@@ -221,7 +221,14 @@ function eqBinding(a: Term, b: Term, live: ReadonlySet<string>): [string, Term] 
 function isNoop(expr: Expr): boolean {
   const terms = expr.terms
   if (!Array.isArray(terms)) {
-    if (terms.type === 'every' || terms.type === 'somedecl' || terms.type === 'not' || terms.type === 'and' || terms.type === 'or') return false
+    if (
+      terms.type === 'every' ||
+      terms.type === 'somedecl' ||
+      terms.type === 'not' ||
+      terms.type === 'and' ||
+      terms.type === 'or'
+    )
+      return false
     if (!isConstant(terms)) return false
     return !(terms.type === 'boolean' && terms.value === false)
   }
@@ -481,7 +488,13 @@ function exprOutputVars(expr: Expr, safe: ReadonlySet<string>, arity: (op: Term)
     } else if (op && arity(op) === args.length - 1 && args.slice(0, -1).every(allSafe)) {
       for (const v of varsOf(args[args.length - 1] as Term)) out.add(v)
     }
-  } else if (terms.type !== 'every' && terms.type !== 'somedecl' && terms.type !== 'not' && terms.type !== 'and' && terms.type !== 'or') {
+  } else if (
+    terms.type !== 'every' &&
+    terms.type !== 'somedecl' &&
+    terms.type !== 'not' &&
+    terms.type !== 'and' &&
+    terms.type !== 'or'
+  ) {
     refParts(terms)
   }
   return out

@@ -30,7 +30,15 @@ export interface ParseOptions {
 }
 
 /** The future keywords regent's parser knows (OPA's capabilities `future_keywords`). */
-export const CAPABILITY_FUTURE_KEYWORDS: readonly string[] = ['and', 'contains', 'every', 'if', 'in', 'not', 'or']
+export const CAPABILITY_FUTURE_KEYWORDS: readonly string[] = [
+  'and',
+  'contains',
+  'every',
+  'if',
+  'in',
+  'not',
+  'or',
+]
 
 /** The language features regent's parser supports (OPA's capabilities `features`). */
 export const CAPABILITY_FEATURES: readonly string[] = [

@@ -19,7 +19,18 @@
  * Errors abort the current statement with a `ParseAbort`; speculative branches (comprehension or
  * set, `k, v in`) catch it and restore the saved token index, as OPA's parser restores its state.
  */
-import type { Body, Every, Expr, ExprTerms, Location, LogicalExpr, NotBody, SomeDecl, Term, With } from './ast.js'
+import type {
+  Body,
+  Every,
+  Expr,
+  ExprTerms,
+  Location,
+  LogicalExpr,
+  NotBody,
+  SomeDecl,
+  Term,
+  With,
+} from './ast.js'
 import { ParseAbort } from './cursor.js'
 import { operatorText } from './literals.js'
 import { SourceLocation } from './source.js'
@@ -142,7 +153,12 @@ export class Parser extends TermParser {
   }
 
   /** The expression `lhs word rhs`, spanning from `startTok` to the last token read. */
-  private logical(word: 'and' | 'or', lhs: LogicalOperand, rhs: LogicalOperand, startTok: number): LogicalOperand {
+  private logical(
+    word: 'and' | 'or',
+    lhs: LogicalOperand,
+    rhs: LogicalOperand,
+    startTok: number,
+  ): LogicalOperand {
     const location = this.spanFrom(startTok)
     const side = (o: LogicalOperand): Body => (o.explicit ? o.body : [{ ...o.expr, index: 0 }])
     const terms: LogicalExpr = {

@@ -150,7 +150,8 @@ function rewriteTemplateString(
       }
       t = { type: 'call', value: p.terms }
       if (p.location) t.location = p.location
-    } else if (p.terms.type === 'somedecl' ||
+    } else if (
+      p.terms.type === 'somedecl' ||
       p.terms.type === 'every' ||
       p.terms.type === 'not' ||
       p.terms.type === 'and' ||

@@ -78,7 +78,9 @@ describe('and/or: parsing', () => {
   })
 
   it('takes braced blocks as explicit sides, and a lone leading brace as a set term', () => {
-    const t = logical(body(`${IMPORTS}r if {\n\tinput.a or {\n\t\tx := input.b\n\t\tx == 1\n\t} and input.c\n}\n`)[0])
+    const t = logical(
+      body(`${IMPORTS}r if {\n\tinput.a or {\n\t\tx := input.b\n\t\tx == 1\n\t} and input.c\n}\n`)[0],
+    )
     const and = logical(t.rhs[0])
     expect(and.explicitLhs).toBe(true)
     expect(and.lhs).toHaveLength(2)
@@ -126,7 +128,9 @@ describe('and/or: imports and capability gates', () => {
 
   it('enables each keyword by its own import, by bare `future.keywords`, and by `rego.v2`', () => {
     expect(parseErrors(`package p\nimport future.keywords.or\n${USE}`)).toEqual([])
-    expect(parseErrors(`package p\nimport future.keywords.and\n${USE}`)[0]).toContain('unexpected ident token')
+    expect(parseErrors(`package p\nimport future.keywords.and\n${USE}`)[0]).toContain(
+      'unexpected ident token',
+    )
     expect(parseErrors(`package p\nimport future.keywords\n${USE}`)).toEqual([])
     expect(parseErrors(`package p\nimport rego.v2\n${USE}`)).toEqual([])
   })
