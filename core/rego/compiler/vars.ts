@@ -3,7 +3,7 @@
  * call operators, closures, sets, object keys). Safety, local-var rewriting and indexing all depend on
  * exactly which occurrences count, so the knobs are kept one to one.
  */
-import type { Body, Every, Expr, NotBody, SomeDecl, Term, With } from '../syntax/ast.js'
+import type { Body, Every, Expr, LogicalExpr, NotBody, SomeDecl, Term, With } from '../syntax/ast.js'
 
 /** Which occurrences of variables to ignore. */
 export interface VarVisitorParams {
@@ -24,7 +24,7 @@ export interface VarVisitorParams {
 /** The params OPA's safety check uses. */
 export const SAFETY_PARAMS: VarVisitorParams = { skipRefCallHead: true, skipClosures: true }
 
-type Node = Term | Expr | Body | With | SomeDecl | Every | NotBody | Term[]
+type Node = Term | Expr | Body | With | SomeDecl | Every | NotBody | LogicalExpr | Term[]
 
 /** Collects vars of `node` into a new set. */
 export function varsOf(node: Node, params: VarVisitorParams = {}): Set<string> {
@@ -66,6 +66,11 @@ export function collectVars(node: Node, params: VarVisitorParams, out: Set<strin
       return
     case 'not':
       collectVars(node.body, params, out)
+      return
+    case 'and':
+    case 'or':
+      collectVars(node.lhs, params, out)
+      collectVars(node.rhs, params, out)
       return
   }
   collectTerm(node, params, out)

@@ -111,6 +111,10 @@ describe('and/or: evaluation', () => {
       `${IMPORTS}small(n) if n < 2 or n == 10\nr := [n | some n in [0, 1, 5, 10]; small(n)]\n`,
     )
     expect(dataP(f)).toMatchObject({ r: [0, 1, 10] })
+    const c = policyOf(
+      `${IMPORTS}c := [n | some n in [1, 2, 3, 4]; n == 1 or n == 4]\ne if every n in [1, 4] { n == 1 or n == 4 }\nf if every n in [1, 3] { n == 1 or n == 4 }\n`,
+    )
+    expect(dataP(c)).toEqual({ c: [1, 4], e: true })
   })
 })
 
