@@ -100,6 +100,8 @@ export function exprToString(expr: Expr): string {
     parts.push(`some ${terms.symbols.map(termToString).join(', ')}`)
   } else if (terms.type === 'not') {
     parts.push(`not { ${bodyToString(terms.body)} }`)
+  } else if (terms.type === 'and' || terms.type === 'or') {
+    parts.push(`{ ${bodyToString(terms.lhs)} } ${terms.type} { ${bodyToString(terms.rhs)} }`)
   } else {
     const key = terms.key ? `${termToString(terms.key)}, ` : ''
     parts.push(

@@ -11,8 +11,8 @@ import { CAPABILITY_FEATURES, CAPABILITY_FUTURE_KEYWORDS } from '../../core/rego
 import { REGENT_VERSION } from '../version-info.js'
 
 /**
- * Keywords regent's parser accepts: the four that are default in Rego v1, and `not`, whose import
- * changes what negation means (OPA 1.17).
+ * Keywords regent's parser accepts: the four that are default in Rego v1, `not`, whose import
+ * changes what negation means (OPA 1.17), and the infix `and` / `or` (OPA 1.20).
  */
 export const FUTURE_KEYWORDS = [...CAPABILITY_FUTURE_KEYWORDS]
 

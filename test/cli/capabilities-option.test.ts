@@ -64,6 +64,12 @@ describe('--capabilities', () => {
     expect(refused.stdout).toContain(
       '3:8: rego_parse_error: unexpected keyword, must be one of [contains every if in]',
     )
+    const orImport = join(dir, 'or.rego')
+    writeFileSync(orImport, 'package o\n\nimport future.keywords.or\n\nr if input.a or input.b\n')
+    const refusedOr = await runRegent(['check', '--capabilities', old, orImport])
+    expect(refusedOr.stdout).toContain('unexpected keyword, must be one of [contains every if in]')
+    const allowedOr = await runRegent(['check', '--capabilities', caps, orImport])
+    expect([allowedOr.code, allowedOr.stdout]).toEqual([0, ''])
     const refusedV2 = await runRegent(['check', '--capabilities', old, v2])
     expect(refusedV2.stdout).toContain('invalid import, `rego.v2` is not supported by current capabilities')
     const allowed = await runRegent(['check', '--capabilities', caps, notImport, v2])

@@ -10,6 +10,7 @@ import { copyModule } from '../syntax/copy.js'
 import type { Type } from '../types/index.js'
 import { type BuiltinInfo, type BuiltinLookup, withLanguageBuiltins } from './builtin-info.js'
 import { LocalVarGenerator } from './local-vars.js'
+import { lowerLogicalExprs } from './lower-logical-exprs.js'
 import type { RuleIndex } from './rule-index.js'
 import { buildRuleTree, type RuleEntry, RuleTreeNode } from './rule-tree.js'
 import { buildRuleIndices } from './stages/build-rule-indices.js'
@@ -166,7 +167,7 @@ export class Compiler {
   /** Compiles `modules` (name → module). Throws `RegoErrors` on failure. */
   compile(modules: Map<string, Module> | Record<string, Module>): this {
     const entries = modules instanceof Map ? [...modules] : Object.entries(modules)
-    this.modules = new Map(entries.map(([name, m]) => [name, copyModule(m)]))
+    this.modules = new Map(entries.map(([name, m]) => [name, lowerLogicalExprs(copyModule(m))]))
     this.sorted = [...this.modules.keys()].sort()
     for (const stage of STAGES) {
       if (stage.testsOnly && !this.options.tests) continue

@@ -3,6 +3,7 @@
  * query stages of OPA's `queryCompiler`, in its order. Generated vars use the `__localq<N>__`
  * prefix so they never clash with the modules' own.
  */
+
 import { compileError, type RegoError, RegoErrors } from '../errors.js'
 import type { Body, Expr, Term } from '../syntax/ast.js'
 import { copyBody } from '../syntax/copy.js'
@@ -15,6 +16,7 @@ import {
   sortedErrors,
 } from './compiler.js'
 import { LocalVarGenerator } from './local-vars.js'
+import { lowerLogicalExprs } from './lower-logical-exprs.js'
 import { RESERVED_VARS } from './safety.js'
 import { deprecatedBuiltinErrors } from './stages/check-deprecated-builtins.js'
 import { rootDocumentOverrides } from './stages/check-keyword-overrides.js'
@@ -44,7 +46,7 @@ type QueryStage = (state: { body: Body; rewritten: Map<string, string> }) => Reg
 /** Compiles `query` in the context of `c`; throws `RegoErrors` on failure. */
 export function compileQuery(c: Compiler, query: Body, ctx: QueryContext = {}): CompiledQuery {
   if (query.length === 0) throw new RegoErrors([compileError(undefined, 'empty query cannot be compiled')])
-  const state = { body: copyBody(query), rewritten: new Map<string, string>() }
+  const state = { body: lowerLogicalExprs(copyBody(query)), rewritten: new Map<string, string>() }
   let exprs: QueryExprInfo[] = query.map((e) => ({
     text: locationText(e.location) ?? '',
     location: e.location,
@@ -152,7 +154,14 @@ function captureValues(c: Compiler, body: Body, original: Body): QueryExprInfo[]
     const ts = expr.terms
     let capture: string | undefined
     if (!Array.isArray(ts)) {
-      if (ts.type === 'somedecl' || ts.type === 'every' || ts.type === 'not') continue
+      if (
+        ts.type === 'somedecl' ||
+        ts.type === 'every' ||
+        ts.type === 'not' ||
+        ts.type === 'and' ||
+        ts.type === 'or'
+      )
+        continue
       capture = `$term${n++}`
       expr.terms = [operatorTerm('eq', expr.location), ts, varTerm(capture, expr.location)]
     } else {

@@ -193,7 +193,7 @@ export function outputVarsForTerms(
     const ts = node.terms
     if (Array.isArray(ts)) for (const t of ts) visit(t)
     else if (ts.type === 'every') visit(ts.domain)
-    else if (ts.type !== 'somedecl' && ts.type !== 'not') visit(ts)
+    else if (ts.type !== 'somedecl' && ts.type !== 'not' && ts.type !== 'and' && ts.type !== 'or') visit(ts)
     for (const w of node.with ?? []) {
       visit(w.target)
       visit(w.value)
@@ -379,6 +379,7 @@ function closureVars(e: Expr): Set<string> {
     collectVars(ts.body, {}, out)
     visitTerm(ts.domain)
   } else if (ts.type === 'not') collectVars(ts.body, {}, out)
+  else if (ts.type === 'and' || ts.type === 'or') collectVars([...ts.lhs, ...ts.rhs], {}, out)
   else if (ts.type !== 'somedecl') visitTerm(ts)
   for (const w of e.with ?? []) visitTerm(w.value)
   return out

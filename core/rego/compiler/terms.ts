@@ -8,6 +8,7 @@ import type {
   Every,
   Expr,
   Location,
+  LogicalExpr,
   NotBody,
   ObjectTerm,
   RefTerm,
@@ -228,7 +229,7 @@ export function requiresEval(t: Term | undefined): boolean {
   return t !== undefined && (containsRefs(t) || containsComprehensions(t))
 }
 
-type Visitable = Term | Expr | Body | With | SomeDecl | Every | NotBody | Term[]
+type Visitable = Term | Expr | Body | With | SomeDecl | Every | NotBody | LogicalExpr | Term[]
 
 /**
  * Visits every term under `node` depth-first (into refs, composites, calls, comprehension bodies,
@@ -262,6 +263,11 @@ export function walkTerms(node: Visitable, f: (t: Term) => boolean | undefined):
       return
     case 'not':
       walkTerms(node.body, f)
+      return
+    case 'and':
+    case 'or':
+      walkTerms(node.lhs, f)
+      walkTerms(node.rhs, f)
       return
   }
   if (f(node)) return
@@ -332,6 +338,11 @@ export function walkExprs(node: Visitable, f: (e: Expr) => boolean | undefined):
       return
     case 'not':
       walkExprs(node.body, f)
+      return
+    case 'and':
+    case 'or':
+      walkExprs(node.lhs, f)
+      walkExprs(node.rhs, f)
       return
     case 'somedecl':
       for (const s of node.symbols) walkExprs(s, f)

@@ -86,6 +86,8 @@ export function exprString(e: Expr): string {
     out += `every ${kv} in ${termString(ts.domain)} { ${bodyString(ts.body)} }`
   } else if (ts.type === 'not') {
     out += `not { ${bodyString(ts.body)} }`
+  } else if (ts.type === 'and' || ts.type === 'or') {
+    out += `{ ${bodyString(ts.lhs)} } ${ts.type} { ${bodyString(ts.rhs)} }`
   } else {
     out += termString(ts)
   }

@@ -3,7 +3,7 @@
  * call operators, closures, sets, object keys). Safety, local-var rewriting and indexing all depend on
  * exactly which occurrences count, so the knobs are kept one to one.
  */
-import type { Body, Every, Expr, NotBody, SomeDecl, Term, With } from '../syntax/ast.js'
+import type { Body, Every, Expr, LogicalExpr, NotBody, SomeDecl, Term, With } from '../syntax/ast.js'
 
 /** Which occurrences of variables to ignore. */
 export interface VarVisitorParams {
@@ -24,7 +24,7 @@ export interface VarVisitorParams {
 /** The params OPA's safety check uses. */
 export const SAFETY_PARAMS: VarVisitorParams = { skipRefCallHead: true, skipClosures: true }
 
-type Node = Term | Expr | Body | With | SomeDecl | Every | NotBody | Term[]
+type Node = Term | Expr | Body | With | SomeDecl | Every | NotBody | LogicalExpr | Term[]
 
 /** Collects vars of `node` into a new set. */
 export function varsOf(node: Node, params: VarVisitorParams = {}): Set<string> {
@@ -67,6 +67,11 @@ export function collectVars(node: Node, params: VarVisitorParams, out: Set<strin
     case 'not':
       collectVars(node.body, params, out)
       return
+    case 'and':
+    case 'or':
+      collectVars(node.lhs, params, out)
+      collectVars(node.rhs, params, out)
+      return
   }
   collectTerm(node, params, out)
 }
@@ -90,6 +95,9 @@ function collectExpr(expr: Expr, params: VarVisitorParams, out: Set<string>): vo
   } else if (terms.type === 'not') {
     // A not-body is a closure: what it binds stays inside (OPA's VarVisitor skips it likewise).
     if (!params.skipClosures) collectVars(terms.body, params, out)
+  } else if (terms.type === 'and' || terms.type === 'or') {
+    // Each side is a closure too (see LogicalExpr).
+    if (!params.skipClosures) collectVars([...terms.lhs, ...terms.rhs], params, out)
   } else {
     collectVars(terms, params, out)
   }

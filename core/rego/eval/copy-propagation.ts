@@ -139,7 +139,7 @@ function plugExpr(expr: Expr, ctx: PlugContext): Expr {
     out.terms = { ...terms, domain: plugTerm(terms.domain, ctx) }
   } else if (terms.type === 'not') {
     out.terms = { ...terms, body: terms.body.map((e) => plugExpr(e, ctx)) }
-  } else if (terms.type !== 'somedecl') {
+  } else if (terms.type !== 'somedecl' && terms.type !== 'and' && terms.type !== 'or') {
     out.terms = plugTerm(terms, ctx)
   }
   if (expr.with) out.with = expr.with.map((w) => ({ ...w, value: plugTerm(w.value, ctx) }))
@@ -221,7 +221,14 @@ function eqBinding(a: Term, b: Term, live: ReadonlySet<string>): [string, Term] 
 function isNoop(expr: Expr): boolean {
   const terms = expr.terms
   if (!Array.isArray(terms)) {
-    if (terms.type === 'every' || terms.type === 'somedecl' || terms.type === 'not') return false
+    if (
+      terms.type === 'every' ||
+      terms.type === 'somedecl' ||
+      terms.type === 'not' ||
+      terms.type === 'and' ||
+      terms.type === 'or'
+    )
+      return false
     if (!isConstant(terms)) return false
     return !(terms.type === 'boolean' && terms.value === false)
   }
@@ -396,7 +403,7 @@ function walk(expr: Expr, f: (t: Term) => void): void {
   if (Array.isArray(terms)) for (const t of terms) walkTerm(t, f)
   else if (terms.type === 'every') walkTerm(terms.domain, f)
   else if (terms.type === 'not') for (const e of terms.body) walk(e, f)
-  else if (terms.type !== 'somedecl') walkTerm(terms, f)
+  else if (terms.type !== 'somedecl' && terms.type !== 'and' && terms.type !== 'or') walkTerm(terms, f)
   for (const w of expr.with ?? []) walkTerm(w.value, f)
 }
 
@@ -409,7 +416,7 @@ function bodyVars(body: Body): Set<string> {
       ? terms.slice(1)
       : terms.type === 'every'
         ? [terms.domain]
-        : terms.type === 'somedecl' || terms.type === 'not'
+        : terms.type === 'somedecl' || terms.type === 'not' || terms.type === 'and' || terms.type === 'or'
           ? []
           : [terms]
     for (const t of ts) collectVars(t, out)
@@ -481,7 +488,13 @@ function exprOutputVars(expr: Expr, safe: ReadonlySet<string>, arity: (op: Term)
     } else if (op && arity(op) === args.length - 1 && args.slice(0, -1).every(allSafe)) {
       for (const v of varsOf(args[args.length - 1] as Term)) out.add(v)
     }
-  } else if (terms.type !== 'every' && terms.type !== 'somedecl' && terms.type !== 'not') {
+  } else if (
+    terms.type !== 'every' &&
+    terms.type !== 'somedecl' &&
+    terms.type !== 'not' &&
+    terms.type !== 'and' &&
+    terms.type !== 'or'
+  ) {
     refParts(terms)
   }
   return out

@@ -97,6 +97,10 @@ function walkExprRows(body: Rule['body'], rows: Set<number>): void {
     if (e.location) rows.add(e.location.row)
     const t = e.terms
     if (!Array.isArray(t) && (t.type === 'every' || t.type === 'not')) walkExprRows(t.body, rows)
+    if (!Array.isArray(t) && (t.type === 'and' || t.type === 'or')) {
+      walkExprRows(t.lhs, rows)
+      walkExprRows(t.rhs, rows)
+    }
   }
 }
 

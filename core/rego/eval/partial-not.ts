@@ -122,7 +122,14 @@ function nestedRefOrCall(x: Expr): boolean {
       terms[0].value[0].value === 'eq'
     return terms.slice(1).some((t) => (eq ? nestedIn(t) : hasRefOrCall(t)))
   }
-  if (terms.type === 'every' || terms.type === 'somedecl' || terms.type === 'not') return true
+  if (
+    terms.type === 'every' ||
+    terms.type === 'somedecl' ||
+    terms.type === 'not' ||
+    terms.type === 'and' ||
+    terms.type === 'or'
+  )
+    return true
   return nestedIn(terms)
 }
 
@@ -152,7 +159,11 @@ function exprVars(x: Expr): Set<string> {
   const terms = x.terms
   const ts = Array.isArray(terms)
     ? terms.slice(1)
-    : terms.type === 'every' || terms.type === 'somedecl' || terms.type === 'not'
+    : terms.type === 'every' ||
+        terms.type === 'somedecl' ||
+        terms.type === 'not' ||
+        terms.type === 'and' ||
+        terms.type === 'or'
       ? []
       : [terms]
   for (const t of ts) collect(t, out)

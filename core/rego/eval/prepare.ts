@@ -158,6 +158,9 @@ function prepareExpr(ctx: PrepareContext, scope: Scope, e: Expr): PExpr {
     out = emptyExpr(X.Not, e)
     out.negated = true
     out.notBody = prepareBody(ctx, scope, ts.body)
+  } else if (ts.type === 'and' || ts.type === 'or') {
+    // The compiler lowers these to not-bodies (lower-logical-exprs.ts) before anything runs.
+    throw new Error(`internal error: unlowered \`${ts.type}\` expression`)
   } else if (ts.type === 'somedecl') {
     out = emptyExpr(X.Term, e)
     out.term = { k: K.Value, v: true, src: { type: 'boolean', value: true } }

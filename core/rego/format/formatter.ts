@@ -417,8 +417,28 @@ class ModulePrinter extends TermPrinter {
       this.comprehensionBody(t.body, loc, loc, '{', '}')
       if (t.body.length === 1 && t.body[0]?.location?.row === t.location?.row) w.write(' ')
       w.write('}')
+    } else if (t.type === 'and' || t.type === 'or') {
+      const loc = expr.location ?? t.location
+      this.logicalSide(t.lhs, t.explicitLhs, loc)
+      w.write(` ${t.type} `)
+      this.logicalSide(t.rhs, t.explicitRhs, loc)
     } else if (t.type !== 'not') this.term(t)
     this.withs(expr)
+  }
+
+  /** One side of `and` / `or`: a braced block as a not-body's, or the one expression on this line. */
+  private logicalSide(body: Body, explicit: boolean, loc: Location | undefined): void {
+    const w = this.w
+    const only = body[0]
+    if (!explicit && body.length === 1 && only) {
+      this.formattedExpr(only)
+      return
+    }
+    w.write('{')
+    this.comprehensionBody(body, loc, loc, '{', '}')
+    const last = body[body.length - 1]
+    if (last?.location && loc && last.location.row === loc.row) w.write(' ')
+    w.write('}')
   }
 
   /** The `with` modifiers of `expr`, on its line or indented below as they were written. */

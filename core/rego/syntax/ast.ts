@@ -189,6 +189,32 @@ export interface NotBody extends Located {
   explicitBody: boolean
 }
 
+/**
+ * A conjunction or disjunction (OPA 1.20+, behind `import future.keywords.and` / `.or` or
+ * `import rego.v2`): `lhs and rhs`, `lhs or rhs`. Each side is a body: the one expression written
+ * there, or a braced `{ ... }` block (`explicitLhs` / `explicitRhs`). `and` binds tighter than
+ * `or`, `not` tighter than both; chains associate to the left. Each side is a closure, like a
+ * not-body: what it binds stays inside (see docs/conformance.md).
+ */
+export type LogicalExpr = AndExpr | OrExpr
+
+interface LogicalSides extends Located {
+  lhs: Body
+  rhs: Body
+  explicitLhs: boolean
+  explicitRhs: boolean
+}
+
+/** `lhs and rhs` (see `LogicalExpr`). */
+export interface AndExpr extends LogicalSides {
+  type: 'and'
+}
+
+/** `lhs or rhs` (see `LogicalExpr`). */
+export interface OrExpr extends LogicalSides {
+  type: 'or'
+}
+
 /** `with target as value`. */
 export interface With extends Located {
   type: 'with'
@@ -196,8 +222,8 @@ export interface With extends Located {
   value: Term
 }
 
-/** What an expression holds: one term, a call `[operator, ...args]`, a `some`, an `every` or a `not` body. */
-export type ExprTerms = Term | Term[] | SomeDecl | Every | NotBody
+/** What an expression holds: one term, a call `[operator, ...args]`, a `some`, an `every`, a `not` body or an `and`/`or`. */
+export type ExprTerms = Term | Term[] | SomeDecl | Every | NotBody | LogicalExpr
 
 /** One literal of a body. `index` is its position in the body. */
 export interface Expr extends Located {
@@ -337,6 +363,7 @@ export type Node =
   | SomeDecl
   | Every
   | NotBody
+  | LogicalExpr
   | With
   | Package
   | Import

@@ -65,6 +65,8 @@ export function copyExpr(e: Expr): Expr {
       body: terms.body.map(copyExpr),
     }
   } else if (terms.type === 'not') copied = { ...terms, body: terms.body.map(copyExpr) }
+  else if (terms.type === 'and' || terms.type === 'or')
+    copied = { ...terms, lhs: terms.lhs.map(copyExpr), rhs: terms.rhs.map(copyExpr) }
   else copied = copyTerm(terms)
   const out: Expr = { ...e, terms: copied }
   if (e.with) out.with = e.with.map((w) => ({ ...w, target: copyTerm(w.target), value: copyTerm(w.value) }))

@@ -30,7 +30,15 @@ export interface ParseOptions {
 }
 
 /** The future keywords regent's parser knows (OPA's capabilities `future_keywords`). */
-export const CAPABILITY_FUTURE_KEYWORDS: readonly string[] = ['contains', 'every', 'if', 'in', 'not']
+export const CAPABILITY_FUTURE_KEYWORDS: readonly string[] = [
+  'and',
+  'contains',
+  'every',
+  'if',
+  'in',
+  'not',
+  'or',
+]
 
 /** The language features regent's parser supports (OPA's capabilities `features`). */
 export const CAPABILITY_FEATURES: readonly string[] = [
@@ -102,6 +110,10 @@ export class TokenCursor {
    * parses as a body and `not expr` as an implicit one (OPA's `notBodies`).
    */
   protected notBodies = false
+  /** True once `import future.keywords.and` (or `future.keywords`, or `rego.v2`) is read. */
+  protected andKeyword = false
+  /** True once `import future.keywords.or` (or `future.keywords`, or `rego.v2`) is read. */
+  protected orKeyword = false
   protected readonly futureKeywordNames: readonly string[]
   protected readonly features: readonly string[]
 

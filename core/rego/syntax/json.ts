@@ -93,6 +93,16 @@ class JsonWriter {
         out.type = 'not'
         return out
       }
+      case 'and':
+      case 'or': {
+        // Marshalled like OPA's Not: a map, so its keys come out sorted.
+        const out: Obj = { explicit_lhs: node.explicitLhs, explicit_rhs: node.explicitRhs }
+        out.lhs = this.body(node.lhs)
+        this.loc(out, node.location)
+        out.rhs = this.body(node.rhs)
+        out.type = node.type
+        return out
+      }
       case 'with': {
         const out: Obj = {}
         this.loc(out, node.location)

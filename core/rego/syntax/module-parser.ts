@@ -213,6 +213,8 @@ export class ModuleParser extends Parser {
       this.fail(`unexpected keyword, must be one of [${allowed.join(' ')}]`, imp.path.location)
     for (const word of chosen) {
       if (word === 'not') this.notBodies = true
+      if (word === 'and') this.andKeyword = true
+      if (word === 'or') this.orKeyword = true
       const kind = FUTURE_KEYWORDS.get(word)
       if (kind !== undefined) this.activateKeyword(kind)
     }
@@ -236,8 +238,7 @@ export class ModuleParser extends Parser {
   /**
    * `import rego.v1`: a no-op in v1; in v0 it enables every v1 keyword and v1's rules.
    * `import rego.v2` (OPA 1.22+, capability feature `rego_v2_import`): the improved `not` of
-   * `future.keywords.not`, and `rego.v1` in a v0 module. OPA's `rego.v2` also enables the `and` and
-   * `or` keywords (OPA 1.20), which regent does not have yet: see docs/conformance.md.
+   * `future.keywords.not`, the `and` and `or` keywords (OPA 1.20), and `rego.v1` in a v0 module.
    */
   private regoImport(imp: Import): void {
     const path = imp.path.value
@@ -255,6 +256,8 @@ export class ModuleParser extends Parser {
     if (version === 'v2') {
       if (imp.alias) this.fail('`rego` imports cannot be aliased', imp.path.location)
       this.notBodies = true
+      this.andKeyword = true
+      this.orKeyword = true
     }
     if (this.regoVersion === 'v1') return
     if (imp.alias) this.fail('`rego` imports cannot be aliased', imp.path.location)

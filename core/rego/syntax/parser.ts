@@ -19,7 +19,18 @@
  * Errors abort the current statement with a `ParseAbort`; speculative branches (comprehension or
  * set, `k, v in`) catch it and restore the saved token index, as OPA's parser restores its state.
  */
-import type { Body, Every, Expr, ExprTerms, Location, NotBody, SomeDecl, Term, With } from './ast.js'
+import type {
+  Body,
+  Every,
+  Expr,
+  ExprTerms,
+  Location,
+  LogicalExpr,
+  NotBody,
+  SomeDecl,
+  Term,
+  With,
+} from './ast.js'
 import { ParseAbort } from './cursor.js'
 import { operatorText } from './literals.js'
 import { SourceLocation } from './source.js'
@@ -30,6 +41,9 @@ import { OPERATOR_BUILTINS, T, TOKEN_NAMES, type TokenKind } from './tokens.js'
 export type { ParseOptions } from './cursor.js'
 export { CAPABILITY_FEATURES, CAPABILITY_FUTURE_KEYWORDS, ParseAbort } from './cursor.js'
 export { operatorText } from './literals.js'
+
+/** One side of an `and` / `or`: a braced block or one expression. */
+type LogicalOperand = { explicit: true; body: Body } | { explicit: false; expr: Expr }
 
 /** Parses bodies, literals and the operator ladder; terms come from `TermParser`. */
 export class Parser extends TermParser {
@@ -64,8 +78,102 @@ export class Parser extends TermParser {
     return body
   }
 
-  /** literal := ["not"] ( some-decl | every | expr with-modifiers ) */
+  /**
+   * literal := disjunction [with-modifiers] once `and` or `or` is imported, else simple-literal:
+   *   disjunction := conjunction { "or" conjunction }
+   *   conjunction := operand { "and" operand }
+   *   operand     := "{" query "}" | simple-literal (without its with-modifiers)
+   * A trailing `with` applies to the whole expression. A literal that is one braced block and no
+   * keyword after it is a set or object term, as before.
+   */
   protected parseLiteral(): Expr {
+    if (!this.andKeyword && !this.orKeyword) return this.parseSimpleLiteral(true)
+    const startTok = this.i
+    const sw = this.wildcard
+    const sd = this.depth
+    const operand = this.parseDisjunction(startTok)
+    if (operand.explicit) {
+      // `{ ... }` with no `and`/`or` after it: a set or object literal after all.
+      this.reset(startTok, sw, sd)
+      return this.parseSimpleLiteral(true)
+    }
+    const expr = operand.expr
+    if (this.peek() !== T.With || this.keywordStartsRef()) return expr
+    const withs = this.parseWith()
+    return { ...expr, with: [...(expr.with ?? []), ...withs], location: this.spanFrom(startTok) }
+  }
+
+  /** True at an infix `and` / `or` that the imports made a keyword. */
+  private atLogical(word: 'and' | 'or'): boolean {
+    if (word === 'and' ? !this.andKeyword : !this.orKeyword) return false
+    return this.peek() === T.Ident && this.tokText() === word
+  }
+
+  /** disjunction := conjunction { "or" conjunction }, associating to the left. */
+  private parseDisjunction(startTok: number): LogicalOperand {
+    let lhs = this.parseConjunction(startTok, true)
+    while (this.atLogical('or')) {
+      this.advance()
+      const rhs = this.parseConjunction(this.i, false)
+      lhs = this.logical('or', lhs, rhs, startTok)
+    }
+    return lhs
+  }
+
+  /** conjunction := operand { "and" operand }, associating to the left. */
+  private parseConjunction(startTok: number, literalStart: boolean): LogicalOperand {
+    let lhs = this.parseOperand(literalStart)
+    while (this.atLogical('and')) {
+      this.advance()
+      const rhs = this.parseOperand(false)
+      lhs = this.logical('and', lhs, rhs, startTok)
+    }
+    return lhs
+  }
+
+  /**
+   * operand := "{" query "}" | simple-literal. At the start of a literal a brace may also open a set
+   * or object term: the block is taken only when `and` / `or` follows it (the caller checks).
+   */
+  private parseOperand(first: boolean): LogicalOperand {
+    if (this.peek() === T.LBrace) {
+      const si = this.i
+      const sw = this.wildcard
+      const sd = this.depth
+      try {
+        this.advance()
+        const body = this.parseBody()
+        if (!first || this.atLogical('and') || this.atLogical('or')) return { explicit: true, body }
+      } catch (err) {
+        if (!(err instanceof ParseAbort) || !first) throw err
+      }
+      this.reset(si, sw, sd)
+    }
+    return { explicit: false, expr: this.parseSimpleLiteral(false) }
+  }
+
+  /** The expression `lhs word rhs`, spanning from `startTok` to the last token read. */
+  private logical(
+    word: 'and' | 'or',
+    lhs: LogicalOperand,
+    rhs: LogicalOperand,
+    startTok: number,
+  ): LogicalOperand {
+    const location = this.spanFrom(startTok)
+    const side = (o: LogicalOperand): Body => (o.explicit ? o.body : [{ ...o.expr, index: 0 }])
+    const terms: LogicalExpr = {
+      type: word,
+      lhs: side(lhs),
+      rhs: side(rhs),
+      explicitLhs: lhs.explicit,
+      explicitRhs: rhs.explicit,
+      location,
+    }
+    return { explicit: false, expr: { type: 'expr', index: 0, terms, location } }
+  }
+
+  /** simple-literal := ["not"] ( some-decl | every | expr [with-modifiers] ) */
+  protected parseSimpleLiteral(withAllowed: boolean): Expr {
     const startTok = this.i
     let negated = false
     let kind = this.peek()
@@ -74,7 +182,7 @@ export class Parser extends TermParser {
       this.advance()
       kind = this.peek()
     }
-    if (negated && this.notBodies && kind === T.LBrace) return this.parseNotBody(startTok)
+    if (negated && this.notBodies && kind === T.LBrace) return this.parseNotBody(startTok, withAllowed)
     let terms: ExprTerms
     // The location of the whole expression when one term or call spans it (shared, not copied).
     let whole: Location | undefined
@@ -98,7 +206,7 @@ export class Parser extends TermParser {
       }
     }
     let withs: With[] | undefined
-    if (this.peek() === T.With && !this.keywordStartsRef()) withs = this.parseWith()
+    if (withAllowed && this.peek() === T.With && !this.keywordStartsRef()) withs = this.parseWith()
     if (negated && this.notBodies) {
       // Under `future.keywords.not` the negated expression becomes an implicit body, its `with`
       // modifiers moving to the `not` (as OPA's parser does); both span the whole literal.
@@ -123,12 +231,12 @@ export class Parser extends TermParser {
   }
 
   /** not-body := "not" "{" query "}" [with-modifiers] (`not` consumed; at the brace). */
-  protected parseNotBody(startTok: number): Expr {
+  protected parseNotBody(startTok: number, withAllowed: boolean): Expr {
     this.advance()
     const body = this.parseBody()
     const location = this.spanFrom(startTok)
     const not: NotBody = { type: 'not', body, explicitBody: true, location }
-    if (this.peek() === T.With && !this.keywordStartsRef()) {
+    if (withAllowed && this.peek() === T.With && !this.keywordStartsRef()) {
       const withs = this.parseWith()
       return { type: 'expr', index: 0, terms: not, with: withs, location: this.spanFrom(startTok) }
     }

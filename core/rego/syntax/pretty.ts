@@ -90,6 +90,12 @@ export function prettyAst(node: Node | Body): string {
         emit(depth, n.explicitBody ? 'not-body explicit' : 'not-body')
         visit(n.body, depth + 1)
         return
+      case 'and':
+      case 'or':
+        emit(depth, `${n.type}${n.explicitLhs ? ' explicit-lhs' : ''}${n.explicitRhs ? ' explicit-rhs' : ''}`)
+        visit(n.lhs, depth + 1)
+        visit(n.rhs, depth + 1)
+        return
       case 'with':
         emit(depth, 'with')
         visit(n.target, depth + 1)

@@ -95,10 +95,12 @@ export const FUTURE_KEYWORDS: ReadonlyMap<string, TokenKind> = new Map<string, T
 ])
 
 /**
- * Future keywords of OPA 1.x that are keywords already but change meaning when imported (`not`,
- * OPA 1.17). OPA's `and` and `or` (1.20) belong here too; regent does not parse them yet.
+ * Future keywords of OPA 1.x beyond the v1 four: `not` (OPA 1.17), a keyword already whose meaning
+ * the import changes, and the infix `and` / `or` (OPA 1.20), which stay identifiers in term
+ * position (the `and`/`or` builtins are still called by name) and read as keywords only between
+ * two operands of a literal once imported.
  */
-export const LATER_FUTURE_KEYWORDS: ReadonlySet<string> = new Set(['not'])
+export const LATER_FUTURE_KEYWORDS: ReadonlySet<string> = new Set(['and', 'not', 'or'])
 
 /** True for keyword kinds. */
 export function isKeywordKind(kind: TokenKind): boolean {

@@ -37,6 +37,9 @@ export function children(node: Node): Node[] {
       return [...(node.key ? [node.key] : []), node.value, node.domain, ...node.body]
     case 'not':
       return [...node.body]
+    case 'and':
+    case 'or':
+      return [...node.lhs, ...node.rhs]
     case 'with':
       return [node.target, node.value]
     case 'ref':
@@ -114,6 +117,8 @@ function isTermNode(n: Node): n is Term {
     case 'somedecl':
     case 'every':
     case 'not':
+    case 'and':
+    case 'or':
     case 'with':
     case 'comment':
     case 'annotations':

@@ -35,7 +35,7 @@ describe('regent capabilities', () => {
     })
     expect(caps.builtins.find((b) => b.name === 'time.now_ns')?.nondeterministic).toBe(true)
     expect(caps.builtins.find((b) => b.name === 'walk')?.relation).toBe(true)
-    expect(caps.future_keywords).toEqual(['contains', 'every', 'if', 'in', 'not'])
+    expect(caps.future_keywords).toEqual(['and', 'contains', 'every', 'if', 'in', 'not', 'or'])
     expect((caps as unknown as { features: string[] }).features).toContain('rego_v2_import')
   })
 

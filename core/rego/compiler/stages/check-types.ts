@@ -91,6 +91,9 @@ class BodyChecker {
       for (const symbol of terms.symbols) if (symbol.type === 'call') this.#term(symbol, expr)
     } else if (terms.type === 'not') {
       this.body(terms.body)
+    } else if (terms.type === 'and' || terms.type === 'or') {
+      this.body(terms.lhs)
+      this.body(terms.rhs)
     } else {
       this.#term(terms, expr)
     }

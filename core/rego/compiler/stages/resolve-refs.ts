@@ -216,6 +216,9 @@ function resolveRefsInExpr(globals: Globals, ignore: DeclaredVarStack, expr: Exp
     ignore.pop()
   } else if (ts.type === 'not') {
     cpy.terms = { ...ts, body: resolveRefsInBody(globals, ignore, ts.body) }
+  } else if (ts.type === 'and' || ts.type === 'or') {
+    const lhs = resolveRefsInBody(globals, ignore, ts.lhs)
+    cpy.terms = { ...ts, lhs, rhs: resolveRefsInBody(globals, ignore, ts.rhs) }
   } else {
     cpy.terms = resolveRefsInTerm(globals, ignore, ts)
   }

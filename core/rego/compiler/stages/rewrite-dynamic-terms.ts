@@ -34,7 +34,7 @@ export function rewriteDynamics(gen: LocalVarGenerator, body: Body): Body {
       ts.body = rewriteDynamics(gen, ts.body)
     } else if (ts.type === 'not') {
       ts.body = rewriteDynamics(gen, ts.body)
-    } else if (ts.type !== 'somedecl') {
+    } else if (ts.type !== 'somedecl' && ts.type !== 'and' && ts.type !== 'or') {
       expr.terms = rewriteDynamicsInTerm(gen, expr, ts, result)
     }
     result.push(expr)

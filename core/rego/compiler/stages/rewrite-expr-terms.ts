@@ -80,6 +80,11 @@ function expandExpr(gen: LocalVarGenerator, expr: Expr): Expr[] {
     // The point of the not-body: what the compiler expands stays inside the negation.
     ts.body = rewriteExprTermsInBody(gen, ts.body)
     result.push(expr)
+  } else if (ts.type === 'and' || ts.type === 'or') {
+    // Lowered to not-bodies before the stages run (lower-logical-exprs.ts); kept whole if not.
+    ts.lhs = rewriteExprTermsInBody(gen, ts.lhs)
+    ts.rhs = rewriteExprTermsInBody(gen, ts.rhs)
+    result.push(expr)
   } else {
     const { support, output } = expandExprTerm(gen, ts)
     if (expr.with) for (const s of support) s.with = expr.with

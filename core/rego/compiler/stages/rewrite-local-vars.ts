@@ -333,6 +333,8 @@ export class LocalVarRewriter {
       for (const e of ts.body) this.rewriteDeclaredVarsInExpr(stack, e)
     } else if (ts.type === 'not') {
       for (const e of ts.body) this.rewriteDeclaredVarsInExpr(stack, e)
+    } else if (ts.type === 'and' || ts.type === 'or') {
+      for (const e of [...ts.lhs, ...ts.rhs]) this.rewriteDeclaredVarsInExpr(stack, e)
     } else if (ts.type === 'somedecl') {
       for (const s of ts.symbols) this.rewriteTermRecursive(stack, s)
     } else {

@@ -63,6 +63,11 @@ function eraseInClosures(e: Expr): void {
     ts.body = erasePrintCalls(ts.body)
     return
   }
+  if (!Array.isArray(ts) && (ts.type === 'and' || ts.type === 'or')) {
+    ts.lhs = erasePrintCalls(ts.lhs)
+    ts.rhs = erasePrintCalls(ts.rhs)
+    return
+  }
   walkTerms(Array.isArray(ts) ? ts : ts.type === 'somedecl' ? [] : ts, (t) => {
     if (
       t.type === 'arraycomprehension' ||
@@ -136,6 +141,11 @@ function visitClosures(e: Expr, safe: Set<string>, f: (body: Body, safe: Set<str
   }
   if (!Array.isArray(ts) && ts.type === 'not') {
     f(ts.body, new Set(safe))
+    return
+  }
+  if (!Array.isArray(ts) && (ts.type === 'and' || ts.type === 'or')) {
+    f(ts.lhs, new Set(safe))
+    f(ts.rhs, new Set(safe))
     return
   }
   walkTerms(Array.isArray(ts) ? ts : ts.type === 'somedecl' ? [] : ts, (t) => {

@@ -68,6 +68,9 @@ export function rewriteTemplateStringsInBody(
       rewriteTemplateStringsInBody(c, gen, arity, s, ts.body, errs)
     } else if (ts.type === 'not') {
       rewriteTemplateStringsInBody(c, gen, arity, new Set(safe), ts.body, errs)
+    } else if (ts.type === 'and' || ts.type === 'or') {
+      rewriteTemplateStringsInBody(c, gen, arity, new Set(safe), ts.lhs, errs)
+      rewriteTemplateStringsInBody(c, gen, arity, new Set(safe), ts.rhs, errs)
     } else if (ts.type !== 'somedecl') {
       e.terms = rewriteTerm(c, gen, arity, safe, ts, errs)
     }
@@ -147,7 +150,13 @@ function rewriteTemplateString(
       }
       t = { type: 'call', value: p.terms }
       if (p.location) t.location = p.location
-    } else if (p.terms.type === 'somedecl' || p.terms.type === 'every' || p.terms.type === 'not') {
+    } else if (
+      p.terms.type === 'somedecl' ||
+      p.terms.type === 'every' ||
+      p.terms.type === 'not' ||
+      p.terms.type === 'and' ||
+      p.terms.type === 'or'
+    ) {
       errs.push(compileError(p.location, 'unexpected template-string expression type'))
       continue
     } else {

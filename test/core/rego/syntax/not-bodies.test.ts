@@ -99,9 +99,9 @@ describe('not-bodies: imports and capability gates', () => {
     expect(parseErrors(`${IMPORT}r if true\n`)).toEqual([])
   })
 
-  it('lists `not` among the keywords a wrong future import may name', () => {
+  it('lists `not`, `and` and `or` among the keywords a wrong future import may name', () => {
     expect(parseErrors('package p\nimport future.keywords.nope\n')).toEqual([
-      '2:8: unexpected keyword, must be one of [contains every if in not]',
+      '2:8: unexpected keyword, must be one of [and contains every if in not or]',
     ])
   })
 
