@@ -6,6 +6,7 @@
  * way: rows not indexed yet are checked without the index.
  */
 import type { Logger } from 'pino'
+import { BackgroundLoop } from '../core/background-loop.js'
 import type { ServiceStore } from '../store/service/index.js'
 
 export interface DecisionTextIndexerOptions {
@@ -19,33 +20,18 @@ export interface DecisionTextIndexerOptions {
 
 /** Runs `store.decisions.indexText` in the background until stopped. */
 export class DecisionTextIndexer {
-  private timer: NodeJS.Timeout | undefined
-  private running: Promise<void> | undefined
-  private stopped = false
+  private readonly loop = new BackgroundLoop(() => this.batch())
 
   constructor(private readonly options: DecisionTextIndexerOptions) {}
 
   /** Starts indexing (the first batch right away). */
   start(): void {
-    this.schedule(0)
+    this.loop.start()
   }
 
   /** Stops after the batch in progress, if any. */
-  async stop(): Promise<void> {
-    this.stopped = true
-    clearTimeout(this.timer)
-    await this.running
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return
-    this.timer = setTimeout(() => {
-      this.running = this.batch().then((delay) => {
-        this.running = undefined
-        this.schedule(delay)
-      })
-    }, delayMs)
-    this.timer.unref()
+  stop(): Promise<void> {
+    return this.loop.stop()
   }
 
   // Resolves to the delay before the next batch.

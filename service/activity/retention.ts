@@ -6,6 +6,7 @@
  * of the same rows simply find nothing.
  */
 import type { Logger } from 'pino'
+import { BackgroundLoop } from '../../core/background-loop.js'
 import type { ServiceStore } from '../../store/service/index.js'
 import type { ServiceMetrics } from '../metrics.js'
 
@@ -31,22 +32,21 @@ const MAX_BATCHES_PER_PASS = 1000
 
 /** Applies retention now and then, until stopped. */
 export class ActivityRetention {
-  private timer: NodeJS.Timeout | undefined
-  private running: Promise<unknown> | undefined
-  private stopped = false
+  private readonly loop = new BackgroundLoop(async () => {
+    await this.applyOnce()
+    return this.options.intervalMs
+  })
 
   constructor(private readonly options: ActivityRetentionOptions) {}
 
   /** Starts: the first pass right away, then one every interval. */
   start(): void {
-    this.schedule(0)
+    this.loop.start()
   }
 
   /** Stops after the pass in progress, if any. */
-  async stop(): Promise<void> {
-    this.stopped = true
-    clearTimeout(this.timer)
-    await this.running
+  stop(): Promise<void> {
+    return this.loop.stop()
   }
 
   /**
@@ -82,17 +82,6 @@ export class ActivityRetention {
       this.options.logger.warn({ err: (err as Error).message }, 'activity retention failed; retrying later')
     }
     return deleted
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return
-    this.timer = setTimeout(() => {
-      this.running = this.applyOnce().then(() => {
-        this.running = undefined
-        this.schedule(this.options.intervalMs)
-      })
-    }, delayMs)
-    this.timer.unref()
   }
 }
 
