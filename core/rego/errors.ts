@@ -35,18 +35,22 @@ export class RegoError extends Error {
   readonly code: RegoErrorCode
   readonly location: ErrorLocation | undefined
   readonly details: Excerpt | Record<string, unknown> | undefined
+  /** Text lines printed under the message in place of the details (OPA's `Details.Lines()`). */
+  readonly lines: readonly string[] | undefined
 
   constructor(
     code: RegoErrorCode,
     message: string,
     location?: Pick<Location, 'file' | 'row' | 'col'>,
     details?: Excerpt | Record<string, unknown>,
+    lines?: readonly string[],
   ) {
     super(message)
     this.name = 'RegoError'
     this.code = code
     this.location = location ? { file: location.file, row: location.row, col: location.col } : undefined
     this.details = details
+    this.lines = lines
   }
 
   /**
@@ -58,7 +62,9 @@ export class RegoError extends Error {
     const prefix = loc ? `${loc.file ? `${loc.file}:` : ''}${loc.row}:${loc.col}: ` : ''
     let out = `${prefix}${this.code}: ${this.message}`
     const d = this.details
-    if (d && typeof d.line === 'string' && typeof d.idx === 'number') {
+    if (this.lines) {
+      for (const line of this.lines) out += `\n\t${line}`
+    } else if (d && typeof d.line === 'string' && typeof d.idx === 'number') {
       for (const line of excerptLines({ line: d.line, idx: d.idx })) out += `\n\t${line}`
     } else if (d && this.code === 'rego_type_error') {
       // As OPA prints a type error's details: `have: (number)`, `want: (string)`.
@@ -134,8 +140,13 @@ export function compileError(location: Loc, message: string, details?: Record<st
 }
 
 /** A type-check error. */
-export function typeError(location: Loc, message: string, details?: Record<string, unknown>): RegoError {
-  return new RegoError('rego_type_error', message, location, details)
+export function typeError(
+  location: Loc,
+  message: string,
+  details?: Record<string, unknown>,
+  lines?: readonly string[],
+): RegoError {
+  return new RegoError('rego_type_error', message, location, details, lines)
 }
 
 /** A variable that is not safe (cannot be bound by the body). */

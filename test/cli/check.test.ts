@@ -88,7 +88,10 @@ describe('regent check', () => {
     expect(code).toBe(1)
     expect(stdout).toBe(
       `1 error occurred: ${join(dir, 'typed', 'review.rego')}:3:9: rego_type_error: undefined ref: input.request.kinds\n` +
-        '\thave: "kinds"\n\twant (one of): ["kind" "uid"]\n',
+        '\tinput.request.kinds\n' +
+        `\t${' '.repeat(14)}^\n` +
+        `\t${' '.repeat(14)}have: "kinds"\n` +
+        `\t${' '.repeat(14)}want (one of): ["kind" "uid"]\n`,
     )
     expect((await runRegent(['check', join(dir, 'typed')])).code).toBe(0)
   })

@@ -3,10 +3,11 @@
  * bound to a term of known type (`x := 1`, `[a, b] := [1, "s"]`), to a built-in's result or to the
  * members of a typed collection (`some x in [1, 2]`, `every k, v in ...`); and `data` refs to
  * rules, from the value of each definition read after its body (`p := 1`, `default p := false`,
- * `n := count(input.xs)`, `s contains x if some x in ["a"]`), likewise user functions' results;
- * and `input` from a JSON Schema when one is given (`-s`). Everything else is `any`: OPA's checker
- * also types function arguments, partial objects and `data` schemas, so regent reports a subset of
- * OPA's type errors and never one OPA would not.
+ * `n := count(input.xs)`, `s contains x if some x in ["a"]`), likewise user functions' results
+ * and arguments (from the body's first use of each, as OPA's checker binds an unbound var); and
+ * `input` from a JSON Schema when one is given (`-s`). Everything else is `any`: OPA's checker
+ * also types object literals, comprehensions, partial objects and `data` schemas, so regent
+ * reports a subset of OPA's type errors and never one OPA would not.
  *
  * Bodies are read in order after CheckSafety has put every expression after the ones that bind its
  * vars, and after RewriteLocalVars gave every local var a name of its own, so one map of var names
@@ -19,7 +20,7 @@ import { equalValues, typeName, type Value } from '../values/index.js'
 import type { Compiler } from './compiler.js'
 import { constantValue } from './constant-value.js'
 import type { RuleTreeNode } from './rule-tree.js'
-import { isConstant, isOperator, refName } from './terms.js'
+import { isConstant, isOperator, ROOT_DOCUMENTS, refName, walkTerms } from './terms.js'
 
 /** A ref that cannot refer to anything: `ref[at]` is a key the type before it cannot have. */
 export interface RefMiss {
@@ -36,7 +37,7 @@ export class RuleTypes {
   readonly #compiler: Compiler
   /** null while a rule's type is being worked out (a rule that depends on itself is untyped). */
   readonly #cache = new Map<RuleTreeNode, Type | null>()
-  readonly #functions = new Map<RuleTreeNode, Type | null>()
+  readonly #functions = new Map<RuleTreeNode, FunctionType | null>()
   /** True while `#warm` works: the resolutions it starts find their dependencies known. */
   #warming = false
   #nodes: Map<Rule, RuleTreeNode> | undefined
@@ -56,23 +57,23 @@ export class RuleTypes {
    * What the function at `path` (after `data`) returns, and how many arguments it takes: the union
    * of every definition's value read after its body (arguments are `any`).
    */
-  functionAt(path: Term[]): { result: Type; arity: number } | undefined {
+  functionAt(path: Term[]): { args: Type[]; result: Type; arity: number } | undefined {
     const node = this.#compiler.ruleTree.lookup(path)
     const first = node?.rules[0]?.rule.head.args
     if (!node || !first) return undefined
-    const result = this.#functionOf(node)
-    return result ? { result, arity: first.length } : undefined
+    const fn = this.#functionOf(node)
+    return fn ? { args: [...fn.args], result: fn.result ?? t.any, arity: first.length } : undefined
   }
 
-  #functionOf(node: RuleTreeNode): Type | undefined {
-    let result = this.#functions.get(node)
-    if (result === undefined) {
+  #functionOf(node: RuleTreeNode): FunctionType | undefined {
+    let fn = this.#functions.get(node)
+    if (fn === undefined) {
       this.#warm(node)
       this.#functions.set(node, null)
-      result = this.#functionResult(node) ?? null
-      this.#functions.set(node, result)
+      fn = this.#functionType(node) ?? null
+      this.#functions.set(node, fn)
     }
-    return result ?? undefined
+    return fn ?? undefined
   }
 
   /**
@@ -109,22 +110,40 @@ export class RuleTypes {
     return this.#nodes
   }
 
-  #functionResult(node: RuleTreeNode): Type | undefined {
-    const types: Type[] = []
+  /**
+   * A function's type: per argument position and for the result, the union over every definition
+   * (`else`s included) of what its body makes of the argument (`any` when nothing) and of its value.
+   */
+  #functionType(node: RuleTreeNode): FunctionType | undefined {
+    const results: Type[] = []
+    const args: Type[][] = []
     for (const { rule } of node.rules) {
       for (let r: Rule | undefined = rule; r; r = r.else) {
         const value = r.head.value
-        if (!r.head.args || !value) return undefined
-        types.push(constantType(value) ?? this.#valueAfterBody(r, value))
+        const params = r.head.args
+        if (!params || !value) return undefined
+        const body = this.#afterBody(r)
+        results.push(constantType(value) ?? body.termType(value))
+        for (const [i, param] of params.entries()) {
+          const type = param.type === 'var' ? (body.varType(param.value) ?? t.any) : body.termType(param)
+          const position = args[i] ?? []
+          position.push(type)
+          args[i] = position
+        }
       }
     }
-    return unionOf(...types)
+    return { kind: 'function', args: args.map((ts) => unionOf(...ts)), result: unionOf(...results) }
+  }
+
+  /** The types of `rule`'s vars once its body is read (a function's arguments unbound at first). */
+  #afterBody(rule: Rule): BodyTypes {
+    const body = new BodyTypes(this.#compiler, this, paramVars(rule))
+    for (const expr of rule.body) body.learn(expr)
+    return body
   }
 
   #valueAfterBody(rule: Rule, value: Term): Type {
-    const body = new BodyTypes(this.#compiler, this)
-    for (const expr of rule.body) body.learn(expr)
-    return body.termType(value)
+    return this.#afterBody(rule).termType(value)
   }
 
   #typeOf(node: RuleTreeNode): Type | undefined {
@@ -199,6 +218,17 @@ function dependenciesFirst(
   return order
 }
 
+/** The vars in a function's arguments (none for other rules). */
+export function paramVars(rule: Rule): string[] {
+  const vars: string[] = []
+  for (const arg of rule.head.args ?? [])
+    walkTerms(arg, (term) => {
+      if (term.type === 'var') vars.push(term.value)
+      return false
+    })
+  return vars
+}
+
 /** The type of a constant term's value, or undefined when `term` is not constant. */
 function constantType(term: Term): Type | undefined {
   const value = isConstant(term) ? constantValue(term) : undefined
@@ -252,10 +282,27 @@ export class BodyTypes {
   readonly #compiler: Compiler
   readonly #rules: RuleTypes
   readonly #vars = new Map<string, Type>()
+  /**
+   * A function's argument vars, while their type is still unknown: bound by the body's first use
+   * as OPA's checker binds them (a built-in's declared argument type, the other side of `=`), or
+   * to `any` by a use that says nothing (a ref on them, a membership test).
+   */
+  readonly #params: Set<string>
 
-  constructor(compiler: Compiler, rules: RuleTypes) {
+  constructor(compiler: Compiler, rules: RuleTypes, params: Iterable<string> = []) {
     this.#compiler = compiler
     this.#rules = rules
+    this.#params = new Set(params)
+  }
+
+  /** True when `name` has been bound (a type learnt, possibly `any`) by what was read so far. */
+  knows(name: string): boolean {
+    return this.#vars.has(name)
+  }
+
+  /** The type of var `name`, or undefined while it is unbound (an argument not yet used). */
+  varType(name: string): Type | undefined {
+    return this.#vars.get(name)
   }
 
   /** The type of `term`, `any` when unknown. Reading a ref binds its unbound var keys. */
@@ -305,6 +352,7 @@ export class BodyTypes {
     } else if (head.type === 'var' && head.value === 'input') {
       type = this.#compiler.inputType ?? t.any
     } else {
+      if (head.type === 'var' && this.#params.has(head.value)) this.#bind(head, t.any)
       type = this.termType(head)
     }
     for (; i < ref.length; i++) {
@@ -327,7 +375,23 @@ export class BodyTypes {
    * with `with` modifiers is skipped: the values it reads may be replaced.
    */
   learn(expr: Expr): void {
-    if (expr.negated || expr.with) return
+    if (expr.negated) return
+    if (!expr.with) this.#learnTerms(expr)
+    // Whatever the expression binds and regent has no type for is bound all the same: `any`, so
+    // that a later `=` or built-in call checks against it instead of binding it anew.
+    const terms = expr.terms
+    // An `every` body is read on its own, after its key and value are bound.
+    const marked =
+      !Array.isArray(terms) && terms.type === 'every'
+        ? [terms.domain, terms.value, ...(terms.key ? [terms.key] : [])]
+        : [expr]
+    walkTerms(marked, (term) => {
+      if (term.type === 'var' && !ROOT_DOCUMENTS.has(term.value)) this.#bind(term, t.any)
+      return false
+    })
+  }
+
+  #learnTerms(expr: Expr): void {
     const terms = expr.terms
     if (!Array.isArray(terms)) {
       if (terms.type === 'every') {
@@ -352,24 +416,57 @@ export class BodyTypes {
     }
     if (isOperator(op, 'internal.member_2')) {
       const collection = this.termType(args[1] as Term)
+      this.#bindParams(args, t.any)
       this.#bind(args[0] as Term, valuesOf(collection) ?? t.any)
       return
     }
     if (isOperator(op, 'internal.member_3')) {
       const collection = this.termType(args[2] as Term)
+      this.#bindParams(args, t.any)
       this.#bind(args[0] as Term, keysOf(collection) ?? t.any)
       this.#bind(args[1] as Term, valuesOf(collection) ?? t.any)
       return
     }
-    const output = args[args.length - 1] as Term
+    const wants = this.callTypes(op)
+    if (!wants) {
+      this.#bindParams(args, t.any)
+      return
+    }
+    for (const [i, arg] of args.entries()) this.#bind(arg, unwrap(wants[i] ?? t.any))
+  }
+
+  /**
+   * What a call to `op` takes, its result last: a built-in's declaration or a user function's
+   * inferred argument and result types; undefined for anything else.
+   */
+  callTypes(op: Term): Type[] | undefined {
     const decl = this.builtinDecl(op)
-    if (decl?.result && args.length === decl.args.length + 1) this.#bind(output, unwrap(decl.result))
+    if (decl) return decl.result ? [...decl.args, decl.result] : [...decl.args]
     const fn = this.#userFunction(op)
-    if (fn && args.length === fn.arity + 1) this.#bind(output, fn.result)
+    return fn ? [...fn.args, fn.result] : undefined
+  }
+
+  /** Binds the still unbound function arguments among `terms` to `type`. */
+  #bindParams(terms: Term[], type: Type): void {
+    for (const term of terms) if (term.type === 'var' && this.#params.has(term.value)) this.#bind(term, type)
+  }
+
+  /** The type of the user function `ref` names exactly (`data.pkg.f`), if it names one. */
+  functionType(ref: Term[]): FunctionType | undefined {
+    if (ref[0]?.type !== 'var' || ref[0].value !== 'data' || !ref.slice(1).every(isConstant)) return undefined
+    const fn = this.#rules.functionAt(ref.slice(1))
+    return fn && { kind: 'function', args: fn.args, result: fn.result }
+  }
+
+  /** The type of the rule (not function) `ref` names exactly, when regent knows it. */
+  ruleType(ref: Term[]): Type | undefined {
+    if (ref[0]?.type !== 'var' || ref[0].value !== 'data' || !ref.slice(1).every(isConstant)) return undefined
+    const rule = this.#rules.at(ref.slice(1))
+    return rule && rule.length === ref.length - 1 ? rule.type : undefined
   }
 
   /** The user function `op` calls (`data.pkg.f` once refs are resolved), if it is one. */
-  #userFunction(op: Term): { result: Type; arity: number } | undefined {
+  #userFunction(op: Term): { args: Type[]; result: Type; arity: number } | undefined {
     if (op.type !== 'ref' || op.value[0]?.type !== 'var' || op.value[0].value !== 'data') return undefined
     return this.#rules.functionAt(op.value.slice(1))
   }

@@ -141,7 +141,8 @@ export function typeToString(type: Type): string {
     case 'object': {
       let s = 'object'
       if (x.static.length)
-        s += `<${x.static.map((p) => `${formatValue(p.key)}: ${typeToString(p.value)}`).join(', ')}>`
+        // Keys as Go's `%v` prints them: strings bare (`object<age: number, name: string>`).
+        s += `<${x.static.map((p) => `${typeof p.key === 'string' ? p.key : formatValue(p.key)}: ${typeToString(p.value)}`).join(', ')}>`
       if (x.dynamic) s += `[${typeToString(x.dynamic.key)}: ${typeToString(x.dynamic.value)}]`
       return s
     }

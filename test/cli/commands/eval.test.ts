@@ -97,7 +97,14 @@ describe('regent eval', () => {
       expect(JSON.parse(typo.stdout).errors[0]).toMatchObject({
         code: 'rego_type_error',
         message: 'undefined ref: input.usr',
-        details: { have: '"usr"', 'want (one of)': '["user"]' },
+        details: {
+          ref: [
+            { type: 'var', value: 'input' },
+            { type: 'string', value: 'usr' },
+          ],
+          pos: 1,
+          oneOf: ['user'],
+        },
       })
     }
     const ok = await runRegent(['eval', '-s', schema, '-i', join(dir, 'input.json'), 'input.user == "alice"'])

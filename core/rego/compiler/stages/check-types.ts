@@ -1,18 +1,22 @@
 /**
  * CheckTypes: `rego_type_error`s for what is certainly wrong given the types regent infers
- * (compiler/type-inference.ts): a built-in argument whose type cannot overlap the declared one
- * (`count(x)` after `x := 1`: `count: invalid argument(s)`), and a ref into a value that cannot
- * have that key (`p.foo` where `p := 1`: `undefined ref: data.t.p.foo`). NOTE(regent): OPA
- * infers more (function arguments, partial objects, `data` schemas), so a policy regent accepts
- * may still be rejected by OPA, never the other way round. See docs/conformance.md.
+ * (compiler/type-inference.ts), each with OPA's message and detail lines: a built-in or user
+ * function argument whose type cannot overlap the one it takes (`upper: invalid argument(s)`),
+ * a `match error` between the two sides of `=`/`:=` (rule-body `==` included), a function used
+ * as a value or a rule called as one, and a ref into a value that cannot have that key
+ * (`undefined ref: data.t.p.foo`). NOTE(regent): OPA infers more (object literals and
+ * comprehensions precisely, partial objects, `data` schemas), so a policy regent accepts may still
+ * be rejected by OPA, never the other way round. See docs/conformance.md.
  */
 import { type RegoError, typeError } from '../../errors.js'
 import type { Body, Expr, Term } from '../../syntax/ast.js'
-import { overlaps, type Type, typeToString, unwrap } from '../../types/index.js'
+import { stringifyOpaJson } from '../../syntax/json.js'
+import { keysOf, overlaps, type Type, typeToJSON, typeToString, unwrap } from '../../types/index.js'
+import { formatValue, toJS } from '../../values/index.js'
 import type { Compiler } from '../compiler.js'
-import { isGeneratedVar, refName } from '../terms.js'
+import { isComprehension, isGeneratedVar, isOperator, ROOT_DOCUMENTS, refName, walkTerms } from '../terms.js'
 import { refString, termString } from '../text.js'
-import { BodyTypes, RuleTypes } from '../type-inference.js'
+import { BodyTypes, paramVars, RuleTypes } from '../type-inference.js'
 
 /**
  * The rule types of a compiled module set, worked out once: queries compiled later against the
@@ -35,15 +39,20 @@ export function checkTypes(c: Compiler): void {
   for (const mod of c.sortedModules()) {
     for (const rule of mod.rules) {
       for (let r: typeof rule | undefined = rule; r; r = r.else) {
-        if (!c.err(...typeErrors(c, r.body, rules))) return
+        if (!c.err(...typeErrors(c, r.body, rules, paramVars(r)))) return
       }
     }
   }
 }
 
 /** The type errors of `body` (a rule body or a query). */
-export function typeErrors(c: Compiler, body: Body, rules = ruleTypesOf(c)): RegoError[] {
-  const checker = new BodyChecker(c, new BodyTypes(c, rules))
+export function typeErrors(
+  c: Compiler,
+  body: Body,
+  rules = ruleTypesOf(c),
+  params: string[] = [],
+): RegoError[] {
+  const checker = new BodyChecker(c, new BodyTypes(c, rules, params))
   checker.body(body)
   return checker.errors
 }
@@ -71,7 +80,9 @@ class BodyChecker {
     if (Array.isArray(terms)) {
       const [op, ...args] = terms
       for (const arg of args) this.#term(arg, expr)
-      if (op) this.#call(op, args, expr)
+      if (op && (isOperator(op, 'eq') || isOperator(op, 'assign'))) {
+        if (!expr.with) this.#match(args[0] as Term, args[1] as Term, expr)
+      } else if (op) this.#call(op, args, expr)
     } else if (terms.type === 'every') {
       this.#term(terms.domain, expr)
       this.#types.learn(expr)
@@ -83,7 +94,10 @@ class BodyChecker {
     } else {
       this.#term(terms, expr)
     }
-    for (const w of expr.with ?? []) this.#term(w.value, expr)
+    for (const w of expr.with ?? []) {
+      // A function may replace a function (`with count as f`): only a value is checked.
+      if (w.value.type !== 'ref' || !this.#types.functionType(w.value.value)) this.#term(w.value, expr)
+    }
   }
 
   /** Refs that cannot refer to anything, inside `term`; comprehension bodies are read in turn. */
@@ -93,6 +107,7 @@ class BodyChecker {
         for (const part of term.value.slice(1)) this.#term(part, expr)
         const head = term.value[0] as Term
         if (head.type !== 'var') this.#term(head, expr)
+        if (this.#functionAsValue(term)) return
         const { miss } = this.#types.refType(term.value)
         if (miss) this.#undefinedRef(term, miss.at, miss.have, expr)
         return
@@ -123,22 +138,91 @@ class BodyChecker {
     }
   }
 
-  /** A built-in call whose argument types cannot overlap the declared ones. */
+  /**
+   * A call to a built-in or a user function with an argument whose type cannot overlap the one
+   * it takes. As OPA's checker, the result counts as the last argument: `have` shows an unbound
+   * output as `???` and `want` ends with the result type (`upper(x) == "A"` after `x := 1`:
+   * `have: (number, ???)`, `want: (x: string, y: string)`).
+   */
   #call(op: Term, args: Term[], expr: Expr): void {
-    const decl = this.#types.builtinDecl(op)
-    if (!decl) return
-    const have = args.slice(0, decl.args.length).map((a) => this.#types.termType(a))
-    const bad = have.some((type, i) => {
-      const want = decl.args[i]
-      return want !== undefined && !overlaps(type, want)
+    // A rule called as a function (`p(1)` for `p := 1`) passes the arity check as `p` with an
+    // output; OPA's checker then finds no function type there. A rule typed `any` or a union is
+    // let through, as OPA lets it through.
+    const ruleType = op.type === 'ref' ? this.#types.ruleType(op.value) : undefined
+    if (ruleType && unwrap(ruleType).kind !== 'any' && op.type === 'ref') {
+      this.errors.push(typeError(expr.location, `undefined function ${refString(op.value)}`))
+      return
+    }
+    const wants = this.#types.callTypes(op)
+    if (!wants || args.length > wants.length) return
+    const bad = args.some((arg, i) => {
+      const want = wants[i]
+      return want !== undefined && this.#bound(arg) && !overlaps(this.#types.termType(arg), want)
     })
     if (!bad) return
+    const name = op.type === 'ref' && op.value[0]?.type === 'var' && op.value[0].value === 'data'
     this.errors.push(
-      typeError(expr.location, `${refName(op)}: invalid argument(s)`, {
-        have: `(${have.map(typeToString).join(', ')})`,
-        want: `(${decl.args.map(typeToString).join(', ')})`,
+      typeError(expr.location, `${name ? refString(op.value) : refName(op)}: invalid argument(s)`, {
+        have: `(${args.map((a) => this.#shown(a)).join(', ')})`,
+        want: `(${wants.map(typeToString).join(', ')})`,
       }),
     )
+  }
+
+  /**
+   * `a = b` (and `:=`) between two sides whose types cannot overlap: OPA's `match error`, with
+   * the two types under it. A side with an unbound var binds instead, so it cannot fail here.
+   */
+  #match(a: Term, b: Term, expr: Expr): void {
+    if (!this.#bound(a) || !this.#bound(b)) return
+    const left = this.#types.termType(a)
+    const right = this.#types.termType(b)
+    if (overlaps(left, right)) return
+    this.errors.push(
+      typeError(expr.location, 'match error', { a: typeToJSON(left), b: typeToJSON(right) }, [
+        `left  : ${typeToString(left)}`,
+        `right : ${typeToString(right)}`,
+      ]),
+    )
+  }
+
+  /** True when `term` holds no var that is still unbound at this point of the body. */
+  #bound(term: Term): boolean {
+    let bound = true
+    walkTerms(term, (x) => {
+      if (x.type === 'var' && !ROOT_DOCUMENTS.has(x.value) && !this.#types.knows(x.value)) bound = false
+      return !bound || isComprehension(x)
+    })
+    return bound
+  }
+
+  /** A term's type as OPA prints it in `have`: `???` for an unbound var. */
+  #shown(term: Term): string {
+    return term.type === 'var' && !this.#types.knows(term.value)
+      ? '???'
+      : typeToString(this.#types.termType(term))
+  }
+
+  /**
+   * A ref to a user function used as a value (`x := f`): OPA's checker supports functions only
+   * as call operators (and `with` targets), and reports `undefined ref` with the function's type.
+   */
+  #functionAsValue(term: Term & { type: 'ref' }): boolean {
+    const ref = term.value
+    const head = ref[0] as Term
+    if (head.type !== 'var' || head.value !== 'data') return false
+    const fn = this.#types.functionType(ref)
+    if (!fn) return false
+    const text = refString(ref)
+    this.errors.push(
+      typeError(
+        head.location ?? term.location,
+        `undefined ref: ${text}`,
+        { ref: refJSON(ref), pos: ref.length - 1, have: typeToJSON(fn) },
+        [text, '^'.repeat(text.length), `have: ${typeToString(fn)}`],
+      ),
+    )
+    return true
   }
 
   #undefinedRef(term: Term & { type: 'ref' }, at: number, have: Type, expr: Expr): void {
@@ -150,24 +234,60 @@ class BodyChecker {
     const shown = term.value.map((p) =>
       p.type === 'var' ? { ...p, value: this.#compiler.rewrittenVars.get(p.value) ?? p.value } : p,
     )
+    const text = refString(shown)
+    const { details, lines } = missDetails(shown, at, have)
     this.errors.push(
-      typeError(
-        term.location ?? expr.location,
-        `undefined ref: ${refString(shown)}`,
-        missDetails(term.value[at] as Term, have),
-      ),
+      typeError(head.location ?? term.location ?? expr.location, `undefined ref: ${text}`, details, lines),
     )
   }
 }
 
 /**
- * What OPA prints under an undefined ref: the key and the keys an object has (`have: "kinds"`,
- * `want (one of): ["kind" "version"]`), or the type that has no keys (`have (type): number`).
+ * What OPA prints under an undefined ref: the ref, a caret line, then for a value that has no keys
+ * at all its type (`have: number`, the carets under everything before the key), and otherwise the
+ * key and either the keys the object has (`want (one of): ["kind" "version"]`) or the type keys
+ * must have (`want (type): number` for an array).
  */
-function missDetails(key: Term, have: Type): Record<string, string> {
+function missDetails(
+  ref: Term[],
+  at: number,
+  have: Type,
+): { details: Record<string, unknown>; lines: string[] } {
+  const text = refString(ref)
   const x = unwrap(have)
-  const objects = (x.kind === 'any' ? x.of.map(unwrap) : [x]).filter((m) => m.kind === 'object')
-  const keys = [...new Set(objects.flatMap((o) => o.static.map((p) => JSON.stringify(p.key))))].sort()
-  if (keys.length > 0) return { have: termString(key), 'want (one of)': `[${keys.join(' ')}]` }
-  return { 'have (type)': typeToString(have) }
+  const members = x.kind === 'any' ? x.of.map(unwrap) : [x]
+  const keyTypes = keysOf(have)
+  if (members.every((m) => !keysOf(m)) || !keyTypes) {
+    const pos = at - 1
+    return {
+      details: { ref: refJSON(ref), pos, have: typeToJSON(have) },
+      lines: [text, '^'.repeat(refString(ref.slice(0, at)).length), `have: ${typeToString(have)}`],
+    }
+  }
+  const objects = members.filter((m) => m.kind === 'object')
+  const oneOf = [
+    ...new Map(objects.flatMap((o) => o.static.map((p) => [formatValue(p.key), p.key]))).entries(),
+  ].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const keys = oneOf.map(([text]) => text)
+  const pad = ' '.repeat(refString(ref.slice(0, at)).length + 1)
+  const lines = [text, `${pad}^`, `${pad}have: ${termString(ref[at] as Term)}`]
+  lines.push(
+    keys.length > 0
+      ? `${pad}want (one of): [${keys.join(' ')}]`
+      : `${pad}want (type): ${typeToString(keyTypes)}`,
+  )
+  return {
+    details: {
+      ref: refJSON(ref),
+      pos: at,
+      want: typeToJSON(keyTypes),
+      oneOf: oneOf.map(([, key]) => toJS(key)),
+    },
+    lines,
+  }
+}
+
+/** A ref in OPA's AST JSON (an array of terms), as OPA's error details carry it. */
+function refJSON(ref: Term[]): unknown[] {
+  return ref.map((term) => JSON.parse(stringifyOpaJson(term)))
 }

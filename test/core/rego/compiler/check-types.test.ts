@@ -1,0 +1,181 @@
+/**
+ * The type checker (compiler/stages/check-types.ts) against OPA's checker: programs OPA rejects
+ * with a `rego_type_error`, each with the message, location and detail lines OPA prints, and
+ * programs OPA accepts, which must compile without error (a false error is worse than a miss).
+ */
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_BUILTINS } from '../../../../core/rego/builtins/registry.js'
+import { lookupFromDeclarations } from '../../../../core/rego/compiler/builtin-info.js'
+import { Compiler } from '../../../../core/rego/compiler/compiler.js'
+import { RegoErrors } from '../../../../core/rego/errors.js'
+import { parseModule } from '../../../../core/rego/index.js'
+
+const builtins = lookupFromDeclarations(DEFAULT_BUILTINS)
+
+/** The errors of compiling `src` as test.rego, each as `RegoError.toString()` prints it. */
+function errorsOf(src: string): string[] {
+  try {
+    new Compiler({ builtins }).compile({ 'test.rego': parseModule(src, { file: 'test.rego' }) })
+    return []
+  } catch (e) {
+    if (e instanceof RegoErrors) return e.errors.map((x) => x.toString())
+    throw e
+  }
+}
+
+const rejected: { note: string; src: string; want: string }[] = [
+  {
+    note: 'a local var bound to a literal, passed to a built-in',
+    src: 'p if {\n\tx := 1\n\tupper(x) == "a"\n}',
+    want: 'test.rego:5:2: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: 'a built-in called as a statement: every argument shown, the result type last',
+    src: 'p if {\n\tx := 1\n\tstartswith(x, "a")\n}',
+    want: 'test.rego:5:2: rego_type_error: startswith: invalid argument(s)\n\thave: (number, string)\n\twant: (search: string, base: string, result: boolean)',
+  },
+  {
+    note: "a built-in's result flowing into another built-in",
+    src: 'p if {\n\tn := count(input.xs)\n\tlower(n) == "1"\n}',
+    want: 'test.rego:5:2: rego_type_error: lower: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: 'the type of a complete rule',
+    src: 'p := 1\n\nq if upper(p) == "A"',
+    want: 'test.rego:5:6: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: "a function's result, from its body",
+    src: 'f(x) := x + 1\n\nq if upper(f(1)) == "2"',
+    want: 'test.rego:5:6: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: "a function's argument type, from the built-in its body passes it to",
+    src: 'f(x) := upper(x)\n\nq if f(1) == "A"',
+    want: 'test.rego:5:6: rego_type_error: data.test.f: invalid argument(s)\n\thave: (number, ???)\n\twant: (string, string)',
+  },
+  {
+    note: 'the type of a partial set rule',
+    src: 's contains "a"\n\nq if upper(s) == "A"',
+    want: 'test.rego:5:6: rego_type_error: upper: invalid argument(s)\n\thave: (set[string], ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: "a function's argument type, from a unification in its body",
+    src: 'f(x) if x == 1\n\nq if f("a")',
+    want: 'test.rego:5:6: rego_type_error: data.test.f: invalid argument(s)\n\thave: (string)\n\twant: (number, boolean)',
+  },
+  {
+    note: 'types learnt inside an `every` body',
+    src: 'p if {\n\tevery x in [1, 2] {\n\t\ty := x + 1\n\t\tupper(y) == "a"\n\t}\n}',
+    want: 'test.rego:6:3: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: 'match error between two literals (== in a rule body is unification)',
+    src: 'same if 1 == "1"',
+    want: 'test.rego:3:9: rego_type_error: match error\n\tleft  : number\n\tright : string',
+  },
+  {
+    note: 'match error between objects with different keys',
+    src: 'user1 := {"name": "joe", "age": 55}\n\nuser2 := {"name": "jane"}\n\nsame_user if user1 == user2',
+    want: 'test.rego:7:14: rego_type_error: match error\n\tleft  : object<age: number, name: string>\n\tright : object<name: string>',
+  },
+  {
+    note: 'match error between arrays of different lengths',
+    src: 'p if [1, 2] == [1, 2, 3]',
+    want: 'test.rego:3:6: rego_type_error: match error\n\tleft  : array<number, number>\n\tright : array<number, number, number>',
+  },
+  {
+    note: 'match error on a var unified again with another type',
+    src: 'p if {\n\tx := 1\n\tx = "s"\n}',
+    want: 'test.rego:5:2: rego_type_error: match error\n\tleft  : number\n\tright : string',
+  },
+  {
+    note: 'a function used as a value',
+    src: 'f(x) := upper(x)\n\nr := f',
+    want: 'test.rego:5:6: rego_type_error: undefined ref: data.test.f\n\tdata.test.f\n\t^^^^^^^^^^^\n\thave: (string) => string',
+  },
+  {
+    note: 'a rule called as a function',
+    src: 'p := 1\n\nq if p(1)',
+    want: 'test.rego:5:6: rego_type_error: undefined function data.test.p',
+  },
+  {
+    note: 'a function called with too many arguments',
+    src: 'f(x) := 1\n\nq if f(1, 2) == 1',
+    want: 'test.rego:5:6: rego_type_error: function data.test.f has arity 1, got 2 arguments',
+  },
+  {
+    note: 'a ref into a scalar rule',
+    src: 'p := 1\n\nq if p.foo == 1',
+    want: 'test.rego:5:6: rego_type_error: undefined ref: data.test.p.foo\n\tdata.test.p.foo\n\t^^^^^^^^^^^\n\thave: number',
+  },
+  {
+    note: 'a ref to a key an object literal does not have, shown with the var as written',
+    src: 'p if {\n\ty := {"a": 1}\n\ty.b == 1\n}',
+    want: 'test.rego:5:2: rego_type_error: undefined ref: y.b\n\ty.b\n\t  ^\n\t  have: "b"\n\t  want (one of): ["a"]',
+  },
+  {
+    note: 'a string key into an array',
+    src: 'p if {\n\ty := [1]\n\ty.b == 1\n}',
+    want: 'test.rego:5:2: rego_type_error: undefined ref: y.b\n\ty.b\n\t  ^\n\t  have: "b"\n\t  want (type): number',
+  },
+]
+
+const accepted: { note: string; src: string }[] = [
+  { note: 'input without a schema is any', src: 'q if {\n\tx := input.a\n\tx == 1\n\tupper(x) == "A"\n}' },
+  { note: 'a function argument used as a ref is any', src: 'h(a) if a.b == 1\n\nv if h(1)' },
+  { note: 'a function argument tested for membership is any', src: 'g(a) if a in {"x"}\n\nu if g(1)' },
+  { note: 'an unused function argument is any', src: 'g(_) := 1\n\nu if g("x") == 1' },
+  {
+    note: 'a rule whose definitions differ in type',
+    src: 'p := 1 if input.a\n\np := "a" if not input.a\n\nq if p == "a"',
+  },
+  {
+    note: 'a default object and an input value',
+    src: 'default cfg := {}\n\ncfg := input.c\n\nq if cfg.x == 1',
+  },
+  {
+    note: 'null against a union holding null',
+    src: 'p := null if input.x\n\np := 1 if not input.x\n\nq if p == null',
+  },
+  {
+    note: 'a function whose definitions take different types',
+    src: 'f(x) := upper(x) if is_string(x)\n\nf(x) := x + 1 if is_number(x)\n\nq if f(1) == 2\n\nr if f("a") == "A"',
+  },
+  { note: 'a set rule against a set literal', src: 's contains 1\n\ns contains 2\n\nt if s == {1, 2}' },
+  { note: 'an empty array against an array of any', src: 'xs := [x | some x in input.a]\n\nq if xs == []' },
+  { note: 'a composite function argument', src: 'f([a, b]) := a\n\nq if f([1, 2]) == 1' },
+  { note: "walk's output array", src: 'q if {\n\twalk(input, [p, v])\n\tcount(p) > 0\n\tv == 1\n}' },
+  { note: 'a var bound by a ref key', src: 'q if {\n\tsome k\n\tinput.o[k] == 1\n\tupper(k) == "A"\n}' },
+  { note: 'a comprehension against a literal', src: 'q if [x | some x in [1]] == [1]' },
+  {
+    note: 'a function replaced by a function with `with`',
+    src: 'mock(_) := 3\n\nt if count([1]) == 3 with count as mock',
+  },
+  { note: 'a chain of vars keeps the type', src: 'q if {\n\tx := 1\n\ty := x\n\ty == 2\n}' },
+  {
+    note: 'a function called from a rule and an argument used with another built-in after a check',
+    src: 'f(x) if {\n\tis_string(x)\n\tstartswith(x, "a")\n}\n\nq if f(input.y)',
+  },
+  { note: 'objects with the same keys', src: 'a := {"k": 1}\n\nq if a == {"k": 2}' },
+  {
+    note: 'a function value passed to `with` as a data replacement',
+    src: 'f(x) := x\n\np := 1\n\nq if p == 1 with data.test.p as 2',
+  },
+]
+
+describe('type errors OPA reports', () => {
+  for (const c of rejected) {
+    it(c.note, () => {
+      expect(errorsOf(`package test\n\n${c.src}\n`)[0]).toBe(c.want)
+    })
+  }
+})
+
+describe('programs OPA accepts', () => {
+  for (const c of accepted) {
+    it(c.note, () => {
+      expect(errorsOf(`package test\n\n${c.src}\n`)).toEqual([])
+    })
+  }
+})
