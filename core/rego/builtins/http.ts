@@ -10,16 +10,7 @@ import { Agent, type Dispatcher, getGlobalDispatcher, request } from 'undici'
 import type { Location } from '../syntax/ast.js'
 import { t } from '../types/index.js'
 import type { ObjectValue, Value } from '../values/index.js'
-import {
-  formatValue,
-  isNumberValue,
-  isObject,
-  ObjectValue as Obj,
-  parseJSON,
-  toDouble,
-  toJSONText,
-  Value as V,
-} from '../values/index.js'
+import { ObjectValue as Obj, parseJSON, toJSONText } from '../values/index.js'
 import type { BuiltinContext } from './context.js'
 import { defineBuiltin } from './define.js'
 import { parseYamlValue } from './encoding.js'
