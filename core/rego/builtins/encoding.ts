@@ -177,8 +177,16 @@ export const jsonIsValid = defineBuiltin({
 /** Go-style message for a YAML error (`yaml: line 1: did not find expected ',' or ']'`). */
 function yamlError(err: YamlError, text: string): BuiltinError {
   if (err.kind === 'self_reference') return new BuiltinError('yaml: anchor value contains itself')
+  // go-yaml v2 (OPA's ghodss.YAMLToJSON) fails an unknown alias from its decoder, without a line.
+  const alias = /^unidentified alias "(.*)"/.exec(err.reason)
+  if (err.kind === 'alias' && alias) return new BuiltinError(`yaml: unknown anchor '${alias[1]}' referenced`)
   let reason = err.reason
   if (/flow collection/.test(reason)) reason = `did not find expected ',' or '${closerOfLastOpen(text)}'`
+  // `a: b: c`: libyaml's scanner refuses the second `:` where js-yaml speaks of indentation.
+  if (reason === 'bad indentation of a mapping entry') reason = 'mapping values are not allowed in this context'
+  // A tab in a line's indentation: libyaml's scanner cannot start a token there.
+  if (err.line !== undefined && /^ *\t/.test(text.split('\n')[err.line - 1] ?? ''))
+    reason = 'found character that cannot start any token'
   return new BuiltinError(`yaml: line ${err.line ?? 1}: ${reason}`)
 }
 
