@@ -76,21 +76,26 @@ export const base64urlEncodeNoPad = defineBuiltin({
   impl: (_ctx, [x]) => Buffer.from(stringOperand(x, 1), 'utf8').toString('base64url'),
 })
 
+/**
+ * OPA's builtinBase64UrlDecode, which io.jwt.* also use for a token's parts: unpadded input is
+ * padded as RFC 7515 Appendix C says, then decoded padded.
+ */
+export function decodeBase64Url(text: string): Buffer {
+  let s = text
+  if (!s.endsWith('=')) {
+    if (s.length % 4 === 1) throw new BuiltinError(`illegal base64url string: ${s}`)
+    s += '='.repeat((4 - (s.length % 4)) % 4)
+  }
+  return decodeBase64(s, true, true)
+}
+
 export const base64urlDecode = defineBuiltin({
   name: 'base64url.decode',
   category: 'encoding',
   description: 'Deserializes the base64url encoded input string.',
   args: [str('x', 'string to decode')],
   result: str('y', 'base64url deserialization of `x`'),
-  impl: (_ctx, [x]) => {
-    let s = stringOperand(x, 1)
-    // OPA pads unpadded input as RFC 7515 Appendix C says, then decodes it padded.
-    if (!s.endsWith('=')) {
-      if (s.length % 4 === 1) throw new BuiltinError(`illegal base64url string: ${s}`)
-      s += '='.repeat((4 - (s.length % 4)) % 4)
-    }
-    return decodeBase64(s, true, true).toString('utf8')
-  },
+  impl: (_ctx, [x]) => decodeBase64Url(stringOperand(x, 1)).toString('utf8'),
 })
 
 export const hexEncode = defineBuiltin({
@@ -183,7 +188,8 @@ function yamlError(err: YamlError, text: string): BuiltinError {
   let reason = err.reason
   if (/flow collection/.test(reason)) reason = `did not find expected ',' or '${closerOfLastOpen(text)}'`
   // `a: b: c`: libyaml's scanner refuses the second `:` where js-yaml speaks of indentation.
-  if (reason === 'bad indentation of a mapping entry') reason = 'mapping values are not allowed in this context'
+  if (reason === 'bad indentation of a mapping entry')
+    reason = 'mapping values are not allowed in this context'
   // A tab in a line's indentation: libyaml's scanner cannot start a token there.
   if (err.line !== undefined && /^ *\t/.test(text.split('\n')[err.line - 1] ?? ''))
     reason = 'found character that cannot start any token'

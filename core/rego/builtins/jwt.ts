@@ -14,7 +14,7 @@ import {
 } from '../values/index.js'
 import type { BuiltinContext } from './context.js'
 import { defineBuiltin } from './define.js'
-import { decodeBase64 } from './encoding.js'
+import { decodeBase64Url } from './encoding.js'
 import { BuiltinError } from './errors.js'
 import { goJSONDecodeError } from './go-json-error.js'
 import { checkConstraints, validHeader } from './jwt-constraints.js'
@@ -40,7 +40,7 @@ interface DecodedJwt {
 
 function b64(part: string, what: string): Buffer {
   try {
-    return decodeBase64(part.replace(/=+$/, ''), true, false)
+    return decodeBase64Url(part)
   } catch (err) {
     throw new BuiltinError(
       `JWT ${what} had invalid encoding: ${err instanceof Error ? err.message : String(err)}`,
@@ -90,7 +90,7 @@ function decodeHeader(part: string): ObjectValue {
 
 /** The signature bytes; the verify built-ins report a bad encoding without a prefix, as OPA does. */
 function decodeSignature(part: string): Buffer {
-  return decodeBase64(part.replace(/=+$/, ''), true, false)
+  return decodeBase64Url(part)
 }
 
 /**
