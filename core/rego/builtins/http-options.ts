@@ -104,6 +104,16 @@ export function checkRequestOptions(req: ObjectValue): void {
   }
 }
 
+/** `max_retry_attempts` as executeHTTPRequest reads it: a non-negative integer, 0 when absent. */
+export function retryAttempts(req: ObjectValue): number {
+  const v = req.get('max_retry_attempts')
+  if (v === undefined) return 0
+  const n = isNumberValue(v) ? toBigInt(v) : undefined
+  if (n === undefined || n < 0n || n > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new BuiltinError(`invalid value ${formatValue(v)} for field "max_retry_attempts"`)
+  return Number(n)
+}
+
 /** A string option, already checked by {@link checkRequestOptions}. */
 export function stringOption(req: ObjectValue, key: string): string | undefined {
   const v = req.get(key)

@@ -21,6 +21,7 @@ import {
   goLocationText,
   headerEntries,
   raiseErrorOption,
+  retryAttempts,
   strictBoolOption,
   stringOption,
   timeoutNs,
@@ -206,18 +207,22 @@ async function send(ctx: BuiltinContext, req: ObjectValue, location?: Location):
   const rawURL = stringOption(req, 'url') ?? ''
   let url: URL
   try {
+    // OPA's order: createHTTPRequest's options (the host check among them), the decode flags,
+    // max_retry_attempts, and only then the client's refusal of the URL.
     checkRequestOptions(req)
+    checkNetAllowed(ctx, hostOf(rawURL))
     strictBoolOption(req, 'force_json_decode')
     strictBoolOption(req, 'force_yaml_decode')
+    retryAttempts(req)
     url = parseURL(method, rawURL)
-    checkNetAllowed(ctx, urlHost(url))
   } catch (err) {
     if (raiseError || !(err instanceof Error)) throw err
     const code =
       err instanceof NetworkError ? 'eval_http_send_network_error' : 'eval_http_send_internal_error'
     return errorResponse(code, err.message)
   }
-  const retries = Math.max(0, Math.min(10, Number(req.get('max_retry_attempts') ?? 0) || 0))
+  // Bounded here (OPA has no bound): each attempt waits, and a query has a deadline anyway.
+  const retries = Math.min(10, retryAttempts(req))
   let fetched: Fetched | undefined
   let failure: unknown
   for (let attempt = 0; attempt <= retries && !fetched; attempt++) {
@@ -252,6 +257,15 @@ async function send(ctx: BuiltinContext, req: ObjectValue, location?: Location):
     if (seconds > 0) ctx.interQueryCache.set(interKey, { value, expiresAt: Date.now() + seconds * 1000 })
   }
   return value
+}
+
+/** The host allow_net is checked against: Go's url.Parse host without the port ("" if none). */
+function hostOf(raw: string): string {
+  try {
+    return urlHost(new URL(raw))
+  } catch {
+    return ''
+  }
 }
 
 /** A failure Go's client reports as a *url.Error (OPA: `eval_http_send_network_error`). */

@@ -79,6 +79,16 @@ describe('http.send request errors', () => {
         B,
         'invalid value for "force_json_decode" field',
       ),
+      send(
+        `"method": "get", "url": ${URL}, "max_retry_attempts": -1`,
+        B,
+        'invalid value -1 for field "max_retry_attempts"',
+      ),
+      send(
+        `"method": "get", "url": ${URL}, "max_retry_attempts": "2"`,
+        B,
+        'invalid value "2" for field "max_retry_attempts"',
+      ),
       send('"method": "get", "url": "nope"', B, 'Get "nope": unsupported protocol scheme ""'),
       send('"method": "post", "url": "ftp://h/x"', B, 'Post "ftp://h/x": unsupported protocol scheme "ftp"'),
     ])
