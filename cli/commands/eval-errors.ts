@@ -5,21 +5,21 @@
 import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import { type Doc, renderJson } from '../presentation.js'
 
-/** The errors of a failed run in OPA's JSON shape. */
+/** The errors of a failed run in OPA's JSON shape (its OutputError: message, code, location, details). */
 export function errorDocs(err: unknown): Doc[] {
   const one = (e: unknown): Doc => {
     if (e instanceof RegoError) {
       const j = e.toJSON()
       return {
-        details: j.details as Doc | undefined,
-        location: j.location as Doc | undefined,
         message: j.message,
         code: j.code,
+        location: j.location as Doc | undefined,
+        details: j.details as Doc | undefined,
       }
     }
     if (e && typeof e === 'object' && 'toJSON' in e && typeof e.toJSON === 'function') {
       const j = e.toJSON() as { code: string; message: string; location?: Doc }
-      return { location: j.location, message: j.message, code: j.code }
+      return { message: j.message, code: j.code, location: j.location }
     }
     return { message: e instanceof Error ? e.message : String(e) }
   }

@@ -21,6 +21,7 @@ import { objectOperand, stringOperand } from './operands.js'
 import {
   certificateRequestValue,
   certificateValue,
+  csrDer,
   derFromOperand,
   parseCertificate,
   pemBlocks,
@@ -78,7 +79,7 @@ export const hmacEqual = defineBuiltin({
 
 /** Parsed certificates from PEM / base64 PEM / base64 DER text. */
 function certificates(text: string): Array<{ der: Buffer; cert: X509Certificate }> {
-  const ders = derFromOperand(text, 'CERTIFICATE').flatMap(splitCertificates)
+  const ders = derFromOperand(text).flatMap(splitCertificates)
   return ders.map((der) => ({ der, cert: parseCertificate(der) }))
 }
 
@@ -192,9 +193,7 @@ export const parseCertificateRequest = defineBuiltin({
   ],
   result: t.named('output', t.object(t.string, t.any), 'X.509 CSR represented as an object'),
   impl: (_ctx, [c]) => {
-    const [der] = derFromOperand(stringOperand(c, 1), 'CERTIFICATE REQUEST')
-    if (!der) throw new BuiltinError('invalid PEM-encoded certificate signing request')
-    return certificateRequestValue(der)
+    return certificateRequestValue(csrDer(stringOperand(c, 1)))
   },
 })
 
@@ -285,7 +284,8 @@ export const parseKeypair = defineBuiltin({
   ),
   impl: (_ctx, [c, k]) => {
     const certText = stringOperand(c, 1)
-    const keyText = stringOperand(k, 2)
+    // OPA checks the key with operand position 1 too.
+    const keyText = stringOperand(k, 1)
     const chain = certificates(certText)
     const leaf = chain[0]
     if (!leaf) throw new BuiltinError('tls: failed to find any PEM data in certificate input')

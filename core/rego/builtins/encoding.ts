@@ -76,21 +76,26 @@ export const base64urlEncodeNoPad = defineBuiltin({
   impl: (_ctx, [x]) => Buffer.from(stringOperand(x, 1), 'utf8').toString('base64url'),
 })
 
+/**
+ * OPA's builtinBase64UrlDecode, which io.jwt.* also use for a token's parts: unpadded input is
+ * padded as RFC 7515 Appendix C says, then decoded padded.
+ */
+export function decodeBase64Url(text: string): Buffer {
+  let s = text
+  if (!s.endsWith('=')) {
+    if (s.length % 4 === 1) throw new BuiltinError(`illegal base64url string: ${s}`)
+    s += '='.repeat((4 - (s.length % 4)) % 4)
+  }
+  return decodeBase64(s, true, true)
+}
+
 export const base64urlDecode = defineBuiltin({
   name: 'base64url.decode',
   category: 'encoding',
   description: 'Deserializes the base64url encoded input string.',
   args: [str('x', 'string to decode')],
   result: str('y', 'base64url deserialization of `x`'),
-  impl: (_ctx, [x]) => {
-    let s = stringOperand(x, 1)
-    // OPA pads unpadded input as RFC 7515 Appendix C says, then decodes it padded.
-    if (!s.endsWith('=')) {
-      if (s.length % 4 === 1) throw new BuiltinError(`illegal base64url string: ${s}`)
-      s += '='.repeat((4 - (s.length % 4)) % 4)
-    }
-    return decodeBase64(s, true, true).toString('utf8')
-  },
+  impl: (_ctx, [x]) => decodeBase64Url(stringOperand(x, 1)).toString('utf8'),
 })
 
 export const hexEncode = defineBuiltin({
@@ -177,8 +182,17 @@ export const jsonIsValid = defineBuiltin({
 /** Go-style message for a YAML error (`yaml: line 1: did not find expected ',' or ']'`). */
 function yamlError(err: YamlError, text: string): BuiltinError {
   if (err.kind === 'self_reference') return new BuiltinError('yaml: anchor value contains itself')
+  // go-yaml v2 (OPA's ghodss.YAMLToJSON) fails an unknown alias from its decoder, without a line.
+  const alias = /^unidentified alias "(.*)"/.exec(err.reason)
+  if (err.kind === 'alias' && alias) return new BuiltinError(`yaml: unknown anchor '${alias[1]}' referenced`)
   let reason = err.reason
   if (/flow collection/.test(reason)) reason = `did not find expected ',' or '${closerOfLastOpen(text)}'`
+  // `a: b: c`: libyaml's scanner refuses the second `:` where js-yaml speaks of indentation.
+  if (reason === 'bad indentation of a mapping entry')
+    reason = 'mapping values are not allowed in this context'
+  // A tab in a line's indentation: libyaml's scanner cannot start a token there.
+  if (err.line !== undefined && /^ *\t/.test(text.split('\n')[err.line - 1] ?? ''))
+    reason = 'found character that cannot start any token'
   return new BuiltinError(`yaml: line ${err.line ?? 1}: ${reason}`)
 }
 

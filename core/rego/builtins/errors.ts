@@ -21,8 +21,8 @@ export class OperandError extends Error {
 export type BuiltinErrorCode = 'eval_type_error' | 'eval_builtin_error'
 
 /**
- * A failed built-in call. `code` defaults to `eval_builtin_error`; a few OPA built-ins report
- * bad input with `eval_type_error` without an operand position (`http.send` parameters).
+ * A failed built-in call. `code` defaults to `eval_builtin_error`; `eval_type_error` is for the
+ * rare OPA error that is a type error without an operand position.
  */
 export class BuiltinError extends Error {
   override readonly name = 'BuiltinError'

@@ -17,7 +17,7 @@ function neighbours(edges: Value): readonly Value[] {
 }
 
 function initialOperand(v: Value): readonly Value[] {
-  if (!isArray(v) && !isSet(v)) throw operandTypeError(2, v, 'set', 'array')
+  if (!isArray(v) && !isSet(v)) throw operandTypeError(2, v, '{array, set}')
   return collectionOperand(v, 2)
 }
 

@@ -7,98 +7,39 @@
 import { readFileSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
 import { Agent, type Dispatcher, getGlobalDispatcher, request } from 'undici'
+import type { Location } from '../syntax/ast.js'
 import { t } from '../types/index.js'
 import type { ObjectValue, Value } from '../values/index.js'
-import {
-  formatValue,
-  isNumberValue,
-  isObject,
-  ObjectValue as Obj,
-  parseJSON,
-  toDouble,
-  toJSONText,
-  Value as V,
-} from '../values/index.js'
+import { ObjectValue as Obj, parseJSON, toJSONText } from '../values/index.js'
 import type { BuiltinContext } from './context.js'
 import { defineBuiltin } from './define.js'
 import { parseYamlValue } from './encoding.js'
 import { BuiltinError } from './errors.js'
-import { parseDuration } from './go-time.js'
+import {
+  boolOption,
+  checkRequestOptions,
+  goLocationText,
+  headerEntries,
+  raiseErrorOption,
+  retryAttempts,
+  strictBoolOption,
+  stringOption,
+  timeoutNs,
+  validateRequestKeys,
+} from './http-options.js'
 import { checkNetAllowed } from './net.js'
 import { objectOperand } from './operands.js'
-
-const ALLOWED_KEYS = new Set([
-  'method',
-  'url',
-  'body',
-  'raw_body',
-  'headers',
-  'enable_redirect',
-  'force_json_decode',
-  'force_yaml_decode',
-  'tls_use_system_certs',
-  'tls_ca_cert',
-  'tls_ca_cert_file',
-  'tls_ca_cert_env_variable',
-  'tls_client_cert',
-  'tls_client_cert_file',
-  'tls_client_cert_env_variable',
-  'tls_client_key',
-  'tls_client_key_file',
-  'tls_client_key_env_variable',
-  'tls_insecure_skip_verify',
-  'tls_server_name',
-  'timeout',
-  'cache',
-  'force_cache',
-  'force_cache_duration_seconds',
-  'raise_error',
-  'caching_mode',
-  'max_retry_attempts',
-  'cache_ignored_headers',
-])
 
 /** Default timeout when neither the request nor the context sets one (OPA: 5s). */
 export const DEFAULT_HTTP_TIMEOUT_MS = 5_000
 
-function setText(keys: string[]): string {
-  return formatValue(V.set(keys))
-}
-
-/** Checks the request's keys as OPA does (type errors, raised even without strict mode). */
-function validateRequest(req: ObjectValue): void {
-  const keys = req.keys().map((k) => (typeof k === 'string' ? k : formatValue(k)))
-  const invalid = keys.filter((k) => !ALLOWED_KEYS.has(k))
-  if (invalid.length)
-    throw new BuiltinError(`invalid request parameters(s): ${setText(invalid)}`, 'eval_type_error')
-  const missing = ['method', 'url'].filter((k) => !req.has(k))
-  if (missing.length)
-    throw new BuiltinError(`missing required request parameters(s): ${setText(missing)}`, 'eval_type_error')
-}
-
-function str(req: ObjectValue, key: string): string | undefined {
-  const v = req.get(key)
-  if (v === undefined) return undefined
-  if (typeof v !== 'string')
-    throw new BuiltinError(`${JSON.stringify(key)} must be a string`, 'eval_type_error')
-  return v
-}
-
-function bool(req: ObjectValue, key: string, fallback: boolean): boolean {
-  const v = req.get(key)
-  if (v === undefined) return fallback
-  if (typeof v !== 'boolean')
-    throw new BuiltinError(`${JSON.stringify(key)} must be a boolean`, 'eval_type_error')
-  return v
-}
-
 /** PEM text from an inline value, a file, or an environment variable. */
 function pem(req: ObjectValue, base: string): string | undefined {
-  const inline = str(req, base)
+  const inline = stringOption(req, base)
   if (inline) return inline
-  const file = str(req, `${base}_file`)
+  const file = stringOption(req, `${base}_file`)
   if (file) return readFileSync(file, 'utf8')
-  const env = str(req, `${base}_env_variable`)
+  const env = stringOption(req, `${base}_env_variable`)
   if (env) return process.env[env]
   return undefined
 }
@@ -110,8 +51,8 @@ function agentFor(req: ObjectValue): Agent | undefined {
     ca: pem(req, 'tls_ca_cert'),
     cert: pem(req, 'tls_client_cert'),
     key: pem(req, 'tls_client_key'),
-    servername: str(req, 'tls_server_name'),
-    rejectUnauthorized: !bool(req, 'tls_insecure_skip_verify', false),
+    servername: stringOption(req, 'tls_server_name'),
+    rejectUnauthorized: !boolOption(req, 'tls_insecure_skip_verify', false),
   }
   if (!tls.ca && !tls.cert && !tls.key && !tls.servername && tls.rejectUnauthorized) return undefined
   const key = JSON.stringify(tls)
@@ -126,9 +67,9 @@ function agentFor(req: ObjectValue): Agent | undefined {
 function timeoutMs(ctx: BuiltinContext, req: ObjectValue): number {
   const v = req.get('timeout')
   if (v === undefined) return ctx.httpTimeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS
-  if (typeof v === 'string') return Number(parseDuration(v) / 1_000_000n)
-  if (isNumberValue(v)) return Math.floor(toDouble(v) / 1e6)
-  throw new BuiltinError('"timeout" must be a duration string or a number of nanoseconds', 'eval_type_error')
+  // Go's client: a zero (or negative) timeout means none; the query's own deadline still applies.
+  const ns = timeoutNs(v)
+  return ns <= 0n ? 2 ** 31 - 1 : Number(ns / 1_000_000n)
 }
 
 interface Fetched {
@@ -138,14 +79,9 @@ interface Fetched {
 }
 
 async function fetchOnce(ctx: BuiltinContext, req: ObjectValue, url: URL): Promise<Fetched> {
-  const method = (str(req, 'method') ?? 'GET').toUpperCase()
-  const headers: Record<string, string> = {}
-  const h = req.get('headers')
-  if (h !== undefined) {
-    if (!isObject(h)) throw new BuiltinError('"headers" must be an object', 'eval_type_error')
-    for (const [k, v] of h.entries()) headers[String(k)] = typeof v === 'string' ? v : toJSONText(v)
-  }
-  let body: string | undefined = str(req, 'raw_body')
+  const method = (stringOption(req, 'method') ?? 'GET').toUpperCase()
+  const headers: Record<string, string> = Object.fromEntries(headerEntries(req.get('headers')))
+  let body: string | undefined = stringOption(req, 'raw_body')
   const bodyValue = req.get('body')
   if (body === undefined && bodyValue !== undefined && bodyValue !== null) {
     body = toJSONText(bodyValue)
@@ -157,7 +93,7 @@ async function fetchOnce(ctx: BuiltinContext, req: ObjectValue, url: URL): Promi
   if (ctx.signal) signals.push(ctx.signal)
   const dispatcher: Dispatcher = agentFor(req) ?? getGlobalDispatcher()
   const signal = AbortSignal.any(signals)
-  const follow = bool(req, 'enable_redirect', false)
+  const follow = boolOption(req, 'enable_redirect', false)
   let target = url
   let res = await request(target, { method: method as 'GET', headers, body, signal, dispatcher })
   // Redirects are followed here, not by undici, so that every hop passes the allow_net check.
@@ -199,13 +135,13 @@ function urlHost(url: URL): string {
 function responseValue(req: ObjectValue, r: Fetched): ObjectValue {
   const contentType = (r.headers['content-type']?.[0] ?? '').toLowerCase()
   let body: Value = null
-  if (bool(req, 'force_json_decode', false) || /[/+]json\b/.test(contentType)) {
+  if (strictBoolOption(req, 'force_json_decode') || /[/+]json\b/.test(contentType)) {
     try {
       body = r.body === '' ? null : parseJSON(r.body)
     } catch {
       body = null
     }
-  } else if (bool(req, 'force_yaml_decode', false) || /yaml/.test(contentType)) {
+  } else if (strictBoolOption(req, 'force_yaml_decode') || /yaml/.test(contentType)) {
     try {
       body = parseYamlValue(r.body)
     } catch {
@@ -233,9 +169,31 @@ function freshness(r: Fetched): number {
   return 0
 }
 
-async function send(ctx: BuiltinContext, req: ObjectValue): Promise<Value> {
-  validateRequest(req)
-  const raiseError = bool(req, 'raise_error', true)
+/** OPA's generateRaiseErrorResult: the response http.send gives with `raise_error: false`. */
+function errorResponse(
+  code: 'eval_http_send_network_error' | 'eval_http_send_internal_error',
+  message: string,
+) {
+  return new Obj().set('status_code', 0).set('error', new Obj().set('code', code).set('message', message))
+}
+
+/** Go's url.Error text: `Get "http://host/path": reason` (the method as Go's client names it). */
+function urlErrorText(method: string, url: string, reason: string): string {
+  const op = method.slice(0, 1) + method.slice(1).toLowerCase()
+  return `${op} ${JSON.stringify(url)}: ${reason}`
+}
+
+async function send(ctx: BuiltinContext, req: ObjectValue, location?: Location): Promise<Value> {
+  const raiseError = raiseErrorOption(req)
+  try {
+    validateRequestKeys(req)
+  } catch (err) {
+    if (raiseError) throw err
+    // OPA puts the whole evaluation error's text in the response, its location first.
+    const where = goLocationText(location)
+    const text = `eval_type_error: http.send: ${(err as Error).message}`
+    return errorResponse('eval_http_send_internal_error', where ? `${where}: ${text}` : text)
+  }
   const cacheKey = `http.send:${toJSONText(req)}`
   const intra = ctx.cache.get(cacheKey)
   if (intra !== undefined) return intra as Value
@@ -245,14 +203,26 @@ async function send(ctx: BuiltinContext, req: ObjectValue): Promise<Value> {
     ctx.cache.set(cacheKey, cached.value)
     return cached.value
   }
+  const method = (stringOption(req, 'method') ?? '').toUpperCase()
+  const rawURL = stringOption(req, 'url') ?? ''
   let url: URL
   try {
-    url = new URL(str(req, 'url') ?? '')
-  } catch {
-    throw new BuiltinError(`invalid URL ${JSON.stringify(str(req, 'url'))}`, 'eval_type_error')
+    // OPA's order: createHTTPRequest's options (the host check among them), the decode flags,
+    // max_retry_attempts, and only then the client's refusal of the URL.
+    checkRequestOptions(req)
+    checkNetAllowed(ctx, hostOf(rawURL))
+    strictBoolOption(req, 'force_json_decode')
+    strictBoolOption(req, 'force_yaml_decode')
+    retryAttempts(req)
+    url = parseURL(method, rawURL)
+  } catch (err) {
+    if (raiseError || !(err instanceof Error)) throw err
+    const code =
+      err instanceof NetworkError ? 'eval_http_send_network_error' : 'eval_http_send_internal_error'
+    return errorResponse(code, err.message)
   }
-  checkNetAllowed(ctx, urlHost(url))
-  const retries = Math.max(0, Math.min(10, Number(req.get('max_retry_attempts') ?? 0) || 0))
+  // Bounded here (OPA has no bound): each attempt waits, and a query has a deadline anyway.
+  const retries = Math.min(10, retryAttempts(req))
   let fetched: Fetched | undefined
   let failure: unknown
   for (let attempt = 0; attempt <= retries && !fetched; attempt++) {
@@ -271,24 +241,51 @@ async function send(ctx: BuiltinContext, req: ObjectValue): Promise<Value> {
           ? failure.cause.message
           : failure.message
         : String(failure)
-    const message = `${(str(req, 'method') ?? 'GET').toUpperCase()} ${url.href}: ${cause}`
+    const message = urlErrorText(method, rawURL, cause)
     if (raiseError) throw new BuiltinError(message)
-    return new Obj()
-      .set('status_code', 0)
-      .set('error', new Obj().set('code', 'eval_http_send_network_error').set('message', message))
+    return errorResponse('eval_http_send_network_error', message)
   }
   const value = responseValue(req, fetched)
   ctx.cache.set(cacheKey, value)
   if (ctx.interQueryCache) {
-    const forced = bool(req, 'force_cache', false)
+    const forced = strictBoolOption(req, 'force_cache')
     const seconds = forced
       ? Number(req.get('force_cache_duration_seconds') ?? 0)
-      : bool(req, 'cache', false)
+      : strictBoolOption(req, 'cache')
         ? freshness(fetched)
         : 0
     if (seconds > 0) ctx.interQueryCache.set(interKey, { value, expiresAt: Date.now() + seconds * 1000 })
   }
   return value
+}
+
+/** The host allow_net is checked against: Go's url.Parse host without the port ("" if none). */
+function hostOf(raw: string): string {
+  try {
+    return urlHost(new URL(raw))
+  } catch {
+    return ''
+  }
+}
+
+/** A failure Go's client reports as a *url.Error (OPA: `eval_http_send_network_error`). */
+class NetworkError extends BuiltinError {}
+
+/**
+ * The request URL. Go parses most strings as a (relative) URL and its client then refuses a
+ * missing or unknown scheme: `Get "nope": unsupported protocol scheme ""`.
+ */
+function parseURL(method: string, raw: string): URL {
+  let url: URL | undefined
+  try {
+    url = new URL(raw)
+  } catch {
+    url = undefined
+  }
+  const scheme = url ? url.protocol.slice(0, -1) : (/^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(raw)?.[1] ?? '')
+  if (url === undefined || (scheme !== 'http' && scheme !== 'https'))
+    throw new NetworkError(urlErrorText(method, raw, `unsupported protocol scheme ${JSON.stringify(scheme)}`))
+  return url
 }
 
 export const httpSend = defineBuiltin({
@@ -299,7 +296,7 @@ export const httpSend = defineBuiltin({
   result: t.named('response', t.object(t.any, t.any), 'the HTTP response object'),
   nondeterministic: true,
   async: true,
-  impl: (ctx, [r]) => send(ctx, objectOperand(r, 1)),
+  impl: (ctx, [r], location) => send(ctx, objectOperand(r, 1), location),
 })
 
 /** The HTTP built-ins. */

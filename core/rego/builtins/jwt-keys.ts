@@ -138,21 +138,49 @@ export function signWithJwk(alg: JwsAlg, input: string, jwk: Record<string, unkn
   }
 }
 
-/** Public keys from a certificate, a PEM public key, a JWK or a JWK set (OPA's key formats). */
-export function publicKeys(text: string): VerifyKey[] {
-  if (text.startsWith('-----BEGIN CERTIFICATE-----')) {
-    try {
-      return [{ kind: 'public', key: new X509Certificate(text).publicKey }]
-    } catch {
-      throw new BuiltinError('failed to extract a Key from the PEM certificate')
-    }
+/** The first PEM block of `text` as Go's pem.Decode finds it (leading text skipped), or undefined. */
+function firstPemBlock(text: string): { type: string; der: Buffer; rest: string } | undefined {
+  for (let at = text.indexOf('-----BEGIN '); at !== -1; at = text.indexOf('-----BEGIN ', at + 1)) {
+    const head = /^-----BEGIN ([^\r\n]*)-----[ \t]*\r?\n/.exec(text.slice(at))
+    if (!head) continue
+    const type = head[1] as string
+    const bodyStart = at + head[0].length
+    const end = text.indexOf(`-----END ${type}-----`, bodyStart)
+    if (end === -1) continue
+    const body = text.slice(bodyStart, end).replace(/\s+/g, '')
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body) || body.length % 4 !== 0) continue
+    let restAt = end + `-----END ${type}-----`.length
+    const newline = text.indexOf('\n', restAt)
+    restAt = newline === -1 ? text.length : newline + 1
+    return { type, der: Buffer.from(body, 'base64'), rest: text.slice(restAt) }
   }
-  if (text.startsWith('-----BEGIN')) {
-    try {
-      return [{ kind: 'public', key: createPublicKey(text) }]
-    } catch {
-      throw new BuiltinError('failed to extract a Key from the PEM certificate')
+  return undefined
+}
+
+/**
+ * Public keys from a certificate, a PEM public key, a JWK or a JWK set, as OPA's
+ * getKeysFromCertOrJWK reads them: only CERTIFICATE and PUBLIC KEY blocks, nothing after the
+ * block. Go's x509 error texts are not reproduced past the generic `x509: malformed certificate`.
+ */
+export function publicKeys(text: string): VerifyKey[] {
+  const block = firstPemBlock(text)
+  if (block) {
+    if (block.rest.length > 0) throw new BuiltinError('extra data after a PEM certificate block')
+    if (block.type === 'CERTIFICATE') {
+      try {
+        return [{ kind: 'public', key: new X509Certificate(block.der).publicKey }]
+      } catch {
+        throw new BuiltinError('failed to parse a PEM certificate: x509: malformed certificate')
+      }
     }
+    if (block.type === 'PUBLIC KEY') {
+      try {
+        return [{ kind: 'public', key: createPublicKey({ key: block.der, format: 'der', type: 'spki' }) }]
+      } catch {
+        throw new BuiltinError('failed to parse a PEM public key: x509: malformed public key')
+      }
+    }
+    throw new BuiltinError('failed to extract a Key from the PEM certificate')
   }
   let parsed: unknown
   try {

@@ -14,8 +14,9 @@ import {
 } from '../values/index.js'
 import type { BuiltinContext } from './context.js'
 import { defineBuiltin } from './define.js'
-import { decodeBase64 } from './encoding.js'
+import { decodeBase64Url } from './encoding.js'
 import { BuiltinError } from './errors.js'
+import { goJSONDecodeError } from './go-json-error.js'
 import { checkConstraints, validHeader } from './jwt-constraints.js'
 import {
   isJwsAlg,
@@ -39,7 +40,7 @@ interface DecodedJwt {
 
 function b64(part: string, what: string): Buffer {
   try {
-    return decodeBase64(part.replace(/=+$/, ''), true, false)
+    return decodeBase64Url(part)
   } catch (err) {
     throw new BuiltinError(
       `JWT ${what} had invalid encoding: ${err instanceof Error ? err.message : String(err)}`,
@@ -47,26 +48,61 @@ function b64(part: string, what: string): Buffer {
   }
 }
 
-/**
- * Splits a compact JWS and decodes its header and signature, one layer only: OPA's verify_*
- * built-ins never read the payload, so a payload that is not JSON is no error for them.
- */
-export function decodeJwt(token: string): DecodedJwt {
+/** The three base64url parts of a compact JWS (OPA's decodeJWT), none decoded yet. */
+interface JwtParts {
+  header: string
+  payload: string
+  signature: string
+}
+
+function splitJwt(token: string): JwtParts {
   if (!token.includes('.')) throw new BuiltinError('encoded JWT had no period separators')
   const parts = token.split('.')
   if (parts.length !== 3) throw new BuiltinError(`encoded JWT must have 3 sections, found ${parts.length}`)
-  const [h = '', p = '', s = ''] = parts
-  let header: Value
+  const [header = '', payload = '', signature = ''] = parts
+  return { header, payload, signature }
+}
+
+/** OPA's extractJSONObject: `invalid JSON: <Go's decode error>`, or not an object. */
+function jsonObject(text: string): ObjectValue {
+  let v: Value
   try {
-    header = parseJSON(b64(h, 'header').toString('utf8'))
-  } catch (err) {
-    if (err instanceof BuiltinError) throw err
-    throw new BuiltinError('JWT header had invalid JSON')
+    v = parseJSON(text)
+  } catch {
+    throw new BuiltinError(`invalid JSON: ${goJSONDecodeError(text) ?? 'unexpected end of JSON input'}`)
   }
-  if (!isObject(header)) throw new BuiltinError('bad JWT header: decoded JSON type was not an Object')
+  if (!isObject(v)) throw new BuiltinError('decoded JSON type was not an Object')
+  return v
+}
+
+/** The JOSE header (OPA's decodeHeader and validateJWTHeader). */
+function decodeHeader(part: string): ObjectValue {
+  const text = b64(part, 'header').toString('utf8')
+  let header: ObjectValue
+  try {
+    header = jsonObject(text)
+  } catch (err) {
+    throw new BuiltinError(`bad JWT header: ${(err as Error).message}`)
+  }
   if (header.has('enc')) throw new BuiltinError('JWT is a JWE object, which is not supported')
-  const signature = b64(s, 'signature')
-  return { header, encodedPayload: p, signature, input: `${h}.${p}` }
+  return header
+}
+
+/** The signature bytes; the verify built-ins report a bad encoding without a prefix, as OPA does. */
+function decodeSignature(part: string): Buffer {
+  return decodeBase64Url(part)
+}
+
+/**
+ * Splits a compact JWS and decodes its header and signature, one layer only, in OPA's
+ * decode_verify order: header first, then signature. OPA's verify_* built-ins never read the
+ * payload, so a payload that is not JSON is no error for them.
+ */
+export function decodeJwt(token: string): DecodedJwt {
+  const parts = splitJwt(token)
+  const header = decodeHeader(parts.header)
+  const signature = decodeSignature(parts.signature)
+  return { header, encodedPayload: parts.payload, signature, input: `${parts.header}.${parts.payload}` }
 }
 
 /** The payload's bytes as text. */
@@ -76,22 +112,20 @@ function payloadText(jwt: DecodedJwt): string {
 
 /** The payload as the claims object OPA requires (`extractJSONObject`). */
 function claims(text: string): ObjectValue {
-  let payload: Value
-  try {
-    payload = parseJSON(text)
-  } catch {
-    throw new BuiltinError('JWT payload had invalid JSON')
-  }
-  if (!isObject(payload)) throw new BuiltinError('decoded JSON type was not an Object')
-  return payload
+  return jsonObject(text)
 }
 
-/** io.jwt.decode's reading: a `cty: JWT` payload is another token, quoted as jwt.io quotes it. */
+/**
+ * io.jwt.decode's reading, in OPA's order (header, payload, signature): a `cty: JWT` payload is
+ * another token, quoted as jwt.io quotes it.
+ */
 function decodeNested(token: string): [ObjectValue, ObjectValue, Buffer] {
-  const jwt = decodeJwt(token)
-  const text = payloadText(jwt)
-  if (jwt.header.get('cty') === 'JWT') return decodeNested(text.replace(/^["']+|["']+$/g, ''))
-  return [jwt.header, claims(text), jwt.signature]
+  const parts = splitJwt(token)
+  const header = decodeHeader(parts.header)
+  const text = b64(parts.payload, 'payload').toString('utf8')
+  if (header.get('cty') === 'JWT') return decodeNested(text.replace(/^["']+|["']+$/g, ''))
+  const payload = claims(text)
+  return [header, payload, b64(parts.signature, 'signature')]
 }
 
 export const jwtDecode = defineBuiltin({
@@ -127,13 +161,20 @@ function verifier(alg: JwsAlg, keyKind: 'secret' | 'public') {
     ],
     result: t.named('result', t.boolean, '`true` if the signature is valid, `false` otherwise'),
     impl: (_ctx, [j, k]) => {
-      const jwt = decodeJwt(stringOperand(j, 1))
-      const keyText = stringOperand(k, 2)
-      const keys: VerifyKey[] =
-        keyKind === 'secret'
-          ? [{ kind: 'secret', secret: Buffer.from(keyText, 'utf8') }]
-          : publicKeys(keyText)
-      return keys.some((key) => verifySignature(alg, jwt.input, jwt.signature, key))
+      // OPA's order: the token's shape, the key, the signature, then (not for HMAC) the header.
+      const token = stringOperand(j, 1)
+      if (keyKind === 'secret') {
+        const secret = stringOperand(k, 2)
+        const parts = splitJwt(token)
+        const signature = decodeSignature(parts.signature)
+        const key: VerifyKey = { kind: 'secret', secret: Buffer.from(secret, 'utf8') }
+        return verifySignature(alg, `${parts.header}.${parts.payload}`, signature, key)
+      }
+      const parts = splitJwt(token)
+      const keys = publicKeys(stringOperand(k, 2))
+      const signature = decodeSignature(parts.signature)
+      validHeader(decodeHeader(parts.header))
+      return keys.some((key) => verifySignature(alg, `${parts.header}.${parts.payload}`, signature, key))
     },
   })
 }
@@ -251,6 +292,15 @@ export const jwtDecodeVerify = defineBuiltin({
   },
 })
 
+/** valyala/fastjson's name for a JSON value's type (jwsbb reads headers with it). */
+function fastjsonType(v: Value): string {
+  if (v === null) return 'null'
+  if (typeof v === 'boolean') return String(v)
+  if (isNumberValue(v)) return 'number'
+  if (isObject(v)) return 'object'
+  return 'array'
+}
+
 /** Compact JSON of a value with sets as arrays (what OPA signs). */
 function claimsJSON(v: Value): string {
   return toJSONText(v, { escapeHTML: true })
@@ -270,8 +320,14 @@ function signToken(headerText: string, payloadText: string, keyText: string): st
   const alg = header.get('alg')
   if (alg === undefined)
     throw new BuiltinError('missing or invalid \'alg\' header: jwsbb: header "alg" not found')
-  if (!isJwsAlg(alg)) throw new BuiltinError(`unknown signature algorithm ${toJSONText(alg)}`)
-  if (header.get('typ') === 'JWT') {
+  if (typeof alg !== 'string')
+    throw new BuiltinError(
+      `missing or invalid 'alg' header: value doesn't contain string; it contains ${fastjsonType(alg)}`,
+    )
+  if (!isJwsAlg(alg)) throw new BuiltinError(`unknown JWS algorithm: ${alg}`)
+  // OPA (jwsbb.HeaderGetString): a payload must be JSON unless `typ` is a string other than JWT.
+  const typ = header.get('typ')
+  if (typeof typ !== 'string' || typ === 'JWT') {
     try {
       parseJSON(payloadText)
     } catch {

@@ -62,6 +62,8 @@ export const concat = defineBuiltin({
   result: t.named('output', t.string, 'the joined string'),
   impl: (_ctx, [delim, xs]) => {
     const d = stringOperand(delim, 1)
+    // OPA's builtinConcat names the kinds set first, unlike its StringSliceOperand.
+    if (!isArray(xs) && !isSet(xs)) throw operandTypeError(2, xs, 'set', 'array')
     return stringListOperand(xs, 2).join(d)
   },
 })
@@ -114,6 +116,13 @@ export const formatInt = defineBuiltin({
   },
 })
 
+/** indexof's and indexof_n's second argument: OPA refuses an empty needle. */
+function needleOperand(n: Value): string {
+  const needle = stringOperand(n, 2)
+  if (needle === '') throw new BuiltinError('empty search character')
+  return needle
+}
+
 export const indexof = defineBuiltin({
   name: 'indexof',
   category: 'strings',
@@ -125,7 +134,7 @@ export const indexof = defineBuiltin({
   result: t.named('output', t.number, 'index of first occurrence, `-1` if not found'),
   impl: (_ctx, [h, n]) => {
     const hay = stringOperand(h, 1)
-    const i = hay.indexOf(stringOperand(n, 2))
+    const i = hay.indexOf(needleOperand(n))
     return i < 0 ? -1 : runeIndex(hay, i)
   },
 })
@@ -145,7 +154,7 @@ export const indexofN = defineBuiltin({
   ),
   impl: (_ctx, [h, n]) => {
     const hay = stringOperand(h, 1)
-    const needle = stringOperand(n, 2)
+    const needle = needleOperand(n)
     const out: Value[] = []
     // Like OPA, advance one position after each match, so matches may overlap.
     for (let i = hay.indexOf(needle); i >= 0 && i <= hay.length; i = hay.indexOf(needle, i + 1)) {

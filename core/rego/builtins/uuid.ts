@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import { t } from '../types/index.js'
 import type { Value } from '../values/index.js'
-import { numberFromBigInt, ObjectValue } from '../values/index.js'
+import { formatValue, numberFromBigInt, ObjectValue } from '../values/index.js'
 import type { BuiltinContext } from './context.js'
 import { defineBuiltin } from './define.js'
 import { stringOperand } from './operands.js'
@@ -30,7 +30,8 @@ export const uuidRfc4122 = defineBuiltin({
   ),
   nondeterministic: true,
   impl: (ctx, [k]) => {
-    const key = `uuid.rfc4122:${stringOperand(k, 1)}`
+    // OPA keys its cache by the argument's hash and never checks its type.
+    const key = `uuid.rfc4122:${formatValue(k)}`
     const cached = ctx.cache.get(key)
     if (typeof cached === 'string') return cached
     const id = randomV4(ctx)

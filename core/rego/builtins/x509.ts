@@ -75,15 +75,46 @@ export function pemBlocks(text: string, type?: string): Buffer[] {
 }
 
 /**
+ * The DER of each leading CERTIFICATE block, as OPA's getX509CertsFromPem reads them: the first
+ * block of another type is an error.
+ */
+function certificateBlocks(text: string): Buffer[] {
+  const out: Buffer[] = []
+  const re = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g
+  for (const m of text.matchAll(re)) {
+    if (m[1] !== 'CERTIFICATE') throw new BuiltinError(`PEM block type is '${m[1]}', expected CERTIFICATE`)
+    out.push(Buffer.from((m[2] as string).replace(/[^A-Za-z0-9+/=]/g, ''), 'base64'))
+  }
+  return out
+}
+
+/**
  * The DER blocks of a certificate operand: PEM, base64 of PEM, or base64 of DER (OPA's
  * `getX509CertsFromString`).
  */
-export function derFromOperand(text: string, pemType: string): Buffer[] {
-  if (text.startsWith('-----BEGIN')) return pemBlocks(text, pemType)
+export function derFromOperand(text: string): Buffer[] {
+  if (text.startsWith('-----BEGIN')) return certificateBlocks(text)
   const decoded = decodeBase64(text, false, true)
   if (decoded.subarray(0, 10).toString('latin1') === '-----BEGIN')
-    return pemBlocks(decoded.toString('latin1'), pemType)
+    return certificateBlocks(decoded.toString('latin1'))
   return [decoded]
+}
+
+/**
+ * The DER of a certificate signing request, as OPA's builtinCryptoX509ParseCertificateRequest
+ * finds it: text not starting with the CSR's PEM header is base64 (of PEM or DER); a PEM block
+ * of another type is refused.
+ */
+export function csrDer(text: string): Buffer {
+  const bytes = text.startsWith('-----BEGIN CERTIFICATE REQUEST-----')
+    ? Buffer.from(text, 'latin1')
+    : decodeBase64(text, false, true)
+  const latin = bytes.toString('latin1')
+  const block = /-----BEGIN ([^\r\n]*)-----\r?\n([\s\S]*?)-----END \1-----/.exec(latin)
+  if (!block) return bytes
+  if (block[1] !== 'CERTIFICATE REQUEST')
+    throw new BuiltinError('invalid PEM-encoded certificate signing request')
+  return Buffer.from((block[2] as string).replace(/[^A-Za-z0-9+/=]/g, ''), 'base64')
 }
 
 function rfc3339(date: Date): string {

@@ -88,6 +88,23 @@ describe('regent eval', () => {
     })
   })
 
+  it("prints a built-in's error as OPA's OutputError: message, code, location; the pretty text on stderr", async () => {
+    const json = await runRegent(['eval', '--strict-builtin-errors', 'x := indexof("abc", "")'])
+    expect(json.code).toBe(1)
+    const [err] = JSON.parse(json.stdout).errors
+    expect(Object.keys(err)).toEqual(['message', 'code', 'location'])
+    expect(err).toMatchObject({ message: 'indexof: empty search character', code: 'eval_builtin_error' })
+    const pretty = await runRegent([
+      'eval',
+      '-f',
+      'pretty',
+      '--strict-builtin-errors',
+      'x := substring("abc", -1, 1)',
+    ])
+    expect(pretty.code).toBe(1)
+    expect(pretty.stderr).toMatch(/^1 error occurred: .*eval_builtin_error: substring: negative offset\n$/)
+  })
+
   it('type-checks input against a JSON Schema with -s, with and without -p', async () => {
     const schema = join(dir, 'input.schema.json')
     writeFileSync(schema, JSON.stringify({ properties: { user: { type: 'string' } } }))

@@ -97,3 +97,27 @@ describe('json.marshal_with_options errors', () => {
     ])
   })
 })
+
+// OPA's yaml.unmarshal is ghodss.YAMLToJSON over go-yaml v2, which returns go-yaml's error as it
+// is: these are the texts of its decoder (an unknown alias, no line) and of libyaml's scanner.
+describe('yaml.unmarshal errors', () => {
+  it('words the go-yaml errors regent can tell apart as go-yaml does', () => {
+    expectErrors([
+      {
+        query: 'x := yaml.unmarshal("a: &x 1\\nb: *y")',
+        code: 'eval_builtin_error',
+        message: "yaml.unmarshal: yaml: unknown anchor 'y' referenced",
+      },
+      {
+        query: 'x := yaml.unmarshal("a: b: c")',
+        code: 'eval_builtin_error',
+        message: 'yaml.unmarshal: yaml: line 1: mapping values are not allowed in this context',
+      },
+      {
+        query: 'x := yaml.unmarshal("\\t- a")',
+        code: 'eval_builtin_error',
+        message: 'yaml.unmarshal: yaml: line 1: found character that cannot start any token',
+      },
+    ])
+  })
+})

@@ -4,6 +4,7 @@
  * with OPA's code and `name: message`), then without (the call is undefined and the error recorded).
  */
 import { expect } from 'vitest'
+import { createBuiltinContext } from '../../../../core/rego/builtins/context.js'
 import { compile, parseModule, EvalError as RegoEvalError } from '../../../../core/rego/index.js'
 import { parseJSON, toJSONText } from '../../../../core/rego/values/index.js'
 
@@ -50,6 +51,46 @@ export function withInput(query: string, input: string, code: ErrorCase['code'],
 export function boundX(query: string, input?: string): string | undefined {
   const options = { strictBuiltinErrors: true, ...(input === undefined ? {} : { input: parseJSON(input) }) }
   const run = policy.prepare(query).evalSync(options)
+  const x = run.results[0]?.bindings.get('x')
+  return x === undefined ? undefined : toJSONText(x)
+}
+
+/** Async evaluation options (http.send runs only on the async path); `allowNet` as a server sets it. */
+function asyncOptions(input?: string, allowNet?: readonly string[]) {
+  return {
+    strictBuiltinErrors: true,
+    ...(input === undefined ? {} : { input: parseJSON(input) }),
+    ...(allowNet === undefined ? {} : { ctx: createBuiltinContext({ allowNet, print: () => {} }) }),
+  }
+}
+
+/**
+ * The strict half of {@link expectErrors}, through the async evaluation path (http.send). An
+ * asynchronous built-in's error stops the query with strict errors off too (docs/conformance.md,
+ * "Built-in error messages"), so there is no non-strict half to check yet.
+ */
+export async function expectErrorsAsync(
+  cases: readonly ErrorCase[],
+  allowNet?: readonly string[],
+): Promise<void> {
+  for (const c of cases) {
+    let raised: unknown
+    try {
+      await policy.prepare(c.query).eval(asyncOptions(c.input, allowNet))
+    } catch (err) {
+      raised = err
+    }
+    if (!(raised instanceof RegoEvalError)) throw new Error(`${c.query}: no evaluation error (${raised})`)
+    expect({ code: raised.code, message: raised.message }, c.query).toEqual({
+      code: c.code,
+      message: c.message,
+    })
+  }
+}
+
+/** The value `x` is bound to by an async evaluation of `query`, as canonical JSON text. */
+export async function boundXAsync(query: string, allowNet?: readonly string[]): Promise<string | undefined> {
+  const run = await policy.prepare(query).eval(asyncOptions(undefined, allowNet))
   const x = run.results[0]?.bindings.get('x')
   return x === undefined ? undefined : toJSONText(x)
 }

@@ -20,7 +20,7 @@ describe('graph.reachable', () => {
     expect(json('graph.reachable', { a: null }, ['a'])).toBe('["a"]')
     expectError(
       'eval_type_error',
-      'operand 2 must be one of {set, array} but got string',
+      'operand 2 must be {array, set} but got string',
       'graph.reachable',
       { a: [] },
       'a',

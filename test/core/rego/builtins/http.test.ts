@@ -111,7 +111,7 @@ describe('http.send', () => {
       callAsync(testContext(), 'http.send', { method: 'get', url: base, bad_key: 1 }),
     ).rejects.toMatchObject({
       code: 'eval_type_error',
-      message: 'http.send: invalid request parameters(s): {"bad_key"}',
+      message: 'http.send: operand 1 invalid request parameters(s): {"bad_key"}',
     })
     await expect(callAsync(testContext(), 'http.send', { method: 'get' })).rejects.toThrow(
       'missing required request parameters(s): {"url"}',

@@ -155,7 +155,7 @@ describe('io.jwt.decode_verify', () => {
     )
     expectError(
       'eval_builtin_error',
-      'failed to extract a Key from the PEM certificate',
+      'failed to parse a PEM certificate: x509: malformed certificate',
       'io.jwt.verify_rs256',
       HS_TOKEN,
       '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----',
