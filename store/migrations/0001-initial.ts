@@ -2,20 +2,8 @@
  * Migration 0001: the service's first tables. One definition for SQLite and PostgreSQL; the
  * only differences are the auto-increment key and the binary column type.
  */
-import type { Kysely } from 'kysely'
 import type { SqlDialect } from '../database.js'
-
-// biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on today's table types.
-type AnyDb = Kysely<any>
-
-const AUDIT = [
-  'created_at',
-  'created_by',
-  'created_through',
-  'last_modified_at',
-  'last_modified_by',
-  'last_modified_through',
-] as const
+import { type AnyDb, AUDIT_COLUMNS } from './schema.js'
 
 /** Creates settings, tokens, systems, policies, data documents, bundles, decisions, agent status. */
 export function initialMigration(dialect: SqlDialect) {
@@ -39,7 +27,7 @@ export function initialMigration(dialect: SqlDialect) {
         .addColumn('roles', 'text', (c) => c.notNull())
         .addColumn('system_id', 'text')
         .addColumn('generation', 'integer', (c) => c.notNull().defaultTo(0))
-      for (const col of AUDIT) tokens = tokens.addColumn(col, 'text', (c) => c.notNull())
+      for (const col of AUDIT_COLUMNS) tokens = tokens.addColumn(col, 'text', (c) => c.notNull())
       await tokens.execute()
       await db.schema.createIndex('tokens_system_id').on('tokens').column('system_id').execute()
 
@@ -52,7 +40,7 @@ export function initialMigration(dialect: SqlDialect) {
         .addColumn('status', 'text', (c) => c.notNull())
         .addColumn('status_errors', 'text')
         .addColumn('content_version', 'integer', (c) => c.notNull().defaultTo(0))
-      for (const col of AUDIT) systems = systems.addColumn(col, 'text', (c) => c.notNull())
+      for (const col of AUDIT_COLUMNS) systems = systems.addColumn(col, 'text', (c) => c.notNull())
       await systems.execute()
 
       let policies = db.schema
@@ -60,7 +48,7 @@ export function initialMigration(dialect: SqlDialect) {
         .addColumn('path', 'text', (c) => c.primaryKey())
         .addColumn('system_id', 'text')
         .addColumn('modules', 'text', (c) => c.notNull())
-      for (const col of AUDIT) policies = policies.addColumn(col, 'text', (c) => c.notNull())
+      for (const col of AUDIT_COLUMNS) policies = policies.addColumn(col, 'text', (c) => c.notNull())
       await policies.execute()
       await db.schema.createIndex('policies_system_id').on('policies').column('system_id').execute()
 
@@ -70,7 +58,7 @@ export function initialMigration(dialect: SqlDialect) {
         .addColumn('system_id', 'text')
         .addColumn('value', 'text', (c) => c.notNull())
         .addColumn('etag', 'text', (c) => c.notNull())
-      for (const col of AUDIT) documents = documents.addColumn(col, 'text', (c) => c.notNull())
+      for (const col of AUDIT_COLUMNS) documents = documents.addColumn(col, 'text', (c) => c.notNull())
       await documents.execute()
       await db.schema
         .createIndex('data_documents_system_id')

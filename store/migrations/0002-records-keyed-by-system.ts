@@ -9,11 +9,9 @@
  * not do since NULLs are distinct. SQLite cannot drop a constraint, so its two tables are
  * rebuilt; PostgreSQL drops the old constraints in place.
  */
-import { type Kysely, sql } from 'kysely'
+import { sql } from 'kysely'
 import type { SqlDialect } from '../database.js'
-
-// biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on today's table types.
-type AnyDb = Kysely<any>
+import type { AnyDb } from './schema.js'
 
 async function createKeys(db: AnyDb): Promise<void> {
   await sql`create unique index decisions_decision_system on decisions (decision_id, (coalesce(system_id, '')))`.execute(

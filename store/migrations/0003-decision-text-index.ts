@@ -13,11 +13,9 @@
  *   it cannot be, the migration still succeeds and searches scan (docs/service.md says how to add
  *   the index by hand).
  */
-import { type Kysely, sql } from 'kysely'
+import { sql } from 'kysely'
 import type { SqlDialect } from '../database.js'
-
-// biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on today's table types.
-type AnyDb = Kysely<any>
+import type { AnyDb } from './schema.js'
 
 async function sqliteUp(db: AnyDb): Promise<void> {
   await db.transaction().execute(async (trx) => {

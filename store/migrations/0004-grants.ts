@@ -7,19 +7,8 @@
  * replicas notice it cheaply. The roles tokens carried in their own row (the bootstrap
  * administrator) become grants here, so grants are the one source of truth.
  */
-import { type Kysely, sql } from 'kysely'
-
-// biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on today's table types.
-type AnyDb = Kysely<any>
-
-const AUDIT = [
-  'created_at',
-  'created_by',
-  'created_through',
-  'last_modified_at',
-  'last_modified_by',
-  'last_modified_through',
-] as const
+import { sql } from 'kysely'
+import { type AnyDb, AUDIT_COLUMNS } from './schema.js'
 
 /** Creates `grants` and moves the roles of existing token rows into it. */
 export function grantsMigration() {
@@ -39,7 +28,7 @@ export function grantsMigration() {
         .addColumn('claim_provider', 'text', (c) => c.notNull())
         .addColumn('claim_key', 'text', (c) => c.notNull())
         .addColumn('claim_value', 'text', (c) => c.notNull())
-      for (const col of AUDIT) grants = grants.addColumn(col, 'text', (c) => c.notNull())
+      for (const col of AUDIT_COLUMNS) grants = grants.addColumn(col, 'text', (c) => c.notNull())
       await grants.execute()
       await db.schema.createIndex('grants_binding').on('grants').column('binding_id').execute()
       await db.schema

@@ -4,20 +4,8 @@
  * sealed with (repeated from the envelope so a rotation can find the rows still on an old key).
  * Ids may contain slashes (`git/ssh/key`). Same definition on SQLite and PostgreSQL.
  */
-import type { Kysely } from 'kysely'
 import type { SqlDialect } from '../database.js'
-
-// biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on today's table types.
-type AnyDb = Kysely<any>
-
-const AUDIT = [
-  'created_at',
-  'created_by',
-  'created_through',
-  'last_modified_at',
-  'last_modified_by',
-  'last_modified_through',
-] as const
+import { type AnyDb, AUDIT_COLUMNS } from './schema.js'
 
 /** Creates the `secrets` table and its key-id index. */
 export function secretsMigration(_dialect: SqlDialect) {
@@ -30,7 +18,7 @@ export function secretsMigration(_dialect: SqlDialect) {
         .addColumn('description', 'text', (c) => c.notNull())
         .addColumn('key_id', 'text', (c) => c.notNull())
         .addColumn('ciphertext', 'text', (c) => c.notNull())
-      for (const col of AUDIT) secrets = secrets.addColumn(col, 'text', (c) => c.notNull())
+      for (const col of AUDIT_COLUMNS) secrets = secrets.addColumn(col, 'text', (c) => c.notNull())
       await secrets.execute()
       await db.schema.createIndex('secrets_key_id').on('secrets').column('key_id').execute()
     },

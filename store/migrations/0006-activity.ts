@@ -4,11 +4,8 @@
  * record is JSON text. Rows are read in (request time, sequence) order, newest first by default,
  * so the filter indexes (class, outcome) end in (ts_us, seq).
  */
-import type { Kysely } from 'kysely'
 import type { SqlDialect } from '../database.js'
-
-// biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on today's table types.
-type AnyDb = Kysely<any>
+import type { AnyDb } from './schema.js'
 
 /** Creates the `activity` table and its indexes. */
 export function activityMigration(dialect: SqlDialect) {
