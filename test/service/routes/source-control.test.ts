@@ -393,6 +393,45 @@ describe('source-control endpoints (file:// and http-backend)', () => {
     })
   })
 
+  it('lets a policy editor of the system read and commit, but not verify configs; others not at all', async () => {
+    const token = async (id: string) =>
+      (await json<{ result: string }>('PUT', `/v1/tokens/${id}`, { body: { description: id } })).body.result
+    const editor = await token('editor')
+    const stranger = await token('stranger')
+    const grant = await json('PUT', '/v1/authz/rolebindings/systems/files/policy-editors', {
+      body: { id: 'policy-editors', role_name: 'policy-editor', subjects: ['token:editor'] },
+    })
+    expect(grant.status).toBe(200)
+    const as = (tokenValue: string, method: string, path: string, body?: unknown) =>
+      t.json<ErrorBody>(method, path, { token: tokenValue, ...(body === undefined ? {} : { body }) })
+    const change = {
+      branch: 'by-editor',
+      author: 'E',
+      email: 'e@x',
+      message: 'edit',
+      files: { 'e.rego': 'package e\n' },
+      files_to_delete: [],
+    }
+    expect((await as(editor, 'GET', '/v1/systems/files/master')).status).toBe(200)
+    expect((await as(editor, 'POST', '/v1/systems/files/commits', change)).status).toBe(200)
+    expect((await as(editor, 'GET', '/v1/systems/files/branch?branch=by-editor')).status).toBe(200)
+    expect((await as(editor, 'DELETE', '/v1/systems/files/branch?branch=by-editor')).status).toBe(200)
+    const verify = { id: 'x', url, reference: 'main', commit: '', credentials: '', path: 'policies/sub' }
+    expect((await as(editor, 'POST', '/v1/systems/source-control/verify-config', verify)).status).toBe(403)
+    // Another system's repository is not the editor's.
+    expect((await as(editor, 'GET', '/v1/systems/evil/master')).status).toBe(403)
+    for (const [method, path, body] of [
+      ['GET', '/v1/systems/files/master', undefined],
+      ['POST', '/v1/systems/files/commits', { ...change, branch: 'by-stranger' }],
+      ['GET', '/v1/systems/files/branch?branch=main', undefined],
+      ['DELETE', '/v1/systems/files/branch?branch=busy', undefined],
+    ] as const) {
+      expect((await as(stranger, method, path, body)).status, `${method} ${path}`).toBe(403)
+    }
+    expect(refsOf(origin.bare)).not.toContain('by-stranger')
+    expect(refsOf(origin.bare)).toContain('refs/heads/busy')
+  })
+
   it('answers 504 when the repository does not answer within service.git.timeout', async () => {
     const silent = await startSilentServer()
     const slow = await startTestService(sqlite, '{git: {timeout: 1s}}')
