@@ -2,8 +2,7 @@
  * The git credentials an origin names, opened from the secret store: `credentials` is an HTTP
  * login (the secret's `name` is the username and its value the password or token; an empty name
  * sends the value as a token), `ssh_credentials` name the private key and its passphrase (an empty
- * passphrase value: a key without one). Host keys of ssh remotes are trusted on first use and
- * recorded in the store (settings `git.known_hosts/<host>:<port>`), then pinned.
+ * passphrase value: a key without one). Host keys of ssh remotes: host-keys.ts.
  *
  * Every secret id is checked before any is opened, so a missing one is a 400 naming its field
  * and no git command runs.
@@ -12,6 +11,7 @@ import { badRequest } from '../../core/http/index.js'
 import type { ServiceRepositories } from '../../store/service/index.js'
 import { type GitCredentials, parseRemoteUrl } from '../git/index.js'
 import type { SecretVault } from '../secrets/vault.js'
+import { hostKeyVerification } from './host-keys.js'
 import type { GitOriginFields } from './origin.js'
 
 interface NamedSecret {
@@ -39,11 +39,6 @@ async function assertNamedSecretsExist(store: ServiceRepositories, named: NamedS
   if (problems.length > 0) throw badRequest(problems[0]!, problems)
 }
 
-/** The settings key a host's recorded known_hosts lines live under. */
-export function knownHostsKey(host: string, port: number): string {
-  return `git.known_hosts/${host}:${port}`
-}
-
 /**
  * The credentials for `fields.url`, opened from the secrets it names; undefined when it names none.
  * @throws HttpError 400 when a named secret is missing or ssh credentials are incomplete.
@@ -52,7 +47,8 @@ export async function originCredentials(
   store: ServiceRepositories,
   vault: SecretVault,
   fields: GitOriginFields,
-  prefix = '',
+  prefix: string,
+  knownHosts: readonly string[],
 ): Promise<GitCredentials | undefined> {
   const named = namedSecrets(fields, prefix)
   await assertNamedSecretsExist(store, named)
@@ -64,19 +60,11 @@ export async function originCredentials(
       throw badRequest(`${prefix}ssh_credentials.private_key: required for a git repository over SSH`)
     const passphraseId = fields.ssh_credentials?.passphrase
     const passphrase = passphraseId ? await open(passphraseId) : ''
-    const key = knownHostsKey(remote.host!, remote.port!)
-    const known = await store.settings.get(key)
     return {
       ssh: {
         privateKey: await open(keyId),
         ...(passphrase === '' ? {} : { passphrase }),
-        hostKeys:
-          known !== undefined
-            ? { knownHosts: known }
-            : {
-                // The first replica to record a key wins; a different key later is refused by ssh.
-                trustOnFirstUse: async (lines) => void (await store.settings.getOrInit(key, lines)),
-              },
+        hostKeys: await hostKeyVerification(store, knownHosts, remote.host!, remote.port!),
       },
     }
   }

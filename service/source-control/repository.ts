@@ -19,7 +19,13 @@ export async function openRepository(
   origin: GitOrigin,
   prefix = '',
 ): Promise<GitMirror> {
-  const credentials = await originCredentials(deps.store, deps.secrets, origin.fields, prefix)
+  const credentials = await originCredentials(
+    deps.store,
+    deps.secrets,
+    origin.fields,
+    prefix,
+    deps.config.git.known_hosts,
+  )
   return mirror(origin.url, credentials, {
     dataDir: deps.dataDir,
     timeoutMs: parseGoDuration(deps.config.git.timeout) ?? 60_000,

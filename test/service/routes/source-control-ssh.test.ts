@@ -7,7 +7,7 @@
  */
 import { readFileSync, rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { knownHostsKey } from '../../../service/source-control/credentials.js'
+import { knownHostsKey } from '../../../service/source-control/host-keys.js'
 import { BACKENDS } from '../../store/backends.js'
 import { git, makeOrigin, type Sshd, startSshd, stop, tempDir } from '../git/fixtures.js'
 import { startTestService, type TestService } from '../harness.js'
@@ -100,7 +100,7 @@ describe.skipIf(sshd === undefined)('source-control endpoints over ssh (sshd)', 
     })
   })
 
-  it('refuses a host whose key differs from the recorded one, and a wrong passphrase', async () => {
+  it('refuses a host whose key differs from the recorded one; checks a configured key only', async () => {
     const other = await startTestService(sqlite)
     try {
       await other.service.store.settings.getOrInit(
@@ -118,15 +118,20 @@ describe.skipIf(sshd === undefined)('source-control endpoints over ssh (sshd)', 
       })
       expect(changed.status).toBe(502)
       expect(changed.body.code).toBe('git_host_key_rejected')
-      // Pinned to the right key, the wrong passphrase is an auth failure.
-      const t2 = await startTestService(sqlite)
+      // Pinned by configuration to the right key: a wrong passphrase is an auth failure, the right
+      // one works, and nothing is recorded (the configured key is the only one checked).
+      const pinnedLine = `[127.0.0.1]:${s.port} ${s.hostPublicKey}`
+      const t2 = await startTestService(sqlite, `{git: {known_hosts: [${JSON.stringify(pinnedLine)}]}}`)
       try {
-        for (const [id, secret] of [
-          ['git/ssh/key', s.lockedKey],
-          ['git/ssh/passphrase', 'LEAKCANARY-not-the-passphrase'],
-        ] as const) {
-          await t2.json('PUT', `/v1/secrets/${id}`, { body: { name: id, description: '', secret } })
+        const putSecrets = async (passphrase: string) => {
+          for (const [id, secret] of [
+            ['git/ssh/key', s.lockedKey],
+            ['git/ssh/passphrase', passphrase],
+          ] as const) {
+            await t2.json('PUT', `/v1/secrets/${id}`, { body: { name: id, description: '', secret } })
+          }
         }
+        await putSecrets('LEAKCANARY-not-the-passphrase')
         const wrong = await t2.json<Answer>('POST', '/v1/systems/source-control/verify-config', {
           body: verifyBody(),
         })
@@ -134,6 +139,12 @@ describe.skipIf(sshd === undefined)('source-control endpoints over ssh (sshd)', 
         expect(wrong.body.code).toBe('git_auth_failed')
         expect(JSON.stringify(wrong.body)).not.toContain('LEAKCANARY')
         expect(t2.logs.join('\n')).not.toContain('LEAKCANARY')
+        await putSecrets(s.passphrase)
+        const right = await t2.json<Answer>('POST', '/v1/systems/source-control/verify-config', {
+          body: verifyBody(),
+        })
+        expect(right.status, JSON.stringify(right.body)).toBe(200)
+        expect(await t2.service.store.settings.get(knownHostsKey('127.0.0.1', s.port))).toBeUndefined()
       } finally {
         await t2.close()
       }

@@ -336,6 +336,12 @@ describe('source-control endpoints (file:// and http-backend)', () => {
       const link = await json<ErrorBody>('GET', '/v1/systems/evil/master')
       expect(link.status).toBe(400)
       expect(link.body.message).toMatch(/^path: symlink "link\.rego" points outside/)
+      // Writing through the symlink would replace it by a folder: refused, nothing pushed.
+      const before = refsOf(origin.bare)
+      const through = await commit('evil', { branch: 'main', files: { 'link.rego/x.rego': 'p' } })
+      expect(through.status).toBe(400)
+      expect(through.body.code).toBe('git_invalid_input')
+      expect(refsOf(origin.bare)).toBe(before)
       await system('binary', { url, reference: 'main', path: 'bin' })
       const binary = await json<ErrorBody>('GET', '/v1/systems/binary/master')
       expect(binary.status).toBe(400)
