@@ -7,8 +7,9 @@
 import { Hono } from 'hono'
 import { badRequest, conflict, readStructuredBody } from '../../core/http/index.js'
 import { deleteBranch } from '../git/index.js'
+import { branchName } from '../git/refs.js'
 import { checkCommitBody } from '../source-control/commit-input.js'
-import { answeringGitErrors } from '../source-control/git-http-error.js'
+import { answeringGitErrors, gitHttpError } from '../source-control/git-http-error.js'
 import { systemOrigin } from '../source-control/origin.js'
 import { branchChanges, branchHead, masterFiles, originBranch } from '../source-control/repo-files.js'
 import { openRepository, originCommit } from '../source-control/repository.js'
@@ -16,6 +17,15 @@ import { commitToSystemBranch, folderRelativeField } from '../source-control/sys
 import { verifyConfig } from '../source-control/verify-config.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId, envelope } from '../validation.js'
+
+/** Runs a synchronous check of the git layer, answering its GitError as an HTTP error. */
+function gitHttpErrorsNow<T>(check: () => T): T {
+  try {
+    return check()
+  } catch (error) {
+    throw gitHttpError(error)
+  }
+}
 
 export function sourceControlRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const app = new Hono<ServiceEnv>()
@@ -35,10 +45,16 @@ export function sourceControlRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     })
   }
 
-  function branchQuery(value: string | undefined): string {
-    if (value === undefined || value === '')
+  /** The `branch` query parameter when given, checked before any git command runs. */
+  function optionalBranch(value: string | undefined): string | undefined {
+    return value === undefined || value === '' ? undefined : gitHttpErrorsNow(() => branchName(value))
+  }
+
+  function requiredBranch(value: string | undefined): string {
+    const branch = optionalBranch(value)
+    if (branch === undefined)
       throw badRequest('branch: required query parameter (the branch to read or delete)')
-    return value
+    return branch
   }
 
   app.post('/v1/systems/source-control/verify-config', async (c) =>
@@ -57,8 +73,8 @@ export function sourceControlRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   })
 
   app.get('/v1/systems/:system/master', async (c) => {
+    const branch = optionalBranch(c.req.query('branch'))
     const { origin, repo, baseCommit } = await opened(c.req.param('system'))
-    const branch = c.req.query('branch') || undefined
     return envelope(
       c,
       await answeringGitErrors(() => masterFiles(repo, origin, baseCommit, branch, maxFileBytes)),
@@ -66,7 +82,7 @@ export function sourceControlRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   })
 
   app.get('/v1/systems/:system/branch', async (c) => {
-    const branch = branchQuery(c.req.query('branch'))
+    const branch = requiredBranch(c.req.query('branch'))
     const { origin, repo, baseCommit } = await opened(c.req.param('system'))
     return envelope(
       c,
@@ -75,7 +91,7 @@ export function sourceControlRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   })
 
   app.delete('/v1/systems/:system/branch', async (c) => {
-    const branch = branchQuery(c.req.query('branch'))
+    const branch = requiredBranch(c.req.query('branch'))
     const { origin, repo } = await opened(c.req.param('system'))
     await answeringGitErrors(async () => {
       const head = await branchHead(repo, branch)
