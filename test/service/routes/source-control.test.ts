@@ -5,11 +5,19 @@
  * push race; and no credential value in any response, log line, activity record or database file.
  * (The ssh transport through these endpoints: source-control-ssh.test.ts.)
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKENDS } from '../../store/backends.js'
-import { freePort, git, makeOrigin, startHttpBackend, startSilentServer, tempDir } from '../git/fixtures.js'
+import {
+  freePort,
+  git,
+  makeOrigin,
+  processCommandLines,
+  startHttpBackend,
+  startSilentServer,
+  tempDir,
+} from '../git/fixtures.js'
 import { startTestService, type TestService } from '../harness.js'
 
 const PASSWORD = 'LEAKCANARY-http-password-9d2e'
@@ -185,6 +193,47 @@ describe('source-control endpoints (file:// and http-backend)', () => {
       expect(nobody.status).toBe(502)
       expect(nobody.body.code).toBe('git_repository_unreachable')
     })
+  })
+
+  it('keeps the password off every command line and out of every environment while git runs', async () => {
+    const slow = await startHttpBackend(root, [{ username: 'alice', password: PASSWORD }], 300)
+    try {
+      let done = false
+      const verifying = t
+        .json('POST', '/v1/systems/source-control/verify-config', {
+          body: {
+            id: 'slow',
+            url: `http://127.0.0.1:${slow.port}/repo.git`,
+            reference: 'main',
+            commit: '',
+            credentials: 'git/http',
+            path: '',
+          },
+        })
+        .finally(() => {
+          done = true
+        })
+      let sawRemoteHelper = false
+      for (let i = 0; i < 100 && !done; i++) {
+        const lines = processCommandLines()
+        if (lines.includes('remote-http')) sawRemoteHelper = true
+        expect(lines).not.toContain(PASSWORD)
+        for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+          let environ = ''
+          try {
+            environ = readFileSync(`/proc/${pid}/environ`, 'utf8')
+          } catch {
+            continue // gone, or not ours to read
+          }
+          expect(environ, `environment of ${pid}`).not.toContain(PASSWORD)
+        }
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      expect((await verifying).status).toBe(200)
+      expect(sawRemoteHelper).toBe(true)
+    } finally {
+      slow.server.close()
+    }
   })
 
   describe('files, commits and branches', () => {
