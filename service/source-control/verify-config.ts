@@ -7,10 +7,10 @@
  * the answer's `sha`. The folder (`path`) must exist at that commit.
  */
 import { badRequest, conflict } from '../../core/http/index.js'
-import { readTree } from '../git/index.js'
+import { parseRemoteUrl, readTree } from '../git/index.js'
 import { gitRepoSchema } from '../system-config.js'
 import { checkId, validateBody } from '../validation.js'
-import { answeringGitErrors } from './git-http-error.js'
+import { answeringGitErrors, gitHttpError } from './git-http-error.js'
 import { duplicateOriginOwner, gitOrigin } from './origin.js'
 import { openRepository, originCommit, type RepositoryDeps } from './repository.js'
 
@@ -35,6 +35,12 @@ export async function verifyConfig(deps: RepositoryDeps, body: unknown): Promise
     )
   checkId(id, 'id')
   const fields = validateBody(gitRepoSchema, rest, 'verify-config request')
+  try {
+    // Refused first (a URL carrying a password, a remote helper): nothing below repeats or runs it.
+    parseRemoteUrl(fields.url)
+  } catch (error) {
+    throw gitHttpError(error)
+  }
   const origin = gitOrigin(fields)
   const other = await duplicateOriginOwner(deps.store, origin, id)
   if (other !== undefined)
