@@ -310,6 +310,26 @@ describe('source-control endpoints (file:// and http-backend)', () => {
       expect(git(origin.bare, 'rev-parse', `${second.body.result.sha as string}^`)).toBe(sha)
     })
 
+    it('reads and branches from the pinned commit of a system that pins one', async () => {
+      const pinned = git(origin.bare, 'rev-parse', 'main')
+      await system('pinned', { url, commit: pinned, path: 'policies' })
+      origin.push({ 'policies/later.rego': 'package later\n' })
+      const files = await json<{ result: Record<string, unknown> }>('GET', '/v1/systems/pinned/master')
+      expect(files.status).toBe(200)
+      expect(files.body.result).toEqual({
+        files: {
+          'a.rego': 'package a\n\nallow := true\n',
+          'data.json': '{"x": 1}\n',
+          'sub/c.rego': 'package sub.c\n',
+        },
+      })
+      const res = await commit('pinned', { branch: 'from-pin', files: { 'p.rego': 'package p\n' } })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(git(origin.bare, 'rev-parse', `${res.body.result.sha as string}^`)).toBe(pinned)
+      // Nothing to refuse deleting: a pinned system follows no branch.
+      expect((await json('DELETE', '/v1/systems/pinned/branch?branch=from-pin')).status).toBe(200)
+    })
+
     it('deletes a proposal branch but not the branch the system follows', async () => {
       const deleted = await json('DELETE', '/v1/systems/files/branch?branch=feature')
       expect(deleted.status).toBe(200)
