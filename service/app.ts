@@ -24,6 +24,7 @@ import { healthRoutes } from './routes/health.js'
 import { logRoutes } from './routes/logs.js'
 import { policyRoutes } from './routes/policies.js'
 import { secretRoutes } from './routes/secrets.js'
+import { sourceControlRoutes } from './routes/source-control.js'
 import { statusRoutes } from './routes/status.js'
 import { systemRoutes } from './routes/systems.js'
 import { tokenRoutes } from './routes/tokens.js'
@@ -56,6 +57,8 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.use('/v1/*', authorize(deps.authorizer))
   app.use('/v2/*', authorize(deps.authorizer))
   app.route('/', tokenRoutes(deps))
+  // Before the systems' routes: `source-control/verify-config` is not a system id.
+  app.route('/', sourceControlRoutes(deps))
   app.route('/', systemRoutes(deps))
   app.route('/', policyRoutes(deps))
   app.route('/', dataRoutes(deps, limits))

@@ -104,6 +104,25 @@ export const serviceSectionSchema = z
         key_file: z.string().min(1).optional(),
       })
       .prefault({}),
+    /** Systems' git repositories (docs/git.md): the source-control endpoints' limits. */
+    git: z
+      .strictObject({
+        /** Per git command (fetch, push, read) against a system's repository. */
+        timeout: durationField()
+          .refine((text) => (parseGoDuration(text) ?? 0) >= 1, { error: 'expected a positive duration' })
+          .default('60s'),
+        /** Bytes of one file a commit may write or a read may answer; 413 naming the file beyond. */
+        max_file_bytes: field.positiveInt().default(1024 * 1024),
+        /** Bytes a repository's mirror may take on disk; 413 beyond. */
+        max_repository_bytes: field.positiveInt().default(512 * 1024 * 1024),
+        /**
+         * ssh host keys, as known_hosts lines (`host keytype base64`, `[host]:port …` off port 22).
+         * A host named here is checked against these keys only; other hosts are trusted on first
+         * use and their key recorded in the store.
+         */
+        known_hosts: z.array(z.string().min(1)).default([]),
+      })
+      .prefault({}),
     /** OIDC issuers whose bearer JWTs are accepted besides API tokens (service/identity/config.ts). */
     identity_providers: identityProvidersSchema,
     limits: z

@@ -111,6 +111,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       validateModule,
       agentTokenKey: await agentTokenKey(store),
       secrets,
+      dataDir,
       identity,
       // Grants written by other replicas (PostgreSQL) are noticed within a second.
       authorizer: new Authorizer(store.grants, {

@@ -12,7 +12,8 @@ const sshCredentialsSchema = z.strictObject({
   passphrase: z.string({ error: 'expected the passphrase secret id' }),
 })
 
-const gitRepoSchema = z
+/** A git origin (GitRepoConfig): also the body of verify-config, less its `id`. */
+export const gitRepoSchema = z
   .strictObject({
     url: z.string({ error: 'expected the repository URL' }).min(1, { error: 'expected the repository URL' }),
     reference: z.string().optional(),

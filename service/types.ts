@@ -60,6 +60,8 @@ export interface ServiceDeps {
   writeHealth: WriteHealth
   /** Seals and opens secret values. */
   secrets: SecretVault
+  /** The data folder (git mirrors live in `<dataDir>/git-mirrors`). */
+  dataDir: string
   /** Verifies identity-provider JWTs (no providers: every JWT is an unknown token). */
   identity: IdentityVerifier
   /** Decides every request (service/authz/); told when grants change. */

@@ -46,6 +46,12 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   // Systems
   row('GET', '/v1/systems', 'systems.list'),
   row('POST', '/v1/systems', 'systems.create'),
+  // Source control: verifying a config is part of creating a system; the rest is the system's policy
+  row('POST', '/v1/systems/source-control/verify-config', 'systems.create'),
+  row('POST', '/v1/systems/{system}/commits', 'policies.write', 'path'),
+  row('GET', '/v1/systems/{system}/master', 'policies.read', 'path'),
+  row('GET', '/v1/systems/{system}/branch', 'policies.read', 'path'),
+  row('DELETE', '/v1/systems/{system}/branch', 'policies.write', 'path'),
   row('GET', '/v1/systems/{system}', 'systems.read', 'path'),
   row('PUT', '/v1/systems/{system}', 'systems.update', 'path'),
   row('DELETE', '/v1/systems/{system}', 'systems.delete', 'path'),
