@@ -22,6 +22,7 @@ import { parseGoDuration } from './go-duration.js'
 import { IdentityVerifier } from './identity/verifier.js'
 import { createServiceMetrics } from './metrics.js'
 import { defaultModuleValidator, type ModuleValidator } from './policy-validation.js'
+import { RegistryPublisher } from './registry/registry-publisher.js'
 import { openSecretKeySource } from './secrets/key-source.js'
 import { SecretVault } from './secrets/vault.js'
 
@@ -88,7 +89,27 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       recheckMs: store.dialect === 'postgres' ? 2000 : null,
     })
     const validateModule = options.validateModule ?? defaultModuleValidator
-    const builder = new BundleBuilder({ store, watch, metrics, logger, validateModule, signer })
+    const registryRetry = config.bundle_registry
+    const registry = new RegistryPublisher({
+      store,
+      secrets,
+      logger,
+      retry: {
+        retries: registryRetry.upload_retries,
+        minDelayMs: registryRetry.retry_min_ms,
+        maxDelayMs: registryRetry.retry_max_ms,
+        timeoutMs: registryRetry.upload_timeout_ms,
+      },
+    })
+    const builder = new BundleBuilder({
+      store,
+      watch,
+      metrics,
+      logger,
+      validateModule,
+      signer,
+      onStored: (system, kind, revision, bytes) => registry.bundleBuilt(system, kind, revision, bytes),
+    })
     // Configuration (signing key, discovery defaults) may have changed since the last run.
     for (const system of await store.systems.list()) {
       await store.systems.bumpContentVersion(system.id)
@@ -111,6 +132,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       validateModule,
       agentTokenKey: await agentTokenKey(store),
       secrets,
+      registry,
       identity,
       // Grants written by other replicas (PostgreSQL) are noticed within a second.
       authorizer: new Authorizer(store.grants, {
@@ -168,6 +190,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           watch.close()
           writeHealth.close()
           await server.stop()
+          await registry.stop()
           await indexer?.stop()
           await retention.stop()
           await store.close()

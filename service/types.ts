@@ -10,6 +10,7 @@ import type { ServiceSection } from './config.js'
 import type { IdentityVerifier } from './identity/verifier.js'
 import type { ServiceMetrics } from './metrics.js'
 import type { ModuleValidator } from './policy-validation.js'
+import type { RegistryPublisher } from './registry/registry-publisher.js'
 import type { SecretVault } from './secrets/vault.js'
 
 /**
@@ -60,6 +61,8 @@ export interface ServiceDeps {
   writeHealth: WriteHealth
   /** Seals and opens secret values. */
   secrets: SecretVault
+  /** Keeps versions of systems' bundles and uploads them to their bundle registries. */
+  registry: RegistryPublisher
   /** Verifies identity-provider JWTs (no providers: every JWT is an unknown token). */
   identity: IdentityVerifier
   /** Decides every request (service/authz/); told when grants change. */
