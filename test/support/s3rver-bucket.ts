@@ -13,6 +13,7 @@ import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { AwsClient } from 'aws4fetch'
 
 export const S3RVER_ACCESS_KEY = 'S3RVER'
 export const S3RVER_SECRET_KEY = 'S3RVER'
@@ -59,16 +60,9 @@ export class S3rverBucketServer {
     rmSync(this.dir, { recursive: true, force: true })
   }
 
-  /** An object's bytes and ETag, read anonymously-signed with s3rver's key (undefined: 404). */
+  /** An object's bytes and ETag, read signed with s3rver's key (undefined: 404). */
   async get(bucket: string, key: string): Promise<{ bytes: Uint8Array; etag: string } | undefined> {
-    const { AwsClient } = await import('aws4fetch')
-    const client = new AwsClient({
-      accessKeyId: S3RVER_ACCESS_KEY,
-      secretAccessKey: S3RVER_SECRET_KEY,
-      region: 'us-east-1',
-      service: 's3',
-    })
-    const res = await client.fetch(`${this.url}/${bucket}/${key}`)
+    const res = await client().fetch(`${this.url}/${bucket}/${key}`)
     if (res.status === 404) {
       await res.arrayBuffer()
       return undefined
@@ -76,4 +70,20 @@ export class S3rverBucketServer {
     if (!res.ok) throw new Error(`GET ${bucket}/${key}: HTTP ${res.status} ${await res.text()}`)
     return { bytes: new Uint8Array(await res.arrayBuffer()), etag: res.headers.get('etag') ?? '' }
   }
+
+  /** Writes an object directly (as another publisher would), signed with s3rver's key. */
+  async put(bucket: string, key: string, bytes: Uint8Array): Promise<void> {
+    const res = await client().fetch(`${this.url}/${bucket}/${key}`, { method: 'PUT', body: bytes })
+    if (!res.ok) throw new Error(`PUT ${bucket}/${key}: HTTP ${res.status} ${await res.text()}`)
+    await res.arrayBuffer()
+  }
+}
+
+function client(): AwsClient {
+  return new AwsClient({
+    accessKeyId: S3RVER_ACCESS_KEY,
+    secretAccessKey: S3RVER_SECRET_KEY,
+    region: 'us-east-1',
+    service: 's3',
+  })
 }
