@@ -78,6 +78,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     schema: options.databaseSchema,
     poolSize: config.database.pool_size,
   })
+  // Uploads may start during the first builds: stopped before the store closes on a failed start.
+  let registry: RegistryPublisher | undefined
   try {
     await secrets.assertKeysKnown(store)
     const adminToken = await bootstrapAdminToken(store, options.adminToken ?? process.env.REGENT_ADMIN_TOKEN)
@@ -90,7 +92,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     })
     const validateModule = options.validateModule ?? defaultModuleValidator
     const registryRetry = config.bundle_registry
-    const registry = new RegistryPublisher({
+    const publisher = new RegistryPublisher({
       store,
       secrets,
       logger,
@@ -101,6 +103,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         timeoutMs: registryRetry.upload_timeout_ms,
       },
     })
+    registry = publisher
     const builder = new BundleBuilder({
       store,
       watch,
@@ -108,7 +111,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       logger,
       validateModule,
       signer,
-      onStored: (system, kind, revision, bytes) => registry.bundleBuilt(system, kind, revision, bytes),
+      onStored: (system, kind, revision, bytes) => publisher.bundleBuilt(system, kind, revision, bytes),
     })
     // Configuration (signing key, discovery defaults) may have changed since the last run.
     for (const system of await store.systems.list()) {
@@ -132,7 +135,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       validateModule,
       agentTokenKey: await agentTokenKey(store),
       secrets,
-      registry,
+      registry: publisher,
       identity,
       // Grants written by other replicas (PostgreSQL) are noticed within a second.
       authorizer: new Authorizer(store.grants, {
@@ -190,7 +193,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           watch.close()
           writeHealth.close()
           await server.stop()
-          await registry.stop()
+          await publisher.stop()
           await indexer?.stop()
           await retention.stop()
           await store.close()
@@ -199,6 +202,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       },
     }
   } catch (err) {
+    await registry?.stop()
     await store.close()
     throw err
   }

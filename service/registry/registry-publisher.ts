@@ -66,6 +66,8 @@ export class RegistryPublisher {
     string,
     { controller: AbortController; done: Promise<void>; version: number }
   >()
+  /** Bookkeeping of builds, one chain per system and bundle, so versions are added and deployed in build order. */
+  private readonly builds = new Map<string, Promise<void>>()
   private stopping = false
 
   constructor(private readonly options: RegistryPublisherOptions) {}
@@ -76,7 +78,21 @@ export class RegistryPublisher {
    * config change or a restart) re-uploads the active version if the bucket lacks it where the
    * config now says.
    */
-  async bundleBuilt(system: SystemRow, kind: BundleKind, revision: string, bytes: Uint8Array): Promise<void> {
+  bundleBuilt(system: SystemRow, kind: BundleKind, revision: string, bytes: Uint8Array): Promise<void> {
+    const key = uploadKey(system.id, kind)
+    const previous = this.builds.get(key) ?? Promise.resolve()
+    // NOTE(registry): two builds of one system finishing together (two quick PUTs) must not
+    // deploy the older one last; the builder stores them in content order and calls in that order.
+    const next = previous.then(() => this.recordBuild(system, kind, revision, bytes))
+    const settled = next.catch(() => {})
+    this.builds.set(key, settled)
+    void settled.then(() => {
+      if (this.builds.get(key) === settled) this.builds.delete(key)
+    })
+    return next
+  }
+
+  private async recordBuild(system: SystemRow, kind: BundleKind, revision: string, bytes: Uint8Array) {
     const config = registryConfigOf(system.config)
     if (!config) return
     const repo = this.options.store.registryBundles
