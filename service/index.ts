@@ -96,6 +96,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       store,
       secrets,
       logger,
+      metrics,
       retry: {
         retries: registryRetry.upload_retries,
         minDelayMs: registryRetry.retry_min_ms,

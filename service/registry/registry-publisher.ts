@@ -10,6 +10,7 @@
 import pRetry, { AbortError } from 'p-retry'
 import type { Logger } from 'pino'
 import type { BundleKind, ServiceStore, SystemRow } from '../../store/service/index.js'
+import type { ServiceMetrics } from '../metrics.js'
 import type { SecretVault } from '../secrets/vault.js'
 import {
   type BundleRegistryConfig,
@@ -35,6 +36,7 @@ export interface RegistryPublisherOptions {
   store: ServiceStore
   secrets: SecretVault
   logger: Logger
+  metrics: ServiceMetrics
   retry: UploadRetryOptions
 }
 
@@ -222,6 +224,7 @@ export class RegistryPublisher {
             uploaded_at: new Date().toISOString(),
             etag,
           })
+          this.options.metrics.registryUploads.inc({ kind, outcome: 'uploaded' })
           logger.info({ ...log, object: job.url, etag, attempts }, 'registry upload done')
         },
         {
@@ -233,6 +236,7 @@ export class RegistryPublisher {
           signal,
           onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
             if (signal.aborted) return
+            this.options.metrics.registryUploads.inc({ kind, outcome: 'failed' })
             await repo.setUpload(systemId, kind, version, {
               upload_state: retriesLeft > 0 ? 'retrying' : 'failed',
               upload_attempts: attemptNumber,

@@ -107,7 +107,7 @@ export class RegistryBundleRepository {
     return row && { ...summary(row), bytes: new Uint8Array(row.bytes) }
   }
 
-  /** Versions newest first (by kind, then version). */
+  /** Versions newest first (by version, then kind). */
   async list(systemId: string, options: RegistryListOptions): Promise<RegistryBundleSummary[]> {
     let query = this.db
       .selectFrom('registry_bundles')

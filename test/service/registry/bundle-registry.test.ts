@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readBundle } from '../../../core/bundle/index.js'
-import { eventually } from '../../relay/helpers.js'
+import { eventually, metricValue } from '../../relay/helpers.js'
 import { BACKENDS } from '../../store/backends.js'
 import { S3RVER_ACCESS_KEY, S3RVER_SECRET_KEY, S3rverBucketServer } from '../../support/s3rver-bucket.js'
 import { startTestService, type TestService } from '../harness.js'
@@ -297,6 +297,13 @@ for (const backend of BACKENDS) {
       )
       const failed = (await versions(id)).find((v) => v.bundle === 'policy')!
       expect(failed.upload.attempts).toBe(3)
+      const metrics = await (await t.call('GET', '/metrics', { token: null })).text()
+      expect(
+        metricValue(metrics, 'regent_service_registry_uploads_total', 'outcome="failed"'),
+      ).toBeGreaterThanOrEqual(3)
+      expect(
+        metricValue(metrics, 'regent_service_registry_uploads_total', 'outcome="uploaded"'),
+      ).toBeGreaterThan(0)
       expect((await t.call('GET', `/v1/bundles/systems/${id}`)).status).toBe(200)
 
       // Pointing the registry at a working endpoint uploads the active version again.
