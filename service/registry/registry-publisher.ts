@@ -116,17 +116,10 @@ export class RegistryPublisher {
 
   /** Makes `version` the active one and starts its upload; false when there is no such version. */
   async deploy(systemId: string, kind: BundleKind, version: number): Promise<boolean> {
-    if (
-      !(await this.options.store.registryBundles.markDeployed(
-        systemId,
-        kind,
-        version,
-        new Date().toISOString(),
-      ))
-    )
-      return false
-    this.startUpload(systemId, kind, version)
-    return true
+    const at = new Date().toISOString()
+    const found = await this.options.store.registryBundles.markDeployed(systemId, kind, version, at)
+    if (found) this.startUpload(systemId, kind, version)
+    return found
   }
 
   /** The upload state of each bundle's active version (absent kinds have none). */
