@@ -6,7 +6,7 @@
  * NOTE(tests): s3rver accepts only its built-in access key id `S3RVER` (secret `S3RVER`) and
  * answers any other with `InvalidAccessKeyId`; it parses SigV4 headers but does not recompute
  * them, so signature correctness is proven against the relay's strict test server instead
- * (test/relay/support/s3-server.ts) and here by the relay reading what we uploaded.
+ * (test/relay/support/s3-server.ts, in test/service/registry/s3-bucket.test.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
