@@ -270,6 +270,31 @@ for (const backend of BACKENDS) {
       ).toEqual([1, 2])
     })
 
+    it('keeps a rollback in place when the same content is rebuilt, until new content is built', async () => {
+      const id = await createSystem('rolled-back', registry({}, { policy_path: 'rb/{system_id}.tar.gz' }))
+      expect((await t.call('PUT', `/v1/policies/systems/${id}/main`, { body: policy('1') })).status).toBe(200)
+      await uploaded(id, 'policy', 2)
+      expect(
+        (await t.call('PUT', `/v1/systems/${id}/bundle-deploy`, { body: { primary: 1, force: true } }))
+          .status,
+      ).toBe(200)
+      await uploaded(id, 'policy', 1)
+      // A config change rebuilds the same content: version 1 stays active, no version is added.
+      expect((await t.call('PUT', `/v1/systems/${id}`, { body: { description: 'changed' } })).status).toBe(
+        200,
+      )
+      const deploy = await t.json<{ result: { primary: number; latest_built: number } }>(
+        'GET',
+        `/v1/systems/${id}/bundle-deploy`,
+      )
+      expect(deploy.body.result).toMatchObject({ primary: 1, latest_built: 2 })
+      // New content is deployed as usual.
+      expect((await t.call('PUT', `/v1/policies/systems/${id}/main`, { body: policy('2') })).status).toBe(200)
+      const v3 = await uploaded(id, 'policy', 3)
+      expect(v3.active).toBe(true)
+      expect((await s3.get(BUCKET, `rb/${id}.tar.gz`))?.etag).toBe(v3.upload.etag)
+    })
+
     it('shows a failing upload in the system status and keeps serving bundles directly', async () => {
       // A port nothing listens on: the upload fails, is retried, then marked failed.
       const closed = new S3rverBucketServer([BUCKET])
