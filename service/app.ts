@@ -23,6 +23,7 @@ import { decisionRoutes } from './routes/decisions.js'
 import { healthRoutes } from './routes/health.js'
 import { logRoutes } from './routes/logs.js'
 import { policyRoutes } from './routes/policies.js'
+import { registryBundleRoutes } from './routes/registry-bundles.js'
 import { secretRoutes } from './routes/secrets.js'
 import { sourceControlRoutes } from './routes/source-control.js'
 import { statusRoutes } from './routes/status.js'
@@ -63,6 +64,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', policyRoutes(deps))
   app.route('/', dataRoutes(deps, limits))
   app.route('/', bundleRoutes(deps))
+  app.route('/', registryBundleRoutes(deps))
   app.route('/', assetRoutes(deps))
   app.route('/', logRoutes(deps, limits))
   app.route('/', statusRoutes(deps, limits))

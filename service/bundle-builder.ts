@@ -35,6 +35,11 @@ export interface BundleBuilderOptions {
   logger: Logger
   validateModule: ModuleValidator
   signer?: BundleSigner
+  /**
+   * Told of every stored build (the bundle registry uploads it). Its failures are logged and
+   * never fail the build: agents keep getting bundles from the service.
+   */
+  onStored?: (system: SystemRow, kind: BundleKind, revision: string, bytes: Uint8Array) => Promise<void>
 }
 
 /** The outcome of one build. */
@@ -165,7 +170,13 @@ export class BundleBuilder {
       built_at: new Date().toISOString(),
     })
     this.options.metrics.bundleBuilds.inc({ kind, outcome: stored ? 'stored' : 'superseded' })
-    if (stored) this.options.watch.notify(system.id, kind, revision)
+    if (!stored) return
+    this.options.watch.notify(system.id, kind, revision)
+    try {
+      await this.options.onStored?.(system, kind, revision, bytes)
+    } catch (err) {
+      this.options.logger.error({ err, system_id: system.id, kind }, 'bundle registry bookkeeping failed')
+    }
   }
 }
 

@@ -89,6 +89,19 @@ export const serviceSectionSchema = z
         signing: signingSchema.optional(),
       })
       .prefault({}),
+    /** Uploads to systems' bundle registries (docs/bundle-registry.md). */
+    bundle_registry: z
+      .strictObject({
+        /** Retries of a failed upload before its state is `failed` (the next build or restart tries again). */
+        upload_retries: field.nonNegativeInt().default(8),
+        /** Milliseconds before the first retry; doubled (with jitter) for each next one. */
+        retry_min_ms: field.positiveInt().default(1000),
+        /** Upper bound of the delay between retries, in milliseconds. */
+        retry_max_ms: field.positiveInt().default(60_000),
+        /** Milliseconds one upload request may take. */
+        upload_timeout_ms: field.positiveInt().default(30_000),
+      })
+      .prefault({}),
     blueprints: z
       .strictObject({
         /** A folder of `<name>.yaml` blueprints offered beside the built-in ones (read on each request). */

@@ -22,6 +22,7 @@ import { parseGoDuration } from './go-duration.js'
 import { IdentityVerifier } from './identity/verifier.js'
 import { createServiceMetrics } from './metrics.js'
 import { defaultModuleValidator, type ModuleValidator } from './policy-validation.js'
+import { RegistryPublisher } from './registry/registry-publisher.js'
 import { openSecretKeySource } from './secrets/key-source.js'
 import { SecretVault } from './secrets/vault.js'
 
@@ -77,6 +78,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     schema: options.databaseSchema,
     poolSize: config.database.pool_size,
   })
+  // Uploads may start during the first builds: stopped before the store closes on a failed start.
+  let registry: RegistryPublisher | undefined
   try {
     await secrets.assertKeysKnown(store)
     const adminToken = await bootstrapAdminToken(store, options.adminToken ?? process.env.REGENT_ADMIN_TOKEN)
@@ -88,7 +91,29 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       recheckMs: store.dialect === 'postgres' ? 2000 : null,
     })
     const validateModule = options.validateModule ?? defaultModuleValidator
-    const builder = new BundleBuilder({ store, watch, metrics, logger, validateModule, signer })
+    const registryRetry = config.bundle_registry
+    const publisher = new RegistryPublisher({
+      store,
+      secrets,
+      logger,
+      metrics,
+      retry: {
+        retries: registryRetry.upload_retries,
+        minDelayMs: registryRetry.retry_min_ms,
+        maxDelayMs: registryRetry.retry_max_ms,
+        timeoutMs: registryRetry.upload_timeout_ms,
+      },
+    })
+    registry = publisher
+    const builder = new BundleBuilder({
+      store,
+      watch,
+      metrics,
+      logger,
+      validateModule,
+      signer,
+      onStored: (system, kind, revision, bytes) => publisher.bundleBuilt(system, kind, revision, bytes),
+    })
     // Configuration (signing key, discovery defaults) may have changed since the last run.
     for (const system of await store.systems.list()) {
       await store.systems.bumpContentVersion(system.id)
@@ -112,6 +137,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       agentTokenKey: await agentTokenKey(store),
       secrets,
       dataDir,
+      registry: publisher,
       identity,
       // Grants written by other replicas (PostgreSQL) are noticed within a second.
       authorizer: new Authorizer(store.grants, {
@@ -169,6 +195,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           watch.close()
           writeHealth.close()
           await server.stop()
+          await publisher.stop()
           await indexer?.stop()
           await retention.stop()
           await store.close()
@@ -177,6 +204,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       },
     }
   } catch (err) {
+    await registry?.stop()
     await store.close()
     throw err
   }

@@ -13,6 +13,8 @@ export interface ServiceMetrics {
   httpDuration: Histogram<'method'>
   decisionsReceived: Counter<'outcome'>
   bundleBuilds: Counter<'kind' | 'outcome'>
+  /** Upload attempts to bundle registries, by bundle kind and outcome (uploaded, failed). */
+  registryUploads: Counter<'kind' | 'outcome'>
   /** Activity records written, by class (audit, activity). */
   activityRecorded: Counter<'class'>
   /** Activity records that could not be written. */
@@ -49,6 +51,12 @@ export function createServiceMetrics(withProcessMetrics = false): ServiceMetrics
     bundleBuilds: new Counter({
       name: 'regent_service_bundle_builds_total',
       help: 'Bundle builds, by kind and outcome',
+      labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    }),
+    registryUploads: new Counter({
+      name: 'regent_service_registry_uploads_total',
+      help: 'Upload attempts to bundle registries, by bundle kind and outcome',
       labelNames: ['kind', 'outcome'],
       registers: [registry],
     }),

@@ -6,6 +6,7 @@
  * client can GET a system, change a field and PUT it back.
  */
 import { z } from 'zod'
+import { bundleRegistrySchema } from './registry/registry-config.js'
 
 const sshCredentialsSchema = z.strictObject({
   private_key: z.string({ error: 'expected the private key secret id' }),
@@ -104,7 +105,8 @@ export const systemFieldsSchema = z.strictObject({
   deployment_parameters: deploymentParametersSchema.optional(),
   source_control: z.strictObject({ origin: gitRepoSchema }).optional(),
   bundle_download: object.optional(),
-  bundle_registry: object.optional(),
+  // null removes the registry (a PUT merges fields into the stored config).
+  bundle_registry: bundleRegistrySchema.nullable().optional(),
   context_bundle_data_only: z.boolean().optional(),
   context_bundle_roots: z.array(z.string()).optional(),
   decision_mappings: object.optional(),
@@ -132,6 +134,7 @@ export const systemFieldsSchema = z.strictObject({
   matching_stacks: z.unknown().optional(),
   migration_history: z.unknown().optional(),
   minimum_opa_version: z.unknown().optional(),
+  bundle_registry_status: z.unknown().optional(),
 })
 
 export type SystemFields = z.output<typeof systemFieldsSchema>
@@ -154,6 +157,7 @@ const READ_ONLY = new Set([
   'matching_stacks',
   'migration_history',
   'minimum_opa_version',
+  'bundle_registry_status',
 ])
 
 /** The part of a request stored as the system's config (columns and read-only fields removed). */

@@ -10,6 +10,7 @@ import type { ServiceSection } from './config.js'
 import type { IdentityVerifier } from './identity/verifier.js'
 import type { ServiceMetrics } from './metrics.js'
 import type { ModuleValidator } from './policy-validation.js'
+import type { RegistryPublisher } from './registry/registry-publisher.js'
 import type { SecretVault } from './secrets/vault.js'
 
 /**
@@ -62,6 +63,8 @@ export interface ServiceDeps {
   secrets: SecretVault
   /** The data folder (git mirrors live in `<dataDir>/git-mirrors`). */
   dataDir: string
+  /** Keeps versions of systems' bundles and uploads them to their bundle registries. */
+  registry: RegistryPublisher
   /** Verifies identity-provider JWTs (no providers: every JWT is an unknown token). */
   identity: IdentityVerifier
   /** Decides every request (service/authz/); told when grants change. */

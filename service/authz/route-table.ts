@@ -56,6 +56,12 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   row('PUT', '/v1/systems/{system}', 'systems.update', 'path'),
   row('DELETE', '/v1/systems/{system}', 'systems.delete', 'path'),
   row('GET', '/v1/systems/{system}/assets/{assettype}', 'systems.install', 'path'),
+  // Bundle registry: versions are system state; a version's bytes are its policies
+  row('GET', '/v1/systems/{system}/bundles', 'systems.read', 'path'),
+  row('GET', '/v1/systems/{system}/bundles/{bundle}/{version}/details', 'systems.read', 'path'),
+  row('GET', '/v1/systems/{system}/bundles/{bundle}/{version}/bundle', 'policies.read', 'path'),
+  row('GET', '/v1/systems/{system}/bundle-deploy', 'systems.read', 'path'),
+  row('PUT', '/v1/systems/{system}/bundle-deploy', 'systems.update', 'path'),
   // Agent traffic
   row('GET', '/v1/systems/{system}/discovery', 'bundles.pull', 'path'),
   row('GET', '/v1/bundles/systems/{system}', 'bundles.pull', 'path'),

@@ -19,35 +19,62 @@ import {
 } from '../../store/service/index.js'
 import { creatorBindings } from '../authz/inherit.js'
 import { STATUS_BUILD_FAILED } from '../bundle-builder.js'
-import { assertSecretsExist, sourceControlSecretReferences } from '../secrets/references.js'
+import { registryConfigOf } from '../registry/registry-config.js'
+import type { RegistryPublisher } from '../registry/registry-publisher.js'
+import { assertSecretsExist, systemSecretReferences } from '../secrets/references.js'
 import { type SystemFields, storedConfig, systemFieldsSchema } from '../system-config.js'
 import { insertSystem } from '../systems/insert-system.js'
 import type { Principal, ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId, envelope, validateBody } from '../validation.js'
 import { tokenView } from './tokens.js'
 
+/** Upload states that mean the bucket does not hold the active version. */
+const REGISTRY_TROUBLE = new Set(['retrying', 'failed'])
+
+/** `errors.bundle_registry` when an active version's upload is failing. */
+function registryErrors(registry: RegistryStatus | undefined) {
+  const failing = Object.entries(registry ?? {}).filter(([, s]) => REGISTRY_TROUBLE.has(s.state))
+  if (failing.length === 0) return {}
+  return {
+    bundle_registry: {
+      waiting: failing.some(([, s]) => s.state === 'retrying'),
+      errors: failing.map(([kind, s]) => ({
+        code: 'BundleRegistryUploadFailed',
+        message: `${kind} bundle version ${s.version}: ${s.error ?? 'upload failed'}`,
+      })),
+    },
+  }
+}
+
+type RegistryStatus = Awaited<ReturnType<RegistryPublisher['status']>>
+
 /** The API shape of a system (`systems.v1.SystemConfig`). */
-export function systemView(row: SystemRow, extras: { token?: TokenRow; policies?: PolicyRow[] } = {}) {
+export function systemView(
+  row: SystemRow,
+  extras: { token?: TokenRow; policies?: PolicyRow[]; registry?: RegistryStatus } = {},
+) {
   const errors = row.status_errors ? (JSON.parse(row.status_errors) as string[]) : []
+  const bundleErrors =
+    errors.length === 0
+      ? {}
+      : {
+          bundle: {
+            waiting: false,
+            errors: errors.map((message) => ({
+              code: STATUS_BUILD_FAILED,
+              message,
+              timestamp: row.last_modified_at,
+            })),
+          },
+        }
   return {
     ...(JSON.parse(row.config) as Record<string, unknown>),
     id: row.id,
     name: row.name,
     type: row.type,
     status: row.status,
-    errors:
-      errors.length === 0
-        ? {}
-        : {
-            bundle: {
-              waiting: false,
-              errors: errors.map((message) => ({
-                code: STATUS_BUILD_FAILED,
-                message,
-                timestamp: row.last_modified_at,
-              })),
-            },
-          },
+    errors: { ...bundleErrors, ...registryErrors(extras.registry) },
+    ...(extras.registry ? { bundle_registry_status: extras.registry } : {}),
     policies: (extras.policies ?? []).map((p) => ({
       id: p.path,
       type: 'rego',
@@ -77,11 +104,12 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const app = new Hono<ServiceEnv>()
 
   async function view(tx: ServiceRepositories, row: SystemRow) {
-    const [token, policies] = await Promise.all([
+    const [token, policies, registry] = await Promise.all([
       tx.tokens.findForSystem(row.id),
       tx.policies.listForSystem(row.id),
+      registryConfigOf(row.config) ? deps.registry.status(row.id) : undefined,
     ])
-    return systemView(row, { token, policies })
+    return systemView(row, { token, policies, registry })
   }
 
   async function create(id: string, fields: SystemFields, actor: Actor, principal: Principal) {
@@ -156,7 +184,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     if (fields.type !== undefined && fields.type !== existing.type) {
       throw badRequest(`type: a system's type cannot change (it is "${existing.type}")`)
     }
-    await assertSecretsExist(store, sourceControlSecretReferences(fields.source_control))
+    await assertSecretsExist(store, systemSecretReferences(fields))
     const config = { ...(JSON.parse(existing.config) as Record<string, unknown>), ...storedConfig(fields) }
     try {
       const version = await store.systems.update(id, {
@@ -180,6 +208,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       if (!(await tx.systems.delete(id))) throw notFound(`system ${id} not found`)
       await tx.tokens.deleteForSystem(id)
       await tx.bundles.deleteForSystem(id)
+      await tx.registryBundles.deleteForSystem(id)
       await tx.agentStatus.deleteForSystem(id)
       await tx.grants.deleteForResource('system', id)
       if (recursive) {

@@ -20,6 +20,27 @@ interface SourceControlFields {
   }
 }
 
+/** Every secret id a system's fields name: its source control's and its bundle registry's. */
+export function systemSecretReferences(fields: {
+  source_control?: SourceControlFields
+  bundle_registry?: RegistryFields | null
+}): SecretReference[] {
+  return [
+    ...sourceControlSecretReferences(fields.source_control),
+    ...registrySecretReferences(fields.bundle_registry ?? undefined),
+  ]
+}
+
+interface RegistryFields {
+  distribution_s3?: { access_keys?: string }
+}
+
+/** The secret a system's `bundle_registry` signs its uploads with. */
+export function registrySecretReferences(registry: RegistryFields | undefined): SecretReference[] {
+  const id = registry?.distribution_s3?.access_keys
+  return id ? [{ field: 'bundle_registry.distribution_s3.access_keys', id }] : []
+}
+
 /** The secret ids a system's `source_control` names (empty strings name nothing). */
 export function sourceControlSecretReferences(
   sourceControl: SourceControlFields | undefined,
@@ -59,18 +80,17 @@ export async function systemsReferencingSecret(
 ): Promise<Array<{ system: string; field: string }>> {
   const found: Array<{ system: string; field: string }> = []
   for (const row of await store.systems.list()) {
-    for (const ref of sourceControlSecretReferences(sourceControlOf(row))) {
+    for (const ref of systemSecretReferences(referencingFieldsOf(row))) {
       if (ref.id === id) found.push({ system: row.id, field: ref.field })
     }
   }
   return found
 }
 
-function sourceControlOf(row: SystemRow): SourceControlFields | undefined {
+function referencingFieldsOf(row: SystemRow): Parameters<typeof systemSecretReferences>[0] {
   try {
-    const config = JSON.parse(row.config) as { source_control?: SourceControlFields }
-    return config.source_control
+    return JSON.parse(row.config) as Parameters<typeof systemSecretReferences>[0]
   } catch {
-    return undefined
+    return {}
   }
 }

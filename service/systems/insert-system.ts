@@ -9,7 +9,7 @@ import {
   type ServiceRepositories,
   type StoredBinding,
 } from '../../store/service/index.js'
-import { assertSecretsExist, sourceControlSecretReferences } from '../secrets/references.js'
+import { assertSecretsExist, systemSecretReferences } from '../secrets/references.js'
 import { type SystemFields, storedConfig } from '../system-config.js'
 import { agentTokenId, deriveAgentSecret, hashSecret } from '../token-secrets.js'
 
@@ -35,7 +35,7 @@ export async function insertSystem(
     now = new Date(),
   }: { bindings?: ReadonlyArray<Omit<StoredBinding, 'meta'>>; now?: Date } = {},
 ): Promise<void> {
-  await assertSecretsExist(tx, sourceControlSecretReferences(system.fields.source_control))
+  await assertSecretsExist(tx, systemSecretReferences(system.fields))
   await tx.systems.insert({
     id: system.id,
     name: system.name,

@@ -12,6 +12,7 @@ import { DataDocumentRepository } from './data-documents.js'
 import { DecisionRepository } from './decisions.js'
 import { GrantRepository } from './grants.js'
 import { PolicyRepository } from './policies.js'
+import { RegistryBundleRepository } from './registry-bundles.js'
 import { SecretRepository } from './secrets.js'
 import { SettingsRepository } from './settings.js'
 import { SystemRepository } from './systems.js'
@@ -34,6 +35,7 @@ export class ServiceRepositories {
   readonly secrets: SecretRepository
   readonly grants: GrantRepository
   readonly activity: ActivityRepository
+  readonly registryBundles: RegistryBundleRepository
 
   constructor(db: Kysely<ServiceTables>, dialect: SqlDialect) {
     this.settings = new SettingsRepository(db)
@@ -47,6 +49,7 @@ export class ServiceRepositories {
     this.secrets = new SecretRepository(db)
     this.grants = new GrantRepository(db)
     this.activity = new ActivityRepository(db, dialect)
+    this.registryBundles = new RegistryBundleRepository(db)
   }
 }
 

@@ -159,6 +159,30 @@ export interface ActivityTable {
   record: string
 }
 
+/** A version of a system's bundle kept for its bundle registry (migration 0009). */
+export interface RegistryBundlesTable {
+  system_id: string
+  /** `policy` or `discovery`. */
+  kind: string
+  /** 1, 2, … per system and kind, in build order. */
+  version: number
+  revision: string
+  bytes: Uint8Array
+  size: number
+  built_at: string
+  /** Orders deployments; the highest is the active version. Null: never deployed. */
+  deploy_seq: number | null
+  deployed_at: string | null
+  upload_state: string
+  upload_attempts: number
+  upload_error: string | null
+  /** The object URL the version was last uploaded to. */
+  uploaded_to: string | null
+  uploaded_at: string | null
+  /** The object's ETag as the bucket answered it. */
+  etag: string | null
+}
+
 /** Every table of the service's database. */
 export interface ServiceTables {
   settings: SettingsTable
@@ -172,4 +196,5 @@ export interface ServiceTables {
   secrets: SecretsTable
   grants: GrantsTable
   activity: ActivityTable
+  registry_bundles: RegistryBundlesTable
 }

@@ -18,6 +18,11 @@ const ROUTES: Array<[string, string]> = [
   ['GET', '/v1/systems/{id}/discovery'],
   ['GET', '/v1/systems/{id}/assets/{id}'],
   ['GET', '/v1/bundles/systems/{id}'],
+  ['GET', '/v1/systems/{id}/bundles'],
+  ['GET', '/v1/systems/{id}/bundles/{id}/{id}/details'],
+  ['GET', '/v1/systems/{id}/bundles/{id}/{id}/bundle'],
+  ['GET', '/v1/systems/{id}/bundle-deploy'],
+  ['PUT', '/v1/systems/{id}/bundle-deploy'],
   ['GET', '/v1/tokens'],
   ['GET', '/v1/tokens/{id}'],
   ['PUT', '/v1/tokens/{id}'],
@@ -52,6 +57,15 @@ const bodyArb = fc.oneof(
         ttl: fc.oneof(fc.constantFrom('1h', '720h', '-1h', 'forever'), json),
         allow_path_patterns: fc.oneof(fc.array(fc.constantFrom('/v1/*', '[', '**')), json),
         source_control: json,
+        bundle_registry: fc.oneof(
+          json,
+          fc.record(
+            { distribution_s3: json, max_bundles: json, manual_deployment: json },
+            { requiredKeys: [] },
+          ),
+        ),
+        primary: json,
+        force: json,
       },
       { requiredKeys: [] },
     )

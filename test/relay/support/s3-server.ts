@@ -1,7 +1,7 @@
 /**
  * A tiny S3-compatible object server for tests: path-style `GET /<bucket>/<key>` with ETag and
- * `If-None-Match`, and AWS Signature Version 4 checked independently of the client library
- * (canonical request, string to sign, HMAC key chain, as AWS documents them). A request with a
+ * `If-None-Match`, `PUT /<bucket>/<key>`, and AWS Signature Version 4 checked independently of
+ * the client library (canonical request, string to sign, HMAC key chain, as AWS documents them). A request with a
  * missing or wrong signature gets S3's 403 `SignatureDoesNotMatch`.
  *
  * NOTE(relay tests): s3rver (the usual choice) depends on koa 2, busboy 0.3 and winston, is
@@ -40,7 +40,14 @@ export class S3TestServer {
           res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${problem}</Code></Error>`)
           return
         }
-        const object = this.objects.get(decodeURIComponent((req.url ?? '').split('?')[0]!.slice(1)))
+        const name = decodeURIComponent((req.url ?? '').split('?')[0]!.slice(1))
+        if (req.method === 'PUT') {
+          // Uploads (the service's bundle registry) are stored as S3 stores a simple PUT.
+          this.put(name, new Uint8Array(Buffer.concat(chunks)))
+          res.writeHead(200, { ETag: this.objects.get(name)!.etag }).end()
+          return
+        }
+        const object = this.objects.get(name)
         if (!object) {
           res
             .writeHead(404, { 'Content-Type': 'application/xml' })
