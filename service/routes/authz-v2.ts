@@ -4,11 +4,13 @@
  * updates) and subject edits (PUT adds, POST replaces, DELETE removes). Envelopes are
  * `{roles}`, `{rolebindings}` and `{rolebinding}` as the spec names them.
  */
+
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { z } from 'zod'
 import { conflict, notFound, readStructuredBody } from '../../core/http/index.js'
 import { type Actor, type GrantSubject, objectMeta, type StoredBinding } from '../../store/service/index.js'
+import { changeTransaction } from '../activity/change-transaction.js'
 import {
   bindingToV2,
   checkBinding,
@@ -84,7 +86,10 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
     const createOnly = c.req.header('If-None-Match')?.trim() === '*'
     const id = body.id === undefined ? newBindingId() : checkId(body.id, 'id')
     const subjects = body.subjects.map((s, i) => subjectFromV2(s, `subjects.${i}`))
-    const written = await store.transaction(async (tx) => {
+    const written = await changeTransaction(
+      c,
+      store,
+    )(async (tx) => {
       const existing = body.id === undefined ? undefined : await tx.grants.get(id)
       if (existing && createOnly) throw conflict(`role binding ${id} already exists`)
       const binding = {
@@ -118,7 +123,7 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
 
   app.delete('/v2/authz/rolebindings/:id', async (c) => {
     const id = c.req.param('id')
-    const deleted = await store.grants.delete(id)
+    const deleted = await changeTransaction(c, store)((tx) => tx.grants.delete(id))
     // `If-Match: *` asks for success when the binding is already gone.
     if (!deleted && c.req.header('If-Match')?.trim() !== '*') throw notFound(`role binding ${id} not found`)
     if (deleted) authorizer.changed()
@@ -132,7 +137,10 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
       const id = c.req.param('id')!
       const body = validateBody(subjectsBodySchema, await readStructuredBody(c), 'subjects')
       const given = body.subjects.map((s, i) => subjectFromV2(s, `subjects.${i}`))
-      const written = await store.transaction(async (tx) => {
+      const written = await changeTransaction(
+        c,
+        store,
+      )(async (tx) => {
         const binding = await tx.grants.get(id)
         if (!binding) throw notFound(`role binding ${id} not found`)
         await tx.grants.put({ ...binding, subjects: edit(binding.subjects, given) }, actorOf(c))
