@@ -79,7 +79,8 @@ export function recordActivity(options: RecordActivityOptions): MiddlewareHandle
       metrics.activityRecordFailures.inc()
       const log = c.var.log ?? logger
       log.error({ err: (err as Error).message, code: (err as { code?: string }).code }, message)
-      c.error ??= err as Error
+      // Outer middleware (write tracking) sees the database's failure, not the route's outcome.
+      c.error = err as Error
     }
     if (activity.committedSeq !== undefined) {
       // The change and its record are committed; only the response's part is missing.
@@ -96,7 +97,6 @@ export function recordActivity(options: RecordActivityOptions): MiddlewareHandle
       metrics.activityRecorded.inc({ class: entry.activityClass })
     } catch (err) {
       failed(err, 'activity record not written')
-      c.error = err as Error
       const unrecordedChange = entry.activityClass === AUDIT_CLASS && c.res.status < 400
       if (unrecordedChange) {
         const refusal = serviceUnavailable(
