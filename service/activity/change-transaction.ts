@@ -2,7 +2,7 @@
  * A change and its activity record in one database transaction ("never acknowledge what a
  * restart would not find"). The recording middleware gives each management request a
  * RequestActivity (`c.var.activity`); a route that changes something runs its writes through
- * `changeTransaction(c, store)`, which appends the request's record as the transaction's last
+ * `inChangeTransaction(c, store, work)`, which appends the request's record as the transaction's last
  * statement. When that append fails, the transaction rolls back: the change is not applied and
  * the caller gets 503. After the route, the middleware completes the record with the response
  * (status, timestamps, duration) instead of appending a second one.
@@ -90,4 +90,13 @@ export class RequestActivity {
 export function changeTransaction(c: Context<ServiceEnv>, store: ServiceStore): TransactionRunner {
   const activity = c.var.activity
   return activity ? (work) => activity.transaction(work) : (work) => store.transaction(work)
+}
+
+/** Runs `work` as the route's change: `changeTransaction(c, store)(work)`. */
+export function inChangeTransaction<T>(
+  c: Context<ServiceEnv>,
+  store: ServiceStore,
+  work: (tx: ServiceRepositories) => Promise<T>,
+): Promise<T> {
+  return changeTransaction(c, store)(work)
 }

@@ -5,7 +5,6 @@
  * compiled together before anything is written; the touched systems' bundles are rebuilt after
  * the commit.
  */
-
 import { badRequest, conflict } from '../../core/http/index.js'
 import {
   type Actor,

@@ -4,13 +4,12 @@
  * updates) and subject edits (PUT adds, POST replaces, DELETE removes). Envelopes are
  * `{roles}`, `{rolebindings}` and `{rolebinding}` as the spec names them.
  */
-
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { z } from 'zod'
 import { conflict, forbidden, notFound, readStructuredBody } from '../../core/http/index.js'
 import { type Actor, type GrantSubject, objectMeta, type StoredBinding } from '../../store/service/index.js'
-import { changeTransaction } from '../activity/change-transaction.js'
+import { inChangeTransaction } from '../activity/change-transaction.js'
 import { resourceOf } from '../authz/authorizer.js'
 import {
   bindingToV2,
@@ -107,10 +106,7 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
     const createOnly = c.req.header('If-None-Match')?.trim() === '*'
     const id = body.id === undefined ? newBindingId() : checkId(body.id, 'id')
     const subjects = body.subjects.map((s, i) => subjectFromV2(s, `subjects.${i}`))
-    const written = await changeTransaction(
-      c,
-      store,
-    )(async (tx) => {
+    const written = await inChangeTransaction(c, store, async (tx) => {
       const existing = body.id === undefined ? undefined : await tx.grants.get(id)
       if (existing) assertMayManage(c, 'authz.write', existing)
       if (existing && createOnly) throw conflict(`role binding ${id} already exists`)
@@ -147,10 +143,7 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
 
   app.delete('/v2/authz/rolebindings/:id', async (c) => {
     const id = c.req.param('id')
-    const deleted = await changeTransaction(
-      c,
-      store,
-    )(async (tx) => {
+    const deleted = await inChangeTransaction(c, store, async (tx) => {
       const existing = await tx.grants.get(id)
       if (!existing) return false
       assertMayManage(c, 'authz.write', existing)
@@ -169,10 +162,7 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
       const id = c.req.param('id')!
       const body = validateBody(subjectsBodySchema, await readStructuredBody(c), 'subjects')
       const given = body.subjects.map((s, i) => subjectFromV2(s, `subjects.${i}`))
-      const written = await changeTransaction(
-        c,
-        store,
-      )(async (tx) => {
+      const written = await inChangeTransaction(c, store, async (tx) => {
         const binding = await tx.grants.get(id)
         if (!binding) throw notFound(`role binding ${id} not found`)
         assertMayManage(c, 'authz.write', binding)

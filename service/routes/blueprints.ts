@@ -4,7 +4,6 @@
  * `meta.v2.ErrorResponse` envelope (`{"Error": "…"}`), as the management API's description gives
  * them; authentication and authorization refusals keep the service's usual envelope.
  */
-
 import { type Context, Hono } from 'hono'
 import {
   type BodyLimits,

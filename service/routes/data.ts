@@ -4,7 +4,6 @@
  * Patch, DELETE removes. `ETag`/`If-None-Match` on reads, `If-Match` on writes. Documents under
  * `systems/{id}/…` feed that system's bundle. (Evaluating Rego here comes in a later version.)
  */
-
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import {
@@ -17,7 +16,7 @@ import {
   readBodyText,
 } from '../../core/http/index.js'
 import { type Actor, createdBy, type DataDocumentRow } from '../../store/service/index.js'
-import { changeTransaction } from '../activity/change-transaction.js'
+import { inChangeTransaction } from '../activity/change-transaction.js'
 import { DataConflictError, placeAt, valueAt } from '../data-tree.js'
 import {
   documentEtag,
@@ -66,10 +65,7 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
   ): Promise<unknown> {
     const systemId = systemOfPath(path)
     const actor: Actor = { by: c.var.principal.id, through: 'api' }
-    const value = await changeTransaction(
-      c,
-      store,
-    )(async (tx) => {
+    const value = await inChangeTransaction(c, store, async (tx) => {
       if (systemId !== null && !(await tx.systems.exists(systemId)))
         throw notFound(`system ${systemId} not found`)
       const existing = await tx.dataDocuments.get(path)
@@ -161,10 +157,7 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
   app.delete('/v1/data/*', async (c) => {
     const path = checkSlashPath(pathAfter(c, PREFIX), 'data path')
     const systemId = systemOfPath(path)
-    await changeTransaction(
-      c,
-      store,
-    )(async (tx) => {
+    await inChangeTransaction(c, store, async (tx) => {
       if (!(await tx.dataDocuments.delete(path))) throw notFound(`no data document at ${path}`)
       if (systemId !== null) await tx.systems.bumpContentVersion(systemId)
     })

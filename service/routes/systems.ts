@@ -3,7 +3,6 @@
  * to that system only) and builds its bundles; PUT updates only the fields sent (the type
  * cannot change) and creates with a given id only under `If-None-Match: *`.
  */
-
 import { randomBytes } from 'node:crypto'
 import type { Context } from 'hono'
 import { Hono } from 'hono'
@@ -19,7 +18,7 @@ import {
   type SystemRow,
   type TokenRow,
 } from '../../store/service/index.js'
-import { changeTransaction } from '../activity/change-transaction.js'
+import { inChangeTransaction } from '../activity/change-transaction.js'
 import { creatorBindings } from '../authz/inherit.js'
 import { STATUS_BUILD_FAILED } from '../bundle-builder.js'
 import { assertSecretsExist, sourceControlSecretReferences } from '../secrets/references.js'
@@ -91,10 +90,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     const { name, type } = requireNameAndType(fields)
     const inherited = creatorBindings(deps.authorizer, c.var.principal, id)
     try {
-      await changeTransaction(
-        c,
-        store,
-      )((tx) =>
+      await inChangeTransaction(c, store, (tx) =>
         insertSystem(tx, deps.agentTokenKey, { id, name, type, fields }, actor, { bindings: inherited }),
       )
       if (inherited.length > 0) deps.authorizer.changed()
@@ -165,10 +161,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     await assertSecretsExist(store, sourceControlSecretReferences(fields.source_control))
     const config = { ...(JSON.parse(existing.config) as Record<string, unknown>), ...storedConfig(fields) }
     try {
-      const version = await changeTransaction(
-        c,
-        store,
-      )((tx) =>
+      const version = await inChangeTransaction(c, store, (tx) =>
         tx.systems.update(id, {
           name: fields.name ?? existing.name,
           config: JSON.stringify(config),
@@ -187,10 +180,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   app.delete('/v1/systems/:system', async (c) => {
     const id = checkId(c.req.param('system'), 'system id')
     const recursive = c.req.query('recursive') !== 'false'
-    await changeTransaction(
-      c,
-      store,
-    )(async (tx) => {
+    await inChangeTransaction(c, store, async (tx) => {
       if (!(await tx.systems.delete(id))) throw notFound(`system ${id} not found`)
       await tx.tokens.deleteForSystem(id)
       await tx.bundles.deleteForSystem(id)
