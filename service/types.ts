@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { AppEnv } from '../core/http/index.js'
 import type { WriteHealth } from '../core/write-health.js'
 import type { ServiceStore } from '../store/service/index.js'
+import type { RequestActivity } from './activity/change-transaction.js'
 import type { Authorizer } from './authz/authorizer.js'
 import type { BundleBuilder } from './bundle-builder.js'
 import type { BundleWatch } from './bundle-watch.js'
@@ -43,7 +44,12 @@ export interface AuthorizationDecision {
 
 /** Hono variables of every service request. */
 export type ServiceEnv = {
-  Variables: AppEnv['Variables'] & { principal: Principal; authorization?: AuthorizationDecision }
+  Variables: AppEnv['Variables'] & {
+    principal: Principal
+    authorization?: AuthorizationDecision
+    /** The request's activity record (set by the recording middleware; absent for agent traffic). */
+    activity?: RequestActivity
+  }
 }
 
 /** What every route file is built from. */

@@ -51,11 +51,14 @@ export function mediaType(c: Context): string {
  * @throws HttpError 413 past either limit, 400 for corrupt gzip, 415 for unknown encodings.
  */
 export async function readBody(c: Context, limits: BodyLimits = DEFAULT_BODY_LIMITS): Promise<Buffer> {
+  // The stream can be read only once: a middleware that had to read the body before the route
+  // (the service's authorization, for routes whose resource the body names) leaves it here.
+  const earlier = c.get('requestBody') as Buffer | undefined
+  if (earlier !== undefined) return earlier
   const raw = await readRawBody(c, limits.maxBytes)
   const encoding = (c.req.header('Content-Encoding') ?? 'identity').trim().toLowerCase()
   const body = await inflateBody(raw, encoding, limits.maxDecompressedBytes)
-  // Kept for middleware that runs after the route (the service's activity record): the stream
-  // can be read only once, by the route.
+  // Kept for middleware that runs after the route (the service's activity record).
   c.set('requestBody', body)
   return body
 }

@@ -4,11 +4,13 @@
  * (401, 403) are recorded too. Agent traffic (bundle downloads, discovery, decision-log and
  * status uploads) is not management activity and is not recorded.
  *
- * NOTE(activity): durability. The record is written synchronously after the route answered and
- * before the response leaves, not in the route's own transaction (that would need every route
- * to take part). When the write fails, a change that succeeded is not acknowledged: the client
- * gets 503 instead of the 2xx (the change itself stays applied; docs/activity.md says so).
- * A failed write for a read or a refusal is logged and counted; the response goes out as is.
+ * NOTE(activity): durability. A route that changes something writes the record inside the
+ * change's own transaction (`changeTransaction`, change-transaction.ts): the change and its
+ * record commit together or not at all, and the middleware then completes that record with the
+ * response. Requests that changed nothing (reads, refusals, failures before any write) get their
+ * record here, after the route, before the response leaves; a failed write of such a record is
+ * logged and counted and the response goes out as is. A change made outside a change
+ * transaction whose record then cannot be written is answered 503 (docs/activity.md).
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Logger } from 'pino'
@@ -16,6 +18,7 @@ import { errorBody, readBody, serviceUnavailable } from '../../core/http/index.j
 import type { ServiceStore } from '../../store/service/index.js'
 import type { ServiceMetrics } from '../metrics.js'
 import type { ServiceEnv } from '../types.js'
+import { RequestActivity } from './change-transaction.js'
 import { AUDIT_CLASS, activityOf } from './record.js'
 
 /**
@@ -65,22 +68,35 @@ export function recordActivity(options: RecordActivityOptions): MiddlewareHandle
   const { store, metrics, logger, maxBodyBytes } = options
   return async (c, next) => {
     if (isAgentTraffic(c.req.method, c.req.path)) return next()
-    const start = { at: new Date(), clock: performance.now() }
+    const activity = new RequestActivity(c, { at: new Date(), clock: performance.now() }, options)
+    c.set('activity', activity)
     await next()
     await readRefusedBody(c, maxBodyBytes)
-    const entry = activityOf(c, start, { maxBodyBytes })
+    const entry = activityOf(c, activity.start, { maxBodyBytes })
+    // Outer middleware (write tracking: readiness follows a full disk) sees why a change failed.
+    if (activity.failure) c.error = activity.failure
+    const failed = (err: unknown, message: string) => {
+      metrics.activityRecordFailures.inc()
+      const log = c.var.log ?? logger
+      log.error({ err: (err as Error).message, code: (err as { code?: string }).code }, message)
+      // Outer middleware (write tracking) sees the database's failure, not the route's outcome.
+      c.error = err as Error
+    }
+    if (activity.committedSeq !== undefined) {
+      // The change and its record are committed; only the response's part is missing.
+      try {
+        await store.activity.complete(activity.committedSeq, entry)
+        metrics.activityRecorded.inc({ class: entry.activityClass })
+      } catch (err) {
+        failed(err, 'activity record not completed with its response')
+      }
+      return
+    }
     try {
       await store.activity.append(entry)
       metrics.activityRecorded.inc({ class: entry.activityClass })
     } catch (err) {
-      metrics.activityRecordFailures.inc()
-      const log = c.var.log ?? logger
-      log.error(
-        { err: (err as Error).message, code: (err as { code?: string }).code },
-        'activity record not written',
-      )
-      // Outer middleware (write tracking: readiness follows a full disk) sees why.
-      c.error = err as Error
+      failed(err, 'activity record not written')
       const unrecordedChange = entry.activityClass === AUDIT_CLASS && c.res.status < 400
       if (unrecordedChange) {
         const refusal = serviceUnavailable(

@@ -86,18 +86,22 @@ export interface RequestStart {
   clock: number
 }
 
-/** Builds the row to store for the finished request `c`. */
+/**
+ * Builds the row to store for the finished request `c`; with `answering`, for a request whose
+ * route is still running and is expected to answer that status (the record written inside a
+ * change's transaction, before the response exists).
+ */
 export function activityOf(
   c: Context<ServiceEnv>,
   start: RequestStart,
-  options: { maxBodyBytes: number },
+  options: { maxBodyBytes: number; answering?: number },
 ): NewActivity {
   const method = c.req.method
   const path = c.req.path
-  const status = c.res.status
+  const status = options.answering ?? c.res.status
   const principal = c.var.principal as Principal | undefined
   const authorization = c.var.authorization
-  const message = refusalMessage(c.error, status)
+  const message = options.answering === undefined ? refusalMessage(c.error, status) : undefined
   const refused = status === 401 || status === 403
   const activityClass = activityClassOf(method, path, status)
   const requestedBy = principal?.id ?? ''

@@ -25,6 +25,8 @@ export interface AuthorizationRequest {
   query?: Record<string, string | undefined>
   /** Overrides the table's action (the token-refresh refinement). */
   action?: string
+  /** The parsed body, for rows whose resource it names (see resourceInBody). */
+  body?: unknown
 }
 
 /** A decision with what it was about (for messages and the permission check). */
@@ -56,11 +58,19 @@ interface GrantIndex {
   /** Claim key → claim grants on that key. */
   byClaimKey: Map<string, PolicyGrant[]>
   byId: Map<string, PolicyGrant>
+  /** Binding id → the resource it is on (bindings without subjects included). */
+  bindingResources: Map<string, Resource>
 }
 
 function indexGrants(rows: GrantRow[]): GrantIndex {
-  const index: GrantIndex = { bySubject: new Map(), byClaimKey: new Map(), byId: new Map() }
+  const index: GrantIndex = {
+    bySubject: new Map(),
+    byClaimKey: new Map(),
+    byId: new Map(),
+    bindingResources: new Map(),
+  }
   for (const row of rows) {
+    index.bindingResources.set(row.binding_id, resourceOf(row.resource_kind, row.resource_id))
     if (row.subject_kind === '') continue
     const grant: PolicyGrant = {
       id: row.id,
@@ -83,6 +93,15 @@ function indexGrants(rows: GrantRow[]): GrantIndex {
     else map.set(key, [grant])
   }
   return index
+}
+
+/** A binding's resource: a system, or the workspace for anything else. */
+export function resourceOf(kind: unknown, id: unknown): Resource {
+  return kind === 'system' && typeof id === 'string' && id !== '' ? { kind: 'system', id } : WORKSPACE
+}
+
+function sameResource(a: Resource, b: Resource): boolean {
+  return a.kind === b.kind && a.id === b.id
 }
 
 function decodeSegment(segment: string): string {
@@ -180,6 +199,8 @@ export class Authorizer {
           action,
           resources: [principal.systemId === null ? WORKSPACE : { kind: 'system', id: principal.systemId }],
         }
+      case 'binding':
+        return { action, resources: this.bindingResources(match.params.rolebinding, request.body) }
       case 'query': {
         const ids = (request.query?.system ?? '')
           .split(',')
@@ -191,6 +212,33 @@ export class Authorizer {
         }
       }
     }
+  }
+
+  /**
+   * The resources a role-binding request acts on: the stored binding's for an id in the path; for
+   * a body, its `resource_filter` (the workspace when it names no system) and the resource of the
+   * stored binding its `id` would replace.
+   */
+  private bindingResources(idSegment: string | undefined, body: unknown): Resource[] {
+    if (idSegment !== undefined)
+      return [this.index.bindingResources.get(decodeSegment(idSegment)) ?? WORKSPACE]
+    const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}
+    const filter =
+      typeof fields.resource_filter === 'object' && fields.resource_filter !== null
+        ? (fields.resource_filter as Record<string, unknown>)
+        : {}
+    const resources = [resourceOf(filter.kind, filter.id)]
+    const replaced = typeof fields.id === 'string' ? this.index.bindingResources.get(fields.id) : undefined
+    if (replaced && !sameResource(replaced, resources[0]!)) resources.push(replaced)
+    return resources
+  }
+
+  /**
+   * True when `principal` may take `action` on `resource` (a route's own check against what it
+   * read in its transaction, which may be newer than this index).
+   */
+  allows(principal: Principal, action: string, resource: Resource): boolean {
+    return this.decideAction(principal, { method: '', path: '' }, action, [resource]).allowed
   }
 
   /** Decides a request for `principal` (call `refresh()` first). Every resource must be allowed. */

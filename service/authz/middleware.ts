@@ -4,15 +4,17 @@
  * activity records refusals) and answers 403 naming the action and resource it lacks.
  */
 import type { MiddlewareHandler } from 'hono'
-import { forbidden } from '../../core/http/index.js'
+import { forbidden, readStructuredBody } from '../../core/http/index.js'
 import type { Principal, ServiceEnv } from '../types.js'
 import type { Authorizer, Decision } from './authorizer.js'
+import { resourceInBody } from './route-table.js'
 
 function describe(principal: Principal): string {
   return `${principal.kind} ${principal.id}`
 }
 
-function resourceText(decision: Decision): string {
+/** How a refusal names the resources (also used by routes refusing on their own check). */
+export function resourceText(decision: Pick<Decision, 'resources'>): string {
   return decision.resources
     .map((r) => (r.kind === 'workspace' ? 'the workspace' : `system ${r.id}`))
     .join(', ')
@@ -23,10 +25,14 @@ export function authorize(authorizer: Authorizer): MiddlewareHandler<ServiceEnv>
   return async (c, next) => {
     await authorizer.refresh()
     const principal = c.var.principal
+    // NOTE(authz): a role binding's POST names its resource in the body, so the body is read
+    // (and parsed) before the decision; a malformed body is answered 400/413/415 here.
+    const body = resourceInBody(c.req.method, c.req.path) ? await readStructuredBody(c) : undefined
     const decision = authorizer.decide(principal, {
       method: c.req.method,
       path: c.req.path,
       query: c.req.query(),
+      body,
     })
     c.set('authorization', {
       allowed: decision.allowed,

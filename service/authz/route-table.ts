@@ -10,10 +10,13 @@
 
 /**
  * Where the resource comes from: the workspace; the `{system}` segment of the path; the
- * `system` query parameter (each listed system, or the workspace without it); or the caller's
- * own system for agent tokens (the workspace for anyone else).
+ * `system` query parameter (each listed system, or the workspace without it); the caller's
+ * own system for agent tokens (the workspace for anyone else); or the role binding acted on
+ * (`binding`): the stored binding's resource for a `{rolebinding}` path (the workspace for an
+ * unknown id), and for the collection's POST the body's `resource_filter` plus, when the body's
+ * `id` names a stored binding, that binding's resource (a replacement acts on both).
  */
-export type ResourceSource = 'workspace' | 'path' | 'query' | 'caller'
+export type ResourceSource = 'workspace' | 'path' | 'query' | 'caller' | 'binding'
 
 export interface RouteRow {
   method: string
@@ -122,16 +125,26 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   row('GET', '/v1/authz/rolebindings/{resourcetype}/{resource}/{rolebinding}', 'authz.read'),
   row('PUT', '/v1/authz/rolebindings/{resourcetype}/{resource}/{rolebinding}', 'authz.write'),
   row('DELETE', '/v1/authz/rolebindings/{resourcetype}/{resource}/{rolebinding}', 'authz.write'),
-  // Access control, v2
+  // Access control, v2: a binding on a system is managed by that system's owners, as in v1;
+  // workspace bindings (and the whole list) stay with workspace roles
   row('GET', '/v2/authz/roles', 'authz.roles'),
   row('GET', '/v2/authz/rolebindings', 'authz.read'),
-  row('POST', '/v2/authz/rolebindings', 'authz.write'),
-  row('GET', '/v2/authz/rolebindings/{rolebinding}', 'authz.read'),
-  row('DELETE', '/v2/authz/rolebindings/{rolebinding}', 'authz.write'),
-  row('POST', '/v2/authz/rolebindings/{rolebinding}/subjects', 'authz.write'),
-  row('PUT', '/v2/authz/rolebindings/{rolebinding}/subjects', 'authz.write'),
-  row('DELETE', '/v2/authz/rolebindings/{rolebinding}/subjects', 'authz.write'),
+  row('POST', '/v2/authz/rolebindings', 'authz.write', 'binding'),
+  row('GET', '/v2/authz/rolebindings/{rolebinding}', 'authz.read', 'binding'),
+  row('DELETE', '/v2/authz/rolebindings/{rolebinding}', 'authz.write', 'binding'),
+  row('POST', '/v2/authz/rolebindings/{rolebinding}/subjects', 'authz.write', 'binding'),
+  row('PUT', '/v2/authz/rolebindings/{rolebinding}/subjects', 'authz.write', 'binding'),
+  row('DELETE', '/v2/authz/rolebindings/{rolebinding}/subjects', 'authz.write', 'binding'),
 ]
+
+/**
+ * True when deciding a request to `method` `path` needs its body: the collection POST of
+ * role bindings, whose resource is the body's `resource_filter`.
+ */
+export function resourceInBody(method: string, path: string): boolean {
+  const match = matchRoute(method, path)
+  return match?.row.resource === 'binding' && match.params.rolebinding === undefined
+}
 
 interface CompiledRow {
   row: RouteRow

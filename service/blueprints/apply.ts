@@ -12,6 +12,7 @@ import {
   createdBy,
   type ServiceRepositories,
 } from '../../store/service/index.js'
+import type { TransactionRunner } from '../activity/change-transaction.js'
 import { creatorBindings } from '../authz/inherit.js'
 import { documentEtag, stringifyJsonDocument } from '../json-document.js'
 import { assertSystemCompiles } from '../systems/assert-system-compiles.js'
@@ -44,6 +45,8 @@ export async function applyBlueprint(
   name: string,
   blueprint: Blueprint,
   principal: Principal,
+  /** Runs the creating transaction (a route passes its change transaction, which records the request). */
+  inTransaction: TransactionRunner = (work) => deps.store.transaction(work),
 ): Promise<BlueprintResource[]> {
   assertModulesParse(deps, name, blueprint)
   const creating: Creating = {
@@ -54,13 +57,13 @@ export async function applyBlueprint(
   }
   let applied: Applied
   try {
-    applied = await deps.store.transaction((tx) => createMissing(tx, creating, blueprint))
+    applied = await inTransaction((tx) => createMissing(tx, creating, blueprint))
   } catch (err) {
     if (!(err instanceof AlreadyExistsError)) throw err
     // Another apply of the same blueprint committed first: what it made now exists, so one more
     // pass only finds it. A second conflict is a real one (a name taken by another system).
     try {
-      applied = await deps.store.transaction((tx) => createMissing(tx, creating, blueprint))
+      applied = await inTransaction((tx) => createMissing(tx, creating, blueprint))
     } catch (again) {
       if (again instanceof AlreadyExistsError) throw conflict(`blueprint ${name}: ${again.message}`)
       throw again

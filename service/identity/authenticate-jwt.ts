@@ -21,7 +21,7 @@ export async function authenticateJwt(
     return await identity.verify(bearer)
   } catch (err) {
     if (!(err instanceof IdentityError)) throw err
-    if (err.status === 503) throw serviceUnavailable(err.message, 5)
+    if (err.status === 503) throw serviceUnavailable(err.message, err.retryAfterSeconds)
     throw unauthorized(err.message)
   }
 }

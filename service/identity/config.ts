@@ -40,6 +40,11 @@ export const identityProviderSchema = z
     clock_tolerance_seconds: field.nonNegativeInt().default(30),
     /** Least seconds between two fetches of the JWKS for an unknown `kid`. */
     jwks_refresh_cooldown_seconds: field.nonNegativeInt().default(30),
+    /**
+     * Seconds after a failed JWKS fetch during which no fetch is tried: tokens whose key was
+     * fetched before still verify, others are answered 503 at once.
+     */
+    jwks_failure_cooldown_seconds: field.nonNegativeInt().default(30),
     /** Seconds fetched keys are used before they are fetched again. */
     jwks_cache_seconds: field.positiveInt().default(600),
     /** Milliseconds a JWKS fetch may take. */

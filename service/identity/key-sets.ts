@@ -1,21 +1,22 @@
 /**
  * The verification keys of one provider, as a jose key resolver. A JWKS URL is fetched by jose's
- * remote key set: cached for `jwks_cache_seconds`, fetched again when a token names a `kid` the
- * cache lacks (at most once per `jwks_refresh_cooldown_seconds`, so a stream of tokens with made-up
- * key ids cannot turn the service into a load generator), each fetch bounded by `jwks_timeout_ms`.
+ * remote key set (remote-key-set.ts): cached for `jwks_cache_seconds`, fetched again when a token
+ * names a `kid` the cache lacks (at most once per `jwks_refresh_cooldown_seconds`, so a stream of
+ * tokens with made-up key ids cannot turn the service into a load generator), each fetch bounded
+ * by `jwks_timeout_ms`, and not retried for `jwks_failure_cooldown_seconds` after it failed.
  * A JWKS file is read at start and re-read, under the same cooldown, when a `kid` is unknown.
  */
 import { readFileSync } from 'node:fs'
 import {
   type CryptoKey,
   createLocalJWKSet,
-  createRemoteJWKSet,
   type FlattenedJWSInput,
   type JSONWebKeySet,
   type JWSHeaderParameters,
   errors as joseErrors,
 } from 'jose'
 import type { IdentityProviderConfig } from './config.js'
+import { remoteKeySet } from './remote-key-set.js'
 
 /** Resolves the key a token's header names (what jose's jwtVerify takes). */
 export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey>
@@ -25,14 +26,7 @@ export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput
  * @throws Error naming the provider when its JWKS file cannot be read or is not a JWKS.
  */
 export function providerKeySet(provider: IdentityProviderConfig): KeyResolver {
-  if (provider.jwks_url !== undefined) {
-    const remote = createRemoteJWKSet(new URL(provider.jwks_url), {
-      timeoutDuration: provider.jwks_timeout_ms,
-      cooldownDuration: provider.jwks_refresh_cooldown_seconds * 1000,
-      cacheMaxAge: provider.jwks_cache_seconds * 1000,
-    })
-    return (header, token) => remote(header, token) as Promise<CryptoKey>
-  }
+  if (provider.jwks_url !== undefined) return remoteKeySet(provider)
   return fileKeySet(provider.jwks_file!, provider.id, provider.jwks_refresh_cooldown_seconds * 1000)
 }
 

@@ -13,12 +13,15 @@ import { ACCEPTED_ALGORITHMS, isAcceptedAlgorithm } from './algorithms.js'
 import type { IdentityProviderConfig } from './config.js'
 import { peekJwt } from './jwt-shape.js'
 import { type KeyResolver, providerKeySet } from './key-sets.js'
+import { KeysUnavailableError } from './remote-key-set.js'
 
 /** Why a JWT was not accepted: 401 for the token, 503 when the provider's keys cannot be had. */
 export class IdentityError extends Error {
   constructor(
     message: string,
     readonly status: 401 | 503 = 401,
+    /** For 503: seconds after which asking again may succeed. */
+    readonly retryAfterSeconds = 5,
   ) {
     super(message)
     this.name = 'IdentityError'
@@ -91,6 +94,7 @@ export class IdentityVerifier {
 /** An IdentityError for what jose (or fetching the keys) refused. */
 function describeFailure(err: unknown, config: IdentityProviderConfig, kid: unknown): IdentityError {
   const who = `identity provider ${config.id}`
+  if (err instanceof KeysUnavailableError) return new IdentityError(err.message, 503, err.retryAfterSeconds)
   if (err instanceof joseErrors.JWTExpired) return new IdentityError(`JWT of ${who} has expired`)
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
     switch (err.claim) {

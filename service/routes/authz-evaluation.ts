@@ -51,6 +51,7 @@ export function authzEvaluationRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
           method: check.operation.toUpperCase(),
           path,
           query: Object.fromEntries(url.searchParams),
+          body: check.body ?? {},
         })
         const allowed = decision.allowed && narrowerAdmits(decision.action, check.body ?? {})
         return { ...out, allowed, eval_error: false }

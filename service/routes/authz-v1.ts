@@ -6,6 +6,7 @@
 import { Hono } from 'hono'
 import { badRequest, notFound, readStructuredBody } from '../../core/http/index.js'
 import type { Actor } from '../../store/service/index.js'
+import { inChangeTransaction } from '../activity/change-transaction.js'
 import {
   bindingToV1,
   checkBinding,
@@ -79,7 +80,7 @@ export function authzV1Routes(deps: ServiceDeps): Hono<ServiceEnv> {
     const role = v1Role(body.role_name, kind)
     const subjects = body.subjects.map((s, i) => subjectFromV1(s, `subjects.${i}`))
     const actor: Actor = { by: c.var.principal.id, through: 'api' }
-    const written = await store.transaction(async (tx) => {
+    const written = await inChangeTransaction(c, store, async (tx) => {
       const binding = {
         id: (await tx.grants.findByName(kind, resource, name))?.id ?? newBindingId(),
         name,
@@ -104,7 +105,7 @@ export function authzV1Routes(deps: ServiceDeps): Hono<ServiceEnv> {
     if (recursive !== undefined && recursive !== 'true' && recursive !== 'false')
       throw badRequest(`recursive: expected true or false, got "${recursive}"`)
     // A binding owns no other objects here, so `recursive` changes nothing once validated.
-    await store.transaction(async (tx) => {
+    await inChangeTransaction(c, store, async (tx) => {
       const binding = await tx.grants.findByName(kind, resource, name)
       if (!binding) throw notFound(`role binding ${name} not found on ${c.req.param('type')}/${resource}`)
       await tx.grants.delete(binding.id)

@@ -7,8 +7,10 @@
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { z } from 'zod'
-import { conflict, notFound, readStructuredBody } from '../../core/http/index.js'
+import { conflict, forbidden, notFound, readStructuredBody } from '../../core/http/index.js'
 import { type Actor, type GrantSubject, objectMeta, type StoredBinding } from '../../store/service/index.js'
+import { inChangeTransaction } from '../activity/change-transaction.js'
+import { resourceOf } from '../authz/authorizer.js'
 import {
   bindingToV2,
   checkBinding,
@@ -18,6 +20,7 @@ import {
   subjectSchema,
   v2BindingSchema,
 } from '../authz/bindings.js'
+import { resourceText } from '../authz/middleware.js'
 import { BUILTIN_ROLES } from '../authz/roles.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId, validateBody } from '../validation.js'
@@ -57,6 +60,25 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
   const answer = (c: Context<ServiceEnv>, binding: StoredBinding) =>
     c.json({ request_id: c.var.requestId, rolebinding: bindingToV2(binding) })
 
+  /**
+   * Refuses (403) unless the caller may take `action` on the resource of `binding` as stored.
+   * The authorization middleware decided on its index of bindings, which may lag a change made
+   * through another replica; this check reads the binding in the route's own transaction.
+   */
+  const assertMayManage = (
+    c: Context<ServiceEnv>,
+    action: string,
+    binding: Pick<StoredBinding, 'resourceKind' | 'resourceId'>,
+  ) => {
+    const resource = resourceOf(binding.resourceKind, binding.resourceId)
+    const principal = c.var.principal
+    if (!authorizer.allows(principal, action, resource)) {
+      throw forbidden(
+        `${principal.kind} ${principal.id} may not ${action} on ${resourceText({ resources: [resource] })}: no role binding grants it`,
+      )
+    }
+  }
+
   app.get('/v2/authz/roles', (c) => {
     const kinds = c.req.queries('resource_kind') ?? []
     const roles = BUILTIN_ROLES.filter((r) => kinds.length === 0 || kinds.includes(r.resource_kind)).map(
@@ -84,8 +106,9 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
     const createOnly = c.req.header('If-None-Match')?.trim() === '*'
     const id = body.id === undefined ? newBindingId() : checkId(body.id, 'id')
     const subjects = body.subjects.map((s, i) => subjectFromV2(s, `subjects.${i}`))
-    const written = await store.transaction(async (tx) => {
+    const written = await inChangeTransaction(c, store, async (tx) => {
       const existing = body.id === undefined ? undefined : await tx.grants.get(id)
+      if (existing) assertMayManage(c, 'authz.write', existing)
       if (existing && createOnly) throw conflict(`role binding ${id} already exists`)
       const binding = {
         id,
@@ -97,6 +120,7 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
         resourceId: body.resource_filter.id,
         subjects,
       }
+      assertMayManage(c, 'authz.write', binding)
       await checkBinding(tx, binding, {
         kind: 'resource_filter.kind',
         id: 'resource_filter.id',
@@ -113,12 +137,18 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
     const id = c.req.param('id')
     const binding = await store.grants.get(id)
     if (!binding) throw notFound(`role binding ${id} not found`)
+    assertMayManage(c, 'authz.read', binding)
     return answer(c, binding)
   })
 
   app.delete('/v2/authz/rolebindings/:id', async (c) => {
     const id = c.req.param('id')
-    const deleted = await store.grants.delete(id)
+    const deleted = await inChangeTransaction(c, store, async (tx) => {
+      const existing = await tx.grants.get(id)
+      if (!existing) return false
+      assertMayManage(c, 'authz.write', existing)
+      return tx.grants.delete(id)
+    })
     // `If-Match: *` asks for success when the binding is already gone.
     if (!deleted && c.req.header('If-Match')?.trim() !== '*') throw notFound(`role binding ${id} not found`)
     if (deleted) authorizer.changed()
@@ -132,9 +162,10 @@ export function authzV2Routes(deps: ServiceDeps): Hono<ServiceEnv> {
       const id = c.req.param('id')!
       const body = validateBody(subjectsBodySchema, await readStructuredBody(c), 'subjects')
       const given = body.subjects.map((s, i) => subjectFromV2(s, `subjects.${i}`))
-      const written = await store.transaction(async (tx) => {
+      const written = await inChangeTransaction(c, store, async (tx) => {
         const binding = await tx.grants.get(id)
         if (!binding) throw notFound(`role binding ${id} not found`)
+        assertMayManage(c, 'authz.write', binding)
         await tx.grants.put({ ...binding, subjects: edit(binding.subjects, given) }, actorOf(c))
         return (await tx.grants.get(id))!
       })

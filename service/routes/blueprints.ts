@@ -14,6 +14,7 @@ import {
   parseJsonText,
   readBodyText,
 } from '../../core/http/index.js'
+import { changeTransaction } from '../activity/change-transaction.js'
 import { applyBlueprint } from '../blueprints/apply.js'
 import { type BlueprintCatalog, InvalidBlueprintError } from '../blueprints/catalog.js'
 import type { Blueprint, BlueprintResource } from '../blueprints/definition.js'
@@ -60,7 +61,13 @@ export function blueprintRoutes(
       const name = c.req.param('name')
       await requireEmptyBody(c, limits)
       const blueprint = await find(name)
-      const resources = await applyBlueprint(deps, name, blueprint, c.var.principal)
+      const resources = await applyBlueprint(
+        deps,
+        name,
+        blueprint,
+        c.var.principal,
+        changeTransaction(c, deps.store),
+      )
       return envelope(c, { blueprint: name, resources })
     }),
   )

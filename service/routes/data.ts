@@ -16,6 +16,7 @@ import {
   readBodyText,
 } from '../../core/http/index.js'
 import { type Actor, createdBy, type DataDocumentRow } from '../../store/service/index.js'
+import { inChangeTransaction } from '../activity/change-transaction.js'
 import { DataConflictError, placeAt, valueAt } from '../data-tree.js'
 import {
   documentEtag,
@@ -64,7 +65,7 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
   ): Promise<unknown> {
     const systemId = systemOfPath(path)
     const actor: Actor = { by: c.var.principal.id, through: 'api' }
-    const value = await store.transaction(async (tx) => {
+    const value = await inChangeTransaction(c, store, async (tx) => {
       if (systemId !== null && !(await tx.systems.exists(systemId)))
         throw notFound(`system ${systemId} not found`)
       const existing = await tx.dataDocuments.get(path)
@@ -156,7 +157,7 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
   app.delete('/v1/data/*', async (c) => {
     const path = checkSlashPath(pathAfter(c, PREFIX), 'data path')
     const systemId = systemOfPath(path)
-    await store.transaction(async (tx) => {
+    await inChangeTransaction(c, store, async (tx) => {
       if (!(await tx.dataDocuments.delete(path))) throw notFound(`no data document at ${path}`)
       if (systemId !== null) await tx.systems.bumpContentVersion(systemId)
     })

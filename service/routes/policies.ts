@@ -8,6 +8,7 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import { badRequest, conflict, notFound, readStructuredBody } from '../../core/http/index.js'
 import { type Actor, createdBy, objectMeta, type PolicyRow } from '../../store/service/index.js'
+import { inChangeTransaction } from '../activity/change-transaction.js'
 import { assertSystemCompiles } from '../systems/assert-system-compiles.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkSlashPath, envelope, pathAfter, systemOfPath, validateBody } from '../validation.js'
@@ -64,7 +65,7 @@ export function policyRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     if (systemId !== null) await assertSystemCompiles(store, systemId, { [path]: body.modules })
     const createOnly = c.req.header('If-None-Match')?.trim() === '*'
     const actor: Actor = { by: c.var.principal.id, through: 'api' }
-    await store.transaction(async (tx) => {
+    await inChangeTransaction(c, store, async (tx) => {
       if (systemId !== null && !(await tx.systems.exists(systemId)))
         throw notFound(`system ${systemId} not found`)
       const existing = await tx.policies.get(path)
@@ -92,7 +93,7 @@ export function policyRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   app.delete('/v1/policies/*', async (c) => {
     const path = checkSlashPath(pathAfter(c, PREFIX), 'policy path')
     const systemId = systemOfPath(path)
-    await store.transaction(async (tx) => {
+    await inChangeTransaction(c, store, async (tx) => {
       if (!(await tx.policies.delete(path))) throw notFound(`policy ${path} not found`)
       if (systemId !== null) await tx.systems.bumpContentVersion(systemId)
     })

@@ -15,6 +15,7 @@ import {
   objectMeta,
   type SecretMetadataRow,
 } from '../../store/service/index.js'
+import { inChangeTransaction } from '../activity/change-transaction.js'
 import { systemsReferencingSecret } from '../secrets/references.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkSlashPath, envelope, pathAfter, printable, validateBody } from '../validation.js'
@@ -83,7 +84,7 @@ export function secretRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     const createOnly = c.req.header('If-None-Match')?.trim() === '*'
     const actor: Actor = { by: c.var.principal.id, through: 'api' }
     const sealed = secrets.seal(id, body.secret)
-    await store.transaction(async (tx) => {
+    await inChangeTransaction(c, store, async (tx) => {
       const existing = await tx.secrets.getMetadata(id)
       if (existing && createOnly) throw conflict(`secret ${id} already exists`)
       const fields = { id, name: body.name, description: body.description, ...sealed }
@@ -95,7 +96,7 @@ export function secretRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
 
   app.delete('/v1/secrets/*', async (c) => {
     const id = secretIdOf(pathAfter(c, PREFIX))
-    await store.transaction(async (tx) => {
+    await inChangeTransaction(c, store, async (tx) => {
       const users = await systemsReferencingSecret(tx, id)
       if (users.length > 0) {
         const named = users.map((u) => `system ${u.system} (${u.field})`).join(', ')

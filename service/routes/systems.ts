@@ -4,6 +4,7 @@
  * cannot change) and creates with a given id only under `If-None-Match: *`.
  */
 import { randomBytes } from 'node:crypto'
+import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { RE2JS } from 're2js'
 import { badRequest, conflict, notFound, readStructuredBody } from '../../core/http/index.js'
@@ -17,6 +18,7 @@ import {
   type SystemRow,
   type TokenRow,
 } from '../../store/service/index.js'
+import { inChangeTransaction } from '../activity/change-transaction.js'
 import { creatorBindings } from '../authz/inherit.js'
 import { STATUS_BUILD_FAILED } from '../bundle-builder.js'
 import { registryConfigOf } from '../registry/registry-config.js'
@@ -24,7 +26,7 @@ import type { RegistryPublisher } from '../registry/registry-publisher.js'
 import { assertSecretsExist, systemSecretReferences } from '../secrets/references.js'
 import { type SystemFields, storedConfig, systemFieldsSchema } from '../system-config.js'
 import { insertSystem } from '../systems/insert-system.js'
-import type { Principal, ServiceDeps, ServiceEnv } from '../types.js'
+import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId, envelope, validateBody } from '../validation.js'
 import { tokenView } from './tokens.js'
 
@@ -112,11 +114,11 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     return systemView(row, { token, policies, registry })
   }
 
-  async function create(id: string, fields: SystemFields, actor: Actor, principal: Principal) {
+  async function create(c: Context<ServiceEnv>, id: string, fields: SystemFields, actor: Actor) {
     const { name, type } = requireNameAndType(fields)
-    const inherited = creatorBindings(deps.authorizer, principal, id)
+    const inherited = creatorBindings(deps.authorizer, c.var.principal, id)
     try {
-      await store.transaction((tx) =>
+      await inChangeTransaction(c, store, (tx) =>
         insertSystem(tx, deps.agentTokenKey, { id, name, type, fields }, actor, { bindings: inherited }),
       )
       if (inherited.length > 0) deps.authorizer.changed()
@@ -158,7 +160,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
         'id: set by the service on POST; use PUT /v1/systems/{id} with If-None-Match: * to choose it',
       )
     const id = randomBytes(16).toString('hex')
-    return envelope(c, await create(id, fields, { by: c.var.principal.id, through: 'api' }, c.var.principal))
+    return envelope(c, await create(c, id, fields, { by: c.var.principal.id, through: 'api' }))
   })
 
   app.get('/v1/systems/:system', async (c) => {
@@ -178,7 +180,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     const existing = await store.systems.get(id)
     if (createOnly) {
       if (existing) throw conflict(`system ${id} already exists`)
-      return envelope(c, await create(id, fields, actor, c.var.principal))
+      return envelope(c, await create(c, id, fields, actor))
     }
     if (!existing) throw notFound(`system ${id} not found (send If-None-Match: * to create it)`)
     if (fields.type !== undefined && fields.type !== existing.type) {
@@ -187,11 +189,13 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     await assertSecretsExist(store, systemSecretReferences(fields))
     const config = { ...(JSON.parse(existing.config) as Record<string, unknown>), ...storedConfig(fields) }
     try {
-      const version = await store.systems.update(id, {
-        name: fields.name ?? existing.name,
-        config: JSON.stringify(config),
-        ...modifiedBy(actor),
-      })
+      const version = await inChangeTransaction(c, store, (tx) =>
+        tx.systems.update(id, {
+          name: fields.name ?? existing.name,
+          config: JSON.stringify(config),
+          ...modifiedBy(actor),
+        }),
+      )
       if (version === undefined) throw notFound(`system ${id} not found`)
     } catch (err) {
       if (err instanceof AlreadyExistsError) throw conflict(err.message)
@@ -204,7 +208,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   app.delete('/v1/systems/:system', async (c) => {
     const id = checkId(c.req.param('system'), 'system id')
     const recursive = c.req.query('recursive') !== 'false'
-    await store.transaction(async (tx) => {
+    await inChangeTransaction(c, store, async (tx) => {
       if (!(await tx.systems.delete(id))) throw notFound(`system ${id} not found`)
       await tx.tokens.deleteForSystem(id)
       await tx.bundles.deleteForSystem(id)

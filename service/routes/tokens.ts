@@ -14,6 +14,7 @@ import {
   type ServiceRepositories,
   type TokenRow,
 } from '../../store/service/index.js'
+import { inChangeTransaction } from '../activity/change-transaction.js'
 import { checkPathPattern } from '../auth.js'
 import { narrowerAdmits } from '../authz/narrower.js'
 import { parseGoDuration } from '../go-duration.js'
@@ -119,7 +120,7 @@ export function tokenRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     const now = new Date()
 
     const refreshOnly = c.var.authorization?.action === 'tokens.refresh'
-    const result = await store.transaction(async (tx) => {
+    const result = await inChangeTransaction(c, store, async (tx) => {
       const existing = await tx.tokens.get(id)
       const live = existing !== undefined && Date.parse(existing.expires_at) > now.getTime()
       if (live && createOnly) throw conflict(`token ${id} already exists`)
@@ -171,7 +172,7 @@ export function tokenRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
 
   app.delete('/v1/tokens/:id', async (c) => {
     const id = checkId(c.req.param('id'), 'token id')
-    await store.transaction(async (tx) => {
+    await inChangeTransaction(c, store, async (tx) => {
       const row = await tx.tokens.get(id)
       if (!row) throw notFound(`token ${id} not found`)
       if (row.system_id !== null) {

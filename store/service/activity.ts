@@ -66,9 +66,37 @@ export class ActivityRepository {
     private readonly dialect: SqlDialect,
   ) {}
 
-  /** Appends one record (committed when this resolves, unless inside a transaction). */
-  async append(entry: NewActivity): Promise<void> {
-    await this.db.insertInto('activity').values(toRow(entry)).execute()
+  /**
+   * Appends one record (committed when this resolves, unless inside a transaction); resolves to
+   * its sequence number, which `complete` takes.
+   */
+  async append(entry: NewActivity): Promise<number> {
+    const row = await this.db
+      .insertInto('activity')
+      .values(toRow(entry))
+      .returning('seq')
+      .executeTakeFirstOrThrow()
+    return Number(row.seq)
+  }
+
+  /**
+   * Replaces what record `seq` says about the request's outcome (status, outcome, class and the
+   * record itself), keeping its place in the log: a record appended inside a change's
+   * transaction, before the response existed, is completed once the response is known.
+   * Resolves to false when there is no such record (retention removed it meanwhile).
+   */
+  async complete(seq: number, entry: NewActivity): Promise<boolean> {
+    const result = await this.db
+      .updateTable('activity')
+      .set({
+        class: entry.activityClass,
+        status_code: entry.statusCode,
+        outcome: entry.outcome,
+        record: entry.record,
+      })
+      .where('seq', '=', seq)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) > 0
   }
 
   /** Appends many records in one transaction (seeding: benchmarks, imports). */

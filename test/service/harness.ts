@@ -10,7 +10,7 @@ import { parseConfig } from '../../core/config.js'
 import { createLogger } from '../../core/log.js'
 import { type RunningService, serviceSectionSchema, startService } from '../../service/index.js'
 import type { ModuleValidator } from '../../service/policy-validation.js'
-import type { Backend } from '../store/backends.js'
+import type { Backend, TestDatabase } from '../store/backends.js'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 
@@ -18,6 +18,8 @@ export interface TestService {
   service: RunningService
   url: string
   dataDir: string
+  /** The database it runs on (a SQLite file path, or PostgreSQL's URL and schema). */
+  database: TestDatabase
   /** Every log line the service wrote (JSON text), at debug level and up. */
   logs: string[]
   /** A request with the admin token unless `token` says otherwise (null: none). */
@@ -81,6 +83,7 @@ export async function startTestService(
     service,
     url: service.url,
     dataDir,
+    database,
     logs,
     call,
     async json(method, path, options) {

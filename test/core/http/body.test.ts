@@ -28,6 +28,23 @@ describe('readBody', () => {
     expect(await post('/raw', 'x'.repeat(1000))).toEqual({ status: 200, body: { bytes: 1000 } })
   })
 
+  it('gives a second reader (a middleware before the route) the same bytes', async () => {
+    const app = createApp({ errorStyle: 'opa', logger: createLogger({ level: 'silent' }) })
+    let first: unknown
+    app.use('/twice', async (c, next) => {
+      first = await readStructuredBody(c, limits)
+      await next()
+    })
+    app.post('/twice', async (c: Context) => c.json({ first, second: await readStructuredBody(c, limits) }))
+    const res = await app.request('/twice', {
+      method: 'POST',
+      body: gzipSync('{"a": [1, 2]}'),
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+    })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ first: { a: [1, 2] }, second: { a: [1, 2] } })
+  })
+
   it('refuses a body over the limit with 413', async () => {
     const res = await post('/raw', 'x'.repeat(limits.maxBytes + 1))
     expect(res.status).toBe(413)

@@ -22,7 +22,8 @@ describe('bearer JWTs of a configured identity provider', () => {
     jwks = await startJwksServer([key])
     t = await startTestService(
       SQLITE,
-      `{identity_providers: [{id: corp, issuer: "${ISSUER}", audience: regent-api, jwks_url: "${jwks.url}"}]}`,
+      // No refresh cooldown: an unknown kid fetches at once, so the failure cooldown is what stops fetches.
+      `{identity_providers: [{id: corp, issuer: "${ISSUER}", audience: regent-api, jwks_url: "${jwks.url}", jwks_refresh_cooldown_seconds: 0}]}`,
     )
   })
   afterAll(async () => {
@@ -57,6 +58,28 @@ describe('bearer JWTs of a configured identity provider', () => {
     expect(res.status).toBe(401)
     expect(res.body.message).toBe('invalid bearer token')
     expect((await t.json('GET', '/v1/systems')).status).toBe(200)
+  })
+
+  it('answers 503 with Retry-After while the JWKS endpoint is down, fetching once per cooldown', async () => {
+    const rotated = await signingKey('k2', 'ES256')
+    const unknownKey = await signToken(rotated, { iss: ISSUER, aud: 'regent-api', sub: 'bob' })
+    tokens.push(unknownKey)
+    jwks.fail(503)
+    try {
+      const before = jwks.fetches
+      for (let i = 0; i < 4; i++) {
+        const res = await t.json('GET', '/v1/systems', { token: unknownKey })
+        expect(res.status).toBe(503)
+        expect(res.body.message).toMatch(/keys of identity provider corp are unavailable/)
+        expect(Number(res.headers.get('Retry-After'))).toBeGreaterThan(0)
+      }
+      expect(jwks.fetches).toBe(before + 1)
+      // A token whose key was fetched before still authenticates.
+      expect((await t.json('GET', '/v1/systems', { token: await sign({}) })).status).toBe(403)
+      expect(jwks.fetches).toBe(before + 1)
+    } finally {
+      jwks.serve([key])
+    }
   })
 
   it('never logs a JWT', () => {

@@ -35,17 +35,24 @@ export interface JwksServer {
   url: string
   /** How many times the key set was fetched. */
   fetches: number
-  /** Serves these keys from now on. */
+  /** Serves these keys from now on (and ends a failure). */
   serve(keys: SigningKey[]): void
+  /** Answers every fetch with `status` from now on (the provider is down) until `serve`. */
+  fail(status: number): void
   close(): Promise<void>
 }
 
 /** Starts a JWKS server on 127.0.0.1 serving `keys`. */
 export async function startJwksServer(keys: SigningKey[]): Promise<JwksServer> {
   let served = keys
+  let failure: number | undefined
   const state = { fetches: 0 }
   const server: Server = createServer((req, res) => {
     state.fetches++
+    if (failure !== undefined) {
+      res.writeHead(failure).end()
+      return
+    }
     if (req.url !== '/jwks.json') {
       res.writeHead(404).end()
       return
@@ -62,6 +69,10 @@ export async function startJwksServer(keys: SigningKey[]): Promise<JwksServer> {
     },
     serve(next) {
       served = next
+      failure = undefined
+    },
+    fail(status) {
+      failure = status
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   }

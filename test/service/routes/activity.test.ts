@@ -1,8 +1,8 @@
 /**
  * The activity log through the API, on SQLite and PostgreSQL: every management request of the
  * run is recorded (refusals included, agent traffic not), bodies are redacted, v1 filters and
- * paging, v2 search with a cursor, get one, and the durability rule (a change whose record
- * cannot be written is not acknowledged).
+ * paging, v2 search with a cursor, get one, and a read whose record cannot be written (changes:
+ * test/service/activity/change-transaction.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ActivityData } from '../../../service/activity/record.js'
@@ -274,17 +274,16 @@ for (const backend of BACKENDS) {
       expect(missing.status).toBe(404)
     })
 
-    it('answers 503 for a change whose record cannot be written, and serves reads', async () => {
+    // Changes whose record cannot be written: test/service/activity/change-transaction.test.ts.
+    it('answers a read whose record cannot be written, and logs and counts the failure', async () => {
       const repo = t.service.store.activity
       const original = repo.append
       repo.append = () => Promise.reject(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }))
       try {
-        const change = await t.json('PUT', '/v1/data/unrecorded', { body: { b: 2 } })
-        expect(change.status).toBe(503)
-        expect(change.body.message).toMatch(/activity record/)
-        expect(change.headers.get('X-Request-Id')).toBe(change.body.request_id)
         const read = await t.json('GET', '/v1/systems')
         expect(read.status).toBe(200)
+        const refused = await t.json('GET', '/v1/systems', { token: userToken })
+        expect(refused.status).toBe(403)
       } finally {
         repo.append = original
       }

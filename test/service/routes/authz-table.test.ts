@@ -25,8 +25,17 @@ interface Caller {
   expect(row: RouteRow, target: Target): boolean
 }
 
-/** Concrete requests for a row: one per target its resource can take. */
-function requestsFor(row: RouteRow): Array<{ target: Target; path: string }> {
+/** A role binding of the fixture on each target, for the rows whose resource is a binding. */
+const FIXTURE_BINDING: Record<Target, string> = { own: 'fx-own', other: 'fx-other', workspace: 'fx-ws' }
+const FIXTURE_FILTER: Record<Target, { kind: string; id: string }> = {
+  own: { kind: 'system', id: OWN },
+  other: { kind: 'system', id: OTHER },
+  workspace: { kind: 'workspace', id: '' },
+}
+const TARGETS: Target[] = ['own', 'other', 'workspace']
+
+/** Concrete requests for a row: one per target its resource can take (with the body it sends). */
+function requestsFor(row: RouteRow): Array<{ target: Target; path: string; body?: unknown }> {
   const fill = (system: string) =>
     row.pattern
       .replace('{system}', system)
@@ -40,6 +49,19 @@ function requestsFor(row: RouteRow): Array<{ target: Target; path: string }> {
       { target: 'own', path: fill(OWN) },
       { target: 'other', path: fill(OTHER) },
     ]
+  if (row.resource === 'binding' && row.pattern.includes('{rolebinding}'))
+    return TARGETS.map((target) => ({
+      target,
+      path: row.pattern.replace('{rolebinding}', FIXTURE_BINDING[target]),
+    }))
+  // The collection's POST: the body's resource_filter is the resource (no role_id: a caller let
+  // through is answered 400, which is not a refusal, and nothing is created).
+  if (row.resource === 'binding')
+    return TARGETS.map((target) => ({
+      target,
+      path: row.pattern,
+      body: { resource_filter: FIXTURE_FILTER[target], subjects: [] },
+    }))
   if (row.resource === 'query')
     return [
       { target: 'own', path: `${row.pattern}?system=${OWN}` },
@@ -73,6 +95,20 @@ for (const backend of BACKENDS) {
         })
         expect(bound.status).toBe(200)
       }
+      await createFixtureBinding('own')
+    }
+
+    /** The fixture binding on `target` (a viewer role, for a user nobody is). */
+    async function createFixtureBinding(target: Target): Promise<void> {
+      const bound = await t.json('POST', '/v2/authz/rolebindings', {
+        body: {
+          id: FIXTURE_BINDING[target],
+          resource_filter: FIXTURE_FILTER[target],
+          role_id: target === 'workspace' ? 'WorkspaceViewer' : 'SystemViewer',
+          subjects: [{ kind: 'user', id: 'fixture-user' }],
+        },
+      })
+      expect(bound.status).toBe(200)
     }
 
     async function createOtherSystem(): Promise<void> {
@@ -81,6 +117,7 @@ for (const backend of BACKENDS) {
         headers: { 'If-None-Match': '*' },
       })
       expect(other.status).toBe(200)
+      await createFixtureBinding('other')
     }
 
     beforeAll(async () => {
@@ -107,6 +144,7 @@ for (const backend of BACKENDS) {
         }
       }
       await createOwnSystem()
+      await createFixtureBinding('workspace')
       const none = await t.json('PUT', '/v1/tokens/t-none', { body: {} })
       callers.push({
         name: 'no binding',
@@ -127,12 +165,12 @@ for (const backend of BACKENDS) {
       const mismatches: string[] = []
       let checked = 0
       for (const caller of callers) {
-        const asked: Array<{ method: string; path: string; allowed: boolean }> = []
+        const asked: Array<{ method: string; path: string; body: unknown; allowed: boolean }> = []
         for (const row of ROUTE_TABLE) {
-          for (const { target, path } of requestsFor(row)) {
+          for (const { target, path, body = {} } of requestsFor(row)) {
             const res = await t.call(row.method, path, {
               token: caller.token,
-              ...(row.method === 'GET' ? {} : { body: {} }),
+              ...(row.method === 'GET' ? {} : { body }),
             })
             await res.arrayBuffer()
             checked++
@@ -142,11 +180,13 @@ for (const backend of BACKENDS) {
               mismatches.push(
                 `${caller.name} ${row.method} ${path} (${target}): ${res.status}, table says ${expected}`,
               )
-            asked.push({ method: row.method, path, allowed })
+            asked.push({ method: row.method, path, body, allowed })
             // A successful system deletion takes the fixture with it: put it back.
             if (row.method === 'DELETE' && path === `/v1/systems/${OWN}` && res.ok) await createOwnSystem()
             if (row.method === 'DELETE' && path === `/v1/systems/${OTHER}` && res.ok)
               await createOtherSystem()
+            if (row.method === 'DELETE' && row.pattern === '/v2/authz/rolebindings/{rolebinding}' && res.ok)
+              await createFixtureBinding(target)
           }
         }
         const check = await t.json<{
@@ -158,7 +198,7 @@ for (const backend of BACKENDS) {
             operation: a.method,
             action: '',
             path: a.path,
-            body: {},
+            body: a.body,
           })),
         })
         expect(check.status).toBe(200)

@@ -91,3 +91,43 @@ for (const backend of BACKENDS) {
     })
   })
 }
+
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`completing an activity record on ${backend.name}`, () => {
+    let store: ServiceStore
+    let close: () => Promise<void>
+    beforeAll(async () => {
+      ;({ store, close } = await openTestStore(backend))
+    })
+    afterAll(async () => close?.())
+
+    it('appends inside a transaction, answers the sequence, and completes that row in place', async () => {
+      const first = await store.transaction((tx) => tx.activity.append({ ...entry(1), requestId: 'change' }))
+      const second = await store.activity.append({ ...entry(2), requestId: 'later' })
+      expect(second).toBeGreaterThan(first)
+      const completed = await store.activity.complete(first, {
+        ...entry(1),
+        requestId: 'change',
+        statusCode: 500,
+        outcome: 'error',
+        record: JSON.stringify({ completed: true }),
+      })
+      expect(completed).toBe(true)
+      const row = await store.activity.get('change')
+      expect(row).toMatchObject({ seq: first, statusCode: 500, outcome: 'error', tsUs: entry(1).tsUs })
+      expect(JSON.parse(row!.record)).toEqual({ completed: true })
+      expect(await store.activity.count()).toBe(2)
+      expect(await store.activity.complete(second + 1000, entry(3))).toBe(false)
+    })
+
+    it('keeps nothing of a record whose transaction rolled back', async () => {
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.activity.append({ ...entry(4), requestId: 'rolled-back' })
+          throw new Error('the change failed')
+        }),
+      ).rejects.toThrow('the change failed')
+      expect(await store.activity.get('rolled-back')).toBeUndefined()
+    })
+  })
+}
