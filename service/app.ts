@@ -24,6 +24,7 @@ import { healthRoutes } from './routes/health.js'
 import { logRoutes } from './routes/logs.js'
 import { policyRoutes } from './routes/policies.js'
 import { secretRoutes } from './routes/secrets.js'
+import { sourceControlSyncRoutes } from './routes/source-control-sync.js'
 import { statusRoutes } from './routes/status.js'
 import { systemRoutes } from './routes/systems.js'
 import { tokenRoutes } from './routes/tokens.js'
@@ -57,6 +58,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.use('/v2/*', authorize(deps.authorizer))
   app.route('/', tokenRoutes(deps))
   app.route('/', systemRoutes(deps))
+  app.route('/', sourceControlSyncRoutes(deps, deps.gitSource))
   app.route('/', policyRoutes(deps))
   app.route('/', dataRoutes(deps, limits))
   app.route('/', bundleRoutes(deps))

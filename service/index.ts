@@ -18,6 +18,8 @@ import { createBundleSigner } from './bundle-signing.js'
 import { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
 import { DecisionTextIndexer } from './decision-text-indexer.js'
+import { GitSource } from './git-source/git-source.js'
+import { GitPoller } from './git-source/poller.js'
 import { parseGoDuration } from './go-duration.js'
 import { IdentityVerifier } from './identity/verifier.js'
 import { createServiceMetrics } from './metrics.js'
@@ -88,7 +90,27 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       recheckMs: store.dialect === 'postgres' ? 2000 : null,
     })
     const validateModule = options.validateModule ?? defaultModuleValidator
-    const builder = new BundleBuilder({ store, watch, metrics, logger, validateModule, signer })
+    const gitSource = new GitSource({
+      store,
+      secrets,
+      logger,
+      dataDir,
+      timeoutMs: parseGoDuration(config.git.timeout) ?? 60_000,
+      maxRepositoryBytes: config.git.max_repository_bytes,
+      sshKnownHosts: config.git.ssh_known_hosts,
+      sshTrustOnFirstUse: config.git.ssh_trust_on_first_use,
+      maxYamlNodes: config.limits.max_yaml_nodes,
+    })
+    const builder = new BundleBuilder({
+      store,
+      watch,
+      metrics,
+      logger,
+      validateModule,
+      signer,
+      source: gitSource,
+    })
+    gitSource.rebuildWith((systemId) => builder.rebuild(systemId))
     // Configuration (signing key, discovery defaults) may have changed since the last run.
     for (const system of await store.systems.list()) {
       await store.systems.bumpContentVersion(system.id)
@@ -112,6 +134,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       agentTokenKey: await agentTokenKey(store),
       secrets,
       identity,
+      gitSource,
       // Grants written by other replicas (PostgreSQL) are noticed within a second.
       authorizer: new Authorizer(store.grants, {
         checkIntervalMs: 1000,
@@ -148,6 +171,11 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       intervalMs: parseGoDuration(config.activity.retention.interval) ?? 600_000,
     })
     retention.start()
+    // The first poll runs at once: git-backed systems catch up with what was pushed while we were down.
+    const pollMs = parseGoDuration(config.git.poll_interval) ?? 0
+    const poller =
+      pollMs > 0 ? new GitPoller({ store, source: gitSource, logger, intervalMs: pollMs }) : undefined
+    poller?.start()
     logger.info(
       {
         database: store.location,
@@ -170,6 +198,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           await server.stop()
           await indexer?.stop()
           await retention.stop()
+          await poller?.stop()
           await store.close()
         })()
         return stopping

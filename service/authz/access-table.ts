@@ -44,6 +44,12 @@ export function accessTableMarkdown(): string {
   const header = ['Method', 'Path', 'Action', 'Resource', ...BUILTIN_ROLES.map((r) => r.id), 'agent token']
   const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`]
   for (const row of ROUTE_TABLE) {
+    if (row.authentication === 'shared-secret') {
+      const cells = [row.method, `\`${row.pattern}\``, `\`${row.action}\``, row.resource]
+      const open = [...BUILTIN_ROLES, 'agent'].map(() => 'shared secret')
+      lines.push(`| ${[...cells, ...open].join(' | ')} |`)
+      continue
+    }
     const cells = [
       row.method,
       `\`${row.pattern}\``,

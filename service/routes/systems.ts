@@ -18,7 +18,7 @@ import {
   type TokenRow,
 } from '../../store/service/index.js'
 import { creatorBindings } from '../authz/inherit.js'
-import { STATUS_BUILD_FAILED } from '../bundle-builder.js'
+import { STATUS_BUILD_FAILED, STATUS_READY } from '../bundle-builder.js'
 import { assertSecretsExist, sourceControlSecretReferences } from '../secrets/references.js'
 import { type SystemFields, storedConfig, systemFieldsSchema } from '../system-config.js'
 import { insertSystem } from '../systems/insert-system.js'
@@ -42,7 +42,7 @@ export function systemView(row: SystemRow, extras: { token?: TokenRow; policies?
             bundle: {
               waiting: false,
               errors: errors.map((message) => ({
-                code: STATUS_BUILD_FAILED,
+                code: row.status === STATUS_READY ? STATUS_BUILD_FAILED : row.status,
                 message,
                 timestamp: row.last_modified_at,
               })),
@@ -76,6 +76,11 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const { store, builder } = deps
   const app = new Hono<ServiceEnv>()
 
+  /** A system built from git is fetched first (the answer shows the outcome); others are rebuilt. */
+  async function buildFromSource(id: string) {
+    if ((await deps.gitSource.sync(id)) === undefined) await builder.rebuild(id)
+  }
+
   async function view(tx: ServiceRepositories, row: SystemRow) {
     const [token, policies] = await Promise.all([
       tx.tokens.findForSystem(row.id),
@@ -96,7 +101,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       if (err instanceof AlreadyExistsError) throw conflict(err.message)
       throw err
     }
-    await builder.rebuild(id)
+    await buildFromSource(id)
     return view(store, (await store.systems.get(id))!)
   }
 
@@ -169,7 +174,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       if (err instanceof AlreadyExistsError) throw conflict(err.message)
       throw err
     }
-    await builder.rebuild(id)
+    await buildFromSource(id)
     return envelope(c, await view(store, (await store.systems.get(id))!))
   })
 
@@ -182,12 +187,14 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       await tx.bundles.deleteForSystem(id)
       await tx.agentStatus.deleteForSystem(id)
       await tx.grants.deleteForResource('system', id)
+      await tx.gitSync.delete(id)
       if (recursive) {
         await tx.policies.deleteForSystem(id)
         await tx.dataDocuments.deleteForSystem(id)
       }
     })
     deps.authorizer.changed()
+    await deps.gitSource.forget(id)
     return envelope(c)
   })
   return app
