@@ -199,6 +199,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           await indexer?.stop()
           await retention.stop()
           await poller?.stop()
+          await gitSource.idle()
           await store.close()
         })()
         return stopping

@@ -72,6 +72,7 @@ export class GitSource implements SystemSource {
   private readonly locks = new KeyedLock()
   /** The content of the last commit read per system: rebuilds without a new commit read nothing. */
   private readonly cache = new Map<string, CachedCommit>()
+  private readonly inFlight = new Set<Promise<unknown>>()
   private rebuild: (systemId: string) => Promise<BuildOutcome | undefined> = async () => undefined
 
   constructor(private readonly options: GitSourceOptions) {}
@@ -91,7 +92,15 @@ export class GitSource implements SystemSource {
    * not exist or is not built from git. Syncs of one system run one after another.
    */
   sync(systemId: string): Promise<SyncOutcome | undefined> {
-    return this.locks.run(systemId, () => this.syncLocked(systemId))
+    const running = this.locks.run(systemId, () => this.syncLocked(systemId))
+    const tracked = running.finally(() => this.inFlight.delete(tracked))
+    this.inFlight.add(tracked)
+    return running
+  }
+
+  /** Waits for the syncs in progress (webhook syncs run unawaited): before the store closes. */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.inFlight])
   }
 
   private async syncLocked(systemId: string): Promise<SyncOutcome | undefined> {
