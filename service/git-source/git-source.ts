@@ -73,7 +73,10 @@ export class GitSource implements SystemSource {
   /** The content of the last commit read per system: rebuilds without a new commit read nothing. */
   private readonly cache = new Map<string, CachedCommit>()
   private readonly inFlight = new Set<Promise<unknown>>()
-  private rebuild: (systemId: string) => Promise<BuildOutcome | undefined> = async () => undefined
+  private readonly queued = new Map<string, Promise<SyncOutcome | undefined>>()
+  private rebuild: (systemId: string) => Promise<BuildOutcome | undefined> = async () => {
+    throw new Error('GitSource.rebuildWith was not called')
+  }
 
   constructor(private readonly options: GitSourceOptions) {}
 
@@ -92,7 +95,16 @@ export class GitSource implements SystemSource {
    * not exist or is not built from git. Syncs of one system run one after another.
    */
   sync(systemId: string): Promise<SyncOutcome | undefined> {
-    const running = this.locks.run(systemId, () => this.syncLocked(systemId))
+    // A burst of webhooks and polls makes one queued sync, not one each: a sync that has not
+    // started yet will see everything pushed so far. One that is running may have fetched before
+    // the latest push, so a caller arriving then queues the next one.
+    const waiting = this.queued.get(systemId)
+    if (waiting) return waiting
+    const running = this.locks.run(systemId, () => {
+      this.queued.delete(systemId)
+      return this.syncLocked(systemId)
+    })
+    this.queued.set(systemId, running)
     const tracked = running.finally(() => this.inFlight.delete(tracked))
     this.inFlight.add(tracked)
     return running
@@ -161,13 +173,18 @@ export class GitSource implements SystemSource {
     // The stored bundle is replaced only by one built from a newer content version.
     await store.systems.bumpContentVersion(systemId)
     const outcome = await this.rebuild(systemId)
+    if (outcome === undefined) {
+      // Deleted while we fetched: leave no state behind for a system that is gone.
+      await this.forget(systemId)
+      return undefined
+    }
     const after = await store.gitSync.get(systemId)
     return {
       ...(after?.commit_sha ? { commit: after.commit_sha } : {}),
       ...(after?.ref ? { ref: after.ref } : {}),
       ...(error ? { error: { code: error.code, message: error.message } } : {}),
-      status: outcome?.status,
-      errors: outcome?.errors ?? [],
+      status: outcome.status,
+      errors: outcome.errors,
     }
   }
 

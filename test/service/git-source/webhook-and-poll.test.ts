@@ -106,6 +106,25 @@ describe('push webhooks', () => {
     expect(await waitForRevision(t, id, (r) => r.startsWith(commit))).toMatch(new RegExp(`^${commit}-`))
   })
 
+  it('refuses a body over 1 MiB with 413 before reading it all', async () => {
+    const body = `{"pad":"${'x'.repeat(2 * 1024 * 1024)}"}`
+    const res = await hook(github('push', body), body)
+    expect(res.status).toBe(413)
+  })
+
+  it('syncs once more after a burst of pushes and ends on the last commit', async () => {
+    let last = ''
+    const sent: Array<Promise<unknown>> = []
+    for (let i = 0; i < 5; i++) {
+      last = origin.push({ 'p.rego': `package p\n\nx := ${10 + i}\n` })
+      const body = JSON.stringify({ after: last })
+      sent.push(hook(github('push', body), body))
+    }
+    for (const res of await Promise.all(sent)) expect((res as { status: number }).status).toBe(202)
+    expect(await waitForRevision(t, id, (r) => r.startsWith(last))).toMatch(new RegExp(`^${last}-`))
+    expect((await t.service.store.gitSync.get(id))?.commit_sha).toBe(last)
+  })
+
   it('answers 404 for an unknown system once the signature holds', async () => {
     const body = '{}'
     const res = await t.json('POST', '/v1/systems/unknown/source-control/webhook', {
