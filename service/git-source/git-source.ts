@@ -6,11 +6,13 @@
  * with the SBOM (RepoRoots) in the manifest's metadata and the commit in the revision.
  */
 import type { Logger } from 'pino'
-import type { ServiceStore, SystemRow } from '../../store/service/index.js'
+import type { GitSyncRow, ServiceStore, SystemRow } from '../../store/service/index.js'
 import {
   type BuildOutcome,
   type SourcedContent,
   SourceUnavailableError,
+  STATUS_READY,
+  STATUS_SOURCE_FAILED,
   type SystemSource,
 } from '../bundle-builder.js'
 import { existingMirror, type GitMirror, mirror, readTree, resolveReference } from '../git/index.js'
@@ -91,23 +93,39 @@ export class GitSource implements SystemSource {
   }
 
   /**
-   * Fetches the origin of `systemId` and rebuilds it. Resolves to undefined when the system does
-   * not exist or is not built from git. Syncs of one system run one after another.
+   * Fetches the origin of `systemId` and rebuilds it (`always`: after an API call, which may have
+   * changed more than the origin; `when-changed`: polls and webhooks). Resolves to undefined when
+   * the system does not exist or is not built from git. Syncs of one system run one after another.
    */
-  sync(systemId: string): Promise<SyncOutcome | undefined> {
-    // A burst of webhooks and polls makes one queued sync, not one each: a sync that has not
-    // started yet will see everything pushed so far. One that is running may have fetched before
-    // the latest push, so a caller arriving then queues the next one.
+  sync(
+    systemId: string,
+    options: { rebuild: 'always' | 'when-changed' } = { rebuild: 'always' },
+  ): Promise<SyncOutcome | undefined> {
+    const running = options.rebuild === 'always' ? this.syncNow(systemId, true) : this.syncQueued(systemId)
+    const tracked = running.finally(() => this.inFlight.delete(tracked))
+    this.inFlight.add(tracked)
+    return running
+  }
+
+  /**
+   * A sync for a poll or a webhook: rebuilds only when the commit or the failure changed. A burst
+   * of them makes one queued sync, not one each: a sync that has not started yet will see
+   * everything pushed so far. One that is running may have fetched before the latest push, so a
+   * caller arriving then queues the next one.
+   */
+  private syncQueued(systemId: string): Promise<SyncOutcome | undefined> {
     const waiting = this.queued.get(systemId)
     if (waiting) return waiting
     const running = this.locks.run(systemId, () => {
       this.queued.delete(systemId)
-      return this.syncLocked(systemId)
+      return this.syncLocked(systemId, false)
     })
     this.queued.set(systemId, running)
-    const tracked = running.finally(() => this.inFlight.delete(tracked))
-    this.inFlight.add(tracked)
     return running
+  }
+
+  private syncNow(systemId: string, force: boolean): Promise<SyncOutcome | undefined> {
+    return this.locks.run(systemId, () => this.syncLocked(systemId, force))
   }
 
   /** Waits for the syncs in progress (webhook syncs run unawaited): before the store closes. */
@@ -115,7 +133,7 @@ export class GitSource implements SystemSource {
     await Promise.allSettled([...this.inFlight])
   }
 
-  private async syncLocked(systemId: string): Promise<SyncOutcome | undefined> {
+  private async syncLocked(systemId: string, force: boolean): Promise<SyncOutcome | undefined> {
     const { store } = this.options
     const system = await store.systems.get(systemId)
     const origin = system && gitOriginOf(system)
@@ -170,6 +188,20 @@ export class GitSource implements SystemSource {
         known_hosts: knownHosts,
       })
     }
+    const recorded = await store.gitSync.get(systemId)
+    const unchanged =
+      state !== undefined &&
+      recorded?.commit_sha === state.commit_sha &&
+      recorded?.error_code === state.error_code &&
+      recorded?.error === state.error
+    // A poll that found nothing new does not rebuild (compiling a large repository every 30 s
+    // would cost a core), unless the last build failed for a reason a retry may cure (storage).
+    if (!force && unchanged && (system.status === STATUS_READY || system.status === STATUS_SOURCE_FAILED)) {
+      return this.outcomeOf(recorded, error, {
+        status: system.status,
+        errors: parseErrors(system.status_errors),
+      })
+    }
     // The stored bundle is replaced only by one built from a newer content version.
     await store.systems.bumpContentVersion(systemId)
     const outcome = await this.rebuild(systemId)
@@ -178,13 +210,20 @@ export class GitSource implements SystemSource {
       await this.forget(systemId)
       return undefined
     }
-    const after = await store.gitSync.get(systemId)
+    return this.outcomeOf(await store.gitSync.get(systemId), error, outcome)
+  }
+
+  private outcomeOf(
+    state: GitSyncRow | undefined,
+    error: SourceFailure | undefined,
+    build: { status: string; errors: string[] },
+  ): SyncOutcome {
     return {
-      ...(after?.commit_sha ? { commit: after.commit_sha } : {}),
-      ...(after?.ref ? { ref: after.ref } : {}),
+      ...(state?.commit_sha ? { commit: state.commit_sha } : {}),
+      ...(state?.ref ? { ref: state.ref } : {}),
       ...(error ? { error: { code: error.code, message: error.message } } : {}),
-      status: outcome.status,
-      errors: outcome.errors,
+      status: build.status,
+      errors: build.errors,
     }
   }
 
@@ -284,6 +323,15 @@ export class GitSource implements SystemSource {
   async forget(systemId: string): Promise<void> {
     this.cache.delete(systemId)
     await this.options.store.gitSync.delete(systemId)
+  }
+}
+
+function parseErrors(text: string | null): string[] {
+  try {
+    const value: unknown = text === null ? [] : JSON.parse(text)
+    return Array.isArray(value) ? value.map(String) : []
+  } catch {
+    return []
   }
 }
 

@@ -17,7 +17,7 @@ export class GitPoller {
         for (const system of await store.systems.list()) {
           if (!source.isGitBacked(system)) continue
           try {
-            await source.sync(system.id)
+            await source.sync(system.id, { rebuild: 'when-changed' })
           } catch (err) {
             // sync records git failures itself; this is the store or a rebuild failing.
             logger.error({ system_id: system.id, err }, 'git poll failed')

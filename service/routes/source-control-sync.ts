@@ -44,7 +44,9 @@ export function sourceControlSyncRoutes(deps: ServiceDeps, source: GitSource): H
     if (!check.ok) throw unauthorized(check.reason)
     await gitBackedSystem(id)
     if (!check.push) return envelope(c, { provider: check.provider, event: check.event, sync: 'ignored' })
-    source.sync(id).catch((err) => deps.logger.error({ system_id: id, err }, 'git sync after webhook failed'))
+    source
+      .sync(id, { rebuild: 'when-changed' })
+      .catch((err) => deps.logger.error({ system_id: id, err }, 'git sync after webhook failed'))
     return c.json(
       {
         request_id: c.var.requestId,

@@ -1,7 +1,8 @@
 /**
  * Sync time of a system built from git (service/git-source/) for a repository of 1,000 policy
  * files over file://, through the real service: the first sync (mirror clone, tree read, parse,
- * compile, bundle), an incremental sync after a one-file change, and a sync with nothing new.
+ * compile, bundle), an incremental sync after a one-file change, and a sync with nothing new
+ * (through `POST …/sync`, which always rebuilds; a poll that finds nothing new skips the rebuild).
  * Baseline in the same run: the same 1,000 modules pushed as one policy to a pushed system (the
  * build without git), and the git layer's own first mirror and fetch are in git.bench.ts.
  */

@@ -160,5 +160,15 @@ describe('polling', () => {
     })
     expect(hook.status).toBe(404)
     expect(hook.body.message).toMatch(/service\.git\.webhook_secret/)
+
+    // Polls that find nothing new fetch but do not rebuild: the content version stays put.
+    const version = (await t.service.store.systems.get(id))!.content_version
+    const attempts = new Set<string>()
+    for (let i = 0; i < 100 && attempts.size < 3; i++) {
+      attempts.add((await t.service.store.gitSync.get(id))!.attempted_at!)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(attempts.size).toBe(3)
+    expect((await t.service.store.systems.get(id))!.content_version).toBe(version)
   })
 })
