@@ -26,6 +26,7 @@ import { policyRoutes } from './routes/policies.js'
 import { registryBundleRoutes } from './routes/registry-bundles.js'
 import { secretRoutes } from './routes/secrets.js'
 import { sourceControlRoutes } from './routes/source-control.js'
+import { sourceControlSyncRoutes } from './routes/source-control-sync.js'
 import { statusRoutes } from './routes/status.js'
 import { systemRoutes } from './routes/systems.js'
 import { tokenRoutes } from './routes/tokens.js'
@@ -61,6 +62,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   // Before the systems' routes: `source-control/verify-config` is not a system id.
   app.route('/', sourceControlRoutes(deps))
   app.route('/', systemRoutes(deps))
+  app.route('/', sourceControlSyncRoutes(deps, deps.gitSource))
   app.route('/', policyRoutes(deps))
   app.route('/', dataRoutes(deps, limits))
   app.route('/', bundleRoutes(deps))

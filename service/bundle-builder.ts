@@ -13,7 +13,7 @@ import type { BundleKind, ServiceStore, SystemRow } from '../store/service/index
 import { discoveryDocument, type PublishedKey } from './agent-config.js'
 import type { BundleWatch } from './bundle-watch.js'
 import { DataConflictError, placeAt } from './data-tree.js'
-import { isJsonObject, parseJsonDocument, stringifyJsonDocument } from './json-document.js'
+import { copyJson, isJsonObject, parseJsonDocument, stringifyJsonDocument } from './json-document.js'
 import type { ServiceMetrics } from './metrics.js'
 import { checkModuleSet, describeRegoError, type ModuleValidator } from './policy-validation.js'
 
@@ -21,6 +21,46 @@ import { checkModuleSet, describeRegoError, type ModuleValidator } from './polic
 export const STATUS_READY = 'Ready'
 /** Status of a system whose latest policies or data do not make a bundle. */
 export const STATUS_BUILD_FAILED = 'BundleBuildFailed'
+/** Status of a system whose source (git) cannot be read: fetch, credentials, reference. */
+export const STATUS_SOURCE_FAILED = 'SourceControlFailed'
+
+/** One module of a system's content: where it goes in the bundle and the name errors use. */
+export interface ContentModule {
+  bundlePath: string
+  name: string
+  source: string
+}
+
+/** A system's content from somewhere else than the store's policies and data (git). */
+export interface SourcedContent {
+  modules: ContentModule[]
+  /** The data tree, already placed. */
+  data: Record<string, unknown>
+  /** The revision of a bundle whose content digest is `digest`. */
+  revision: (digest: string) => string
+  /** The manifest's `metadata`. */
+  metadata?: Record<string, unknown>
+  /** Problems of the source that keep the system from Ready even though this content builds (a failing fetch). */
+  sourceProblems?: string[]
+}
+
+/** Where the content of systems not built from the store comes from. */
+export interface SystemSource {
+  /**
+   * The content of `system`, or undefined when it is built from the store's policies and data.
+   * @throws SourceUnavailableError when the source has no content to build from.
+   * @throws ContentError when the content is not a valid bundle (a malformed data file).
+   */
+  content(system: SystemRow): Promise<SourcedContent | undefined>
+}
+
+/** The source of a system cannot give content (never synced, credentials missing). */
+export class SourceUnavailableError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems[0])
+    this.name = 'SourceUnavailableError'
+  }
+}
 
 /** Signs built bundles (see bundle-signing.ts) and publishes the key agents verify with. */
 export interface BundleSigner {
@@ -40,6 +80,8 @@ export interface BundleBuilderOptions {
    * never fail the build: agents keep getting bundles from the service.
    */
   onStored?: (system: SystemRow, kind: BundleKind, revision: string, bytes: Uint8Array) => Promise<void>
+  /** Content of systems built from elsewhere than the store (service/git-source/). */
+  source?: SystemSource
 }
 
 /** The outcome of one build. */
@@ -49,8 +91,8 @@ export interface BuildOutcome {
   revision?: string
 }
 
-/** Module problems that make a system's content unbuildable, one message per problem. */
-class ContentError extends Error {
+/** Module or data problems that make a system's content unbuildable, one message per problem. */
+export class ContentError extends Error {
   constructor(readonly problems: string[]) {
     super(problems[0])
   }
@@ -80,25 +122,38 @@ export class BundleBuilder {
     // stored with the bundle, and any later change triggers a build with a higher version.
     const system = await store.systems.get(systemId)
     if (!system) return undefined
-    const [policies, documents] = await Promise.all([
-      store.policies.listForSystem(systemId),
-      store.dataDocuments.listForSystem(systemId),
-    ])
     let outcome: BuildOutcome
     try {
       await this.buildDiscovery(system)
-      const bundle = this.policyBundle(systemId, policies, documents)
+      const sourced = await this.options.source?.content(system)
+      const bundle = sourced
+        ? // Data pushed to the system (by datasources, by /v1/data) joins the source's own.
+          this.sourcedBundle({ ...sourced, data: await this.storedData(systemId, sourced.data) })
+        : await this.storedBundle(systemId)
       const revision = bundle.manifest.revision as string
       const signed = this.options.signer ? await this.options.signer.sign(bundle) : bundle
       await this.save(system, 'policy', revision, await writeBundle(signed))
-      outcome = { status: STATUS_READY, errors: [], revision }
+      // A git source whose latest fetch failed still builds its last good commit, but is not Ready.
+      outcome =
+        sourced?.sourceProblems && sourced.sourceProblems.length > 0
+          ? { status: STATUS_SOURCE_FAILED, errors: sourced.sourceProblems, revision }
+          : { status: STATUS_READY, errors: [], revision }
     } catch (err) {
       // NOTE(service): whatever stops a build (content, signing, encoding, storage), the last good
       // bundle stays served and the status says why; only a success may report Ready (issue 17).
       const content =
-        err instanceof ContentError || err instanceof BundleError || err instanceof DataConflictError
-      const errors = err instanceof ContentError ? err.problems : [errorMessage(err, content)]
-      outcome = { status: STATUS_BUILD_FAILED, errors }
+        err instanceof ContentError ||
+        err instanceof BundleError ||
+        err instanceof DataConflictError ||
+        err instanceof SourceUnavailableError
+      const errors =
+        err instanceof ContentError || err instanceof SourceUnavailableError
+          ? err.problems
+          : [errorMessage(err, content)]
+      outcome = {
+        status: err instanceof SourceUnavailableError ? STATUS_SOURCE_FAILED : STATUS_BUILD_FAILED,
+        errors,
+      }
       this.options.metrics.bundleBuilds.inc({ kind: 'policy', outcome: 'failed' })
       const log = { system_id: systemId, reason: errors[0] }
       if (content) this.options.logger.warn(log, 'bundle build failed')
@@ -108,36 +163,62 @@ export class BundleBuilder {
     return outcome
   }
 
-  private policyBundle(
-    systemId: string,
-    policies: Array<{ path: string; modules: string }>,
-    documents: Array<{ path: string; value: string }>,
-  ): Bundle {
+  /** The bundle of what is pushed to the store under `systems/{id}`. */
+  private async storedBundle(systemId: string): Promise<Bundle> {
+    const { store } = this.options
+    const policies = await store.policies.listForSystem(systemId)
     const prefix = `systems/${systemId}`
-    const modules: Record<string, string> = {}
-    // The same modules under their policy paths, so errors name what the user pushed.
-    const named: Record<string, string> = {}
+    const modules: ContentModule[] = []
     for (const policy of policies) {
       const dir = relativeTo(prefix, policy.path)
       for (const [file, source] of Object.entries(JSON.parse(policy.modules) as Record<string, string>)) {
-        const bundlePath = dir === '' ? file : `${dir}/${file}`
-        const problem = this.options.validateModule(`${policy.path}/${file}`, source)
-        if (problem) throw new ContentError([problem])
-        modules[bundlePath] = source
-        named[`${policy.path}/${file}`] = source
+        // Errors name the module under its policy path: what the user pushed.
+        modules.push({
+          bundlePath: dir === '' ? file : `${dir}/${file}`,
+          name: `${policy.path}/${file}`,
+          source,
+        })
       }
     }
-    // The modules were checked when pushed, against the system's modules of that moment; a
-    // later change (a policy deleted, pushes racing) can still leave a set that does not compile.
-    const compileErrors = checkModuleSet(named)
-    if (compileErrors.length > 0) throw new ContentError(compileErrors.map((e) => describeRegoError(e)))
-    const data: Record<string, unknown> = {}
+    return this.sourcedBundle({
+      modules,
+      data: await this.storedData(systemId, {}),
+      revision: (digest) => digest,
+    })
+  }
+
+  /** `base` with the data documents stored under `systems/{id}` placed into it. */
+  private async storedData(
+    systemId: string,
+    base: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const prefix = `systems/${systemId}`
+    const documents = await this.options.store.dataDocuments.listForSystem(systemId)
+    const data = documents.length === 0 ? base : copyJson(base)
     for (const doc of documents) {
       const rel = relativeTo(prefix, doc.path)
       placeAt(data, rel === '' ? [] : rel.split('/'), parseJsonDocument(doc.value), `data ${doc.path}`)
     }
-    const revision = contentDigest(modules, data)
-    return bundleFromParts({ modules, data, manifest: { revision } })
+    return data
+  }
+
+  /** Checks the modules (each parses, all compile together) and makes the bundle. */
+  private sourcedBundle(content: SourcedContent): Bundle {
+    const modules: Record<string, string> = {}
+    const named: Record<string, string> = {}
+    for (const module of content.modules) {
+      const problem = this.options.validateModule(module.name, module.source)
+      if (problem) throw new ContentError([problem])
+      modules[module.bundlePath] = module.source
+      named[module.name] = module.source
+    }
+    // Pushed modules were checked when pushed, against the system's modules of that moment; a
+    // later change (a policy deleted, pushes racing) can still leave a set that does not compile.
+    const compileErrors = checkModuleSet(named)
+    if (compileErrors.length > 0) throw new ContentError(compileErrors.map((e) => describeRegoError(e)))
+    const revision = content.revision(contentDigest(modules, content.data))
+    const manifest = content.metadata ? { revision, metadata: content.metadata } : { revision }
+    return bundleFromParts({ modules, data: content.data, manifest })
   }
 
   private async buildDiscovery(system: SystemRow): Promise<void> {

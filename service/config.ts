@@ -56,6 +56,38 @@ const signingSchema = z
     error: 'set exactly one of key_file and key',
   })
 
+/** Systems built from git (docs/git.md). */
+const gitSchema = z
+  .strictObject({
+    /** How often every git-backed system's origin is fetched; `0` polls never (webhooks and sync only). */
+    poll_interval: durationField()
+      .refine((text) => (parseGoDuration(text) ?? 0) === 0 || (parseGoDuration(text) ?? 0) >= 1000, {
+        error: 'expected at least 1s (or 0: no polling)',
+      })
+      .default('30s'),
+    /** Shared secret of push webhooks (GitHub: the HMAC key; GitLab: the token). Unset: webhooks answer 404. */
+    webhook_secret: z.string().min(16, { error: 'expected at least 16 characters' }).optional(),
+    /** Time one git operation (clone, fetch, read) may take. */
+    timeout: durationField()
+      .refine((text) => (parseGoDuration(text) ?? 0) >= 1000, { error: 'expected at least 1s' })
+      .default('60s'),
+    /** Size of one repository's mirror on disk, in bytes; 413 beyond. */
+    max_repository_bytes: field.positiveInt().default(512 * 1024 * 1024),
+    /** Bytes of one file a commit may write or a read may answer; 413 naming the file beyond. */
+    max_file_bytes: field.positiveInt().default(1024 * 1024),
+    /**
+     * ssh host keys, as known_hosts lines (`host keytype base64`, `[host]:port …` off port 22).
+     * A host named here is checked against these keys only; other hosts are trusted on first
+     * use and their key recorded in the store.
+     */
+    known_hosts: z.array(z.string().min(1)).default([]),
+    /** known_hosts lines trusted for every ssh origin (`host keytype base64`). */
+    ssh_known_hosts: z.string().default(''),
+    /** Accept an ssh host the first time it is seen and record its key for the system (never a changed key). */
+    ssh_trust_on_first_use: z.boolean().default(false),
+  })
+  .prefault({})
+
 /** Schema of the `service:` config section. */
 export const serviceSectionSchema = z
   .strictObject({
@@ -117,25 +149,8 @@ export const serviceSectionSchema = z
         key_file: z.string().min(1).optional(),
       })
       .prefault({}),
-    /** Systems' git repositories (docs/git.md): the source-control endpoints' limits. */
-    git: z
-      .strictObject({
-        /** Per git command (fetch, push, read) against a system's repository. */
-        timeout: durationField()
-          .refine((text) => (parseGoDuration(text) ?? 0) >= 1, { error: 'expected a positive duration' })
-          .default('60s'),
-        /** Bytes of one file a commit may write or a read may answer; 413 naming the file beyond. */
-        max_file_bytes: field.positiveInt().default(1024 * 1024),
-        /** Bytes a repository's mirror may take on disk; 413 beyond. */
-        max_repository_bytes: field.positiveInt().default(512 * 1024 * 1024),
-        /**
-         * ssh host keys, as known_hosts lines (`host keytype base64`, `[host]:port …` off port 22).
-         * A host named here is checked against these keys only; other hosts are trusted on first
-         * use and their key recorded in the store.
-         */
-        known_hosts: z.array(z.string().min(1)).default([]),
-      })
-      .prefault({}),
+    /** Systems built from git: polling, webhooks, limits, ssh host keys. */
+    git: gitSchema,
     /** OIDC issuers whose bearer JWTs are accepted besides API tokens (service/identity/config.ts). */
     identity_providers: identityProvidersSchema,
     limits: z

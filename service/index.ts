@@ -18,6 +18,8 @@ import { createBundleSigner } from './bundle-signing.js'
 import { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
 import { DecisionTextIndexer } from './decision-text-indexer.js'
+import { GitSource } from './git-source/git-source.js'
+import { GitPoller } from './git-source/poller.js'
 import { parseGoDuration } from './go-duration.js'
 import { IdentityVerifier } from './identity/verifier.js'
 import { createServiceMetrics } from './metrics.js'
@@ -105,6 +107,17 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       },
     })
     registry = publisher
+    const gitSource = new GitSource({
+      store,
+      secrets,
+      logger,
+      dataDir,
+      timeoutMs: parseGoDuration(config.git.timeout) ?? 60_000,
+      maxRepositoryBytes: config.git.max_repository_bytes,
+      sshKnownHosts: config.git.ssh_known_hosts,
+      sshTrustOnFirstUse: config.git.ssh_trust_on_first_use,
+      maxYamlNodes: config.limits.max_yaml_nodes,
+    })
     const builder = new BundleBuilder({
       store,
       watch,
@@ -113,7 +126,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       validateModule,
       signer,
       onStored: (system, kind, revision, bytes) => publisher.bundleBuilt(system, kind, revision, bytes),
+      source: gitSource,
     })
+    gitSource.rebuildWith((systemId) => builder.rebuild(systemId))
     // Configuration (signing key, discovery defaults) may have changed since the last run.
     for (const system of await store.systems.list()) {
       await store.systems.bumpContentVersion(system.id)
@@ -139,6 +154,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       dataDir,
       registry: publisher,
       identity,
+      gitSource,
       // Grants written by other replicas (PostgreSQL) are noticed within a second.
       authorizer: new Authorizer(store.grants, {
         checkIntervalMs: 1000,
@@ -175,6 +191,11 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       intervalMs: parseGoDuration(config.activity.retention.interval) ?? 600_000,
     })
     retention.start()
+    // The first poll runs at once: git-backed systems catch up with what was pushed while we were down.
+    const pollMs = parseGoDuration(config.git.poll_interval) ?? 0
+    const poller =
+      pollMs > 0 ? new GitPoller({ store, source: gitSource, logger, intervalMs: pollMs }) : undefined
+    poller?.start()
     logger.info(
       {
         database: store.location,
@@ -198,6 +219,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           await publisher.stop()
           await indexer?.stop()
           await retention.stop()
+          await poller?.stop()
+          await gitSource.idle()
           await store.close()
         })()
         return stopping

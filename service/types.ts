@@ -8,6 +8,7 @@ import type { Authorizer } from './authz/authorizer.js'
 import type { BundleBuilder } from './bundle-builder.js'
 import type { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
+import type { GitSource } from './git-source/git-source.js'
 import type { IdentityVerifier } from './identity/verifier.js'
 import type { ServiceMetrics } from './metrics.js'
 import type { ModuleValidator } from './policy-validation.js'
@@ -75,4 +76,6 @@ export interface ServiceDeps {
   identity: IdentityVerifier
   /** Decides every request (service/authz/); told when grants change. */
   authorizer: Authorizer
+  /** Syncs systems built from git (service/git-source/). */
+  gitSource: GitSource
 }

@@ -24,6 +24,8 @@ export function roleAllows(role: BuiltinRole, action: string): boolean {
  * on a row: `yes`, `no`, or for system roles `own` (only on the system it is bound to).
  */
 export function tableCell(role: BuiltinRole, row: RouteRow): 'yes' | 'own' | 'no' {
+  // Open to every caller: the route checks its shared secret instead of a role.
+  if (row.authentication === 'shared-secret') return 'yes'
   if (!roleAllows(role, row.action)) return 'no'
   if (role.resource_kind === 'workspace') return 'yes'
   if ((OPEN_ACTIONS as readonly string[]).includes(row.action)) return 'yes'
@@ -32,6 +34,7 @@ export function tableCell(role: BuiltinRole, row: RouteRow): 'yes' | 'own' | 'no
 
 /** What a system's agent token may do on a row (its own system only). */
 export function agentCell(row: RouteRow): 'own' | 'yes' | 'no' {
+  if (row.authentication === 'shared-secret') return 'yes'
   if ((OPEN_ACTIONS as readonly string[]).includes(row.action)) return 'yes'
   if (!(AGENT_ACTIONS as readonly string[]).includes(row.action)) return 'no'
   return row.resource === 'workspace' ? 'no' : 'own'
@@ -44,6 +47,12 @@ export function accessTableMarkdown(): string {
   const header = ['Method', 'Path', 'Action', 'Resource', ...BUILTIN_ROLES.map((r) => r.id), 'agent token']
   const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`]
   for (const row of ROUTE_TABLE) {
+    if (row.authentication === 'shared-secret') {
+      const cells = [row.method, `\`${row.pattern}\``, `\`${row.action}\``, row.resource]
+      const open = [...BUILTIN_ROLES, 'agent'].map(() => 'shared secret')
+      lines.push(`| ${[...cells, ...open].join(' | ')} |`)
+      continue
+    }
     const cells = [
       row.method,
       `\`${row.pattern}\``,

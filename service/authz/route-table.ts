@@ -28,6 +28,12 @@ export interface RouteRow {
    * action (PUT /v1/tokens/{token} under `tokens.refresh` may only regenerate the secret).
    */
   narrower?: string
+  /**
+   * How the caller is authenticated when not by a bearer token: `shared-secret` rows (git
+   * webhooks) are passed by authentication and authorization untouched; the route itself checks
+   * the request against the secret and does nothing a role would have to allow.
+   */
+  authentication?: 'shared-secret'
 }
 
 const row = (
@@ -65,6 +71,12 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   row('GET', '/v1/systems/{system}/bundles/{bundle}/{version}/bundle', 'policies.read', 'path'),
   row('GET', '/v1/systems/{system}/bundle-deploy', 'systems.read', 'path'),
   row('PUT', '/v1/systems/{system}/bundle-deploy', 'systems.update', 'path'),
+  // Git sources: a sync takes the origin's policies, so it needs what pushing policies needs
+  row('POST', '/v1/systems/{system}/source-control/sync', 'policies.write', 'path'),
+  {
+    ...row('POST', '/v1/systems/{system}/source-control/webhook', 'sourcecontrol.webhook', 'path'),
+    authentication: 'shared-secret',
+  },
   // Agent traffic
   row('GET', '/v1/systems/{system}/discovery', 'bundles.pull', 'path'),
   row('GET', '/v1/bundles/systems/{system}', 'bundles.pull', 'path'),
@@ -169,6 +181,11 @@ const COMPILED: CompiledRow[] = ROUTE_TABLE.map((row) => ({ row, regex: compileP
 export interface RouteMatch {
   row: RouteRow
   params: Record<string, string>
+}
+
+/** True when the request is authenticated by a shared secret in the route, not by a token. */
+export function isSharedSecretRoute(method: string, path: string): boolean {
+  return matchRoute(method, path)?.row.authentication === 'shared-secret'
 }
 
 /** The first row matching `method` and `path` (HEAD is matched as GET). */

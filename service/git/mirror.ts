@@ -123,6 +123,20 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
+ * The mirror of `url` as it is on disk, without talking to the remote; undefined when there is
+ * none yet. For reading what an earlier fetch brought (a rebuild from a known commit).
+ */
+export async function existingMirror(
+  url: string,
+  credentials: GitCredentials | undefined,
+  options: MirrorOptions,
+): Promise<GitMirror | undefined> {
+  const remote = parseRemoteUrl(url)
+  const path = mirrorFolder(options.dataDir, remote.url)
+  return (await exists(path)) ? new GitMirror(path, remote, credentials, options) : undefined
+}
+
+/**
  * The mirror of `url`, up to date: cloned on first use, fetched incrementally afterwards.
  * Typed errors: invalid_input (URL), auth_failed, host_key_rejected, repository_unreachable,
  * timeout, too_large.

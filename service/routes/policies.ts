@@ -34,6 +34,19 @@ export function policyRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const { store, builder } = deps
   const app = new Hono<ServiceEnv>()
 
+  /**
+   * A system built from git takes its policies from its repository only: a pushed policy would
+   * never reach its bundle, so it is refused instead of stored and silently ignored.
+   */
+  async function refuseGitBacked(systemId: string) {
+    const system = await store.systems.get(systemId)
+    if (system && deps.gitSource.isGitBacked(system))
+      throw conflict(
+        `system ${systemId} is built from git (source_control.origin): its policies come from the repository; ` +
+          'commit the change there (POST /v1/systems/{id}/commits) instead of pushing it',
+      )
+  }
+
   app.get('/v1/policies', async (c) => {
     const prefix = c.req.query('prefix')
     const rows = await store.policies.list(prefix ? checkSlashPath(prefix, 'prefix') : undefined)
@@ -62,6 +75,7 @@ export function policyRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     }
     if (errors.length > 0) throw badRequest(`invalid policy ${path}: ${errors[0]}`, errors)
     const systemId = systemOfPath(path)
+    if (systemId !== null) await refuseGitBacked(systemId)
     if (systemId !== null) await assertSystemCompiles(store, systemId, { [path]: body.modules })
     const createOnly = c.req.header('If-None-Match')?.trim() === '*'
     const actor: Actor = { by: c.var.principal.id, through: 'api' }
@@ -93,6 +107,7 @@ export function policyRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   app.delete('/v1/policies/*', async (c) => {
     const path = checkSlashPath(pathAfter(c, PREFIX), 'policy path')
     const systemId = systemOfPath(path)
+    if (systemId !== null) await refuseGitBacked(systemId)
     await inChangeTransaction(c, store, async (tx) => {
       if (!(await tx.policies.delete(path))) throw notFound(`policy ${path} not found`)
       if (systemId !== null) await tx.systems.bumpContentVersion(systemId)

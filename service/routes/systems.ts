@@ -20,7 +20,7 @@ import {
 } from '../../store/service/index.js'
 import { inChangeTransaction } from '../activity/change-transaction.js'
 import { creatorBindings } from '../authz/inherit.js'
-import { STATUS_BUILD_FAILED } from '../bundle-builder.js'
+import { STATUS_BUILD_FAILED, STATUS_READY } from '../bundle-builder.js'
 import { registryConfigOf } from '../registry/registry-config.js'
 import type { RegistryPublisher } from '../registry/registry-publisher.js'
 import { assertSecretsExist, systemSecretReferences } from '../secrets/references.js'
@@ -63,7 +63,7 @@ export function systemView(
           bundle: {
             waiting: false,
             errors: errors.map((message) => ({
-              code: STATUS_BUILD_FAILED,
+              code: row.status === STATUS_READY ? STATUS_BUILD_FAILED : row.status,
               message,
               timestamp: row.last_modified_at,
             })),
@@ -105,6 +105,11 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   const { store, builder } = deps
   const app = new Hono<ServiceEnv>()
 
+  /** A system built from git is fetched first (the answer shows the outcome); others are rebuilt. */
+  async function buildFromSource(id: string) {
+    if ((await deps.gitSource.sync(id)) === undefined) await builder.rebuild(id)
+  }
+
   async function view(tx: ServiceRepositories, row: SystemRow) {
     const [token, policies, registry] = await Promise.all([
       tx.tokens.findForSystem(row.id),
@@ -126,7 +131,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       if (err instanceof AlreadyExistsError) throw conflict(err.message)
       throw err
     }
-    await builder.rebuild(id)
+    await buildFromSource(id)
     return view(store, (await store.systems.get(id))!)
   }
 
@@ -201,7 +206,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       if (err instanceof AlreadyExistsError) throw conflict(err.message)
       throw err
     }
-    await builder.rebuild(id)
+    await buildFromSource(id)
     return envelope(c, await view(store, (await store.systems.get(id))!))
   })
 
@@ -215,12 +220,14 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       await tx.registryBundles.deleteForSystem(id)
       await tx.agentStatus.deleteForSystem(id)
       await tx.grants.deleteForResource('system', id)
+      await tx.gitSync.delete(id)
       if (recursive) {
         await tx.policies.deleteForSystem(id)
         await tx.dataDocuments.deleteForSystem(id)
       }
     })
     deps.authorizer.changed()
+    await deps.gitSource.forget(id)
     return envelope(c)
   })
   return app

@@ -10,6 +10,7 @@ import { AgentStatusRepository } from './agent-status.js'
 import { BundleRepository } from './bundles.js'
 import { DataDocumentRepository } from './data-documents.js'
 import { DecisionRepository } from './decisions.js'
+import { GitSyncRepository } from './git-sync.js'
 import { GrantRepository } from './grants.js'
 import { PolicyRepository } from './policies.js'
 import { RegistryBundleRepository } from './registry-bundles.js'
@@ -36,6 +37,7 @@ export class ServiceRepositories {
   readonly grants: GrantRepository
   readonly activity: ActivityRepository
   readonly registryBundles: RegistryBundleRepository
+  readonly gitSync: GitSyncRepository
 
   constructor(db: Kysely<ServiceTables>, dialect: SqlDialect) {
     this.settings = new SettingsRepository(db)
@@ -50,6 +52,7 @@ export class ServiceRepositories {
     this.grants = new GrantRepository(db)
     this.activity = new ActivityRepository(db, dialect)
     this.registryBundles = new RegistryBundleRepository(db)
+    this.gitSync = new GitSyncRepository(db)
   }
 }
 

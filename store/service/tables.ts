@@ -141,6 +141,25 @@ export interface GrantsTable extends AuditColumns {
   claim_value: string
 }
 
+/** Sync state of a system built from git (service/git-source/). */
+export interface GitSyncTable {
+  system_id: string
+  /** The origin (url, reference, commit, path) this state belongs to, as JSON text. */
+  origin: string
+  /** The commit the system's bundle is built from; null until a fetch succeeded. */
+  commit_sha: string | null
+  /** The full reference name that resolved to it (null for a pinned commit). */
+  ref: string | null
+  /** When the last successful fetch ended. */
+  synced_at: string | null
+  /** The last fetch's failure (a GitError code or `missing_secret`), null after a good fetch. */
+  error_code: string | null
+  error: string | null
+  attempted_at: string | null
+  /** ssh host keys recorded by trust on first use (known_hosts lines). */
+  known_hosts: string | null
+}
+
 export interface ActivityTable {
   seq: Generated<number | string>
   request_id: string
@@ -197,4 +216,5 @@ export interface ServiceTables {
   grants: GrantsTable
   activity: ActivityTable
   registry_bundles: RegistryBundlesTable
+  git_sync: GitSyncTable
 }

@@ -149,7 +149,10 @@ for (const backend of BACKENDS) {
       callers.push({
         name: 'no binding',
         token: none.body.result as string,
-        expect: (row) => row.action === 'authz.roles' || row.action === 'authz.evaluate',
+        expect: (row) =>
+          row.action === 'authz.roles' ||
+          row.action === 'authz.evaluate' ||
+          row.authentication === 'shared-secret',
       })
       const opa = parseYaml(await (await t.call('GET', `/v1/systems/${OWN}/assets/opa-config`)).text())
       callers.push({

@@ -71,6 +71,7 @@ for (const backend of BACKENDS) {
         '0004-grants',
         '0005-secrets',
         '0006-activity',
+        '0008-git-sync',
         '0009-bundle-registry',
       ])
       // 0004 turns the roles token rows carried into grants on the workspace.

@@ -1,0 +1,27 @@
+/**
+ * Migration 0008: the sync state of systems built from git. One row per git-backed system: the
+ * commit its bundle is built from, the last failure of a fetch (kept until the next good one), and
+ * the ssh host keys learnt by trust on first use. Same definition on SQLite and PostgreSQL.
+ */
+import type { AnyDb } from './schema.js'
+
+/** Creates the `git_sync` table. */
+export function gitSyncMigration() {
+  return {
+    async up(db: AnyDb): Promise<void> {
+      await db.schema
+        .createTable('git_sync')
+        .addColumn('system_id', 'text', (c) => c.primaryKey())
+        // The origin's url, reference, commit and path this state was synced for (JSON text).
+        .addColumn('origin', 'text', (c) => c.notNull())
+        .addColumn('commit_sha', 'text')
+        .addColumn('ref', 'text')
+        .addColumn('synced_at', 'text')
+        .addColumn('error_code', 'text')
+        .addColumn('error', 'text')
+        .addColumn('attempted_at', 'text')
+        .addColumn('known_hosts', 'text')
+        .execute()
+    },
+  }
+}
