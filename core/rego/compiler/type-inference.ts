@@ -1,13 +1,14 @@
 /**
- * What regent knows of the types of a rule body's terms, for the type checker: literals; local vars
- * bound to a term of known type (`x := 1`, `[a, b] := [1, "s"]`), to a built-in's result or to the
+ * What regent knows of the types of a rule body's terms, for the type checker: literals, object
+ * literals with vars and comprehensions (from their bodies); local vars bound to a term of known
+ * type (`x := 1`, patterns such as `[a, b] := f(1)` part by part), to a call's output or to the
  * members of a typed collection (`some x in [1, 2]`, `every k, v in ...`); and `data` refs to
  * rules, from the value of each definition read after its body (`p := 1`, `default p := false`,
- * `n := count(input.xs)`, `s contains x if some x in ["a"]`), likewise user functions' results
- * and arguments (from the body's first use of each, as OPA's checker binds an unbound var); and
- * `input` from a JSON Schema when one is given (`-s`). Everything else is `any`: OPA's checker
- * also types object literals, comprehensions, partial objects and `data` schemas, so regent
- * reports a subset of OPA's type errors and never one OPA would not.
+ * `n := count(input.xs)`, `s contains x if some x in ["a"]`, `o[k] := v` as an object keyed by
+ * k's type), likewise user functions' results and arguments (from the body's first use of each, as
+ * OPA's checker binds an unbound var); and `input` from a JSON Schema when one is given (`-s`).
+ * Everything else is `any`: OPA's checker also types `data` schemas and a few corners (see
+ * docs/conformance.md), so regent reports a subset of OPA's type errors and never one OPA would not.
  *
  * Bodies are read in order after CheckSafety has put every expression after the ones that bind its
  * vars, and after RewriteLocalVars gave every local var a name of its own, so one map of var names

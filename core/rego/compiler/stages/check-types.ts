@@ -4,9 +4,10 @@
  * function argument whose type cannot overlap the one it takes (`upper: invalid argument(s)`),
  * a `match error` between the two sides of `=`/`:=` (rule-body `==` included), a function used
  * as a value or a rule called as one, and a ref into a value that cannot have that key
- * (`undefined ref: data.t.p.foo`). NOTE(regent): OPA infers more (object literals and
- * comprehensions precisely, partial objects, `data` schemas), so a policy regent accepts may still
- * be rejected by OPA, never the other way round. See docs/conformance.md.
+ * (`undefined ref: data.t.p.foo`), and a function replaced by a function of another arity or
+ * argument types (`count: arity mismatch`). NOTE(regent): OPA infers a little more (`data`
+ * schemas, a few corners listed in docs/conformance.md), so a policy regent accepts may still be
+ * rejected by OPA, never the other way round.
  */
 import { type RegoError, typeError } from '../../errors.js'
 import type { Body, Expr, Term, With } from '../../syntax/ast.js'
