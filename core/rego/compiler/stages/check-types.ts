@@ -15,9 +15,10 @@ import { stringifyOpaJson } from '../../syntax/json.js'
 import { keysOf, overlaps, type Type, typeToJSON, typeToString, unwrap } from '../../types/index.js'
 import { formatValue, toJS } from '../../values/index.js'
 import type { Compiler } from '../compiler.js'
+import { paramVars, RuleTypes } from '../rule-types.js'
 import { isComprehension, isGeneratedVar, isOperator, ROOT_DOCUMENTS, refName, walkTerms } from '../terms.js'
 import { refString, termString } from '../text.js'
-import { BodyTypes, paramVars, RuleTypes } from '../type-inference.js'
+import { BodyTypes } from '../type-inference.js'
 
 /**
  * The rule types of a compiled module set, worked out once: queries compiled later against the
