@@ -101,8 +101,8 @@ class BodyChecker {
     }
     for (const w of expr.with ?? []) {
       // A function may replace a function (`with count as f`): only a value is checked.
-      if (w.value.type !== 'ref' || !this.#types.functionType(w.value.value)) this.#term(w.value, expr)
-      else this.#replacement(w)
+      if (this.#functionOf(w.value)) this.#replacement(w)
+      else this.#term(w.value, expr)
     }
   }
 
@@ -121,7 +121,7 @@ class BodyChecker {
     const name = w.target.type === 'ref' ? refString(w.target.value) : refName(w.target)
     this.errors.push(
       typeError(w.location, `${name}: arity mismatch`, {
-        have: `(${value.args.map(typeToString).join(', ')})`,
+        have: `(${value.args.map((a) => typeToString(unwrap(a))).join(', ')})`,
         want: `(${target.args.map(typeToString).join(', ')})`,
       }),
     )

@@ -210,6 +210,11 @@ const rejected: { note: string; src: string; want: string }[] = [
     want: 'test.rego:5:20: rego_type_error: count: arity mismatch\n\thave: (number)\n\twant: (collection: any<string, array[any], object[any: any], set[any]>)',
   },
   {
+    note: "a built-in replaced by a built-in taking another type: the replacement's types unnamed",
+    src: 't if upper("a") == "A" with upper as abs',
+    want: 'test.rego:3:24: rego_type_error: upper: arity mismatch\n\thave: (number)\n\twant: (x: string)',
+  },
+  {
     note: 'a composite literal against a union: its constant parts are still checked',
     src: 'p if sum([1, "a"]) == 1',
     want: 'test.rego:3:6: rego_type_error: sum: invalid argument(s)\n\thave: (array<number, string>, ???)\n\twant: (collection: any<array[number], set[number]>, n: number)',
