@@ -25,7 +25,7 @@ import {
   unionOf,
   unwrap,
 } from '../types/index.js'
-import { elementType, keysOf, overlaps, propertyType, valuesOf } from '../types/lattice.js'
+import { elementType, isSubtype, keysOf, overlaps, propertyType, valuesOf } from '../types/lattice.js'
 import {
   compareValues,
   equalValues,
@@ -85,7 +85,8 @@ function isTop(type: Type): boolean {
 
 /**
  * True when no value of `type` can have the constant key `key`: scalars have no keys, an object
- * without dynamic part only its static ones, an array no key but a number. Numbers are not checked
+ * its static ones and keys of its dynamic part's key type (OPA's `types.Select`: `o[1]` for
+ * `object[string: number]` is undefined), an array no key but a number. Numbers are not checked
  * against arrays, nor anything against sets.
  */
 function cannotHave(type: Type, key: Value): boolean {
@@ -99,7 +100,7 @@ function cannotHave(type: Type, key: Value): boolean {
     case 'string':
       return true
     case 'object':
-      return !x.dynamic && !hasStaticKey(x, key)
+      return !hasStaticKey(x, key) && (!x.dynamic || !isSubtype(typeOf(key), x.dynamic.key))
     case 'array':
       return typeName(key) !== 'number'
     default:

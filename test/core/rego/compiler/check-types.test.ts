@@ -160,6 +160,11 @@ const rejected: { note: string; src: string; want: string }[] = [
     want: 'test.rego:5:6: rego_type_error: undefined ref: data.test.o.a.b\n\tdata.test.o.a.b\n\t^^^^^^^^^^^^^\n\thave: number',
   },
   {
+    note: "a constant key of another type than a partial object's keys",
+    src: 'o[k] := 1 if some k in ["a"]\n\nq if o[1] == 1',
+    want: 'test.rego:5:6: rego_type_error: undefined ref: data.test.o[1]\n\tdata.test.o[1]\n\t            ^\n\t            have: 1\n\t            want (type): string',
+  },
+  {
     note: 'a ref head with a var and a constant after it: nested objects',
     src: 'r[k].v := 1 if some k in ["a"]\n\nq if upper(r.a.v) == "A"',
     want: 'test.rego:5:6: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
@@ -278,6 +283,10 @@ const accepted: { note: string; src: string }[] = [
   {
     note: 'a var passed inside an array where a union is taken is widened',
     src: 'p if {\n\tx := 1\n\tcount([x]) == 1\n\tupper(x) == "A"\n}',
+  },
+  {
+    note: 'a constant key of the type of an object comprehension keys',
+    src: 'q if {\n\to := {k: 1 | some k in ["a", 2]}\n\to[2] == 1\n\to.a == 1\n}',
   },
   { note: 'an empty array literal is an array of any', src: 'p := [1, 2]\n\nq if p == []' },
   { note: 'an empty object literal is an object of any keys', src: 'o := {"a": 1}\n\nq if o == {}' },
