@@ -100,7 +100,8 @@ class BodyChecker {
       this.#term(terms, expr)
     }
     for (const w of expr.with ?? []) {
-      // A function may replace a function (`with count as f`): only a value is checked.
+      // A function replacing a function (`with count as f`) is checked as a replacement; any
+      // other value as a term.
       if (this.#functionOf(w.value)) this.#replacement(w)
       else this.#term(w.value, expr)
     }
