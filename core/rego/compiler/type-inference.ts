@@ -1,26 +1,44 @@
 /**
- * What regent knows of the types of a rule body's terms, for the type checker: literals; local vars
- * bound to a term of known type (`x := 1`, `[a, b] := [1, "s"]`), to a built-in's result or to the
+ * What regent knows of the types of a rule body's terms, for the type checker: literals, object
+ * literals with vars and comprehensions (from their bodies); local vars bound to a term of known
+ * type (`x := 1`, patterns such as `[a, b] := f(1)` part by part), to a call's output or to the
  * members of a typed collection (`some x in [1, 2]`, `every k, v in ...`); and `data` refs to
  * rules, from the value of each definition read after its body (`p := 1`, `default p := false`,
- * `n := count(input.xs)`, `s contains x if some x in ["a"]`), likewise user functions' results
- * and arguments (from the body's first use of each, as OPA's checker binds an unbound var); and
- * `input` from a JSON Schema when one is given (`-s`). Everything else is `any`: OPA's checker
- * also types object literals, comprehensions, partial objects and `data` schemas, so regent
- * reports a subset of OPA's type errors and never one OPA would not.
+ * `n := count(input.xs)`, `s contains x if some x in ["a"]`, `o[k] := v` as an object keyed by
+ * k's type), likewise user functions' results and arguments (from the body's first use of each, as
+ * OPA's checker binds an unbound var); and `input` from a JSON Schema when one is given (`-s`).
+ * Everything else is `any`: OPA's checker also types `data` schemas and a few corners (see
+ * docs/conformance.md), so regent reports a subset of OPA's type errors and never one OPA would not.
  *
  * Bodies are read in order after CheckSafety has put every expression after the ones that bind its
  * vars, and after RewriteLocalVars gave every local var a name of its own, so one map of var names
  * serves a rule body and the comprehensions and `every` bodies inside it.
  */
-import type { Expr, Rule, Term } from '../syntax/ast.js'
-import { type FunctionType, type ObjectType, type Type, t, typeOf, unionOf, unwrap } from '../types/index.js'
-import { keysOf, valuesOf } from '../types/lattice.js'
-import { equalValues, typeName, type Value } from '../values/index.js'
+import type { Expr, Term } from '../syntax/ast.js'
+import {
+  type FunctionType,
+  type ObjectType,
+  type StaticProperty,
+  type Type,
+  t,
+  typeOf,
+  unionOf,
+  unwrap,
+} from '../types/index.js'
+import { elementType, isSubtype, keysOf, overlaps, propertyType, valuesOf } from '../types/lattice.js'
+import {
+  compareValues,
+  equalValues,
+  isArray,
+  isObject,
+  isSet,
+  typeName,
+  type Value,
+} from '../values/index.js'
 import type { Compiler } from './compiler.js'
 import { constantValue } from './constant-value.js'
-import type { RuleTreeNode } from './rule-tree.js'
-import { isConstant, isOperator, ROOT_DOCUMENTS, refName, walkTerms } from './terms.js'
+import type { RuleTypes } from './rule-types.js'
+import { isComprehension, isConstant, isOperator, ROOT_DOCUMENTS, refName, walkTerms } from './terms.js'
 
 /** A ref that cannot refer to anything: `ref[at]` is a key the type before it cannot have. */
 export interface RefMiss {
@@ -28,211 +46,35 @@ export interface RefMiss {
   have: Type
 }
 
-/**
- * Types of the rules under `data`: the union of what every definition (defaults and `else`s
- * included) produces, its value's type read after its body. Functions, partial objects, ref heads
- * with vars and rules with rules below them are not typed.
- */
-export class RuleTypes {
-  readonly #compiler: Compiler
-  /** null while a rule's type is being worked out (a rule that depends on itself is untyped). */
-  readonly #cache = new Map<RuleTreeNode, Type | null>()
-  readonly #functions = new Map<RuleTreeNode, FunctionType | null>()
-  /** True while `#warm` works: the resolutions it starts find their dependencies known. */
-  #warming = false
-  #nodes: Map<Rule, RuleTreeNode> | undefined
-
-  constructor(compiler: Compiler) {
-    this.#compiler = compiler
-  }
-
-  /** The type of the rule that `path` (after `data`) starts with, and how many parts name it. */
-  at(path: Term[]): { type: Type; length: number } | undefined {
-    const { node, tail } = this.#compiler.ruleTree.find(path)
-    const type = this.#typeOf(node)
-    return type ? { type, length: path.length - tail.length } : undefined
-  }
-
-  /**
-   * What the function at `path` (after `data`) returns, and how many arguments it takes: the union
-   * of every definition's value read after its body (arguments are `any`).
-   */
-  functionAt(path: Term[]): { args: Type[]; result: Type; arity: number } | undefined {
-    const node = this.#compiler.ruleTree.lookup(path)
-    const first = node?.rules[0]?.rule.head.args
-    if (!node || !first) return undefined
-    const fn = this.#functionOf(node)
-    return fn ? { args: [...fn.args], result: fn.result ?? t.any, arity: first.length } : undefined
-  }
-
-  #functionOf(node: RuleTreeNode): FunctionType | undefined {
-    let fn = this.#functions.get(node)
-    if (fn === undefined) {
-      this.#warm(node)
-      this.#functions.set(node, null)
-      fn = this.#functionType(node) ?? null
-      this.#functions.set(node, fn)
-    }
-    return fn ?? undefined
-  }
-
-  /**
-   * Works out the types of the rules and functions `node` depends on before its own, the deepest
-   * first, with a loop: resolving them on demand nests one resolution per link of a chain of rules
-   * that read each other (`r0 := r1`, `r1 := r2`, ...), and 500 links overflowed the stack.
-   */
-  #warm(node: RuleTreeNode): void {
-    if (this.#warming) return
-    this.#warming = true
-    try {
-      const known = (n: RuleTreeNode) => this.#cache.has(n) || this.#functions.has(n)
-      for (const dep of dependenciesFirst(node, this.#compiler.graph, this.#nodeOfRule(), known)) {
-        if (dep === node) continue
-        if (dep.rules[0]?.rule.head.args) this.#functionOf(dep)
-        else this.#typeOf(dep)
-      }
-    } finally {
-      this.#warming = false
-    }
-  }
-
-  /** The rule tree node of every rule (`else` branches included). */
-  #nodeOfRule(): Map<Rule, RuleTreeNode> {
-    if (!this.#nodes) {
-      const nodes = new Map<Rule, RuleTreeNode>()
-      this.#compiler.ruleTree.depthFirst((node) => {
-        for (const { rule } of node.rules)
-          for (let r: Rule | undefined = rule; r; r = r.else) nodes.set(r, node)
-        return false
-      })
-      this.#nodes = nodes
-    }
-    return this.#nodes
-  }
-
-  /**
-   * A function's type: per argument position and for the result, the union over every definition
-   * (`else`s included) of what its body makes of the argument (`any` when nothing) and of its value.
-   */
-  #functionType(node: RuleTreeNode): FunctionType | undefined {
-    const results: Type[] = []
-    const args: Type[][] = []
-    for (const { rule } of node.rules) {
-      for (let r: Rule | undefined = rule; r; r = r.else) {
-        const value = r.head.value
-        const params = r.head.args
-        if (!params || !value) return undefined
-        const body = this.#afterBody(r)
-        results.push(constantType(value) ?? body.termType(value))
-        for (const [i, param] of params.entries()) {
-          const type = param.type === 'var' ? (body.varType(param.value) ?? t.any) : body.termType(param)
-          const position = args[i] ?? []
-          position.push(type)
-          args[i] = position
-        }
-      }
-    }
-    return { kind: 'function', args: args.map((ts) => unionOf(...ts)), result: unionOf(...results) }
-  }
-
-  /** The types of `rule`'s vars once its body is read (a function's arguments unbound at first). */
-  #afterBody(rule: Rule): BodyTypes {
-    const body = new BodyTypes(this.#compiler, this, paramVars(rule))
-    for (const expr of rule.body) body.learn(expr)
-    return body
-  }
-
-  #valueAfterBody(rule: Rule, value: Term): Type {
-    return this.#afterBody(rule).termType(value)
-  }
-
-  #typeOf(node: RuleTreeNode): Type | undefined {
-    if (this.#cache.has(node)) return this.#cache.get(node) ?? undefined
-    this.#warm(node)
-    this.#cache.set(node, null)
-    const type = this.#ruleSetType(node)
-    if (type) this.#cache.set(node, type)
-    return type
-  }
-
-  #ruleSetType(node: RuleTreeNode): Type | undefined {
-    if (node.rules.length === 0 || node.children.size > 0) return undefined
-    const types: Type[] = []
-    for (const { rule } of node.rules) {
-      for (let r: typeof rule | undefined = rule; r; r = r.else) {
-        const type = this.#definitionType(r)
-        if (!type) return undefined
-        types.push(type)
-      }
-    }
-    return unionOf(...types)
-  }
-
-  /** What one definition produces: a complete rule's value or a partial set of its key. */
-  #definitionType(rule: Rule): Type | undefined {
-    const head = rule.head
-    if (head.args || (head.key && head.value) || head.ref.some((p, i) => i > 0 && !isConstant(p)))
-      return undefined
-    const produced = head.key ?? head.value
-    if (!produced) return undefined
-    const type = constantType(produced) ?? this.#valueAfterBody(rule, produced)
-    return head.key ? t.set(type) : type
-  }
-}
-
-/**
- * The rule tree nodes `start` depends on (through `compiler.graph`), each after the nodes it
- * depends on, `start` last; nodes for which `known` holds are neither listed nor followed.
- */
-function dependenciesFirst(
-  start: RuleTreeNode,
-  graph: Map<Rule, Set<Rule>>,
-  nodeOf: Map<Rule, RuleTreeNode>,
-  known: (node: RuleTreeNode) => boolean,
-): RuleTreeNode[] {
-  const depsOf = (node: RuleTreeNode): RuleTreeNode[] => {
-    const deps: RuleTreeNode[] = []
-    for (const { rule } of node.rules) {
-      for (let r: Rule | undefined = rule; r; r = r.else) {
-        for (const d of graph.get(r) ?? []) {
-          const n = nodeOf.get(d)
-          if (n && !known(n)) deps.push(n)
-        }
-      }
-    }
-    return deps
-  }
-  const order: RuleTreeNode[] = []
-  const seen = new Set([start])
-  const stack = [{ node: start, deps: depsOf(start), next: 0 }]
-  for (let top = stack.at(-1); top; top = stack.at(-1)) {
-    const dep = top.deps[top.next++]
-    if (dep === undefined) {
-      order.push(top.node)
-      stack.pop()
-    } else if (!seen.has(dep)) {
-      seen.add(dep)
-      stack.push({ node: dep, deps: depsOf(dep), next: 0 })
-    }
-  }
-  return order
-}
-
-/** The vars in a function's arguments (none for other rules). */
-export function paramVars(rule: Rule): string[] {
-  const vars: string[] = []
-  for (const arg of rule.head.args ?? [])
-    walkTerms(arg, (term) => {
-      if (term.type === 'var') vars.push(term.value)
-      return false
-    })
-  return vars
+/** The parts of a composite term: an array's or set's members, an object's keys and values. */
+function partsOf(term: Term): Term[] {
+  if (term.type === 'array' || term.type === 'set') return term.value
+  if (term.type === 'object') return term.value.flat()
+  return []
 }
 
 /** The type of a constant term's value, or undefined when `term` is not constant. */
-function constantType(term: Term): Type | undefined {
+export function constantType(term: Term): Type | undefined {
   const value = isConstant(term) ? constantValue(term) : undefined
-  return value === undefined ? undefined : typeOf(value)
+  return value === undefined ? undefined : literalType(value)
+}
+
+/**
+ * The type OPA's checker gives a literal: its value's type, except that an empty array is
+ * `array[any]` and an empty object `object[any: any]` (so `xs == []` checks against any array).
+ */
+function literalType(value: Value): Type {
+  if (isArray(value)) return value.length ? t.tuple(...value.map(literalType)) : t.array(t.any)
+  if (isObject(value)) {
+    const entries = value.entries()
+    if (entries.length === 0) return t.object(t.any, t.any)
+    return { kind: 'object', static: entries.map(([key, v]) => ({ key, value: literalType(v) })) }
+  }
+  if (isSet(value)) {
+    const members = [...value.values()].map(literalType)
+    return t.set(members.length ? unionOf(...members) : t.any)
+  }
+  return typeOf(value)
 }
 
 /** True for the top type (any value), which tells nothing. */
@@ -243,7 +85,8 @@ function isTop(type: Type): boolean {
 
 /**
  * True when no value of `type` can have the constant key `key`: scalars have no keys, an object
- * without dynamic part only its static ones, an array no key but a number. Numbers are not checked
+ * its static ones and keys of its dynamic part's key type (OPA's `types.Select`: `o[1]` for
+ * `object[string: number]` is undefined), an array no key but a number. Numbers are not checked
  * against arrays, nor anything against sets.
  */
 function cannotHave(type: Type, key: Value): boolean {
@@ -257,7 +100,7 @@ function cannotHave(type: Type, key: Value): boolean {
     case 'string':
       return true
     case 'object':
-      return !x.dynamic && !hasStaticKey(x, key)
+      return !hasStaticKey(x, key) && (!x.dynamic || !isSubtype(typeOf(key), x.dynamic.key))
     case 'array':
       return typeName(key) !== 'number'
     default:
@@ -288,6 +131,8 @@ export class BodyTypes {
    * to `any` by a use that says nothing (a ref on them, a membership test).
    */
   readonly #params: Set<string>
+  /** The comprehension bodies already read. */
+  readonly #learnt = new WeakSet<Expr[]>()
 
   constructor(compiler: Compiler, rules: RuleTypes, params: Iterable<string> = []) {
     this.#compiler = compiler
@@ -319,13 +164,18 @@ export class BodyTypes {
       case 'set':
         return t.set(term.value.length ? unionOf(...term.value.map((x) => this.termType(x))) : t.any)
       case 'object':
-        return t.object(t.any, t.any)
+        return this.#objectType(term.value)
+      // A comprehension's type is its body's, read in place (OPA checks the body in a scope of its
+      // own; here every local var has a name of its own, so the one map serves).
       case 'arraycomprehension':
-        return t.array(t.any)
+        this.#learnBody(term.value.body)
+        return t.array(this.termType(term.value.term))
       case 'setcomprehension':
-        return t.set(t.any)
+        this.#learnBody(term.value.body)
+        return t.set(this.termType(term.value.term))
       case 'objectcomprehension':
-        return t.object(t.any, t.any)
+        this.#learnBody(term.value.body)
+        return t.object(this.termType(term.value.key), this.termType(term.value.value))
       case 'templatestring':
         return t.string
       case 'call': {
@@ -337,6 +187,36 @@ export class BodyTypes {
       default:
         return t.any
     }
+  }
+
+  /**
+   * An object literal's type as OPA's checker makes it: a static property per constant key, the
+   * other keys and their values in the dynamic part (OPA keeps the last of those; their union is
+   * never narrower), sorted by key.
+   */
+  #objectType(pairs: [Term, Term][]): Type {
+    const statics: StaticProperty[] = []
+    const keys: Type[] = []
+    const values: Type[] = []
+    for (const [k, v] of pairs) {
+      const key = isConstant(k) ? constantValue(k) : undefined
+      if (key !== undefined) statics.push({ key, value: this.termType(v) })
+      else {
+        keys.push(this.termType(k))
+        values.push(this.termType(v))
+      }
+    }
+    statics.sort((a, b) => compareValues(a.key, b.key))
+    return keys.length
+      ? { kind: 'object', static: statics, dynamic: { key: unionOf(...keys), value: unionOf(...values) } }
+      : { kind: 'object', static: statics }
+  }
+
+  /** Learns from every expression of a comprehension's body, once. */
+  #learnBody(body: Expr[]): void {
+    if (this.#learnt.has(body)) return
+    this.#learnt.add(body)
+    for (const expr of body) this.learn(expr)
   }
 
   /** The type of `ref`, and where it stops referring to anything, if it does. */
@@ -370,13 +250,12 @@ export class BodyTypes {
     return { type }
   }
 
-  /**
-   * Records the vars that `expr` binds. A negated expression binds nothing outside it, and one
-   * with `with` modifiers is skipped: the values it reads may be replaced.
-   */
+  /** Records the vars that `expr` binds. A negated expression binds nothing outside it. */
   learn(expr: Expr): void {
     if (expr.negated) return
-    if (!expr.with) this.#learnTerms(expr)
+    // As OPA's checker, an expression with `with` modifiers is read as any other: the types are
+    // the program's, whatever the modifiers replace for one evaluation.
+    this.#learnTerms(expr)
     // Whatever the expression binds and regent has no type for is bound all the same: `any`, so
     // that a later `=` or built-in call checks against it instead of binding it anew.
     const terms = expr.terms
@@ -387,7 +266,9 @@ export class BodyTypes {
         : [expr]
     walkTerms(marked, (term) => {
       if (term.type === 'var' && !ROOT_DOCUMENTS.has(term.value)) this.#bind(term, t.any)
-      return false
+      // A comprehension's vars are learnt from its body, not bound blind.
+      if (isComprehension(term)) this.termType(term)
+      return isComprehension(term)
     })
   }
 
@@ -432,7 +313,7 @@ export class BodyTypes {
       this.#bindParams(args, t.any)
       return
     }
-    for (const [i, arg] of args.entries()) this.#bind(arg, unwrap(wants[i] ?? t.any))
+    for (const [i, arg] of args.entries()) this.#unifyWith(arg, unwrap(wants[i] ?? t.any))
   }
 
   /**
@@ -471,13 +352,128 @@ export class BodyTypes {
     return this.#rules.functionAt(op.value.slice(1))
   }
 
-  /** `a = b` (or `:=`): binds an unbound var side to the other side's type, arrays element-wise. */
+  /**
+   * `a = b` (or `:=`), as OPA's checker unifies: a side with unbound vars takes the other side's
+   * type, element by element for array and object patterns (`[x, y] := [1, "a"]`,
+   * `{"a": x} := o`); two such sides are matched part by part.
+   */
   #unify(a: Term, b: Term): void {
-    if (a.type === 'var' && !this.#vars.has(a.value)) this.#bind(a, this.termType(b))
-    else if (b.type === 'var' && !this.#vars.has(b.value)) this.#bind(b, this.termType(a))
+    const freeA = this.#hasUnbound(a)
+    const freeB = this.#hasUnbound(b)
+    if (freeA && !freeB) this.#unifyWith(a, this.termType(b))
+    else if (freeB && !freeA) this.#unifyWith(b, this.termType(a))
+    else if (!freeA || !freeB) return
     else if (a.type === 'array' && b.type === 'array' && a.value.length === b.value.length) {
       for (const [i, x] of a.value.entries()) this.#unify(x, b.value[i] as Term)
+    } else if (a.type === 'object' && b.type === 'object' && a.value.length === b.value.length) {
+      for (const [k, v] of a.value) {
+        const key = isConstant(k) ? constantValue(k) : undefined
+        const other = b.value.find(([k2]) => {
+          const key2 = key !== undefined && isConstant(k2) ? constantValue(k2) : undefined
+          return key2 !== undefined && equalValues(key as Value, key2)
+        })
+        if (other) this.#unify(v, other[1])
+      }
+    } else if (a.type === 'var') {
+      this.#bind(a, t.any)
+      this.#unifyWith(b, t.any)
+    } else if (b.type === 'var') {
+      this.#bind(b, t.any)
+      this.#unifyWith(a, t.any)
     }
+  }
+
+  /**
+   * Binds the vars of `term` to the parts of `type` they stand for, as OPA's `unify1` does: an
+   * element of an array, the value under a constant key of an object, a member of a set. Against
+   * a union, each member of the pattern's kind is tried with `union` set, and then a var already
+   * bound is widened to the union of its type and the member's part (OPA's checker does so: after
+   * `x := 1; count([x])`, x is `any`). Where the type says nothing or cannot hold the pattern, the
+   * vars are left for `learn` to bind to `any`; the mismatch itself is the checker's business.
+   */
+  #unifyWith(term: Term, type: Type, union = false): void {
+    const want = unwrap(type)
+    if (term.type === 'var') {
+      if (!union) this.#bind(term, type)
+      else if (!ROOT_DOCUMENTS.has(term.value)) {
+        const have = this.#vars.get(term.value)
+        this.#vars.set(term.value, have ? unionOf(have, type) : type)
+      }
+      return
+    }
+    if (term.type !== 'array' && term.type !== 'object' && term.type !== 'set') return
+    if (want.kind === 'any') {
+      if (want.of.length === 0) for (const part of partsOf(term)) this.#unifyWith(part, t.any, true)
+      else
+        for (const member of want.of)
+          if (unwrap(member).kind === term.type) this.#unifyWith(term, member, true)
+      return
+    }
+    if (want.kind === 'array' && term.type === 'array') {
+      if (!want.dynamic && want.static.length !== term.value.length) return
+      for (const [i, x] of term.value.entries()) this.#unifyWith(x, elementType(want, i) ?? t.any, union)
+    } else if (want.kind === 'object' && term.type === 'object') {
+      for (const [k, v] of term.value) {
+        const key = isConstant(k) ? constantValue(k) : undefined
+        this.#unifyWith(v, key === undefined ? t.any : (propertyType(want, key) ?? t.any), union)
+      }
+    } else if (want.kind === 'set' && term.type === 'set') {
+      for (const x of term.value) this.#unifyWith(x, want.of, union)
+    }
+  }
+
+  /**
+   * True when `term` can take a value of `type`, as OPA's checker decides for a call's argument
+   * (its `unify1`): a composite literal part by part, where against a union a var always fits (so
+   * `concat(",", [n, "a"])` passes with `n` a number, as in OPA); a var by its type (an unbound
+   * one fits and will be bound); anything else by whether the types overlap.
+   */
+  fits(term: Term, type: Type, union = false): boolean {
+    const want = unwrap(type)
+    switch (term.type) {
+      case 'var': {
+        if (union) return true
+        const have = this.#vars.get(term.value)
+        return have === undefined || overlaps(have, want)
+      }
+      case 'array':
+      case 'object':
+      case 'set':
+        if (want.kind === 'any') return want.of.length === 0 || want.of.some((m) => this.fits(term, m, true))
+        return this.#fitsComposite(term, want, union)
+      default:
+        return overlaps(this.termType(term), want)
+    }
+  }
+
+  #fitsComposite(term: Term & { type: 'array' | 'object' | 'set' }, want: Type, union: boolean): boolean {
+    if (term.type === 'array') {
+      if (want.kind !== 'array') return false
+      if (!want.dynamic && want.static.length !== term.value.length) return false
+      return term.value.every((x, i) => this.fits(x, elementType(want, i) ?? t.any, union))
+    }
+    if (term.type === 'set')
+      return want.kind === 'set' && term.value.every((x) => this.fits(x, want.of, union))
+    if (want.kind !== 'object') return false
+    return term.value.every(([k, v]) => {
+      const key = isConstant(k) ? constantValue(k) : undefined
+      if (key === undefined) return true
+      const child = propertyType(want, key)
+      return child !== undefined && this.fits(v, child, union)
+    })
+  }
+
+  /**
+   * True when `term` holds a var not bound yet (refs, calls and comprehensions aside: reading a
+   * ref binds its keys, and a comprehension's vars are its own).
+   */
+  #hasUnbound(term: Term): boolean {
+    let free = false
+    walkTerms(term, (x) => {
+      if (x.type === 'var' && !ROOT_DOCUMENTS.has(x.value) && !this.#vars.has(x.value)) free = true
+      return free || x.type === 'ref' || x.type === 'call' || isComprehension(x)
+    })
+    return free
   }
 
   /** Binds `term` when it is a var not seen before (a var seen before keeps its first type). */

@@ -4,19 +4,21 @@
  * function argument whose type cannot overlap the one it takes (`upper: invalid argument(s)`),
  * a `match error` between the two sides of `=`/`:=` (rule-body `==` included), a function used
  * as a value or a rule called as one, and a ref into a value that cannot have that key
- * (`undefined ref: data.t.p.foo`). NOTE(regent): OPA infers more (object literals and
- * comprehensions precisely, partial objects, `data` schemas), so a policy regent accepts may still
- * be rejected by OPA, never the other way round. See docs/conformance.md.
+ * (`undefined ref: data.t.p.foo`), and a function replaced by a function of another arity or
+ * argument types (`count: arity mismatch`). NOTE(regent): OPA infers a little more (`data`
+ * schemas, a few corners listed in docs/conformance.md), so a policy regent accepts may still be
+ * rejected by OPA, never the other way round.
  */
 import { type RegoError, typeError } from '../../errors.js'
-import type { Body, Expr, Term } from '../../syntax/ast.js'
+import type { Body, Expr, Term, With } from '../../syntax/ast.js'
 import { stringifyOpaJson } from '../../syntax/json.js'
 import { keysOf, overlaps, type Type, typeToJSON, typeToString, unwrap } from '../../types/index.js'
 import { formatValue, toJS } from '../../values/index.js'
 import type { Compiler } from '../compiler.js'
+import { paramVars, RuleTypes } from '../rule-types.js'
 import { isComprehension, isGeneratedVar, isOperator, ROOT_DOCUMENTS, refName, walkTerms } from '../terms.js'
 import { refString, termString } from '../text.js'
-import { BodyTypes, paramVars, RuleTypes } from '../type-inference.js'
+import { BodyTypes } from '../type-inference.js'
 
 /**
  * The rule types of a compiled module set, worked out once: queries compiled later against the
@@ -80,9 +82,9 @@ class BodyChecker {
     if (Array.isArray(terms)) {
       const [op, ...args] = terms
       for (const arg of args) this.#term(arg, expr)
-      if (op && (isOperator(op, 'eq') || isOperator(op, 'assign'))) {
-        if (!expr.with) this.#match(args[0] as Term, args[1] as Term, expr)
-      } else if (op) this.#call(op, args, expr)
+      if (op && (isOperator(op, 'eq') || isOperator(op, 'assign')))
+        this.#match(args[0] as Term, args[1] as Term, expr)
+      else if (op) this.#call(op, args, expr)
     } else if (terms.type === 'every') {
       this.#term(terms.domain, expr)
       this.#types.learn(expr)
@@ -98,9 +100,40 @@ class BodyChecker {
       this.#term(terms, expr)
     }
     for (const w of expr.with ?? []) {
-      // A function may replace a function (`with count as f`): only a value is checked.
-      if (w.value.type !== 'ref' || !this.#types.functionType(w.value.value)) this.#term(w.value, expr)
+      // A function replacing a function (`with count as f`) is checked as a replacement; any
+      // other value as a term.
+      if (this.#functionOf(w.value)) this.#replacement(w)
+      else this.#term(w.value, expr)
     }
+  }
+
+  /**
+   * `with f as g` where both are functions: as OPA's checker, g must take as many arguments as f
+   * and each must be able to hold what f takes (`count: arity mismatch`, at the `with`).
+   */
+  #replacement(w: With): void {
+    const target = this.#functionOf(w.target)
+    const value = this.#functionOf(w.value)
+    if (!target || !value) return
+    const fits =
+      target.args.length === value.args.length &&
+      target.args.every((a, i) => overlaps(a, value.args[i] as Type))
+    if (fits) return
+    const name = w.target.type === 'ref' ? refString(w.target.value) : refName(w.target)
+    this.errors.push(
+      typeError(w.location, `${name}: arity mismatch`, {
+        have: `(${value.args.map((a) => typeToString(unwrap(a))).join(', ')})`,
+        want: `(${target.args.map(typeToString).join(', ')})`,
+      }),
+    )
+  }
+
+  /** The type of the built-in or user function `term` names, if it names one. */
+  #functionOf(term: Term): { args: readonly Type[] } | undefined {
+    return (
+      this.#types.builtinDecl(term) ??
+      (term.type === 'ref' ? this.#types.functionType(term.value) : undefined)
+    )
   }
 
   /** Refs that cannot refer to anything, inside `term`; comprehension bodies are read in turn. */
@@ -160,7 +193,7 @@ class BodyChecker {
     if (!wants || args.length > wants.length) return
     const bad = args.some((arg, i) => {
       const want = wants[i]
-      return want !== undefined && this.#bound(arg) && !overlaps(this.#types.termType(arg), want)
+      return want !== undefined && !this.#types.fits(arg, want)
     })
     if (!bad) return
     const name = op.type === 'ref' && op.value[0]?.type === 'var' && op.value[0].value === 'data'

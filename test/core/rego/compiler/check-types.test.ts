@@ -119,6 +119,116 @@ const rejected: { note: string; src: string; want: string }[] = [
     src: 'p if {\n\ty := [1]\n\ty.b == 1\n}',
     want: 'test.rego:5:2: rego_type_error: undefined ref: y.b\n\ty.b\n\t  ^\n\t  have: "b"\n\t  want (type): number',
   },
+  {
+    note: 'an object literal holding a var: a static property of the var type',
+    src: 'p if {\n\tx := 1\n\to := {"a": x}\n\tupper(o.a) == "A"\n}',
+    want: 'test.rego:6:2: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: 'match error between an object literal holding a var and another object',
+    src: 'p if {\n\tx := 1\n\to := {"a": x}\n\to == {"a": "s"}\n}',
+    want: 'test.rego:6:2: rego_type_error: match error\n\tleft  : object<a: number>\n\tright : object<a: string>',
+  },
+  {
+    note: "an array comprehension: an array of its term's type",
+    src: 'p if {\n\txs := [x | some x in [1, 2]]\n\tupper(xs[0]) == "A"\n}',
+    want: 'test.rego:5:2: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: "a set comprehension: a set of its term's type",
+    src: 'p if {\n\ts := {x | some x in [1, 2]}\n\tupper(s) == "A"\n}',
+    want: 'test.rego:5:2: rego_type_error: upper: invalid argument(s)\n\thave: (set[number], ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: 'a set comprehension against a set literal of another type',
+    src: 'p if {\n\ts := {x | some x in [1, 2]}\n\ts == {"a"}\n}',
+    want: 'test.rego:5:2: rego_type_error: match error\n\tleft  : set[number]\n\tright : set[string]',
+  },
+  {
+    note: 'an object comprehension: keyed by its key type, holding its value type',
+    src: 'p if {\n\to := {k: 1 | some k in ["a"]}\n\tupper(o.a) == "A"\n}',
+    want: 'test.rego:5:2: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: "a partial object rule: an object keyed by the key var's type",
+    src: 'o[k] := 1 if some k in ["a"]\n\nq if upper(o.a) == "A"',
+    want: 'test.rego:5:6: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: 'a ref through a partial object into its scalar values',
+    src: 'o[k] := 1 if some k in ["a"]\n\nq if o.a.b == 1',
+    want: 'test.rego:5:6: rego_type_error: undefined ref: data.test.o.a.b\n\tdata.test.o.a.b\n\t^^^^^^^^^^^^^\n\thave: number',
+  },
+  {
+    note: "a constant key of another type than a partial object's keys",
+    src: 'o[k] := 1 if some k in ["a"]\n\nq if o[1] == 1',
+    want: 'test.rego:5:6: rego_type_error: undefined ref: data.test.o[1]\n\tdata.test.o[1]\n\t            ^\n\t            have: 1\n\t            want (type): string',
+  },
+  {
+    note: 'a ref head with a var and a constant after it: nested objects',
+    src: 'r[k].v := 1 if some k in ["a"]\n\nq if upper(r.a.v) == "A"',
+    want: 'test.rego:5:6: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: 'unification inside arrays',
+    src: 'p if {\n\t[x, y] := [1, "a"]\n\tx == y\n}',
+    want: 'test.rego:5:2: rego_type_error: match error\n\tleft  : number\n\tright : string',
+  },
+  {
+    note: 'unification of an object pattern',
+    src: 'p if {\n\t{"a": x} := {"a": 1}\n\tupper(x) == "A"\n}',
+    want: 'test.rego:5:2: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: "an array pattern bound to a function's result",
+    src: 'f(x) := [x, 1]\n\np if {\n\t[a, b] := f(1)\n\tupper(b) == "A"\n}',
+    want: 'test.rego:7:2: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: "a function's result bound as a call's output pattern",
+    src: 'f(x) := [x, 1]\n\np if {\n\tf(1, [a, b])\n\tupper(b) == "A"\n}',
+    want: 'test.rego:7:2: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: "a function's result through a local var into a call",
+    src: 'f(x) := x + 1\n\np if {\n\ty := f(1)\n\tupper(y) == "A"\n}',
+    want: 'test.rego:7:2: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: 'an expression with a `with` modifier is checked as any other',
+    src: 'p := 1\n\nq if upper(p) == "A" with input as {}',
+    want: 'test.rego:5:6: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: 'a type learnt from an expression with a `with` modifier',
+    src: 'p := 1\n\nq if {\n\tx := p with input as {}\n\tupper(x) == "A"\n}',
+    want: 'test.rego:7:2: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
+  {
+    note: 'a function replaced by one of another arity, at the `with`',
+    src: 'mock(_, _) := 3\n\nt if count([1], n) with count as mock',
+    want: 'test.rego:5:20: rego_type_error: count: arity mismatch\n\thave: (any, any)\n\twant: (collection: any<string, array[any], object[any: any], set[any]>)',
+  },
+  {
+    note: 'a function replaced by one taking another type, at the `with`',
+    src: 'mock(x) := x + 1\n\nt if count([1], n) with count as mock',
+    want: 'test.rego:5:20: rego_type_error: count: arity mismatch\n\thave: (number)\n\twant: (collection: any<string, array[any], object[any: any], set[any]>)',
+  },
+  {
+    note: "a built-in replaced by a built-in taking another type: the replacement's types unnamed",
+    src: 't if upper("a") == "A" with upper as abs',
+    want: 'test.rego:3:24: rego_type_error: upper: arity mismatch\n\thave: (number)\n\twant: (x: string)',
+  },
+  {
+    note: 'a composite literal against a union: its constant parts are still checked',
+    src: 'p if sum([1, "a"]) == 1',
+    want: 'test.rego:3:6: rego_type_error: sum: invalid argument(s)\n\thave: (array<number, string>, ???)\n\twant: (collection: any<array[number], set[number]>, n: number)',
+  },
+  {
+    note: 'a var inside a composite argument of a type that is no union keeps its type',
+    src: 'p if {\n\tx := 1\n\tsprintf("%v", [x]) == "1"\n\tupper(x) == "1"\n}',
+    want: 'test.rego:6:2: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+  },
 ]
 
 const accepted: { note: string; src: string }[] = [
@@ -161,6 +271,48 @@ const accepted: { note: string; src: string }[] = [
   {
     note: 'a function value passed to `with` as a data replacement',
     src: 'f(x) := x\n\np := 1\n\nq if p == 1 with data.test.p as 2',
+  },
+  {
+    note: "a var inside an array passed where a union is taken fits (OPA's unify1 in union mode)",
+    src: 'p if {\n\ta := "foo"\n\ts := sum([1, a])\n}',
+  },
+  {
+    note: 'a number var inside the array concat joins',
+    src: 'p if {\n\tn := 1\n\tconcat(",", [n, "a"]) == "1,a"\n}',
+  },
+  {
+    note: 'a var passed inside an array where a union is taken is widened',
+    src: 'p if {\n\tx := 1\n\tcount([x]) == 1\n\tupper(x) == "A"\n}',
+  },
+  {
+    note: 'a constant key of the type of an object comprehension keys',
+    src: 'q if {\n\to := {k: 1 | some k in ["a", 2]}\n\to[2] == 1\n\to.a == 1\n}',
+  },
+  { note: 'an empty array literal is an array of any', src: 'p := [1, 2]\n\nq if p == []' },
+  { note: 'an empty object literal is an object of any keys', src: 'o := {"a": 1}\n\nq if o == {}' },
+  {
+    note: 'partial object definitions with values of different types',
+    src: 'o[k] := 1 if some k in ["a"]\n\no[k] := "s" if some k in ["b"]\n\nq if o.b == "s"',
+  },
+  {
+    note: 'an object literal with a var key has any key of its type',
+    src: 'q if {\n\tsome k in ["a"]\n\to := {k: 1}\n\to.b == 1\n}',
+  },
+  {
+    note: 'a comprehension over input',
+    src: 'q if {\n\txs := [x | some x in input.a]\n\tupper(xs[0]) == "A"\n}',
+  },
+  {
+    note: 'an array pattern against a value of unknown type',
+    src: 'q if {\n\t[a, b] := input.pair\n\tupper(a) == "A"\n\tb + 1 == 2\n}',
+  },
+  {
+    note: 'a function replaced by one of the same arity taking a type the original takes',
+    src: 'g(x) := upper(x)\n\nt if count([1], n) with count as g',
+  },
+  {
+    note: 'a comprehension reading a value that `with` replaces',
+    src: 'q := y if {\n\ty := [x | x := input.a[_]] with input.a as [1]\n\tupper(y[0]) == "A"\n}',
   },
 ]
 

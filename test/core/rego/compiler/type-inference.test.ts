@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_BUILTINS } from '../../../../core/rego/builtins/registry.js'
 import { lookupFromDeclarations } from '../../../../core/rego/compiler/builtin-info.js'
 import { Compiler } from '../../../../core/rego/compiler/compiler.js'
-import { BodyTypes, RuleTypes } from '../../../../core/rego/compiler/type-inference.js'
+import { RuleTypes } from '../../../../core/rego/compiler/rule-types.js'
+import { BodyTypes } from '../../../../core/rego/compiler/type-inference.js'
 import { parseModule, parseQuery } from '../../../../core/rego/index.js'
 import type { Term } from '../../../../core/rego/syntax/ast.js'
 import { parseTermText } from '../../../../core/rego/syntax/query.js'
@@ -41,6 +42,9 @@ size := count(input.xs)
 letters contains x if some x in ["a", "b"]
 f(x) := 1
 nested.deeper := 1
+obj[k] := 1 if some k in ["a"]
+obj[k] := "s" if some k in ["b"]
+deep[k].v := true if some k in ["a"]
 `)
   const rules = new RuleTypes(c)
   const typeAt = (path: string) => {
@@ -53,6 +57,11 @@ nested.deeper := 1
     expect(typeAt('data.t.n.x.y')).toEqual({ type: 'number', length: 2 })
     expect(typeAt('data.t.mixed')?.type).toBe('any<number, string>')
     expect(typeAt('data.t.names')?.type).toBe('set[string]')
+  })
+
+  it('types partial objects and ref heads with vars as objects keyed by the var parts', () => {
+    expect(typeAt('data.t.obj')).toEqual({ type: 'object[string: any<number, string>]', length: 2 })
+    expect(typeAt('data.t.deep')?.type).toBe('object[string: object[string: boolean]]')
   })
 
   it('reads a value computed in the body after the body', () => {
@@ -85,6 +94,24 @@ describe('BodyTypes', () => {
     expect(typeAfter(c, 'internal.member_3(k, v, {"a": true})', 'k')).toBe('string')
     expect(typeAfter(c, 'internal.member_3(k, v, {"a": true})', 'v')).toBe('boolean')
     expect(typeAfter(c, '[a, b] := [1, "s"]', 'b')).toBe('string')
+  })
+
+  it('types object literals with vars and comprehensions from their parts', () => {
+    expect(typeAfter(c, 'x := 1; o := {"b": x, "a": "s"}', 'o')).toBe('object<a: string, b: number>')
+    expect(typeAfter(c, 'k := "a"; o := {k: 1}', 'o')).toBe('object[string: number]')
+    expect(typeAfter(c, 'xs := [x | some x in [1, 2]]', 'xs')).toBe('array[number]')
+    expect(typeAfter(c, 's := {x | some x in ["a"]}', 's')).toBe('set[string]')
+    expect(typeAfter(c, 'o := {k: v | some k, v in ["a"]}', 'o')).toBe('object[number: string]')
+    expect(typeAfter(c, 'xs := []', 'xs')).toBe('array[any]')
+    expect(typeAfter(c, 'o := {}', 'o')).toBe('object[any: any]')
+  })
+
+  it('binds patterns part by part, and widens a var passed inside a literal where a union is taken', () => {
+    expect(typeAfter(c, '{"a": x} := {"a": 1}', 'x')).toBe('number')
+    expect(typeAfter(c, 'y := [1, "s"]; [a, b] := y', 'b')).toBe('string')
+    expect(typeAfter(c, 'walk(input, [p, v])', 'p')).toBe('array[any]')
+    expect(typeAfter(c, 'x := 1; count([x], n)', 'x')).toBe('any')
+    expect(typeAfter(c, 'x := 1; sprintf("%v", [x], s)', 'x')).toBe('number')
   })
 
   it('keeps the first type of a var and leaves unknowns as any', () => {

@@ -1,0 +1,239 @@
+/**
+ * The types of the rules and functions under `data`, for the type checker (compiler/stages/
+ * check-types.ts): each worked out once per compiled module set, from the types
+ * compiler/type-inference.ts reads in their bodies.
+ */
+import type { Rule, Term } from '../syntax/ast.js'
+import { type FunctionType, type Type, t, unionOf, unwrap } from '../types/index.js'
+import type { Compiler } from './compiler.js'
+import type { RuleTreeNode } from './rule-tree.js'
+import { groundPrefix, walkTerms } from './terms.js'
+import { BodyTypes, constantType } from './type-inference.js'
+
+/**
+ * Types of the rules under `data`: what every definition (defaults and `else`s included) produces,
+ * its value's type read after its body, merged as OPA's type tree merges them (partial objects and
+ * ref heads with vars as objects keyed by their var parts' types); and user functions' types.
+ * Rules with rules below them are not typed.
+ */
+export class RuleTypes {
+  readonly #compiler: Compiler
+  /** null while a rule's type is being worked out (a rule that depends on itself is untyped). */
+  readonly #cache = new Map<RuleTreeNode, Type | null>()
+  readonly #functions = new Map<RuleTreeNode, FunctionType | null>()
+  /** True while `#warm` works: the resolutions it starts find their dependencies known. */
+  #warming = false
+  #nodes: Map<Rule, RuleTreeNode> | undefined
+
+  constructor(compiler: Compiler) {
+    this.#compiler = compiler
+  }
+
+  /** The type of the rule that `path` (after `data`) starts with, and how many parts name it. */
+  at(path: Term[]): { type: Type; length: number } | undefined {
+    const { node, tail } = this.#compiler.ruleTree.find(path)
+    const type = this.#typeOf(node)
+    return type ? { type, length: path.length - tail.length } : undefined
+  }
+
+  /**
+   * What the function at `path` (after `data`) returns, and how many arguments it takes: the union
+   * of every definition's value read after its body (arguments are `any`).
+   */
+  functionAt(path: Term[]): { args: Type[]; result: Type; arity: number } | undefined {
+    const node = this.#compiler.ruleTree.lookup(path)
+    const first = node?.rules[0]?.rule.head.args
+    if (!node || !first) return undefined
+    const fn = this.#functionOf(node)
+    return fn ? { args: [...fn.args], result: fn.result ?? t.any, arity: first.length } : undefined
+  }
+
+  #functionOf(node: RuleTreeNode): FunctionType | undefined {
+    let fn = this.#functions.get(node)
+    if (fn === undefined) {
+      this.#warm(node)
+      this.#functions.set(node, null)
+      fn = this.#functionType(node) ?? null
+      this.#functions.set(node, fn)
+    }
+    return fn ?? undefined
+  }
+
+  /**
+   * Works out the types of the rules and functions `node` depends on before its own, the deepest
+   * first, with a loop: resolving them on demand nests one resolution per link of a chain of rules
+   * that read each other (`r0 := r1`, `r1 := r2`, ...), and 500 links overflowed the stack.
+   */
+  #warm(node: RuleTreeNode): void {
+    if (this.#warming) return
+    this.#warming = true
+    try {
+      const known = (n: RuleTreeNode) => this.#cache.has(n) || this.#functions.has(n)
+      for (const dep of dependenciesFirst(node, this.#compiler.graph, this.#nodeOfRule(), known)) {
+        if (dep === node) continue
+        if (dep.rules[0]?.rule.head.args) this.#functionOf(dep)
+        else this.#typeOf(dep)
+      }
+    } finally {
+      this.#warming = false
+    }
+  }
+
+  /** The rule tree node of every rule (`else` branches included). */
+  #nodeOfRule(): Map<Rule, RuleTreeNode> {
+    if (!this.#nodes) {
+      const nodes = new Map<Rule, RuleTreeNode>()
+      this.#compiler.ruleTree.depthFirst((node) => {
+        for (const { rule } of node.rules)
+          for (let r: Rule | undefined = rule; r; r = r.else) nodes.set(r, node)
+        return false
+      })
+      this.#nodes = nodes
+    }
+    return this.#nodes
+  }
+
+  /**
+   * A function's type: per argument position and for the result, the union over every definition
+   * (`else`s included) of what its body makes of the argument (`any` when nothing) and of its value.
+   */
+  #functionType(node: RuleTreeNode): FunctionType | undefined {
+    const results: Type[] = []
+    const args: Type[][] = []
+    for (const { rule } of node.rules) {
+      for (let r: Rule | undefined = rule; r; r = r.else) {
+        const value = r.head.value
+        const params = r.head.args
+        if (!params || !value) return undefined
+        const body = this.#afterBody(r)
+        results.push(constantType(value) ?? body.termType(value))
+        for (const [i, param] of params.entries()) {
+          const type = param.type === 'var' ? (body.varType(param.value) ?? t.any) : body.termType(param)
+          const position = args[i] ?? []
+          position.push(type)
+          args[i] = position
+        }
+      }
+    }
+    return { kind: 'function', args: args.map((ts) => unionOf(...ts)), result: unionOf(...results) }
+  }
+
+  /** The types of `rule`'s vars once its body is read (a function's arguments unbound at first). */
+  #afterBody(rule: Rule): BodyTypes {
+    const body = new BodyTypes(this.#compiler, this, paramVars(rule))
+    for (const expr of rule.body) body.learn(expr)
+    return body
+  }
+
+  #valueAfterBody(rule: Rule, value: Term): Type {
+    return this.#afterBody(rule).termType(value)
+  }
+
+  #typeOf(node: RuleTreeNode): Type | undefined {
+    if (this.#cache.has(node)) return this.#cache.get(node) ?? undefined
+    this.#warm(node)
+    this.#cache.set(node, null)
+    const type = this.#ruleSetType(node)
+    if (type) this.#cache.set(node, type)
+    return type
+  }
+
+  #ruleSetType(node: RuleTreeNode): Type | undefined {
+    if (node.rules.length === 0 || node.children.size > 0) return undefined
+    const types: Type[] = []
+    for (const { rule } of node.rules) {
+      for (let r: typeof rule | undefined = rule; r; r = r.else) {
+        const type = this.#definitionType(r)
+        if (!type) return undefined
+        types.push(type)
+      }
+    }
+    return mergeTypes(types)
+  }
+
+  /**
+   * What one definition produces at its node: a complete rule's value, a partial set of its key,
+   * or for a ref with vars (`p[k] := v`, `p[k].q[j] := v`) an object per var part, keyed by that
+   * part's type (a constant part after a var is a string key), holding the value.
+   */
+  #definitionType(rule: Rule): Type | undefined {
+    const head = rule.head
+    if (head.args) return undefined
+    if (head.key && !head.value) return t.set(this.#headTermType(rule, head.key))
+    if (!head.value) return undefined
+    const ground = groundPrefix(head.ref).length
+    if (ground === head.ref.length) return this.#headTermType(rule, head.value)
+    const body = this.#afterBody(rule)
+    let type = body.termType(head.value)
+    for (const part of head.ref.slice(ground).reverse()) type = t.object(body.termType(part), type)
+    return type
+  }
+
+  #headTermType(rule: Rule, term: Term): Type {
+    return constantType(term) ?? this.#valueAfterBody(rule, term)
+  }
+}
+
+/**
+ * The type of a node's definitions together, as OPA's checker merges them: objects that have only
+ * a dynamic part merge key with key and value with value (recursively), anything else is a union.
+ */
+function mergeTypes(types: Type[]): Type {
+  const dynamicOnly = (x: Type) => {
+    const u = unwrap(x)
+    return u.kind === 'object' && u.static.length === 0 && u.dynamic ? u.dynamic : undefined
+  }
+  const parts = types.map(dynamicOnly)
+  if (types.length < 2 || parts.some((p) => !p)) return unionOf(...types)
+  const dynamics = parts as { key: Type; value: Type }[]
+  return t.object(unionOf(...dynamics.map((d) => d.key)), mergeTypes(dynamics.map((d) => d.value)))
+}
+
+/**
+ * The rule tree nodes `start` depends on (through `compiler.graph`), each after the nodes it
+ * depends on, `start` last; nodes for which `known` holds are neither listed nor followed.
+ */
+function dependenciesFirst(
+  start: RuleTreeNode,
+  graph: Map<Rule, Set<Rule>>,
+  nodeOf: Map<Rule, RuleTreeNode>,
+  known: (node: RuleTreeNode) => boolean,
+): RuleTreeNode[] {
+  const depsOf = (node: RuleTreeNode): RuleTreeNode[] => {
+    const deps: RuleTreeNode[] = []
+    for (const { rule } of node.rules) {
+      for (let r: Rule | undefined = rule; r; r = r.else) {
+        for (const d of graph.get(r) ?? []) {
+          const n = nodeOf.get(d)
+          if (n && !known(n)) deps.push(n)
+        }
+      }
+    }
+    return deps
+  }
+  const order: RuleTreeNode[] = []
+  const seen = new Set([start])
+  const stack = [{ node: start, deps: depsOf(start), next: 0 }]
+  for (let top = stack.at(-1); top; top = stack.at(-1)) {
+    const dep = top.deps[top.next++]
+    if (dep === undefined) {
+      order.push(top.node)
+      stack.pop()
+    } else if (!seen.has(dep)) {
+      seen.add(dep)
+      stack.push({ node: dep, deps: depsOf(dep), next: 0 })
+    }
+  }
+  return order
+}
+
+/** The vars in a function's arguments (none for other rules). */
+export function paramVars(rule: Rule): string[] {
+  const vars: string[] = []
+  for (const arg of rule.head.args ?? [])
+    walkTerms(arg, (term) => {
+      if (term.type === 'var') vars.push(term.value)
+      return false
+    })
+  return vars
+}
