@@ -13,9 +13,9 @@ import { compileError, RegoErrors } from '../errors.js'
 import type { Body, Expr, Module, RefTerm, Term } from '../syntax/ast.js'
 import { parseQuery, parseTermText } from '../syntax/query.js'
 import type { Value } from '../values/index.js'
+import type { AsyncOutcome } from './async-outcome.js'
 import { Frame } from './bindings.js'
 import { awaitWithinDeadline, type EvaluationBudget, evaluationLimits } from './budget.js'
-import { type Cached, toCached } from './cache.js'
 import { AsyncCallNeeded } from './calls.js'
 import { Evaluator } from './evaluator.js'
 import type { PExpr } from './ir.js'
@@ -83,7 +83,7 @@ export async function partialEvaluate(
   query: string,
   options: PartialOptions = {},
 ): Promise<PartialResult> {
-  const known = new Map<string, Cached>()
+  const known = new Map<string, AsyncOutcome>()
   // The deadline is fixed once: every attempt and every awaited built-in count against it.
   const { budget: _, ...rest } = options
   const limited: PartialOptions = { ...rest, ...evaluationLimits(options) }
@@ -92,7 +92,7 @@ export async function partialEvaluate(
       return partialEvaluateSync(policy, query, limited, known)
     } catch (err) {
       if (!(err instanceof AsyncCallNeeded)) throw err
-      known.set(err.key, toCached(await awaitWithinDeadline(err.promise, limited.deadline, options.signal)))
+      known.set(err.key, await awaitWithinDeadline(err.promise, limited.deadline, options.signal))
     }
   }
 }
@@ -105,7 +105,7 @@ export function partialEvaluateSync(
   policy: Policy,
   query: string,
   options: PartialOptions = {},
-  asyncResults?: Map<string, Cached>,
+  asyncResults?: Map<string, AsyncOutcome>,
 ): PartialResult {
   const t0 = process.hrtime.bigint()
   const q = prepareQuery(policy, query)
