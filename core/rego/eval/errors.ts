@@ -37,7 +37,9 @@ export class EvalError extends Error {
   /** `file:row: code: message`, as OPA prints evaluation errors. */
   override toString(): string {
     const loc = this.location
-    return `${loc ? `${loc.file ? `${loc.file}:` : ''}${loc.row}: ` : ''}${this.code}: ${this.message}`
+    // OPA's Location.String(): `file:row`, or `row:col` without a file.
+    const where = loc ? (loc.file ? `${loc.file}:${loc.row}` : `${loc.row}:${loc.col}`) : ''
+    return `${where ? `${where}: ` : ''}${this.code}: ${this.message}`
   }
 
   /** OPA's JSON shape. */
