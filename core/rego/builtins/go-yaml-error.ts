@@ -6,7 +6,8 @@
  * function prints `line N: ` from libyaml's 0-based marks: a scanner error (a bad token) adds one
  * to its problem's line, a parser error (a bad structure) does not, so it names the line before
  * the offending one; and a problem on the first line (0) falls back to the context's line, or to
- * no line at all. Other problems keep js-yaml's own reason, at its 1-based line.
+ * no line at all. The end of the text counts as a line of its own after a last line without a
+ * line break (libyaml's fetch_stream_end), so `[1,2,3` fails on `line 1` (OPA's own test case). Other problems keep js-yaml's own reason, at its 1-based line.
  */
 import type { YamlError } from '../../yaml.js'
 import { BuiltinError } from './errors.js'
@@ -44,10 +45,13 @@ export function goYamlError(err: YamlError, text: string): BuiltinError {
   if (/^unexpected end of the stream within a (single|double) quoted scalar/.test(reason))
     return new BuiltinError(failText('scanner', 'found unexpected end of stream', line))
   if (/flow collection/.test(reason)) {
-    // The end of the text where a flow collection is still open; the context is its opening.
+    // The text ends with a flow collection still open: the problem is libyaml's stream-end token,
+    // which it places on a line of its own when the text does not end with a line break.
     const open = lastOpen(text)
+    const breaks = text.split('\n').length - 1
+    const end = breaks + (text === '' || text.endsWith('\n') ? 0 : 1)
     const problem = `did not find expected ',' or '${open.closer}'`
-    return new BuiltinError(failText('parser', problem, line, open.line))
+    return new BuiltinError(failText('parser', problem, end, open.line))
   }
   if (reason === 'end of the stream or a document separator is expected') {
     // A `- item` under a block mapping: the mapping wanted a key; anything else after a complete

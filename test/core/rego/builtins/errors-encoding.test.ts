@@ -122,10 +122,12 @@ describe('yaml.unmarshal errors', () => {
       yaml('a: 1\nb: `x', 'line 2: found character that cannot start any token'),
       yaml("a: 'x", 'found unexpected end of stream'),
       yaml('a: 1\nb: "x\n', 'line 3: found unexpected end of stream'),
-      // Parser problems: the line before the offending one (go-yaml's 0-based mark).
-      yaml('a: [1, 2', "did not find expected ',' or ']'"),
-      yaml('a: {b: 1', "did not find expected ',' or '}'"),
-      yaml('a: [1,\n2', "line 1: did not find expected ',' or ']'"),
+      // Parser problems: the line before the offending one (go-yaml's 0-based mark); the end of a text
+      // without a final line break is a line of its own.
+      yaml('a: [1, 2', "line 1: did not find expected ',' or ']'"),
+      yaml('a: {b: 1', "line 1: did not find expected ',' or '}'"),
+      yaml('a: [1,\n2', "line 2: did not find expected ',' or ']'"),
+      yaml('a: [1, 2\n', "line 1: did not find expected ',' or ']'"),
       yaml('- a\nb: 1', 'line 1: did not find expected <document start>'),
       yaml('[1, 2]]', 'did not find expected <document start>'),
       yaml('a: [1, 2]\n- 3', 'line 1: did not find expected key'),
