@@ -4,8 +4,9 @@
  * parser options from them. Evaluated through a real policy to show the keywords take effect.
  */
 import { describe, expect, it } from 'vitest'
+import { bodyString } from '../../../../core/rego/compiler/text.js'
 import { RegoErrors } from '../../../../core/rego/errors.js'
-import { compile } from '../../../../core/rego/index.js'
+import { compile, partialEvaluate } from '../../../../core/rego/index.js'
 import type { Import } from '../../../../core/rego/syntax/ast.js'
 import { parseModule } from '../../../../core/rego/syntax/module-parser.js'
 import { parseQuery } from '../../../../core/rego/syntax/query.js'
@@ -47,5 +48,15 @@ describe('query imports', () => {
   it('enable the v1 keywords in a v0 query with future.keywords.in or rego.v1', () => {
     expect(run('1 in [1]', importsOf('future.keywords.in'), 'v0')).toEqual([[true]])
     expect(run('every x in [1] { x == 1 }', importsOf('rego.v1'), 'v0')).toEqual([[true]])
+  })
+
+  it('decide the keywords of a partially evaluated query too', async () => {
+    const result = await partialEvaluate(policy, 'input.a == 1 or input.b == 2', {
+      queryImports: importsOf('rego.v2'),
+    })
+    expect(result.queries.map((q) => bodyString(q))).toEqual(['input.a = 1', 'input.b = 2'])
+    await expect(partialEvaluate(policy, 'input.a == 1 or input.b == 2')).rejects.toThrow(
+      /unexpected ident token/,
+    )
   })
 })
