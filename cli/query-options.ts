@@ -5,6 +5,8 @@
  */
 import { readFile } from 'node:fs/promises'
 import type { Command } from 'commander'
+import type { Import } from '../core/rego/syntax/ast.js'
+import { parseModule } from '../core/rego/syntax/module-parser.js'
 import type { Value } from '../core/rego/values/index.js'
 import { type LoadedPolicy, loadPolicy, parseDocument } from './policy-files.js'
 import { readStdin } from './stdin.js'
@@ -56,4 +58,14 @@ export function withQueryOptions(command: Command): Command {
     .option('--import <import>', 'import for the query (repeatable)', collect, [])
     .option('--ignore <glob>', 'file names to skip when loading', collect, [])
     .option('--v0-compatible', 'parse with Rego v0 syntax')
+}
+
+/**
+ * The `--import` flags as parsed imports (validated as a module's imports are, so a bad one fails
+ * with the parser's message), or none.
+ */
+export function parseImportFlags(imports: readonly string[]): Import[] {
+  if (imports.length === 0) return []
+  const text = `package __regent_query__\n${imports.map((i) => `import ${i}`).join('\n')}\n`
+  return parseModule(text, { file: 'query' }).imports
 }

@@ -34,6 +34,8 @@ export interface YamlReadOptions {
   timestampsAsStrings?: boolean
   /** Nodes (keys, values, sequence items, aliases, nested collections) allowed; Infinity for no bound. */
   maxNodes?: number
+  /** A repeated mapping key keeps its last value instead of failing (go-yaml v2 outside strict mode). */
+  lastKeyWins?: boolean
 }
 
 /** What is wrong with a YAML text. `too_many_nodes` is a size refusal (413), the others bad input. */
@@ -104,7 +106,9 @@ export function readYaml(text: string, options: YamlReadOptions = {}): unknown {
       intAsBigInt: options.intAsBigInt ?? false,
       timestampsAsStrings: options.timestampsAsStrings ?? false,
     })
-    value = load(text, { schema, listener, maxDepth: MAX_DEPTH } as Parameters<typeof load>[1])
+    // js-yaml's `json` mode lets a later duplicate key override an earlier one (its only effect).
+    const json = options.lastKeyWins === true
+    value = load(text, { schema, listener, maxDepth: MAX_DEPTH, json } as Parameters<typeof load>[1])
   } catch (err) {
     throw asYamlError(err, text)
   }

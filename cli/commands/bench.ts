@@ -164,7 +164,11 @@ async function prepareOperation(query: string, options: BenchOptions): Promise<O
       return partialEvaluate(policy, query, partialOptions).then(check)
     }
   }
-  const prepared = policy.prepare(parseQuery(query), queryContext(options))
+  const context = queryContext(options)
+  const prepared = policy.prepare(
+    parseQuery(query, context.imports ? { imports: context.imports } : {}),
+    context,
+  )
   return evaluation(prepared, input !== undefined ? { input } : {}, (run) => {
     if (options.fail && run.results.length === 0) throw new Error('undefined result')
   })

@@ -12,7 +12,7 @@ import type { Body, Term } from '../../core/rego/syntax/ast.js'
 import { toOpaJson } from '../../core/rego/syntax/json.js'
 import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
-import { loadQueryPolicy, readQueryInput } from '../query-options.js'
+import { loadQueryPolicy, parseImportFlags, readQueryInput } from '../query-options.js'
 import type { EvalLimits } from './eval.js'
 import { writeFailure } from './eval-errors.js'
 
@@ -35,6 +35,8 @@ export interface PartialEvalOptions {
   fail?: boolean
   failDefined?: boolean
   capabilities?: string
+  /** `--import`: imports that decide the query's keywords. */
+  import?: string[]
 }
 
 /** Runs `eval -p`; sets the exit code (1 on errors, and with --fail/--fail-defined). */
@@ -55,6 +57,7 @@ export async function runPartialEval(
     })
     const result = await partialEvaluate(policy, query, {
       ...(input !== undefined ? { input } : {}),
+      queryImports: parseImportFlags(options.import ?? []),
       unknowns: options.unknowns.length > 0 ? options.unknowns : ['input'],
       disableInlining: options.disableInlining,
       shallowInlining: options.shallowInlining === true,

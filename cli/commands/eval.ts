@@ -230,8 +230,11 @@ async function runEval(query: string, options: EvalOptions, count: number, limit
         ...(capabilities ? { builtins: capabilities.builtins } : {}),
       }),
     )
-    const body = await time('timer_rego_query_parse_ns', () => parseQuery(query))
+    // The --import imports decide the query's keywords (OPA's rego.parseQuery), so they come first.
     const context = queryContext(options)
+    const body = await time('timer_rego_query_parse_ns', () =>
+      parseQuery(query, context.imports ? { imports: context.imports } : {}),
+    )
     const prepared = await time('timer_rego_query_compile_ns', () => policy.prepare(body, context))
     for (let i = 0; i < count; i++) {
       tracer =

@@ -119,9 +119,10 @@ function report(results: BenchResult[], options: TestBenchOptions): string {
       continue
     }
     const loc = r.test.location
-    if (loc) {
-      if (lastFile !== '' && lastFile !== loc.file) lines.push('')
-      lines.push(`${loc.file}:${loc.row}:`)
+    // OPA's PrettyReporter: a `file:` header (no row) when the file changes, a blank line between files.
+    if (loc && loc.file !== lastFile) {
+      if (lastFile !== '') lines.push('')
+      lines.push(`${loc.file}:`)
       lastFile = loc.file
     }
     lines.push(`${name}: ${outcome(r)}`)

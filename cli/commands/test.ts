@@ -277,9 +277,10 @@ function pretty(results: TestResult[], options: TestOptions): string {
     const passed = !r.test.skip && r.error === undefined && !r.fail
     if (!options.verbose && passed) continue
     const loc = r.test.location
-    if (loc) {
-      if (lastFile !== '' && lastFile !== loc.file) lines.push('')
-      lines.push(`${loc.file}:${loc.row}:`)
+    // OPA's PrettyReporter: a `file:` header (no row) when the file changes, a blank line between files.
+    if (loc && loc.file !== lastFile) {
+      if (lastFile !== '') lines.push('')
+      lines.push(`${loc.file}:`)
       lastFile = loc.file
     }
     dirty = true

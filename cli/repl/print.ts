@@ -66,13 +66,8 @@ export function errorText(err: unknown): string {
 }
 
 function oneError(e: RegoError | RegoEvalError): string {
-  const loc = e.location
-  // OPA: `file:row` when the error has a file, `row:col` when it has none (REPL input).
-  const opaPrefix = loc ? (loc.file ? `${loc.file}:${loc.row}: ` : `${loc.row}:${loc.col}: `) : ''
-  if (e instanceof RegoEvalError) return `${opaPrefix}${e.code}: ${e.message}`
-  const ownPrefix = loc ? `${loc.file ? `${loc.file}:` : ''}${loc.row}:${loc.col}: ` : ''
-  // RegoError's text adds the excerpt lines after the message; only its prefix differs from OPA's.
-  return opaPrefix + e.toString().slice(ownPrefix.length)
+  // Both print OPA's prefix: `file:row` when the error has a file, `row:col` when it has none (REPL input).
+  return e.toString()
 }
 
 /** A value as JSON text (the `dump` command). */

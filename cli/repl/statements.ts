@@ -57,7 +57,11 @@ export function parseStatement(text: string, context: StatementContext, final: b
   let queryErrors: RegoError[] = []
   if (!/^\s*(import|default)\b/.test(text)) {
     try {
-      const body = parseQuery(text, { file: NO_FILE, regoVersion: context.regoVersion })
+      const body = parseQuery(text, {
+        file: NO_FILE,
+        regoVersion: context.regoVersion,
+        imports: context.imports,
+      })
       const asRule = definesRule(body, context)
       if (asRule === 'no') return { kind: 'query', body }
       const parsed = parseRules(text, context)

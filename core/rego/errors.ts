@@ -54,12 +54,13 @@ export class RegoError extends Error {
   }
 
   /**
-   * `file:row:col: code: message`, then the source line and a caret when an excerpt is attached, or
-   * a type error's details (`have: ...`, `want: ...`) a line each.
+   * `file:row: code: message` (`row:col: ...` when there is no file, as OPA's ast.Error prints
+   * it), then the source line and a caret when an excerpt is attached, or a type error's details
+   * (`have: ...`, `want: ...`) a line each. The column stays in the JSON form.
    */
   override toString(): string {
     const loc = this.location
-    const prefix = loc ? `${loc.file ? `${loc.file}:` : ''}${loc.row}:${loc.col}: ` : ''
+    const prefix = loc ? `${loc.file ? `${loc.file}:${loc.row}` : `${loc.row}:${loc.col}`}: ` : ''
     let out = `${prefix}${this.code}: ${this.message}`
     const d = this.details
     if (this.lines) {

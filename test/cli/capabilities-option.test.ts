@@ -40,7 +40,7 @@ describe('--capabilities', () => {
   it('regent check fails on a built-in missing from the capabilities file', async () => {
     const refused = await runRegent(['check', '--capabilities', caps, policy])
     expect(refused.code).toBe(1)
-    expect(refused.stdout).toMatch(/p\.rego:3:\d+: rego_type_error: undefined function upper/)
+    expect(refused.stdout).toMatch(/p\.rego:3: rego_type_error: undefined function upper/)
     const allowed = await runRegent(['check', policy])
     expect([allowed.code, allowed.stdout]).toEqual([0, ''])
   })
@@ -62,7 +62,7 @@ describe('--capabilities', () => {
     const refused = await runRegent(['check', '--capabilities', old, notImport])
     expect(refused.code).toBe(1)
     expect(refused.stdout).toContain(
-      '3:8: rego_parse_error: unexpected keyword, must be one of [contains every if in]',
+      'not.rego:3: rego_parse_error: unexpected keyword, must be one of [contains every if in]',
     )
     const orImport = join(dir, 'or.rego')
     writeFileSync(orImport, 'package o\n\nimport future.keywords.or\n\nr if input.a or input.b\n')

@@ -49,8 +49,8 @@ describe('regent check', () => {
     // c.rego: the unclosed array (reported where `q :=` breaks it) and `r := )`, after recovery;
     // v0.rego: the two v1 keyword errors.
     expect(stdout).toMatch(/^4 errors occurred:\n/)
-    expect(stdout).toContain(`${join(dir, 'broken', 'c.rego')}:5:3: rego_parse_error`)
-    expect(stdout).toContain(`${join(dir, 'broken', 'c.rego')}:7:6: rego_parse_error: unexpected ) token`)
+    expect(stdout).toContain(`${join(dir, 'broken', 'c.rego')}:5: rego_parse_error`)
+    expect(stdout).toContain(`${join(dir, 'broken', 'c.rego')}:7: rego_parse_error: unexpected ) token`)
     expect(stdout).toContain('`if` keyword is required before rule body')
   })
 
@@ -87,7 +87,7 @@ describe('regent check', () => {
     const { code, stdout } = await runRegent(['check', '-s', schema, join(dir, 'typed')])
     expect(code).toBe(1)
     expect(stdout).toBe(
-      `1 error occurred: ${join(dir, 'typed', 'review.rego')}:3:9: rego_type_error: undefined ref: input.request.kinds\n` +
+      `1 error occurred: ${join(dir, 'typed', 'review.rego')}:3: rego_type_error: undefined ref: input.request.kinds\n` +
         '\tinput.request.kinds\n' +
         `\t${' '.repeat(14)}^\n` +
         `\t${' '.repeat(14)}have: "kinds"\n` +

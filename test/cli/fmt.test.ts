@@ -55,7 +55,7 @@ describe('regent fmt', () => {
     const { code, stdout, stderr } = await runRegent(['fmt'], { stdin: 'package a\np := \n' })
     expect(code).toBe(1)
     expect(stdout).toBe('')
-    expect(stderr).toContain('stdin:3:1: rego_parse_error')
+    expect(stderr).toContain('stdin:3: rego_parse_error')
   })
 
   it('refuses -w on stdin as a usage error', async () => {

@@ -60,7 +60,7 @@ describe('regent parse', () => {
     const { code, stdout } = await runRegent(['parse', bad])
     expect(code).toBe(1)
     expect(stdout).toBe(
-      `1 error occurred: ${bad}:5:1: rego_parse_error: unexpected } token: expected term\n\t}\n\t^\n`,
+      `1 error occurred: ${bad}:5: rego_parse_error: unexpected } token: expected term\n\t}\n\t^\n`,
     )
   })
 

@@ -9,7 +9,9 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EngineBackend } from '../../compile/backend.js'
-import { DEFAULT_EVALUATION_BUDGET, parseModule } from '../../core/rego/index.js'
+import { createBuiltinContext } from '../../core/rego/builtins/context.js'
+import { compile, DEFAULT_EVALUATION_BUDGET, parseModule } from '../../core/rego/index.js'
+import { parseJSON } from '../../core/rego/values/index.js'
 
 const RUNAWAYS = [
   'input.x == count([1 | some a in numbers.range(1,10000); some b in numbers.range(1,10000)])',
@@ -111,6 +113,16 @@ describe('hostile: http.send off the allow-list (SSRF)', () => {
   })
   afterAll(() => new Promise<void>((r) => server.close(() => r())))
 
+  /** Evaluates with strict built-in errors, which raise the refusal instead of leaving it undefined. */
+  const strictEval = (query: string, allowNet: string[]) =>
+    compile({}, {})
+      .query(query)
+      .eval({
+        input: parseJSON('{"x": 1}'),
+        strictBuiltinErrors: true,
+        ctx: createBuiltinContext({ allowNet, print: () => {} }),
+      })
+
   const send = (url: string, extra = '') =>
     `input.x == http.send({"method": "get", "url": "${url}"${extra}}).raw_body`
 
@@ -122,10 +134,15 @@ describe('hostile: http.send off the allow-list (SSRF)', () => {
   ])('refuses %s when allow_net is empty, before connecting', async (_, query, host) => {
     seen.length = 0
     const closed = new EngineBackend({ modules: {} }, { allowNet: [] })
-    await expect(
-      closed.partialEvaluate({ ...request(query()), nondeterministicBuiltins: true }),
-    ).rejects.toMatchObject({ code: 'eval_builtin_error', message: `http.send: unallowed host: ${host}` })
-    await expect(closed.evaluate({ query: query(), input: { x: 1 } })).rejects.toMatchObject({
+    // As OPA's compile and data APIs without strict built-in errors: the refused call is
+    // undefined, so the residual is "never" and the answer undefined, and nothing is fetched.
+    const residual = await closed.partialEvaluate({ ...request(query()), nondeterministicBuiltins: true })
+    expect(residual.queries).toEqual([])
+    await expect(closed.evaluate({ query: query(), input: { x: 1 } })).resolves.toBeUndefined()
+    expect(seen).toEqual([])
+    // The refusal, with the host, is what a strict evaluation raises.
+    await expect(strictEval(query(), [])).rejects.toMatchObject({
+      code: 'eval_builtin_error',
       message: `http.send: unallowed host: ${host}`,
     })
     expect(seen).toEqual([])
@@ -139,7 +156,10 @@ describe('hostile: http.send off the allow-list (SSRF)', () => {
         query: send(`http://127.0.0.1:${port}/hop`, ', "enable_redirect": true'),
         input: { x: 1 },
       }),
-    ).rejects.toMatchObject({ message: 'http.send: unallowed host: 169.254.169.254' })
+    ).resolves.toBeUndefined()
     expect(seen).toEqual([`127.0.0.1:${port}/hop`])
+    await expect(
+      strictEval(send(`http://127.0.0.1:${port}/hop`, ', "enable_redirect": true'), ['127.0.0.1']),
+    ).rejects.toMatchObject({ message: 'http.send: unallowed host: 169.254.169.254' })
   })
 })

@@ -17,6 +17,7 @@ import type { BuiltinContext } from './context.js'
 import { defineBuiltin } from './define.js'
 import { decodeBase64 } from './encoding.js'
 import { BuiltinError } from './errors.js'
+import { goPrivateKeyHint } from './go-x509-key-error.js'
 import { objectOperand, stringOperand } from './operands.js'
 import {
   certificateRequestValue,
@@ -218,6 +219,10 @@ function rsaPrivateKeyFromText(text: string): KeyObject {
   if (!block) throw new BuiltinError('failed to parse PEM block containing the key')
   if (block[1] !== 'RSA PRIVATE KEY' && block[1] !== 'PRIVATE KEY')
     throw new BuiltinError(`PEM block type is '${block[1]}', expected RSA PRIVATE KEY or PRIVATE KEY`)
+  // A key of another encoding than the label says: Go's x509 names the parser to use instead.
+  const body = block[0].replace(/-----[^-\n]*-----/g, '').replace(/\s+/g, '')
+  const hint = goPrivateKeyHint(block[1], Buffer.from(body, 'base64'))
+  if (hint !== undefined) throw new BuiltinError(hint)
   return privateKeyFromText(block[0])
 }
 

@@ -11,6 +11,7 @@ import { defineBuiltin } from './define.js'
 import { BuiltinError, OperandError } from './errors.js'
 import { decodeGoBase64 } from './go-base64.js'
 import { goJSONDecodeError } from './go-json-error.js'
+import { goYamlError } from './go-yaml-error.js'
 import { objectOperand, stringOperand } from './operands.js'
 
 const str = (name: string, description: string) => t.named(name, t.string, description)
@@ -179,33 +180,6 @@ export const jsonIsValid = defineBuiltin({
   },
 })
 
-/** Go-style message for a YAML error (`yaml: line 1: did not find expected ',' or ']'`). */
-function yamlError(err: YamlError, text: string): BuiltinError {
-  if (err.kind === 'self_reference') return new BuiltinError('yaml: anchor value contains itself')
-  // go-yaml v2 (OPA's ghodss.YAMLToJSON) fails an unknown alias from its decoder, without a line.
-  const alias = /^unidentified alias "(.*)"/.exec(err.reason)
-  if (err.kind === 'alias' && alias) return new BuiltinError(`yaml: unknown anchor '${alias[1]}' referenced`)
-  let reason = err.reason
-  if (/flow collection/.test(reason)) reason = `did not find expected ',' or '${closerOfLastOpen(text)}'`
-  // `a: b: c`: libyaml's scanner refuses the second `:` where js-yaml speaks of indentation.
-  if (reason === 'bad indentation of a mapping entry')
-    reason = 'mapping values are not allowed in this context'
-  // A tab in a line's indentation: libyaml's scanner cannot start a token there.
-  if (err.line !== undefined && /^ *\t/.test(text.split('\n')[err.line - 1] ?? ''))
-    reason = 'found character that cannot start any token'
-  return new BuiltinError(`yaml: line ${err.line ?? 1}: ${reason}`)
-}
-
-/** `]` or `}`: what closes the last flow collection `text` leaves open (quotes aside, roughly). */
-function closerOfLastOpen(text: string): string {
-  const open: string[] = []
-  for (const ch of text) {
-    if (ch === '[' || ch === '{') open.push(ch)
-    else if ((ch === ']' || ch === '}') && open.length > 0) open.pop()
-  }
-  return open.at(-1) === '{' ? '}' : ']'
-}
-
 /** Converts a parsed YAML node tree to a value (map keys become strings, as in JSON). */
 function yamlToValue(x: unknown): Value {
   if (typeof x === 'number' && !Number.isFinite(x))
@@ -228,10 +202,11 @@ export function parseYamlValue(text: string): Value {
   let parsed: unknown
   try {
     // Big integers exact and YAML 1.1 scalars (yes/no/on/off), as Go's yaml.v2 reads them; the
-    // default node bound, since the text may come from a request's input.
-    parsed = readYaml(text, { version: '1.1', intAsBigInt: true, mapAsMap: true })
+    // default node bound, since the text may come from a request's input. A repeated key keeps
+    // its last value: go-yaml v2 decodes without its strict mode, which alone refuses repeats.
+    parsed = readYaml(text, { version: '1.1', intAsBigInt: true, mapAsMap: true, lastKeyWins: true })
   } catch (err) {
-    if (err instanceof YamlError) throw yamlError(err, text)
+    if (err instanceof YamlError) throw goYamlError(err, text)
     throw err
   }
   return yamlToValue(parsed)

@@ -4,6 +4,7 @@
  * either into a {@link BuiltinCallError} carrying OPA's code, the built-in's name and the call site.
  */
 import type { Location } from '../syntax/ast.js'
+import { locationString } from '../syntax/source.js'
 
 /** A wrong argument; the message starts with `operand N`. Maps to `eval_type_error`. */
 export class OperandError extends Error {
@@ -67,7 +68,8 @@ export class BuiltinCallError extends Error {
   /** `file:row: code: message`, as OPA prints evaluation errors. */
   override toString(): string {
     const loc = this.location
-    return `${loc ? `${loc.file ? `${loc.file}:` : ''}${loc.row}: ` : ''}${this.code}: ${this.message}`
+    const where = loc ? locationString(loc) : ''
+    return `${where ? `${where}: ` : ''}${this.code}: ${this.message}`
   }
 
   /** OPA's error JSON. */

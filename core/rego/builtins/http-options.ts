@@ -6,6 +6,7 @@
  * `raise_error: false` is decided in http.ts, as OPA's builtinHTTPSend does.
  */
 import type { Location } from '../syntax/ast.js'
+import { locationString } from '../syntax/source.js'
 import type { ObjectValue, Value } from '../values/index.js'
 import {
   formatValue,
@@ -182,7 +183,5 @@ export function timeoutNs(v: Value): bigint {
 
 /** OPA's Location.String(): `file:row` when there is a file, else the text or `row:col`. */
 export function goLocationText(location: Location | undefined): string | undefined {
-  if (location === undefined) return undefined
-  if (location.file) return `${location.file}:${location.row}`
-  return `${location.row}:${location.col}`
+  return location === undefined ? undefined : locationString(location)
 }

@@ -177,10 +177,22 @@ function errorResponse(
   return new Obj().set('status_code', 0).set('error', new Obj().set('code', code).set('message', message))
 }
 
-/** Go's url.Error text: `Get "http://host/path": reason` (the method as Go's client names it). */
+/** The method as Go's url.Error names the operation: `Get`, `Post`. */
+function goMethod(method: string): string {
+  return method.slice(0, 1) + method.slice(1).toLowerCase()
+}
+
+/** Go's url.Error text: `Get "http://host/path": reason`. */
 function urlErrorText(method: string, url: string, reason: string): string {
-  const op = method.slice(0, 1) + method.slice(1).toLowerCase()
-  return `${op} ${JSON.stringify(url)}: ${reason}`
+  return `${goMethod(method)} ${JSON.stringify(url)}: ${reason}`
+}
+
+/** True for the request's own timeout (AbortSignal.timeout), not the caller's cancellation. */
+function isTimeout(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    (err.name === 'TimeoutError' || (err.cause as Error | undefined)?.name === 'TimeoutError')
+  )
 }
 
 async function send(ctx: BuiltinContext, req: ObjectValue, location?: Location): Promise<Value> {
@@ -235,6 +247,19 @@ async function send(ctx: BuiltinContext, req: ObjectValue, location?: Location):
     }
   }
   if (!fetched) {
+    if (isTimeout(failure)) {
+      // OPA's handleHTTPSendErr rewords the client's timeout (`Get http://h/x: request timed
+      // out`, the URL unquoted); with raise_error false the response carries Go's own url.Error.
+      if (raiseError) throw new BuiltinError(`${goMethod(method)} ${rawURL}: request timed out`)
+      return errorResponse(
+        'eval_http_send_network_error',
+        urlErrorText(
+          method,
+          rawURL,
+          'context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
+        ),
+      )
+    }
     const cause =
       failure instanceof Error
         ? failure.cause instanceof Error

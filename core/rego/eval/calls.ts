@@ -5,7 +5,8 @@
  * result is `false`. Built-in errors are swallowed (the call is undefined) unless
  * `--strict-builtin-errors` is on. Asynchronous built-ins (`http.send`) cannot run inside the
  * synchronous evaluator: the first call throws {@link AsyncCallNeeded} with the promise, the
- * query runner awaits it and evaluates the query again with the result at hand.
+ * query runner awaits it and evaluates the query again with the outcome at hand; a failed
+ * asynchronous call is then a built-in error like any other (async-outcome.ts).
  */
 import type { Builtin } from '../builtins/define.js'
 import { BuiltinCallError } from '../builtins/errors.js'
@@ -19,9 +20,10 @@ import {
   toJSONText,
   type Value,
 } from '../values/index.js'
+import { AsyncCallFailure, type AsyncOutcome } from './async-outcome.js'
 import { type Frame, plug } from './bindings.js'
 import { resultUnits } from './budget.js'
-import { fromCached } from './cache.js'
+import { fromCached, toCached } from './cache.js'
 import { evalError, internalError, isEvalError } from './errors.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import type { FunctionRef, PCall, PExpr, PTerm } from './ir.js'
@@ -29,11 +31,15 @@ import { unifyValue } from './unify.js'
 import { evalFunction } from './virtual.js'
 import type { Mock } from './with.js'
 
-/** Thrown to suspend evaluation until an asynchronous built-in's result is known. */
+/**
+ * Thrown to suspend evaluation until an asynchronous built-in's outcome is known. The promise
+ * resolves to the result or to the built-in's error; it rejects only when the query must stop
+ * (out of budget, cancelled).
+ */
 export class AsyncCallNeeded extends Error {
   constructor(
     readonly key: string,
-    readonly promise: Promise<Value | undefined>,
+    readonly promise: Promise<AsyncOutcome>,
   ) {
     super('asynchronous built-in call')
     this.name = 'AsyncCallNeeded'
@@ -147,11 +153,14 @@ function evalBuiltin(e: Evaluator, expr: PExpr, call: PCall, b: Builtin, frame: 
     if (known === undefined) {
       throw new AsyncCallNeeded(
         key,
-        b.impl(e.ctx, args as never, location).catch((err: unknown) => {
-          throw toBuiltinCallError(b, err, location)
-        }),
+        // toBuiltinCallError rethrows evaluation errors (budget, cancellation): those stop the query.
+        b.impl(e.ctx, args as never, location).then(
+          (r) => toCached(r),
+          (err: unknown) => new AsyncCallFailure(toBuiltinCallError(b, err, location)),
+        ),
       )
     }
+    if (known instanceof AsyncCallFailure) return builtinFailed(e, known.error, b, location)
     v = fromCached(known)
   } else {
     try {

@@ -4,6 +4,7 @@
  * OPA's word for word; `HaltError` stops evaluation at once.
  */
 import type { Location } from '../syntax/ast.js'
+import { locationString } from '../syntax/source.js'
 
 /** The `eval_*` codes. */
 export type EvalErrorCode =
@@ -37,7 +38,8 @@ export class EvalError extends Error {
   /** `file:row: code: message`, as OPA prints evaluation errors. */
   override toString(): string {
     const loc = this.location
-    return `${loc ? `${loc.file ? `${loc.file}:` : ''}${loc.row}: ` : ''}${this.code}: ${this.message}`
+    const where = loc ? locationString(loc) : ''
+    return `${where ? `${where}: ` : ''}${this.code}: ${this.message}`
   }
 
   /** OPA's JSON shape. */

@@ -12,6 +12,7 @@ import type { Builtin } from '../builtins/define.js'
 import type { BuiltinCallError } from '../builtins/errors.js'
 import { runMetered } from '../builtins/meter.js'
 import { isArray, isObject, isSet, ObjectValue, SetValue, type Value } from '../values/index.js'
+import type { AsyncOutcome } from './async-outcome.js'
 import { Frame, plug, same } from './bindings.js'
 import { UNDEFINED, VirtualCache } from './cache.js'
 import { evalCall } from './calls.js'
@@ -77,7 +78,7 @@ export interface EvaluatorOptions {
   instructionLimit?: number
   tracer?: Tracer
   /** Results of asynchronous built-ins from earlier attempts (see calls.ts). */
-  asyncResults?: Map<string, Value | typeof UNDEFINED>
+  asyncResults?: Map<string, AsyncOutcome>
 }
 
 /** The evaluator of one query. */
@@ -95,7 +96,7 @@ export class Evaluator {
   readonly indexing: boolean
   readonly fastPaths: boolean
   readonly tracer: Tracer | undefined
-  readonly asyncResults: Map<string, Value | typeof UNDEFINED> | undefined
+  readonly asyncResults: Map<string, AsyncOutcome> | undefined
   /** Errors of built-ins that were swallowed (non-strict mode), for `--show-builtin-errors`. */
   readonly builtinErrors: BuiltinCallError[] = []
   /** Partial evaluation state; unset for normal evaluation. */

@@ -10,12 +10,12 @@ import { constantValue } from '../compiler/constant-value.js'
 import { compileQuery } from '../compiler/query.js'
 import { isGeneratedVar } from '../compiler/terms.js'
 import { compileError, RegoErrors } from '../errors.js'
-import type { Body, Expr, Module, RefTerm, Term } from '../syntax/ast.js'
+import type { Body, Expr, Import, Module, RefTerm, Term } from '../syntax/ast.js'
 import { parseQuery, parseTermText } from '../syntax/query.js'
 import type { Value } from '../values/index.js'
+import type { AsyncOutcome } from './async-outcome.js'
 import { Frame } from './bindings.js'
 import { awaitWithinDeadline, type EvaluationBudget, evaluationLimits } from './budget.js'
-import { type Cached, toCached } from './cache.js'
 import { AsyncCallNeeded } from './calls.js'
 import { Evaluator } from './evaluator.js'
 import type { PExpr } from './ir.js'
@@ -39,6 +39,11 @@ export interface PartialOptions {
   nondeterministicBuiltins?: boolean
   /** Keep rules and functions that depend on unknowns as support rules, without copy propagation (OPA's `--shallow-inlining`). */
   shallowInlining?: boolean
+  /**
+   * Imports that decide the query's keywords (`regent eval -p --import rego.v2`), as OPA's
+   * rego.parseQuery reads them (syntax/query.ts).
+   */
+  queryImports?: readonly Import[]
   /** Built-in context (clock, caches, `http.send` settings); a fresh one by default. */
   ctx?: BuiltinContext
   /** Milliseconds since the epoch after which evaluation is cancelled. */
@@ -83,7 +88,7 @@ export async function partialEvaluate(
   query: string,
   options: PartialOptions = {},
 ): Promise<PartialResult> {
-  const known = new Map<string, Cached>()
+  const known = new Map<string, AsyncOutcome>()
   // The deadline is fixed once: every attempt and every awaited built-in count against it.
   const { budget: _, ...rest } = options
   const limited: PartialOptions = { ...rest, ...evaluationLimits(options) }
@@ -92,7 +97,7 @@ export async function partialEvaluate(
       return partialEvaluateSync(policy, query, limited, known)
     } catch (err) {
       if (!(err instanceof AsyncCallNeeded)) throw err
-      known.set(err.key, toCached(await awaitWithinDeadline(err.promise, limited.deadline, options.signal)))
+      known.set(err.key, await awaitWithinDeadline(err.promise, limited.deadline, options.signal))
     }
   }
 }
@@ -105,10 +110,10 @@ export function partialEvaluateSync(
   policy: Policy,
   query: string,
   options: PartialOptions = {},
-  asyncResults?: Map<string, Cached>,
+  asyncResults?: Map<string, AsyncOutcome>,
 ): PartialResult {
   const t0 = process.hrtime.bigint()
-  const q = prepareQuery(policy, query)
+  const q = prepareQuery(policy, query, options.queryImports ?? [])
   const t1 = process.hrtime.bigint()
   const unknowns = (options.unknowns ?? ['input']).map(unknownPath)
   const disableInlining = (options.disableInlining ?? []).map((r) => dataPath(r))
@@ -187,15 +192,21 @@ function varName(e: Expr): string {
   return t?.type === 'var' ? t.value : ''
 }
 
-function prepareQuery(policy: Policy, query: string): Prepared {
+function prepareQuery(policy: Policy, query: string, imports: readonly Import[]): Prepared {
   let cache = prepared.get(policy)
   if (!cache) {
     cache = new Map()
     prepared.set(policy, cache)
   }
-  let q = cache.get(query)
+  // The imports change how the text parses, so they are part of the key.
+  const key =
+    imports.length === 0
+      ? query
+      : `${imports.map((i) => i.path.value.map((t) => String(t.value)).join('.')).join(';')}\n${query}`
+  let q = cache.get(key)
   if (!q) {
-    const compiled = compileQuery(policy.compiler, parseQuery(query), { rewriteEquals: true })
+    const body = parseQuery(query, { imports })
+    const compiled = compileQuery(policy.compiler, body, { rewriteEquals: true })
     const scope = new Scope()
     const ctx = {
       root: policy.root,
@@ -204,7 +215,7 @@ function prepareQuery(policy: Policy, query: string): Prepared {
     }
     q = { body: prepareBody(ctx, scope, compiled.body), names: scope.names }
     if (cache.size > 1000) cache.clear()
-    cache.set(query, q)
+    cache.set(key, q)
   }
   return q
 }

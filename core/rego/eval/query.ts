@@ -10,9 +10,9 @@ import { isGeneratedVar } from '../compiler/terms.js'
 import { bodyString } from '../compiler/text.js'
 import type { Location } from '../syntax/ast.js'
 import type { Value } from '../values/index.js'
+import type { AsyncOutcome } from './async-outcome.js'
 import { Frame, plug } from './bindings.js'
 import { awaitWithinDeadline, type EvaluationBudget, evaluationLimits } from './budget.js'
-import { type Cached, toCached } from './cache.js'
 import { AsyncCallNeeded } from './calls.js'
 import { type EvalPolicy, Evaluator, type EvaluatorOptions } from './evaluator.js'
 import { K, type PExpr } from './ir.js'
@@ -62,7 +62,7 @@ export class PreparedQuery {
   ) {}
 
   /** Evaluates synchronously; throws `AsyncCallNeeded` if an asynchronous built-in is called. */
-  evalSync(options: QueryOptions = {}, asyncResults?: Map<string, Cached>): QueryRun {
+  evalSync(options: QueryOptions = {}, asyncResults?: Map<string, AsyncOutcome>): QueryRun {
     let ctx = options.ctx ?? lazyContext(this.policy, options.strictBuiltinErrors === true)
     const tracer = options.tracer
     if (tracer && !ctx.trace) {
@@ -100,7 +100,7 @@ export class PreparedQuery {
     // The deadline is fixed once: every attempt and every awaited built-in count against it.
     const { budget: _, ...rest } = options
     const limited: QueryOptions = { ...rest, ...evaluationLimits(options) }
-    const known = new Map<string, Cached>()
+    const known = new Map<string, AsyncOutcome>()
     for (;;) {
       const printed: Array<[string, Location | undefined]> = []
       // Same clock and cache across attempts; only print is captured.
@@ -113,7 +113,7 @@ export class PreparedQuery {
         return run
       } catch (err) {
         if (!(err instanceof AsyncCallNeeded)) throw err
-        known.set(err.key, toCached(await awaitWithinDeadline(err.promise, limited.deadline, options.signal)))
+        known.set(err.key, await awaitWithinDeadline(err.promise, limited.deadline, options.signal))
       }
     }
   }

@@ -13,6 +13,16 @@ export interface Excerpt {
 }
 
 /**
+ * A location as OPA's Location.String() prints it in an evaluation error: `file:row`, else the
+ * located text (a query's expression, `1/0`), else `row:col`.
+ */
+export function locationString(location: Location): string {
+  if (location.file) return `${location.file}:${location.row}`
+  const text = locationText(location)
+  return text ? text : `${location.row}:${location.col}`
+}
+
+/**
  * The source text of a location: sliced from its file when the parser made it (`source` and `end`),
  * else the `text` it was given; undefined when neither is there.
  */

@@ -13,9 +13,10 @@ export class Decimal {
   readonly coef: bigint
   readonly exp: number
   /**
-   * True for an integral value written with a fraction or an exponent (`101.00`, `1e2`). OPA's
-   * numbers are their text and sprintf hands such a number to Go as a float64, so the form is
-   * kept; equality, order and hashing treat it as the integer it equals (number.ts).
+   * True for an integral value written with a fraction or an exponent (`101.00`, `1e2`), or a
+   * fraction written otherwise than its shortest form (`1.50`). OPA's numbers are their text and
+   * sprintf hands such a number to Go as a float64, so the form is kept; equality, order and
+   * hashing treat it as the number it equals (number.ts).
    */
   readonly floatForm: boolean
   /**
@@ -56,7 +57,8 @@ export class Decimal {
    * written as, or its digits when that is not known.
    */
   toString(): string {
-    if (this.floatForm) return this.text ?? (this.coef * 10n ** BigInt(this.exp)).toString()
+    if (this.floatForm && this.text !== undefined) return this.text
+    if (this.floatForm && this.exp >= 0) return (this.coef * 10n ** BigInt(this.exp)).toString()
     return decimalText(this.coef, this.exp)
   }
 }

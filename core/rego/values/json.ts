@@ -54,9 +54,11 @@ function mayLosePrecision(text: string): boolean {
     const d = Number(tok)
     // `1.0`, `1e2`: an integer in float form, which JSON.parse would turn into a plain integer.
     if (Number.isInteger(d) && /[.eE]/.test(tok)) return true
-    if (tok.length < 16 && !/[eE][+-]?\d{3}/.test(tok)) continue
     // The common case: the lexeme is exactly the double's shortest form.
     if (String(d) === tok) continue
+    // `1.50`: a fraction keeps the text it was written as (parseNumber), which JSON.parse drops.
+    if (Number.isFinite(d) && !Number.isInteger(d)) return true
+    if (tok.length < 16 && !/[eE][+-]?\d{3}/.test(tok)) continue
     const n = parseNumber(tok)
     if (typeof n !== 'number' || !Number.isFinite(d) || numberFromDouble(d) !== n) return true
   }

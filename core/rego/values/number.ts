@@ -77,7 +77,13 @@ export function parseNumber(text: string): RegoNumber | undefined {
   if (d === undefined) return undefined
   const n = canonicalDecimal(d)
   // An integer written as `1.0` or `1e2` keeps its float form (see the module comment).
-  if (typeof n === 'object' || (typeof n === 'number' && !Number.isInteger(n))) return n
+  if (typeof n === 'object') return n
+  if (typeof n === 'number' && !Number.isInteger(n)) {
+    // So does a fraction written otherwise than JS prints it (`1.50`, `15e-1`): OPA's numbers
+    // are their text (json.Number), which strings.render_template and every output print as is.
+    if (String(n) === text || !JSON_NUMBER.test(text)) return n
+    return new Decimal(d.coef, d.exp, true, text)
+  }
   if (!FLOAT_FORM.test(text)) return n
   return new Decimal(d.coef, d.exp, true, JSON_NUMBER.test(text) ? text : undefined)
 }
@@ -86,7 +92,10 @@ const FLOAT_FORM = /[.eE]/
 /** JSON's number grammar: only such text is printed back as written. */
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/
 
-/** True for an integer kept in the float form it was written in (`1.0`, `1e2`). */
+/**
+ * True for a number kept in the form it was written in: an integer written as a float (`1.0`,
+ * `1e2`) or a fraction with a text of its own (`1.50`); it equals its canonical number.
+ */
 export function isFloatForm(v: unknown): v is Decimal {
   return typeof v === 'object' && v instanceof Decimal && v.floatForm
 }

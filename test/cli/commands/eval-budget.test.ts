@@ -47,6 +47,7 @@ describe('regent eval budget', () => {
       'eval',
       '--capabilities',
       join(dir, 'caps.json'),
+      '--strict-builtin-errors',
       'http.send({"method": "get", "url": "http://169.254.169.254/latest/meta-data/"})',
     ])
     expect(r.code).toBe(1)

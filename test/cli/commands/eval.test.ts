@@ -76,6 +76,12 @@ describe('regent eval', () => {
     expect(pretty.code).toBe(1)
   })
 
+  it('lets --import enable keywords in the query, as opa eval --import does', async () => {
+    const q = 'x := 1; not { x == 2 }; x == 2 or x == 1'
+    const ok = await runRegent(['eval', '-f', 'values', '--import', 'rego.v2', q])
+    expect([ok.code, JSON.parse(ok.stdout)]).toEqual([0, [true, true, true]])
+  })
+
   it('exits 1 with OPA error JSON for compile and evaluation errors', async () => {
     const compileErr = await runRegent(['eval', 'x := y'])
     expect(compileErr.code).toBe(1)

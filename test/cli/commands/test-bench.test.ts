@@ -58,7 +58,7 @@ describe('regent test --bench', () => {
       ['test_users', '20'],
       ['test_admin', '20'],
     ])
-    expect(stdout).toMatch(/authz_test\.rego:12:\ndata\.authz_test\.test_wrong: FAIL \(/)
+    expect(stdout).toMatch(/authz_test\.rego:\ndata\.authz_test\.test_wrong: FAIL \(/)
     expect(stdout).toContain('data.authz_test.todo_test_later: SKIPPED')
     expect(lines.slice(-5)).toEqual(['-'.repeat(80), 'PASS: 2/4', 'FAIL: 1/4', 'SKIPPED: 1/4', ''])
     const verbose = await runRegent([

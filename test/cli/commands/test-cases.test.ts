@@ -47,7 +47,7 @@ describe('regent test: duplicate and parameterized tests', () => {
   it('runs each definition and each case, shows failed cases and counts cases', async () => {
     const { code, stdout } = await runRegent(['test', dir])
     expect(code).toBe(2)
-    expect(stdout).toMatch(/cases_test\.rego:5:\ndata\.cases\.test_dup#01: FAIL \(.*\)\n/m)
+    expect(stdout).toMatch(/cases_test\.rego:\ndata\.cases\.test_dup#01: FAIL \(.*\)\n/m)
     expect(stdout).toMatch(/^data\.cases\.test_dup#02: FAIL \(.*\)\n\n {2}third\n\n/m)
     expect(stdout).not.toContain('data.cases.test_dup: ')
     expect(stdout).toMatch(/^data\.cases\.test_concat: FAIL \(.*\)\n {2}bad: FAIL\n/m)

@@ -46,7 +46,12 @@ describe('JSON and YAML', () => {
     expect(json('yaml.unmarshal', 'a: yes\nb: 12345678901234567890123\nc: 1.5')).toBe(
       '{"a":true,"b":12345678901234567890123,"c":1.5}',
     )
-    expectError('eval_builtin_error', 'yaml: line 1: did not find', 'yaml.unmarshal', '[1,2,3')
+    expectError(
+      'eval_builtin_error',
+      "yaml: line 1: did not find expected ',' or ']'",
+      'yaml.unmarshal',
+      '[1,2,3',
+    )
     expect(json('yaml.is_valid', 'foo:\n  - qux: bar\n  - baz: 2')).toBe('true')
     expect(json('yaml.is_valid', 'foo:\n   - qux: bar\n   - baz: {')).toBe('false')
     expect(json('yaml.is_valid', 1)).toBe('false')

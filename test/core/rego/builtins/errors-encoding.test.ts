@@ -98,26 +98,44 @@ describe('json.marshal_with_options errors', () => {
   })
 })
 
-// OPA's yaml.unmarshal is ghodss.YAMLToJSON over go-yaml v2, which returns go-yaml's error as it
-// is: these are the texts of its decoder (an unknown alias, no line) and of libyaml's scanner.
+// OPA's yaml.unmarshal is sigs.k8s.io/yaml's YAMLToJSON over go-yaml v2, which returns go-yaml's
+// error as it is: its decoder's (an unknown alias, no line), and libyaml's scanner and parser
+// problems placed by go-yaml v2's parser.fail: a scanner error names its 1-based line, a parser
+// error the 0-based one, and a problem on the first line names none.
 describe('yaml.unmarshal errors', () => {
-  it('words the go-yaml errors regent can tell apart as go-yaml does', () => {
+  const yaml = (text: string, message: string): ErrorCase => ({
+    query: `x := yaml.unmarshal(${JSON.stringify(text)})`,
+    code: 'eval_builtin_error',
+    message: `yaml.unmarshal: yaml: ${message}`,
+  })
+
+  it('words the go-yaml errors regent can tell apart as go-yaml does, placed as go-yaml places them', () => {
     expectErrors([
-      {
-        query: 'x := yaml.unmarshal("a: &x 1\\nb: *y")',
-        code: 'eval_builtin_error',
-        message: "yaml.unmarshal: yaml: unknown anchor 'y' referenced",
-      },
-      {
-        query: 'x := yaml.unmarshal("a: b: c")',
-        code: 'eval_builtin_error',
-        message: 'yaml.unmarshal: yaml: line 1: mapping values are not allowed in this context',
-      },
-      {
-        query: 'x := yaml.unmarshal("\\t- a")',
-        code: 'eval_builtin_error',
-        message: 'yaml.unmarshal: yaml: line 1: found character that cannot start any token',
-      },
+      yaml('a: &x 1\nb: *y', "unknown anchor 'y' referenced"),
+      // Scanner problems: no line on the first one, else the line itself.
+      yaml('a: b: c', 'mapping values are not allowed in this context'),
+      yaml('x: 1\na: b: c', 'line 2: mapping values are not allowed in this context'),
+      yaml('key: value\n  bad: 1', 'line 2: mapping values are not allowed in this context'),
+      yaml('\t- a', 'found character that cannot start any token'),
+      yaml('a: 1\n\tb: 2', 'line 2: found character that cannot start any token'),
+      yaml('@foo', 'found character that cannot start any token'),
+      yaml('a: 1\nb: `x', 'line 2: found character that cannot start any token'),
+      yaml("a: 'x", 'found unexpected end of stream'),
+      yaml('a: 1\nb: "x\n', 'line 3: found unexpected end of stream'),
+      // Parser problems: the line before the offending one (go-yaml's 0-based mark); the end of a text
+      // without a final line break is a line of its own.
+      yaml('a: [1, 2', "line 1: did not find expected ',' or ']'"),
+      yaml('a: {b: 1', "line 1: did not find expected ',' or '}'"),
+      yaml('a: [1,\n2', "line 2: did not find expected ',' or ']'"),
+      yaml('a: [1, 2\n', "line 1: did not find expected ',' or ']'"),
+      yaml('- a\nb: 1', 'line 1: did not find expected <document start>'),
+      yaml('[1, 2]]', 'did not find expected <document start>'),
+      yaml('a: [1, 2]\n- 3', 'line 1: did not find expected key'),
+      yaml('a:\n- 1\n b: 2', 'line 2: did not find expected key'),
     ])
+  })
+
+  it('keeps the last value of a repeated key, as go-yaml v2 outside its strict mode', () => {
+    expect(boundX('x := yaml.unmarshal("a: 1\\nb: 2\\na: 3")')).toBe('{"a":3,"b":2}')
   })
 })

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { boundX, type ErrorCase, expectErrors, withInput } from './eval-errors.js'
 
@@ -93,6 +94,29 @@ describe('crypto.x509.parse_rsa_private_key errors', () => {
         'crypto.x509.parse_rsa_private_key: illegal base64 data at input byte 0',
       ),
     ])
+  })
+
+  it("names the parser to use when the key's encoding is not the one its label says, as Go's x509", () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey
+    const pkcs8 = rsa.export({ type: 'pkcs8', format: 'pem' }).toString()
+    const pkcs1 = rsa.export({ type: 'pkcs1', format: 'pem' }).toString()
+    const sec1 = ec.export({ type: 'sec1', format: 'pem' }).toString()
+    const relabel = (pem: string, label: string) =>
+      pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, (_, edge) => `-----${edge} ${label}-----`)
+    const parse = (pem: string) => `x := crypto.x509.parse_rsa_private_key(${JSON.stringify(pem)})`
+    const hint = (parser: string) =>
+      `crypto.x509.parse_rsa_private_key: x509: failed to parse private key (use ${parser} instead for this key format)`
+    expectErrors([
+      call(parse(relabel(pkcs8, 'RSA PRIVATE KEY')), hint('ParsePKCS8PrivateKey')),
+      call(parse(relabel(pkcs1, 'PRIVATE KEY')), hint('ParsePKCS1PrivateKey')),
+      call(parse(relabel(sec1, 'RSA PRIVATE KEY')), hint('ParseECPrivateKey')),
+      call(parse(relabel(sec1, 'PRIVATE KEY')), hint('ParseECPrivateKey')),
+    ])
+    // Labelled as what they are, both RSA encodings parse to the same key.
+    const n = JSON.parse(boundX(parse(pkcs8)) ?? '{}').n
+    expect(n).toBe(rsa.export({ format: 'jwk' }).n)
+    expect(JSON.parse(boundX(parse(pkcs1)) ?? '{}').n).toBe(n)
   })
 })
 

@@ -95,6 +95,8 @@ describe('http.send', () => {
       callAsync(testContext(), 'http.send', { method: 'get', url: `${base}/slow`, timeout: '100ms' }),
     ).rejects.toMatchObject({
       code: 'eval_builtin_error',
+      // OPA's handleHTTPSendErr: the URL unquoted, Go's url.Error Op first.
+      message: `http.send: Get ${base}/slow: request timed out`,
     })
     const soft = await callAsync(testContext(), 'http.send', {
       method: 'get',
@@ -104,6 +106,10 @@ describe('http.send', () => {
     })
     expect(get(soft, 'status_code')).toBe(0)
     expect(get(get(soft, 'error'), 'code')).toBe('eval_http_send_network_error')
+    // raise_error false skips handleHTTPSendErr: the response carries Go's url.Error as is.
+    expect(get(get(soft, 'error'), 'message')).toBe(
+      `Get "${base}/slow": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+    )
   })
 
   it('validates request keys with OPA messages and respects allow_net', async () => {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { compile, type Policy, parseModule } from '../../../../core/rego/index.js'
-import { toJS, type Value } from '../../../../core/rego/values/index.js'
+import { parseJSON, toJS, type Value } from '../../../../core/rego/values/index.js'
 import { call, failure } from './helpers.js'
 
 const render = (template: string, vars: unknown = {}) => call('strings.render_template', template, vars)
@@ -295,6 +295,18 @@ describe('strings.render_template through evaluation', () => {
       ].join('\n'),
     )
     expect(result(p, 'x := data.t.out')).toEqual(['ana:1,2.5,z:3:three'])
+  })
+
+  it('prints numbers as the text they were written as, as Go prints a json.Number', () => {
+    const p = policy(
+      [
+        'package t',
+        'out := strings.render_template(`{{.a}} {{.b}} {{.c}} {{.d}} {{.e}} {{len .a}}`, {"a": 1.50, "b": input.n, "c": 2.0, "d": 15e-1, "e": 1.5 + 0})',
+      ].join('\n'),
+    )
+    expect(result(p, 'x := data.t.out', { input: parseJSON('{"n": 3.140}') })).toEqual([
+      '1.50 3.140 2.0 15e-1 1.5 4',
+    ])
   })
 
   it('is undefined on a template error, and reports it under strict built-in errors', () => {

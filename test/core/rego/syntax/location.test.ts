@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { RegoErrors } from '../../../../core/rego/errors.js'
+import { RegoError, RegoErrors } from '../../../../core/rego/errors.js'
 import type { Location } from '../../../../core/rego/syntax/ast.js'
 import { copyTerm } from '../../../../core/rego/syntax/copy.js'
 import { stringifyOpaJson } from '../../../../core/rego/syntax/json.js'
@@ -59,7 +59,7 @@ describe('locations', () => {
     })
   })
 
-  it('put file:row:col and a caret excerpt in parse errors', () => {
+  it('put file:row in the text (as OPA ast.Error does), the column in the location, and a caret excerpt in parse errors', () => {
     let err: unknown
     try {
       parseModule('package a\n\np := ]\n', { file: 'bad.rego' })
@@ -69,8 +69,15 @@ describe('locations', () => {
     expect(err).toBeInstanceOf(RegoErrors)
     const first = (err as RegoErrors).errors[0]
     expect(String(first)).toBe(
-      'bad.rego:3:6: rego_parse_error: unexpected ] token: expected term\n\tp := ]\n\t     ^',
+      'bad.rego:3: rego_parse_error: unexpected ] token: expected term\n\tp := ]\n\t     ^',
     )
+    expect(first?.location).toEqual({ file: 'bad.rego', row: 3, col: 6 })
+  })
+
+  it('put row:col in the text of an error without a file, as OPA does', () => {
+    const err = new RegoError('rego_parse_error', 'unexpected eof token', { file: '', row: 2, col: 7 })
+    expect(String(err)).toBe('2:7: rego_parse_error: unexpected eof token')
+    expect(String(new RegoError('rego_compile_error', 'no location'))).toBe('rego_compile_error: no location')
   })
 
   it('in OPA JSON give the text in base64', () => {

@@ -182,7 +182,7 @@ describe('zero-argument heads', () => {
 })
 
 describe('errors', () => {
-  it('reports file:row:col, what was expected and a caret under the offending token', () => {
+  it('reports file:row:col in JSON, file:row in text, what was expected and a caret under the offending token', () => {
     const errors = parseErrors('package a\n\np if {\n\tx := [1,\n}\n')
     expect(errors).toEqual([
       {
@@ -198,7 +198,7 @@ describe('errors', () => {
     } catch (err) {
       expect(err).toBeInstanceOf(RegoErrors)
       expect(String(err)).toBe(
-        '1 error occurred: y.rego:4:1: rego_parse_error: unexpected } token: expected term\n\t}\n\t^',
+        '1 error occurred: y.rego:4: rego_parse_error: unexpected } token: expected term\n\t}\n\t^',
       )
     }
   })

@@ -6,8 +6,10 @@ import {
   canonicalNumber,
   ceil,
   compareNumbers,
+  compareValues,
   Decimal,
   divide,
+  equalValues,
   floor,
   isFloatForm,
   multiply,
@@ -17,7 +19,9 @@ import {
   type RegoNumber,
   remainder,
   round,
+  SetValue,
   subtract,
+  type Value,
 } from '../../../../core/rego/values/index.js'
 
 const n = (s: string): RegoNumber => {
@@ -33,7 +37,27 @@ describe('parseNumber', () => {
     expect(n('-0')).toBe(0)
     expect(Object.is(n('-0'), 0)).toBe(true)
     expect(n('0.1')).toBe(0.1)
-    expect(n('1.50')).toBe(1.5)
+    expect(n('1.5')).toBe(1.5)
+  })
+
+  it('keeps a fraction written otherwise than its shortest form as written (OPA: json.Number)', () => {
+    for (const [s, v] of [
+      ['1.50', 1.5],
+      ['15e-1', 1.5],
+      ['-0.250', -0.25],
+      ['0.0000001', 1e-7],
+    ] as const) {
+      expect(isFloatForm(n(s)), s).toBe(true)
+      expect(canonicalNumber(n(s))).toBe(v)
+      expect(text(n(s))).toBe(s)
+    }
+    // It is the number it equals: as a set member, an object key, in order and equality.
+    expect(equalValues(n('1.50') as Value, 1.5)).toBe(true)
+    expect(equalValues(n('1.50') as Value, n('1.500') as Value)).toBe(true)
+    expect(compareValues(n('1.50') as Value, 1.25)).toBe(1)
+    expect(SetValue.from([n('1.50') as Value, 1.5]).size).toBe(1)
+    // Arithmetic results are canonical, as in OPA.
+    expect(add(n('1.50') as RegoNumber, 1)).toBe(2.5)
   })
 
   it('keeps integers written with a fraction or exponent in float form (OPA: the text decides)', () => {
