@@ -18,6 +18,7 @@ import { createBundleSigner } from './bundle-signing.js'
 import { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
 import { DecisionTextIndexer } from './decision-text-indexer.js'
+import { EvaluationPool } from './evaluation/evaluation-pool.js'
 import { parseGoDuration } from './go-duration.js'
 import { IdentityVerifier } from './identity/verifier.js'
 import { createServiceMetrics } from './metrics.js'
@@ -112,6 +113,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       agentTokenKey: await agentTokenKey(store),
       secrets,
       identity,
+      evaluator: new EvaluationPool(config.evaluation, logger),
       // Grants written by other replicas (PostgreSQL) are noticed within a second.
       authorizer: new Authorizer(store.grants, {
         checkIntervalMs: 1000,
@@ -168,6 +170,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           watch.close()
           writeHealth.close()
           await server.stop()
+          await deps.evaluator.close()
           await indexer?.stop()
           await retention.stop()
           await store.close()

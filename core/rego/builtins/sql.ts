@@ -17,7 +17,7 @@ import type { Value } from '../values/index.js'
 import { fromJS, ObjectValue, toJS } from '../values/index.js'
 import type { BuiltinContext } from './context.js'
 import { defineBuiltin } from './define.js'
-import { BuiltinError } from './errors.js'
+import { BuiltinError, CallRefusedError } from './errors.js'
 import {
   answerOrError,
   optionalArray,
@@ -72,7 +72,7 @@ function sqliteFile(ctx: BuiltinContext, dsn: string): string {
   const full = resolve(path)
   const allowed = ctx.allowFiles
   if (allowed !== undefined && !allowed.some((dir) => full.startsWith(resolve(dir) + sep)))
-    throw new BuiltinError(`unallowed file: ${path} (not in a folder the evaluation may read)`)
+    throw new CallRefusedError(`unallowed file: ${path} (not in a folder the evaluation may read)`)
   return full
 }
 

@@ -8,7 +8,7 @@
 import { t } from '../types/index.js'
 import type { AsyncBuiltin } from './define.js'
 import { defineBuiltin } from './define.js'
-import { BuiltinError } from './errors.js'
+import { CallRefusedError } from './errors.js'
 import { objectOperand } from './operands.js'
 
 function unavailable(
@@ -28,7 +28,7 @@ function unavailable(
     async: true,
     impl: async (_ctx, [r]) => {
       objectOperand(r, 1)
-      throw new BuiltinError(
+      throw new CallRefusedError(
         `not available in this build: regent has no ${store} client; mock ${name} (data API \`mocks\`) to evaluate policies that call it`,
       )
     },
