@@ -86,6 +86,8 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   row('GET', '/v1/decisions', 'decisions.read'),
   row('POST', '/v1/decisions', 'decisions.read'),
   row('GET', '/v1/decisions/{decision}', 'decisions.read'),
+  // Replays logged decisions against candidate modules: reads decisions, stores nothing.
+  row('POST', '/v1/logreplay', 'decisions.read'),
   // Tokens (a PUT whose body only asks to regenerate the secret is `tokens.refresh`)
   row('GET', '/v1/tokens', 'tokens.read'),
   row('GET', '/v1/tokens/{token}', 'tokens.read'),

@@ -6,12 +6,14 @@
  * 400 naming the field, module, line and column; nothing here touches the store.
  */
 import { createBuiltinContext } from '../../core/rego/builtins/context.js'
+import type { Builtin } from '../../core/rego/builtins/define.js'
 import { NdBuiltinCache } from '../../core/rego/builtins/nd-builtin-cache.js'
 import { BUILTINS_WITH_STORES } from '../../core/rego/builtins/registry.js'
 import { isEvalError } from '../../core/rego/eval/errors.js'
 import {
   compile,
   type Module,
+  type Policy,
   parseModuleWithErrors,
   type QueryResult,
   RegoError,
@@ -57,11 +59,11 @@ export type EvaluationAnswer =
   | { ok: false; status: 400; code: string; message: string; errors?: unknown[] }
 
 /** A failure the user can fix. */
-function refusal(code: string, message: string, errors?: unknown[]): EvaluationAnswer {
+export function refusal(code: string, message: string, errors?: unknown[]): EvaluationAnswer & { ok: false } {
   return { ok: false, status: 400, code, message, ...(errors && errors.length > 0 ? { errors } : {}) }
 }
 
-function regoRefusal(field: string, err: RegoErrors | RegoError): EvaluationAnswer {
+function regoRefusal(field: string, err: RegoErrors | RegoError): EvaluationAnswer & { ok: false } {
   const list = err instanceof RegoErrors ? err.errors : [err]
   const first = list[0]
   const message = first ? describeRegoError(first) : err.message
@@ -98,17 +100,35 @@ function runtimeValue(task: EvaluationTask): Value {
   return fromJS({ env: task.replay ? { REPLAY: 'true' } : {}, config: {} })
 }
 
-/** Runs one task until `deadline` (ms since the epoch); never throws for the user's mistakes. */
-export async function evaluateTask(task: EvaluationTask, deadline: number): Promise<EvaluationAnswer> {
+/**
+ * Parses and compiles `modules` with the data: the policy, or the 400 naming the module, line and
+ * column of the first problem.
+ */
+export function compileModules(
+  modules: Record<string, string>,
+  dataText: string,
+  builtins: readonly Builtin[],
+  strict: boolean,
+): { policy: Policy } | { refusal: EvaluationAnswer & { ok: false } } {
   const parsed = new Map<string, Module>()
   const parseErrors: RegoError[] = []
-  for (const [file, source] of Object.entries(task.modules)) {
+  for (const [file, source] of Object.entries(modules)) {
     const result = parseModuleWithErrors(source, { file })
     parseErrors.push(...result.errors)
     if (result.module) parsed.set(file, result.module)
   }
-  if (parseErrors.length > 0) return regoRefusal('rego_modules', new RegoErrors(parseErrors))
+  if (parseErrors.length > 0) return { refusal: regoRefusal('rego_modules', new RegoErrors(parseErrors)) }
+  try {
+    return { policy: compile(parsed, parseJSON(dataText), { builtins, strict }) }
+  } catch (err) {
+    if (err instanceof RegoErrors || err instanceof RegoError)
+      return { refusal: regoRefusal('rego_modules', err) }
+    throw err
+  }
+}
 
+/** Runs one task until `deadline` (ms since the epoch); never throws for the user's mistakes. */
+export async function evaluateTask(task: EvaluationTask, deadline: number): Promise<EvaluationAnswer> {
   let nd: NdBuiltinCache | undefined
   if (task.ndBuiltinCacheText !== undefined) {
     try {
@@ -124,13 +144,9 @@ export async function evaluateTask(task: EvaluationTask, deadline: number): Prom
   const mocked = mocks.wrap(BUILTINS_WITH_STORES)
   const builtins = nd ? nd.wrap(mocked) : mocked
 
-  let policy: ReturnType<typeof compile>
-  try {
-    policy = compile(parsed, parseJSON(task.dataText), { builtins, strict: task.strict })
-  } catch (err) {
-    if (err instanceof RegoErrors || err instanceof RegoError) return regoRefusal('rego_modules', err)
-    throw err
-  }
+  const compiled = compileModules(task.modules, task.dataText, builtins, task.strict)
+  if ('refusal' in compiled) return compiled.refusal
+  const { policy } = compiled
   const text = task.query.kind === 'rego' ? task.query.text : documentQuery(task.query.path)
   let prepared: ReturnType<typeof policy.query>
   try {

@@ -11,13 +11,15 @@ import { startModuleWorker } from '../../core/workers/start-worker.js'
 import { PoolFullError, TaskPool, TaskTimeoutError, WorkerDiedError } from '../../core/workers/task-pool.js'
 import type { EvaluationConfig } from './config.js'
 import type { EvaluationAnswer, EvaluationTask } from './evaluate-request.js'
+import type { ReplayAnswer, ReplayTask } from './replay-task.js'
+import type { WorkerAnswer, WorkerTask } from './worker-protocol.js'
 
 /** How long past its deadline an evaluation may run before its worker is terminated. */
 const KILL_GRACE_MS = 1000
 const RETRY_AFTER_SECONDS = 1
 const YOUNG_GENERATION_MB = 16
 
-type Pool = TaskPool<null, null, EvaluationTask, EvaluationAnswer>
+type Pool = TaskPool<null, null, WorkerTask, WorkerAnswer>
 
 /** Successful answers; failures are thrown as HttpErrors. */
 export type EvaluationSuccess = Extract<EvaluationAnswer, { ok: true }>
@@ -51,11 +53,20 @@ export class EvaluationPool {
 
   /** Evaluates `task` within `service.evaluation.timeout_ms` of `startedAt`. */
   async run(task: EvaluationTask, startedAt = Date.now()): Promise<EvaluationSuccess> {
+    return (await this.#call({ kind: 'data', task }, startedAt)) as EvaluationSuccess
+  }
+
+  /** Replays logged decisions (replay-task.ts) within the same deadline. */
+  async replay(task: ReplayTask, startedAt = Date.now()): Promise<Extract<ReplayAnswer, { ok: true }>> {
+    return (await this.#call({ kind: 'replay', task }, startedAt)) as Extract<ReplayAnswer, { ok: true }>
+  }
+
+  async #call(message: WorkerTask, startedAt: number): Promise<WorkerAnswer> {
     if (this.#closed)
       throw serviceUnavailable('the service is shutting down; retry later', RETRY_AFTER_SECONDS)
-    let answer: EvaluationAnswer
+    let answer: WorkerAnswer
     try {
-      answer = await this.#started().run(task, startedAt + this.config.timeout_ms)
+      answer = await this.#started().run(message, startedAt + this.config.timeout_ms)
     } catch (err) {
       throw this.#refusal(err)
     }

@@ -1,12 +1,15 @@
 /**
  * Entry point of a data-evaluation worker thread (started by evaluation-pool.ts): answers one
- * evaluation at a time (evaluate-request.ts), each under its deadline and work limit. Workers hold
- * no state: every task carries its modules and data.
+ * evaluation (evaluate-request.ts) or decision replay (replay-task.ts) at a time, each under its
+ * deadline and work limit. Workers hold no state: every task carries its modules and data.
  */
 import { serveTasks } from '../../core/workers/task-worker.js'
-import { type EvaluationAnswer, type EvaluationTask, evaluateTask } from './evaluate-request.js'
+import { evaluateTask } from './evaluate-request.js'
+import { replayTask } from './replay-task.js'
+import type { WorkerAnswer, WorkerTask } from './worker-protocol.js'
 
-serveTasks<null, null, EvaluationTask, EvaluationAnswer>({
+serveTasks<null, null, WorkerTask, WorkerAnswer>({
   state: () => null,
-  task: (task, deadline) => evaluateTask(task, deadline),
+  task: (message, deadline) =>
+    message.kind === 'data' ? evaluateTask(message.task, deadline) : replayTask(message.task, deadline),
 })

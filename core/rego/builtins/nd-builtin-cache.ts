@@ -36,6 +36,16 @@ export class NdBuiltinCache {
    */
   static fromJson(json: NdBuiltinCacheJson | Value): NdBuiltinCache {
     const cache = new NdBuiltinCache()
+    cache.load(json)
+    return cache
+  }
+
+  /**
+   * Replaces the entries with `json`'s (built-ins already wrapped by this cache see the new
+   * entries: one compiled policy can replay many decisions, each with its own cache).
+   */
+  load(json: NdBuiltinCacheJson | Value): void {
+    this.#entries.clear()
     const root = json instanceof ObjectValue ? json : parseJSON(JSON.stringify(json))
     if (!(root instanceof ObjectValue)) throw new Error('nd_builtin_cache must be an object')
     for (const [name, calls] of root.entries()) {
@@ -43,9 +53,8 @@ export class NdBuiltinCache {
         throw new Error(`nd_builtin_cache.${String(name)} must be an object of arguments → answer`)
       const byArgs = new Map<string, Value>()
       for (const [args, answer] of calls.entries()) byArgs.set(normalizeKey(String(args)), answer)
-      cache.#entries.set(name, byArgs)
+      this.#entries.set(name, byArgs)
     }
-    return cache
   }
 
   /** The cached answer of `name` for `args`, if any. */
