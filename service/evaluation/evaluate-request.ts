@@ -58,6 +58,12 @@ export type EvaluationAnswer =
     }
   | { ok: false; status: 400; code: string; message: string; errors?: unknown[] }
 
+/** The config key behind each budget error, named in its message. */
+const BUDGET_KEYS: Partial<Record<string, string>> = {
+  eval_cancel_error: 'timeout_ms',
+  eval_instruction_limit_error: 'instruction_limit',
+}
+
 /** A failure the user can fix. */
 export function refusal(code: string, message: string, errors?: unknown[]): EvaluationAnswer & { ok: false } {
   return { ok: false, status: 400, code, message, ...(errors && errors.length > 0 ? { errors } : {}) }
@@ -178,7 +184,8 @@ export async function evaluateTask(task: EvaluationTask, deadline: number): Prom
     if (!isEvalError(err)) throw err
     const loc = err.location
     const at = loc ? `${loc.file ? `${loc.file}:` : ''}${loc.row}:${loc.col}: ` : ''
-    const where = `${at}${err.code}: ${err.message}`
+    const limit = BUDGET_KEYS[err.code]
+    const where = `${at}${err.code}: ${err.message}${limit ? ` (the limit is service.evaluation.${limit})` : ''}`
     return refusal(err.code, `evaluation failed: ${where}`, [err.toJSON()])
   }
 
