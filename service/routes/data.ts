@@ -150,7 +150,19 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
     // The documents below the path, assembled into one tree.
     const below = await store.dataDocuments.listBelow(path)
     // No stored document here: the path may name a rule's value (a virtual document).
-    if (below.length === 0) return evaluate(c, path, {}, true)
+    if (below.length === 0) {
+      try {
+        return await evaluate(c, path, {}, true)
+      } catch (err) {
+        // A plain read is not a request to evaluate: policies in scope that do not compile
+        // (outside systems/ they are only parsed) leave it what it was, a 404, saying why.
+        if (err instanceof HttpError && err.status === 400 && err.message.startsWith('rego_modules:'))
+          throw notFound(
+            `no data document at ${path}, and the policies in scope do not compile: ${err.message}`,
+          )
+        throw err
+      }
+    }
     const tree: Record<string, unknown> = {}
     try {
       for (const doc of below)

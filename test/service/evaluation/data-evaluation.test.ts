@@ -686,4 +686,23 @@ describe('data evaluation (/v1/data with a DataRequest)', () => {
     expect((await t.json('GET', `/v1/data/systems/${id}/admins`)).body.result).toEqual(['alice'])
     expect((await t.json('GET', `/v1/policies/systems/${id}/x.rego`)).status).toBe(404)
   })
+
+  // Last: it leaves the workspace's policies uncompilable.
+  it('a plain read over workspace policies that do not compile stays a 404; an evaluation says why', async () => {
+    const unsafe = 'package broken\n\nx := y\n' // parses (all a policy outside systems/ must do), does not compile
+    expect(
+      (await t.json('PUT', '/v1/policies/library/broken', { body: { modules: { 'b.rego': unsafe } } }))
+        .status,
+    ).toBe(200)
+    const read = await t.json('GET', '/v1/data/library/missing')
+    expect(read.status).toBe(404)
+    expect(read.body.message).toMatch(
+      /^no data document at library\/missing, and the policies in scope do not compile: rego_modules: library\/broken\/b\.rego:3/,
+    )
+    const evaluated = await t.json('POST', '/v1/data/library/greeting')
+    expect(evaluated.status).toBe(400)
+    expect(evaluated.body.message).toMatch(
+      /^rego_modules: library\/broken\/b\.rego:3:\d+: rego_unsafe_var_error/,
+    )
+  })
 })
