@@ -21,6 +21,7 @@ import { bundleRoutes } from './routes/bundles.js'
 import { dataRoutes } from './routes/data.js'
 import { decisionRoutes } from './routes/decisions.js'
 import { healthRoutes } from './routes/health.js'
+import { logReplayRoutes } from './routes/logreplay.js'
 import { logRoutes } from './routes/logs.js'
 import { policyRoutes } from './routes/policies.js'
 import { registryBundleRoutes } from './routes/registry-bundles.js'
@@ -65,6 +66,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', sourceControlSyncRoutes(deps, deps.gitSource))
   app.route('/', policyRoutes(deps))
   app.route('/', dataRoutes(deps, limits))
+  app.route('/', logReplayRoutes(deps))
   app.route('/', bundleRoutes(deps))
   app.route('/', registryBundleRoutes(deps))
   app.route('/', assetRoutes(deps))

@@ -8,6 +8,7 @@ import { DEFAULT_SIGNING_ALGORITHM, SIGNING_ALGORITHMS } from '../core/bundle/in
 import { field } from '../core/config.js'
 import { DEFAULT_MAX_YAML_NODES } from '../core/yaml.js'
 import { databaseUrlProblem } from '../store/database.js'
+import { evaluationConfigSchema } from './evaluation/config.js'
 import { parseGoDuration } from './go-duration.js'
 import { identityProvidersSchema } from './identity/config.js'
 
@@ -151,6 +152,8 @@ export const serviceSectionSchema = z
       .prefault({}),
     /** Systems built from git: polling, webhooks, limits, ssh host keys. */
     git: gitSchema,
+    /** Data evaluation (`/v1/data` with a DataRequest): docs/data-evaluation.md. */
+    evaluation: evaluationConfigSchema,
     /** OIDC issuers whose bearer JWTs are accepted besides API tokens (service/identity/config.ts). */
     identity_providers: identityProvidersSchema,
     limits: z

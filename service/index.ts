@@ -18,6 +18,7 @@ import { createBundleSigner } from './bundle-signing.js'
 import { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
 import { DecisionTextIndexer } from './decision-text-indexer.js'
+import { EvaluationPool } from './evaluation/evaluation-pool.js'
 import { GitSource } from './git-source/git-source.js'
 import { GitPoller } from './git-source/poller.js'
 import { parseGoDuration } from './go-duration.js'
@@ -155,6 +156,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       registry: publisher,
       identity,
       gitSource,
+      evaluator: new EvaluationPool(config.evaluation, logger),
       // Grants written by other replicas (PostgreSQL) are noticed within a second.
       authorizer: new Authorizer(store.grants, {
         checkIntervalMs: 1000,
@@ -217,6 +219,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           writeHealth.close()
           await server.stop()
           await publisher.stop()
+          await deps.evaluator.close()
           await indexer?.stop()
           await retention.stop()
           await poller?.stop()

@@ -94,12 +94,18 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   row('GET', '/v1/policies/{path...}', 'policies.read'),
   row('PUT', '/v1/policies/{path...}', 'policies.write'),
   row('DELETE', '/v1/policies/{path...}', 'policies.write'),
+  // Evaluation (POST, GET with a DataRequest) reads: it writes nothing (docs/data-evaluation.md).
+  row('GET', '/v1/data', 'data.read'),
+  row('POST', '/v1/data', 'data.read'),
+  row('POST', '/v1/data/systems/{system}', 'data.read', 'path'),
+  row('POST', '/v1/data/systems/{system}/{path...}', 'data.read', 'path'),
   row('GET', '/v1/data/systems/{system}', 'data.read', 'path'),
   row('GET', '/v1/data/systems/{system}/{path...}', 'data.read', 'path'),
   row('PUT', '/v1/data/systems/{system}/{path...}', 'data.write', 'path'),
   row('PATCH', '/v1/data/systems/{system}/{path...}', 'data.write', 'path'),
   row('DELETE', '/v1/data/systems/{system}/{path...}', 'data.write', 'path'),
   row('GET', '/v1/data/{path...}', 'data.read'),
+  row('POST', '/v1/data/{path...}', 'data.read'),
   row('PUT', '/v1/data/{path...}', 'data.write'),
   row('PATCH', '/v1/data/{path...}', 'data.write'),
   row('DELETE', '/v1/data/{path...}', 'data.write'),
@@ -107,6 +113,8 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   row('GET', '/v1/decisions', 'decisions.read'),
   row('POST', '/v1/decisions', 'decisions.read'),
   row('GET', '/v1/decisions/{decision}', 'decisions.read'),
+  // Replays logged decisions against candidate modules: reads decisions, stores nothing.
+  row('POST', '/v1/logreplay', 'decisions.read'),
   // Tokens (a PUT whose body only asks to regenerate the secret is `tokens.refresh`)
   row('GET', '/v1/tokens', 'tokens.read'),
   row('GET', '/v1/tokens/{token}', 'tokens.read'),

@@ -2,7 +2,11 @@
  * `/v1/data/{path}`: plain JSON documents. GET reads a stored document, a value inside one,
  * or the tree assembled from the documents below the path; PUT replaces, PATCH applies a JSON
  * Patch, DELETE removes. `ETag`/`If-None-Match` on reads, `If-Match` on writes. Documents under
- * `systems/{id}/…` feed that system's bundle. (Evaluating Rego here comes in a later version.)
+ * `systems/{id}/…` feed that system's bundle.
+ *
+ * Evaluation (docs/data-evaluation.md): GET with DataRequest query parameters, POST with a
+ * DataRequest body, and GET of a path no stored document covers (a rule's virtual document) are
+ * evaluated over the stored policies and data (service/evaluation/).
  */
 import type { Context } from 'hono'
 import { Hono } from 'hono'
@@ -18,6 +22,13 @@ import {
 import { type Actor, createdBy, type DataDocumentRow } from '../../store/service/index.js'
 import { inChangeTransaction } from '../activity/change-transaction.js'
 import { DataConflictError, placeAt, valueAt } from '../data-tree.js'
+import { evaluateDataRequest } from '../evaluation/data-evaluation.js'
+import {
+  asksForEvaluation,
+  type DataRequest,
+  dataRequestFromBody,
+  dataRequestFromQuery,
+} from '../evaluation/data-request.js'
 import {
   documentEtag,
   parseJsonDocument,
@@ -99,8 +110,28 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
     return value
   }
 
+  async function evaluate(
+    c: Context<ServiceEnv>,
+    path: string,
+    request: DataRequest,
+    undefinedIsNotFound = false,
+  ): Promise<Response> {
+    const text = await evaluateDataRequest(deps, path, request, c.var.requestId, { undefinedIsNotFound })
+    return c.body(text, 200, { 'Content-Type': 'application/json' })
+  }
+
+  app.get('/v1/data', (c) => evaluate(c, '', dataRequestFromQuery(c.req.query())))
+  app.post('/v1/data', async (c) => evaluate(c, '', dataRequestFromBody(await readBodyText(c, limits))))
+  app.post('/v1/data/*', async (c) => {
+    const path = checkSlashPath(pathAfter(c, PREFIX), 'data path')
+    return evaluate(c, path, dataRequestFromBody(await readBodyText(c, limits)))
+  })
+
   app.get('/v1/data/*', async (c) => {
     const path = checkSlashPath(pathAfter(c, PREFIX), 'data path')
+    // NOTE(service): `?rego=` used to be ignored and the raw document answered as if the query had run (issue 21).
+    const query = c.req.query()
+    if (asksForEvaluation(query)) return evaluate(c, path, dataRequestFromQuery(query))
     const exact = await store.dataDocuments.get(path)
     if (exact) {
       c.header('ETag', exact.etag)
@@ -119,7 +150,20 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
     }
     // The documents below the path, assembled into one tree.
     const below = await store.dataDocuments.listBelow(path)
-    if (below.length === 0) throw notFound(`no data document at ${path}`)
+    // No stored document here: the path may name a rule's value (a virtual document).
+    if (below.length === 0) {
+      try {
+        return await evaluate(c, path, {}, true)
+      } catch (err) {
+        // A plain read is not a request to evaluate: policies in scope that do not compile
+        // (outside systems/ they are only parsed) leave it what it was, a 404, saying why.
+        if (err instanceof HttpError && err.status === 400 && err.message.startsWith('rego_modules:'))
+          throw notFound(
+            `no data document at ${path}, and the policies in scope do not compile: ${err.message}`,
+          )
+        throw err
+      }
+    }
     const tree: Record<string, unknown> = {}
     try {
       for (const doc of below)

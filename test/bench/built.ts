@@ -14,6 +14,7 @@ const WORKERS = [
   'relay/decision-logs/buffer-worker',
   'relay/decision-logs/parse-worker',
   'relay/compile/compile-worker',
+  'service/evaluation/evaluation-worker',
 ]
 
 /**

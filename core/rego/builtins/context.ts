@@ -37,6 +37,11 @@ export interface BuiltinContext {
    * list forbids the network (http.send and net.lookup_ip_addr fail).
    */
   readonly allowNet?: readonly string[]
+  /**
+   * Folders whose files built-ins may open (sql.send's SQLite databases): undefined allows every
+   * file, an empty list none.
+   */
+  readonly allowFiles?: readonly string[]
   /** True with `--strict-builtin-errors`; built-ins themselves rarely need it. */
   readonly strictBuiltinErrors: boolean
   /** Uniform random numbers in [0, 1) (`rand.intn`, `uuid.rfc4122`); seedable for tests. */

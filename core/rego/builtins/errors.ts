@@ -35,6 +35,13 @@ export class BuiltinError extends Error {
   }
 }
 
+/**
+ * A call refused before it reached anything: its host is not in `allow_net`, its file not in
+ * `allowFiles`, or this build has no client for the store. Callers that stand in for outside
+ * systems (the data API's mocks) tell these apart from failures of the outside system itself.
+ */
+export class CallRefusedError extends BuiltinError {}
+
 /** OPA's JSON for an evaluation error. */
 export interface EvalErrorJSON {
   code: BuiltinErrorCode

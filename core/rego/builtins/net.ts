@@ -5,7 +5,7 @@ import type { Value } from '../values/index.js'
 import { isArray, isObject, isSet, Value as V } from '../values/index.js'
 import type { BuiltinContext } from './context.js'
 import { defineBuiltin } from './define.js'
-import { BuiltinError } from './errors.js'
+import { BuiltinError, CallRefusedError } from './errors.js'
 import {
   type CIDR,
   formatCIDR,
@@ -258,7 +258,7 @@ export function checkNetAllowed(ctx: BuiltinContext, host: string): void {
   const allowed = ctx.allowNet
   if (allowed === undefined) return
   const want = host.toLowerCase()
-  if (!allowed.some((h) => h.toLowerCase() === want)) throw new BuiltinError(`unallowed host: ${host}`)
+  if (!allowed.some((h) => h.toLowerCase() === want)) throw new CallRefusedError(`unallowed host: ${host}`)
 }
 
 export const lookupIPAddr = defineBuiltin({

@@ -36,15 +36,18 @@ import { NUMBERS } from './numbers.js'
 import { OBJECTS } from './objects.js'
 import { OPA } from './opa.js'
 import { PROVIDERS } from './providers.js'
+import { REDIS } from './redis.js'
 import { REGEX } from './regex.js'
 import { REGO } from './rego.js'
 import { SEMVER_BUILTINS } from './semver.js'
 import { SETS } from './sets.js'
+import { SQL } from './sql.js'
 import { STRINGS } from './strings.js'
 import { TEMPLATE } from './template.js'
 import { TIME } from './time.js'
 import { TRACING } from './tracing.js'
 import { TYPES } from './types.js'
+import { UNAVAILABLE_STORES } from './unavailable-stores.js'
 import { UNITS_BUILTINS } from './units.js'
 import { UUID } from './uuid.js'
 import { WALK } from './walk.js'
@@ -84,6 +87,19 @@ export const DEFAULT_BUILTINS: readonly Builtin[] = [
   ...UUID,
   ...WALK,
 ]
+
+/**
+ * EOPA's built-ins that query outside data stores: `sql.send`, `redis.query` (real clients) and the
+ * declared-only `dynamodb.*`, `mongodb.*`, `neo4j.query`, `vault.send`.
+ *
+ * NOTE(builtins): kept out of DEFAULT_BUILTINS, so `regent capabilities`, `regent run` and bundles
+ * checked against OPA's capabilities stay what OPA accepts; the service's data evaluation uses
+ * {@link BUILTINS_WITH_STORES} (issue 21, docs/data-evaluation.md).
+ */
+export const STORE_BUILTINS: readonly Builtin[] = [...SQL, ...REDIS, ...UNAVAILABLE_STORES]
+
+/** The default built-ins plus {@link STORE_BUILTINS}. */
+export const BUILTINS_WITH_STORES: readonly Builtin[] = [...DEFAULT_BUILTINS, ...STORE_BUILTINS]
 
 /** A name → built-in index; throws when two built-ins share a name. */
 export function indexBuiltins(builtins: readonly Builtin[] = DEFAULT_BUILTINS): ReadonlyMap<string, Builtin> {

@@ -1,0 +1,66 @@
+/**
+ * The data API's evaluation (GET with DataRequest parameters, POST with a DataRequest body): the
+ * stored scope of the path (stored-scope.ts) plus what the request supplies, evaluated on a worker
+ * (evaluation-pool.ts), answered as `{request_id, result, mocks?, nd_builtin_cache?}` (`result` left
+ * out when the document is undefined, as OPA answers; 404 for a plain document read). The result's
+ * JSON text is written as the worker produced it, so numbers stay as written.
+ */
+import { notFound } from '../../core/http/index.js'
+import { overlay } from '../data-tree.js'
+import type { ServiceDeps } from '../types.js'
+import { checkRequest, type DataRequest, jsonText } from './data-request.js'
+import type { EvaluationTask } from './evaluate-request.js'
+import { loadStoredScope } from './stored-scope.js'
+
+/** `data.a.b`, bracketed where a segment is not a name (for messages). */
+function documentRef(path: readonly string[]): string {
+  return `data${path.map((s) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? `.${s}` : `[${JSON.stringify(s)}]`)).join('')}`
+}
+
+/** The response body (JSON text) for `request` at `path` (slash path, '' for the root). */
+export async function evaluateDataRequest(
+  deps: ServiceDeps,
+  path: string,
+  raw: DataRequest,
+  requestId: string,
+  options: { undefinedIsNotFound?: boolean } = {},
+): Promise<string> {
+  const startedAt = Date.now()
+  const { request, mocks } = checkRequest(raw)
+  const sandbox = request.sandbox === true
+  const scope = await loadStoredScope(deps.store, path, sandbox)
+  const documentPath = [...(request.query_package ? request.query_package.split('.') : []), ...scope.path]
+  const config = deps.evaluator.config
+  const task: EvaluationTask = {
+    modules: { ...scope.modules, ...request.rego_modules },
+    dataText: jsonText(request.data ? overlay(scope.data, request.data) : scope.data),
+    ...(request.input !== undefined ? { inputText: jsonText(request.input) } : {}),
+    query:
+      request.rego !== undefined
+        ? { kind: 'rego', text: request.rego }
+        : { kind: 'document', path: documentPath },
+    ...(request.jsonpath !== undefined ? { jsonpath: request.jsonpath } : {}),
+    mocks,
+    ...(request.nd_builtin_cache !== undefined
+      ? { ndBuiltinCacheText: jsonText(request.nd_builtin_cache) }
+      : {}),
+    strict: request.strict === true,
+    sandbox,
+    replay: request.replay === true,
+    // A sandbox reaches nothing outside: only what the request supplies counts.
+    allowNet: sandbox ? [] : config.allow_net,
+    allowFiles: sandbox ? [] : config.allow_files,
+    instructionLimit: config.instruction_limit,
+  }
+  const answer = await deps.evaluator.run(task, startedAt)
+  if (!answer.defined && options.undefinedIsNotFound) {
+    const where = scope.systemId === null ? '' : ` in system ${scope.systemId}`
+    throw notFound(`no data document at ${path}, and ${documentRef(documentPath)} is undefined${where}`)
+  }
+  const parts = [`"request_id":${JSON.stringify(requestId)}`]
+  // Undefined: no `result`, as OPA's data API answers.
+  if (answer.defined) parts.push(`"result":${answer.resultText}`)
+  if (answer.mocks) parts.push(`"mocks":${JSON.stringify(answer.mocks)}`)
+  if (answer.ndBuiltinCacheText !== undefined) parts.push(`"nd_builtin_cache":${answer.ndBuiltinCacheText}`)
+  return `{${parts.join(',')}}`
+}
