@@ -19,6 +19,7 @@ import { authzV2Routes } from './routes/authz-v2.js'
 import { blueprintRoutes } from './routes/blueprints.js'
 import { bundleRoutes } from './routes/bundles.js'
 import { dataRoutes } from './routes/data.js'
+import { datasourceRoutes } from './routes/datasources.js'
 import { decisionRoutes } from './routes/decisions.js'
 import { healthRoutes } from './routes/health.js'
 import { logRoutes } from './routes/logs.js'
@@ -59,6 +60,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', systemRoutes(deps))
   app.route('/', policyRoutes(deps))
   app.route('/', dataRoutes(deps, limits))
+  app.route('/', datasourceRoutes(deps, deps.datasources, limits))
   app.route('/', bundleRoutes(deps))
   app.route('/', assetRoutes(deps))
   app.route('/', logRoutes(deps, limits))

@@ -17,6 +17,7 @@ import { BundleBuilder } from './bundle-builder.js'
 import { createBundleSigner } from './bundle-signing.js'
 import { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
+import { DatasourceScheduler } from './datasources/scheduler.js'
 import { DecisionTextIndexer } from './decision-text-indexer.js'
 import { parseGoDuration } from './go-duration.js'
 import { IdentityVerifier } from './identity/verifier.js'
@@ -100,7 +101,21 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       probe: () => store.probeWrite(),
       logger,
     })
+    const datasources = new DatasourceScheduler({
+      store,
+      builder,
+      secrets,
+      logger,
+      limits: {
+        maxBytes: config.datasources.max_bytes_per_run,
+        maxYamlNodes: config.limits.max_yaml_nodes,
+        defaultTimeoutMs: parseGoDuration(config.datasources.timeout) ?? 30_000,
+      },
+      tickMs: parseGoDuration(config.datasources.scheduler_interval) ?? 1000,
+      maxConcurrentRuns: config.datasources.max_concurrent_runs,
+    })
     const deps = {
+      datasources,
       writeHealth,
       store,
       config,
@@ -148,6 +163,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       intervalMs: parseGoDuration(config.activity.retention.interval) ?? 600_000,
     })
     retention.start()
+    await datasources.start()
     logger.info(
       {
         database: store.location,
@@ -168,6 +184,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           watch.close()
           writeHealth.close()
           await server.stop()
+          await datasources.stop()
           await indexer?.stop()
           await retention.stop()
           await store.close()

@@ -7,6 +7,7 @@ import type { Authorizer } from './authz/authorizer.js'
 import type { BundleBuilder } from './bundle-builder.js'
 import type { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
+import type { DatasourceScheduler } from './datasources/scheduler.js'
 import type { IdentityVerifier } from './identity/verifier.js'
 import type { ServiceMetrics } from './metrics.js'
 import type { ModuleValidator } from './policy-validation.js'
@@ -64,4 +65,6 @@ export interface ServiceDeps {
   identity: IdentityVerifier
   /** Decides every request (service/authz/); told when grants change. */
   authorizer: Authorizer
+  /** Runs the datasources (service/datasources/). */
+  datasources: DatasourceScheduler
 }

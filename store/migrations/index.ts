@@ -11,6 +11,7 @@ import { decisionTextIndexMigration } from './0003-decision-text-index.js'
 import { grantsMigration } from './0004-grants.js'
 import { secretsMigration } from './0005-secrets.js'
 import { activityMigration } from './0006-activity.js'
+import { datasourcesMigration } from './0007-datasources.js'
 
 /** Every migration in order; the key is its version name. */
 export function serviceMigrations(dialect: SqlDialect): Record<string, Migration> {
@@ -21,6 +22,7 @@ export function serviceMigrations(dialect: SqlDialect): Record<string, Migration
     '0004-grants': grantsMigration(),
     '0005-secrets': secretsMigration(dialect),
     '0006-activity': activityMigration(dialect),
+    '0007-datasources': datasourcesMigration(dialect),
   }
 }
 

@@ -9,6 +9,7 @@ import { ActivityRepository } from './activity.js'
 import { AgentStatusRepository } from './agent-status.js'
 import { BundleRepository } from './bundles.js'
 import { DataDocumentRepository } from './data-documents.js'
+import { DatasourceRepository } from './datasources.js'
 import { DecisionRepository } from './decisions.js'
 import { GrantRepository } from './grants.js'
 import { PolicyRepository } from './policies.js'
@@ -34,6 +35,7 @@ export class ServiceRepositories {
   readonly secrets: SecretRepository
   readonly grants: GrantRepository
   readonly activity: ActivityRepository
+  readonly datasources: DatasourceRepository
 
   constructor(db: Kysely<ServiceTables>, dialect: SqlDialect) {
     this.settings = new SettingsRepository(db)
@@ -47,6 +49,7 @@ export class ServiceRepositories {
     this.secrets = new SecretRepository(db)
     this.grants = new GrantRepository(db)
     this.activity = new ActivityRepository(db, dialect)
+    this.datasources = new DatasourceRepository(db)
   }
 }
 
