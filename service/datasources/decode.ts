@@ -1,6 +1,6 @@
 /**
  * Decoding what a source answered: JSON (numbers kept exactly, as /v1/data does), YAML (through
- * core/yaml.ts with its node limit) and XML (fast-xml-parser, attributes kept as `@_name`, entity
+ * core/yaml.ts with its node limit) and XML (fast-xml-parser, attributes kept as `@_name`, every value a string, entity
  * declarations refused so a document cannot expand itself). Which one follows the media type,
  * then the file extension, then JSON. Errors name the format and, where known, line and column.
  */
@@ -38,7 +38,9 @@ const xmlParser = new XMLParser({
   attributeNamePrefix: '@_',
   processEntities: false,
   htmlEntities: false,
-  parseTagValue: true,
+  // NOTE(datasources): text stays text (`01234` is a zip code, not 1234), attributes and elements alike.
+  parseTagValue: false,
+  parseAttributeValue: false,
   trimValues: true,
 })
 
