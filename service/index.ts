@@ -110,6 +110,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         maxBytes: config.datasources.max_bytes_per_run,
         maxYamlNodes: config.limits.max_yaml_nodes,
         defaultTimeoutMs: parseGoDuration(config.datasources.timeout) ?? 30_000,
+        dataDir,
       },
       tickMs: parseGoDuration(config.datasources.scheduler_interval) ?? 1000,
       maxConcurrentRuns: config.datasources.max_concurrent_runs,

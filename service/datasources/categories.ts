@@ -2,6 +2,7 @@
  * Every datasource category in one ordered list: the validator, the scheduler, the routes and
  * docs/datasources.md read it. Adding a category is one file and one line here.
  */
+import { gitContentCategory } from './git-content.js'
 import { httpCategory } from './http.js'
 import { restCategory } from './rest.js'
 import type { DatasourceCategory } from './types.js'
@@ -10,6 +11,7 @@ import { UNBUILT_CATEGORIES } from './unbuilt.js'
 export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   httpCategory,
   restCategory,
+  gitContentCategory,
   ...UNBUILT_CATEGORIES,
 ]
 

@@ -19,6 +19,8 @@ export interface RunLimits {
   maxYamlNodes: number
   /** Milliseconds a run may take when its category configures no timeout. */
   defaultTimeoutMs: number
+  /** The service's data folder (git mirrors live under it). */
+  dataDir: string
 }
 
 /** What a run fetched and filtered, ready to store. */
@@ -85,6 +87,7 @@ export async function fetchAndFilter(options: {
       maxYamlNodes: limits.maxYamlNodes,
       secret,
       gate,
+      dataDir: limits.dataDir,
     })
   } catch (err) {
     if (options.stopSignal.aborted) throw new RunError('interrupted: the service stopped during the run')

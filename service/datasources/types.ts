@@ -17,6 +17,8 @@ export interface FetchContext {
   secret(id: string, field: string): Promise<string>
   /** Every request to the source goes through it (rate_limit, parallel). */
   gate: RequestGate
+  /** The service's data folder (git mirrors live under it). */
+  dataDir: string
 }
 
 /** What one fetch produced: the decoded document and how many bytes were read for it. */

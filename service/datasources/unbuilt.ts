@@ -46,18 +46,6 @@ const gitBlame = z
   })
   .superRefine(bothOrNeitherFilter)
 
-const gitContent = z
-  .strictObject({
-    category: z.literal('git/content'),
-    ...common,
-    ...poller,
-    ...rateLimiter,
-    ...regoFiltering,
-    ...gitCommon,
-    path: text().optional(),
-  })
-  .superRefine(bothOrNeitherFilter)
-
 const gitRego = z.strictObject({
   category: z.literal('git/rego'),
   ...common,
@@ -214,7 +202,6 @@ const unbuilt = (category: string, schema: z.ZodType<Record<string, unknown>>): 
 export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
   unbuilt('cloud/ecr', cloudEcr),
   unbuilt('git/blame', gitBlame),
-  unbuilt('git/content', gitContent),
   unbuilt('git/rego', gitRego),
   unbuilt('stream', stream),
   unbuilt('cluster/resources', clusterResources),
