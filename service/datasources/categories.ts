@@ -4,6 +4,7 @@
  */
 import { gitContentCategory } from './git-content.js'
 import { httpCategory } from './http.js'
+import { ldapCategory } from './ldap.js'
 import { restCategory } from './rest.js'
 import type { DatasourceCategory } from './types.js'
 import { UNBUILT_CATEGORIES } from './unbuilt.js'
@@ -12,6 +13,7 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   httpCategory,
   restCategory,
   gitContentCategory,
+  ldapCategory,
   ...UNBUILT_CATEGORIES,
 ]
 

@@ -95,52 +95,6 @@ const clusterResources = z
   })
   .superRefine(bothOrNeitherFilter)
 
-const ldapSearch = z.strictObject(
-  {
-    base_DN: requiredText('the base DN'),
-    filter: requiredText('the LDAP filter'),
-    attributes: z.array(text(), { error: 'expected an array of attribute names' }).optional(),
-    deref: z
-      .enum(['never', 'searching', 'finding', 'always'], {
-        error: 'expected one of never, searching, finding, always',
-      })
-      .default('never'),
-    scope: z
-      .enum(['base-object', 'single-level', 'whole-subtree'], {
-        error: 'expected one of base-object, single-level, whole-subtree',
-      })
-      .default('whole-subtree'),
-    page_size: z
-      .number({ error: 'expected an integer from 0 to 4294967295' })
-      .int({ error: 'expected an integer from 0 to 4294967295' })
-      .min(0, { error: 'expected an integer from 0 to 4294967295' })
-      .max(4294967295, { error: 'expected an integer from 0 to 4294967295' })
-      .optional(),
-  },
-  { error: 'required: the search object {base_DN, filter, …}' },
-)
-
-const ldap = z
-  .strictObject({
-    category: z.literal('ldap'),
-    ...common,
-    ...poller,
-    ...regoFiltering,
-    ...tlsSettings,
-    ...rateLimiter,
-    credentials: secretId().optional(),
-    urls: z
-      .array(text().regex(/^ldaps?:\/\//i, { error: 'expected an ldap:// or ldaps:// URL' }), {
-        error: 'required: the servers',
-      })
-      .min(1, {
-        error: 'expected at least one server',
-      }),
-    search: ldapSearch,
-  })
-  .superRefine(bothOrNeitherFilter)
-  .superRefine(mtlsPair)
-
 const idp = z
   .strictObject({
     category: z.literal('idp'),
@@ -205,7 +159,6 @@ export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
   unbuilt('git/rego', gitRego),
   unbuilt('stream', stream),
   unbuilt('cluster/resources', clusterResources),
-  unbuilt('ldap', ldap),
   unbuilt('idp', idp),
   unbuilt('policy-library', policyLibrary),
   unbuilt('bundle/objstore', bundleObjectStore('bundle/objstore')),

@@ -119,7 +119,7 @@ for (const backend of BACKENDS) {
         { category: 'http', url: 'https://x', mtls_certificate: 'PEM' },
         'mtls_private_key_secret_id: required',
       ],
-      [{ url: 'https://x' }, 'category: required: one of http, rest'],
+      [{ url: 'https://x' }, 'category: required: one of http, rest, git/content, ldap'],
       [{ category: 'ftp' }, 'category: "ftp" is not one of'],
       [{ category: 'rest', on_premises: true }, 'unknown field on_premises'],
       [{ category: 'rest', content_type: 'text/csv' }, 'content_type: expected application/json'],
@@ -208,14 +208,16 @@ for (const backend of BACKENDS) {
     })
 
     it('validates a category this build does not fetch, then refuses it with 501', async () => {
+      await t.json('PUT', '/v1/secrets/idp/secret', { body: { name: 'idp', secret: 's' } })
       const res = await put('systems/app/directory', {
-        category: 'ldap',
-        urls: ['ldap://127.0.0.1:389'],
-        search: { base_DN: 'dc=example,dc=org', filter: '(objectClass=person)' },
+        category: 'idp',
+        idp_tenant: 'https://example.okta.com',
+        idp_client_id: 'regent',
+        idp_client_secret: 'idp/secret',
       })
       expect(res.status).toBe(501)
       expect(res.body.code).toBe('not_implemented')
-      expect(res.body.message).toContain('ldap is not implemented in this build')
+      expect(res.body.message).toContain('idp is not implemented in this build')
       expect((await t.json('GET', '/v1/datasources/systems/app/directory')).status).toBe(404)
     })
 
