@@ -71,6 +71,7 @@ for (const backend of BACKENDS) {
         '0004-grants',
         '0005-secrets',
         '0006-activity',
+        '0007-datasources',
       ])
       // 0004 turns the roles token rows carried into grants on the workspace.
       const grants = await open.db
