@@ -2,6 +2,7 @@
  * Every datasource category in one ordered list: the validator, the scheduler, the routes and
  * docs/datasources.md read it. Adding a category is one file and one line here.
  */
+import { gitBlameCategory } from './git-blame.js'
 import { gitContentCategory } from './git-content.js'
 import { httpCategory } from './http.js'
 import { ldapCategory } from './ldap.js'
@@ -13,6 +14,7 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   httpCategory,
   restCategory,
   gitContentCategory,
+  gitBlameCategory,
   ldapCategory,
   ...UNBUILT_CATEGORIES,
 ]

@@ -5,13 +5,13 @@
  * Each file's document is placed at its path relative to `path`, without the extension
  * (`teams/red.yaml` → `{teams: {red: …}}`), so files merge into one tree by their paths.
  * Credentials: `credentials` names a secret holding a token (or `user:password`) for
- * http(s) remotes. ssh remotes need host keys the spec gives datasources no field for: refused.
+ * http(s) remotes; ssh remotes are refused (see git-source.ts).
  */
 import { z } from 'zod'
 import { DataConflictError, placeAt } from '../data-tree.js'
-import { type GitCredentials, GitError, mirror, readTree, resolveReference } from '../git/index.js'
-import { parseGoDuration } from '../go-duration.js'
+import { GitError, readTree } from '../git/index.js'
 import { decodeContent, formatOf } from './decode.js'
+import { describeGitError, gitRunTimeoutMs, openRepository } from './git-source.js'
 import { bothOrNeitherFilter, common, gitCommon, poller, rateLimiter, regoFiltering } from './mixins.js'
 import { defineCategory, type FetchContext, type Fetched, RunError } from './types.js'
 
@@ -31,37 +31,9 @@ type GitContentConfig = z.output<typeof schema>
 
 const CONTENT_FILE = /\.(json|ya?ml|xml)$/i
 
-async function credentialsOf(
-  config: GitContentConfig,
-  ctx: FetchContext,
-): Promise<GitCredentials | undefined> {
-  if (config.ssh_credentials !== undefined)
-    throw new RunError(
-      'git error: ssh remotes are not supported by git datasources in this build (no host-key configuration); use an https URL with credentials',
-    )
-  if (config.credentials === undefined) return undefined
-  const value = await ctx.secret(config.credentials, 'credentials')
-  const colon = value.indexOf(':')
-  return colon > 0
-    ? { http: { kind: 'basic', username: value.slice(0, colon), password: value.slice(colon + 1) } }
-    : { http: { kind: 'token', token: value } }
-}
-
-function describeGitError(err: GitError): string {
-  return `git error: ${err.code}${err.field ? ` (${err.field})` : ''}: ${err.message}`
-}
-
 async function fetchGitContent(config: GitContentConfig, ctx: FetchContext): Promise<Fetched> {
-  const credentials = await credentialsOf(config, ctx)
-  const timeoutMs = parseGoDuration(config.timeout) ?? 60_000
   try {
-    const repo = await ctx.gate.run(
-      () => mirror(config.url, credentials, { dataDir: ctx.dataDir, timeoutMs }),
-      ctx.signal,
-    )
-    const commit = (
-      await resolveReference(repo, config.commit ?? config.reference, config.commit ? 'commit' : 'reference')
-    ).commit
+    const { repo, commit } = await openRepository(config, ctx)
     const tree = await readTree(repo, commit, config.path ?? '', {
       include: (file) => CONTENT_FILE.test(file),
       binary: 'skip',
@@ -95,9 +67,5 @@ export const gitContentCategory = defineCategory({
   schema,
   mode: 'poll',
   fetch: fetchGitContent,
-  timeoutMs: (config) => {
-    // Fetch and read are separate git commands, each bounded by `timeout`; the run gets both.
-    const each = parseGoDuration(config.timeout) ?? 60_000
-    return 2 * each
-  },
+  timeoutMs: gitRunTimeoutMs,
 })

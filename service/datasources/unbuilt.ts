@@ -22,30 +22,6 @@ import {
 import { type DatasourceCategory, defineCategory } from './types.js'
 
 const text = () => z.string({ error: 'expected a string' })
-const validRegexp = text().refine(
-  (pattern) => {
-    try {
-      new RegExp(pattern)
-      return true
-    } catch {
-      return false
-    }
-  },
-  { error: 'expected a regular expression' },
-)
-
-const gitBlame = z
-  .strictObject({
-    category: z.literal('git/blame'),
-    ...common,
-    ...poller,
-    ...rateLimiter,
-    ...regoFiltering,
-    ...gitCommon,
-    path_regexp: validRegexp.default('.*'),
-  })
-  .superRefine(bothOrNeitherFilter)
-
 const gitRego = z.strictObject({
   category: z.literal('git/rego'),
   ...common,
@@ -155,7 +131,6 @@ const unbuilt = (category: string, schema: z.ZodType<Record<string, unknown>>): 
 /** Categories validated but not fetched by this build, in the spec's order. */
 export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
   unbuilt('cloud/ecr', cloudEcr),
-  unbuilt('git/blame', gitBlame),
   unbuilt('git/rego', gitRego),
   unbuilt('stream', stream),
   unbuilt('cluster/resources', clusterResources),

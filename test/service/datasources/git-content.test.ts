@@ -120,6 +120,35 @@ for (const backend of BACKENDS) {
       })
     })
 
+    it('builds a blame index of the files path_regexp matches (git/blame)', async () => {
+      const firstCommit = origin.push({ 'src/app.txt': 'one\ntwo\nthree\n' })
+      const second = origin.push({ 'src/app.txt': 'one\nTWO\nthree\nfour\n' })
+      const res = await t.json<{ message?: string }>('PUT', '/v1/datasources/systems/app/blame', {
+        body: {
+          category: 'git/blame',
+          url: `file://${origin.bare}`,
+          reference: 'main',
+          path_regexp: 'src/.*\\.txt',
+        },
+      })
+      expect(res.status, res.body.message).toBe(200)
+      expect(await run('blame')).toMatchObject({ code: 'ok', items: 1 })
+      const who = { author: 'Test', email: 'test@example.com', time: expect.stringMatching(/^\d{4}-/) }
+      expect((await bundleData()).blame).toEqual({
+        'src/app.txt': [
+          { start: 1, end: 1, commit: firstCommit, ...who },
+          { start: 2, end: 2, commit: second, ...who },
+          { start: 3, end: 3, commit: firstCommit, ...who },
+          { start: 4, end: 4, commit: second, ...who },
+        ],
+      })
+      const bad = await t.json<{ message: string }>('PUT', '/v1/datasources/systems/app/blame', {
+        body: { category: 'git/blame', url: `file://${origin.bare}`, path_regexp: '(' },
+      })
+      expect(bad.status).toBe(400)
+      expect(bad.body.message).toContain('path_regexp: expected a regular expression')
+    })
+
     it('refuses ssh remotes at run time with a clear reason', async () => {
       await t.json('PUT', '/v1/secrets/git/key', { body: { name: 'k', secret: 'not a key' } })
       await put('ssh', { url: 'git@example.com:org/repo.git', ssh_credentials: { private_key: 'git/key' } })
