@@ -6,6 +6,7 @@ import { gitBlameCategory } from './git-blame.js'
 import { gitContentCategory } from './git-content.js'
 import { httpCategory } from './http.js'
 import { ldapCategory } from './ldap.js'
+import { cloudObjectStoreCategory, store2ContentCategory } from './object-store.js'
 import { restCategory } from './rest.js'
 import type { DatasourceCategory } from './types.js'
 import { UNBUILT_CATEGORIES } from './unbuilt.js'
@@ -16,6 +17,8 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   gitContentCategory,
   gitBlameCategory,
   ldapCategory,
+  cloudObjectStoreCategory,
+  store2ContentCategory,
   ...UNBUILT_CATEGORIES,
 ]
 

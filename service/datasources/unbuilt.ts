@@ -101,18 +101,6 @@ const bundleObjectStore = (category: 'bundle/objstore' | 'store2/bundle') =>
     path: requiredText('the bundle object path'),
   })
 
-const contentObjectStore = (category: 'cloud/objstore' | 'store2/content') =>
-  z
-    .strictObject({
-      category: z.literal(category),
-      ...common,
-      ...poller,
-      ...rateLimiter,
-      ...regoFiltering,
-      ...objectStoreCommon,
-    })
-    .superRefine(bothOrNeitherFilter)
-
 const cloudEcr = z
   .strictObject({
     category: z.literal('cloud/ecr'),
@@ -137,7 +125,5 @@ export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
   unbuilt('idp', idp),
   unbuilt('policy-library', policyLibrary),
   unbuilt('bundle/objstore', bundleObjectStore('bundle/objstore')),
-  unbuilt('cloud/objstore', contentObjectStore('cloud/objstore')),
   unbuilt('store2/bundle', bundleObjectStore('store2/bundle')),
-  unbuilt('store2/content', contentObjectStore('store2/content')),
 ]

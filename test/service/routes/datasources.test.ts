@@ -119,7 +119,10 @@ for (const backend of BACKENDS) {
         { category: 'http', url: 'https://x', mtls_certificate: 'PEM' },
         'mtls_private_key_secret_id: required',
       ],
-      [{ url: 'https://x' }, 'category: required: one of http, rest, git/content, git/blame, ldap'],
+      [
+        { url: 'https://x' },
+        'category: required: one of http, rest, git/content, git/blame, ldap, cloud/objstore, store2/content',
+      ],
       [{ category: 'ftp' }, 'category: "ftp" is not one of'],
       [{ category: 'rest', on_premises: true }, 'unknown field on_premises'],
       [{ category: 'rest', content_type: 'text/csv' }, 'content_type: expected application/json'],
