@@ -19,6 +19,7 @@ import { authzV2Routes } from './routes/authz-v2.js'
 import { blueprintRoutes } from './routes/blueprints.js'
 import { bundleRoutes } from './routes/bundles.js'
 import { dataRoutes } from './routes/data.js'
+import { datasourceRoutes } from './routes/datasources.js'
 import { decisionRoutes } from './routes/decisions.js'
 import { healthRoutes } from './routes/health.js'
 import { logReplayRoutes } from './routes/logreplay.js'
@@ -67,6 +68,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', policyRoutes(deps))
   app.route('/', dataRoutes(deps, limits))
   app.route('/', logReplayRoutes(deps))
+  app.route('/', datasourceRoutes(deps, deps.datasources, limits))
   app.route('/', bundleRoutes(deps))
   app.route('/', registryBundleRoutes(deps))
   app.route('/', assetRoutes(deps))

@@ -154,6 +154,23 @@ export const serviceSectionSchema = z
     git: gitSchema,
     /** Data evaluation (`/v1/data` with a DataRequest): docs/data-evaluation.md. */
     evaluation: evaluationConfigSchema,
+    /** The datasource scheduler: docs/datasources.md. */
+    datasources: z
+      .strictObject({
+        /** How often the scheduler looks for datasources due to run. */
+        scheduler_interval: durationField()
+          .refine((text) => (parseGoDuration(text) ?? 0) >= 100, { error: 'expected at least 100ms' })
+          .default('1s'),
+        /** Datasource runs in progress at once on one service replica. */
+        max_concurrent_runs: field.positiveInt().default(4),
+        /** Bytes one run may read from its source; a larger answer fails the run (the last good data stays). */
+        max_bytes_per_run: field.positiveInt().default(64 * 1024 * 1024),
+        /** How long a run may take, for categories without a `timeout` of their own. */
+        timeout: durationField()
+          .refine((text) => (parseGoDuration(text) ?? 0) >= 1, { error: 'expected a positive duration' })
+          .default('30s'),
+      })
+      .prefault({}),
     /** OIDC issuers whose bearer JWTs are accepted besides API tokens (service/identity/config.ts). */
     identity_providers: identityProvidersSchema,
     limits: z

@@ -17,6 +17,7 @@ import { BundleBuilder } from './bundle-builder.js'
 import { createBundleSigner } from './bundle-signing.js'
 import { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
+import { DatasourceScheduler } from './datasources/scheduler.js'
 import { DecisionTextIndexer } from './decision-text-indexer.js'
 import { EvaluationPool } from './evaluation/evaluation-pool.js'
 import { GitSource } from './git-source/git-source.js'
@@ -141,7 +142,22 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       probe: () => store.probeWrite(),
       logger,
     })
+    const datasources = new DatasourceScheduler({
+      store,
+      builder,
+      secrets,
+      logger,
+      limits: {
+        maxBytes: config.datasources.max_bytes_per_run,
+        maxYamlNodes: config.limits.max_yaml_nodes,
+        defaultTimeoutMs: parseGoDuration(config.datasources.timeout) ?? 30_000,
+        dataDir,
+      },
+      tickMs: parseGoDuration(config.datasources.scheduler_interval) ?? 1000,
+      maxConcurrentRuns: config.datasources.max_concurrent_runs,
+    })
     const deps = {
+      datasources,
       writeHealth,
       store,
       config,
@@ -198,6 +214,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     const poller =
       pollMs > 0 ? new GitPoller({ store, source: gitSource, logger, intervalMs: pollMs }) : undefined
     poller?.start()
+    await datasources.start()
     logger.info(
       {
         database: store.location,
@@ -220,6 +237,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           await server.stop()
           await publisher.stop()
           await deps.evaluator.close()
+          await datasources.stop()
           await indexer?.stop()
           await retention.stop()
           await poller?.stop()

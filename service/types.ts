@@ -8,6 +8,7 @@ import type { Authorizer } from './authz/authorizer.js'
 import type { BundleBuilder } from './bundle-builder.js'
 import type { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
+import type { DatasourceScheduler } from './datasources/scheduler.js'
 import type { EvaluationPool } from './evaluation/evaluation-pool.js'
 import type { GitSource } from './git-source/git-source.js'
 import type { IdentityVerifier } from './identity/verifier.js'
@@ -81,4 +82,6 @@ export interface ServiceDeps {
   gitSource: GitSource
   /** Runs data evaluations (`/v1/data` with a DataRequest) on worker threads. */
   evaluator: EvaluationPool
+  /** Runs the datasources (service/datasources/). */
+  datasources: DatasourceScheduler
 }

@@ -40,4 +40,4 @@ export { type OpaJsonOptions, stringifyOpaJson, toOpaJson } from './syntax/json.
 export { type ModuleParseResult, parseModule, parseModuleWithErrors } from './syntax/module-parser.js'
 export type { ParseOptions } from './syntax/parser.js'
 export { parseBody, parseQuery, parseTermText as parseTerm } from './syntax/query.js'
-export { fromJS, toJS } from './values/index.js'
+export { fromJS, toJS, toJSONText } from './values/index.js'

@@ -109,6 +109,16 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   row('PUT', '/v1/data/{path...}', 'data.write'),
   row('PATCH', '/v1/data/{path...}', 'data.write'),
   row('DELETE', '/v1/data/{path...}', 'data.write'),
+  // Datasources: ids are slash paths; systems/{system}/… belong to that system
+  row('GET', '/v1/datasources', 'datasources.read', 'query'),
+  row('GET', '/v1/datasources/systems/{system}/{path...}', 'datasources.read', 'path'),
+  row('PUT', '/v1/datasources/systems/{system}/{path...}', 'datasources.write', 'path'),
+  row('POST', '/v1/datasources/systems/{system}/{path...}', 'datasources.write', 'path'),
+  row('DELETE', '/v1/datasources/systems/{system}/{path...}', 'datasources.write', 'path'),
+  row('GET', '/v1/datasources/{path...}', 'datasources.read'),
+  row('PUT', '/v1/datasources/{path...}', 'datasources.write'),
+  row('POST', '/v1/datasources/{path...}', 'datasources.write'),
+  row('DELETE', '/v1/datasources/{path...}', 'datasources.write'),
   // Decisions
   row('GET', '/v1/decisions', 'decisions.read'),
   row('POST', '/v1/decisions', 'decisions.read'),

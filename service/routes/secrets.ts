@@ -16,6 +16,7 @@ import {
   type SecretMetadataRow,
 } from '../../store/service/index.js'
 import { inChangeTransaction } from '../activity/change-transaction.js'
+import { secretReferences } from '../datasources/validate.js'
 import { systemsReferencingSecret } from '../secrets/references.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkSlashPath, envelope, pathAfter, printable, validateBody } from '../validation.js'
@@ -97,9 +98,13 @@ export function secretRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   app.delete('/v1/secrets/*', async (c) => {
     const id = secretIdOf(pathAfter(c, PREFIX))
     await inChangeTransaction(c, store, async (tx) => {
-      const users = await systemsReferencingSecret(tx, id)
+      const users = (await systemsReferencingSecret(tx, id)).map((u) => `system ${u.system} (${u.field})`)
+      for (const datasource of await tx.datasources.list()) {
+        for (const ref of secretReferences(JSON.parse(datasource.config)))
+          if (ref.id === id) users.push(`datasource ${datasource.id} (${ref.field})`)
+      }
       if (users.length > 0) {
-        const named = users.map((u) => `system ${u.system} (${u.field})`).join(', ')
+        const named = users.join(', ')
         throw conflict(`secret ${id} is in use by ${named}; change those first`)
       }
       if (!(await tx.secrets.delete(id))) throw notFound(`secret ${id} not found`)

@@ -224,6 +224,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       if (recursive) {
         await tx.policies.deleteForSystem(id)
         await tx.dataDocuments.deleteForSystem(id)
+        await tx.datasources.deleteForSystem(id)
       }
     })
     deps.authorizer.changed()

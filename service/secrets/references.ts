@@ -64,13 +64,14 @@ export function sourceControlSecretReferences(
 export async function assertSecretsExist(
   store: ServiceRepositories,
   references: readonly SecretReference[],
+  what = 'system',
 ): Promise<void> {
   const missing = new Set(await store.secrets.missing(references.map((r) => r.id)))
   if (missing.size === 0) return
   const problems = references
     .filter((r) => missing.has(r.id))
     .map((r) => `${r.field}: secret "${r.id}" does not exist (create it with PUT /v1/secrets/${r.id})`)
-  throw badRequest(`invalid system: ${problems[0]}`, problems)
+  throw badRequest(`invalid ${what}: ${problems[0]}`, problems)
 }
 
 /** The systems whose configuration names the secret `id`, with the naming field. */

@@ -11,6 +11,7 @@ import { decisionTextIndexMigration } from './0003-decision-text-index.js'
 import { grantsMigration } from './0004-grants.js'
 import { secretsMigration } from './0005-secrets.js'
 import { activityMigration } from './0006-activity.js'
+import { datasourcesMigration } from './0007-datasources.js'
 import { gitSyncMigration } from './0008-git-sync.js'
 import { bundleRegistryMigration } from './0009-bundle-registry.js'
 
@@ -23,7 +24,7 @@ export function serviceMigrations(dialect: SqlDialect): Record<string, Migration
     '0004-grants': grantsMigration(),
     '0005-secrets': secretsMigration(dialect),
     '0006-activity': activityMigration(dialect),
-    // 0007 is reserved for datasources.
+    '0007-datasources': datasourcesMigration(dialect),
     '0008-git-sync': gitSyncMigration(),
     '0009-bundle-registry': bundleRegistryMigration(dialect),
   }

@@ -9,6 +9,7 @@ import { ActivityRepository } from './activity.js'
 import { AgentStatusRepository } from './agent-status.js'
 import { BundleRepository } from './bundles.js'
 import { DataDocumentRepository } from './data-documents.js'
+import { DatasourceRepository } from './datasources.js'
 import { DecisionRepository } from './decisions.js'
 import { GitSyncRepository } from './git-sync.js'
 import { GrantRepository } from './grants.js'
@@ -38,6 +39,7 @@ export class ServiceRepositories {
   readonly activity: ActivityRepository
   readonly registryBundles: RegistryBundleRepository
   readonly gitSync: GitSyncRepository
+  readonly datasources: DatasourceRepository
 
   constructor(db: Kysely<ServiceTables>, dialect: SqlDialect) {
     this.settings = new SettingsRepository(db)
@@ -53,6 +55,7 @@ export class ServiceRepositories {
     this.activity = new ActivityRepository(db, dialect)
     this.registryBundles = new RegistryBundleRepository(db)
     this.gitSync = new GitSyncRepository(db)
+    this.datasources = new DatasourceRepository(db)
   }
 }
 

@@ -202,6 +202,30 @@ export interface RegistryBundlesTable {
   etag: string | null
 }
 
+/** A datasource (service/datasources/): configuration, status and scheduling state. */
+export interface DatasourcesTable extends AuditColumns {
+  /** Slash path such as `systems/app/users`; its data is the data document at the same path. */
+  id: string
+  /** The system whose bundle the data feeds (`systems/{id}/…`), else null. */
+  system_id: string | null
+  category: string
+  /** JSON of the validated configuration, defaults filled in. */
+  config: string
+  /** 1 when the scheduler runs it (enabled and a polling category), else 0. */
+  scheduled: number
+  /** When the configuration was last stored (ISO-8601). */
+  executed: string
+  /** JSON of the status object (service/datasources/status.ts). */
+  status: string
+  /** Failed runs in a row (backoff). */
+  failures: number
+  /** When the next run is due (ISO-8601 UTC). */
+  next_run_at: string
+  /** The scheduler instance running it now, if any, and until when its lease holds. */
+  lease_owner: string | null
+  lease_until: string | null
+}
+
 /** Every table of the service's database. */
 export interface ServiceTables {
   settings: SettingsTable
@@ -217,4 +241,5 @@ export interface ServiceTables {
   activity: ActivityTable
   registry_bundles: RegistryBundlesTable
   git_sync: GitSyncTable
+  datasources: DatasourcesTable
 }

@@ -71,6 +71,7 @@ for (const backend of BACKENDS) {
         '0004-grants',
         '0005-secrets',
         '0006-activity',
+        '0007-datasources',
         '0008-git-sync',
         '0009-bundle-registry',
       ])

@@ -1,0 +1,35 @@
+/**
+ * Every datasource category in one ordered list: the validator, the scheduler, the routes and
+ * docs/datasources.md read it. Adding a category is one file and one line here.
+ */
+import { gitBlameCategory } from './git-blame.js'
+import { gitContentCategory } from './git-content.js'
+import { httpCategory } from './http.js'
+import { ldapCategory } from './ldap.js'
+import { cloudObjectStoreCategory, store2ContentCategory } from './object-store.js'
+import { restCategory } from './rest.js'
+import type { DatasourceCategory } from './types.js'
+import { UNBUILT_CATEGORIES } from './unbuilt.js'
+
+export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
+  httpCategory,
+  restCategory,
+  gitContentCategory,
+  gitBlameCategory,
+  ldapCategory,
+  cloudObjectStoreCategory,
+  store2ContentCategory,
+  ...UNBUILT_CATEGORIES,
+]
+
+const byName = new Map(DATASOURCE_CATEGORIES.map((c) => [c.category, c]))
+
+/** The category called `name`, if any. */
+export function categoryNamed(name: string): DatasourceCategory | undefined {
+  return byName.get(name)
+}
+
+/** True when this build fetches (or, for `rest`, takes) the category's data. */
+export function isBuilt(category: DatasourceCategory): boolean {
+  return category.mode === 'push' || category.fetch !== undefined
+}

@@ -1,0 +1,76 @@
+/**
+ * RegoFiltering: `policy_filter` is a Rego module (its source text) and `policy_query` a query
+ * evaluated against it by regent's own engine with the fetched content as `input`; the value of
+ * the query's first expression in its first result is what the datasource stores. Both are
+ * checked at PUT (parse, compile) so a run fails only on what the data does.
+ */
+import {
+  compile,
+  evaluate,
+  type Policy,
+  parseModuleWithErrors,
+  RegoErrors,
+  EvalError as RegoEvalError,
+  toJSONText,
+} from '../../core/rego/index.js'
+import { parseJsonDocument } from '../json-document.js'
+import { checkModuleSet, describeRegoError } from '../policy-validation.js'
+import { RunError } from './types.js'
+
+/** The file name errors of a filter module carry. */
+export const FILTER_FILE = 'policy_filter.rego'
+
+interface FilterFields {
+  policy_filter?: unknown
+  policy_query?: unknown
+}
+
+function compileFilter(source: string): Policy {
+  const { module, errors } = parseModuleWithErrors(source, { file: FILTER_FILE })
+  if (!module || errors.length > 0) throw new RegoErrors(errors)
+  return compile(new Map([[FILTER_FILE, module]]))
+}
+
+/**
+ * Problems of a configuration's filter, each naming its field (`policy_filter: file:row:col: …`);
+ * empty when there is no filter or it compiles with its query.
+ */
+export function filterProblems(config: FilterFields): string[] {
+  if (typeof config.policy_filter !== 'string' || typeof config.policy_query !== 'string') return []
+  const moduleErrors = checkModuleSet({ [FILTER_FILE]: config.policy_filter })
+  if (moduleErrors.length > 0)
+    return moduleErrors.map((e) => `policy_filter: ${describeRegoError(e, FILTER_FILE)}`)
+  try {
+    compileFilter(config.policy_filter).query(config.policy_query)
+    return []
+  } catch (err) {
+    if (err instanceof RegoErrors) return err.errors.map((e) => `policy_query: ${describeRegoError(e)}`)
+    return [`policy_query: ${err instanceof Error ? err.message : String(err)}`]
+  }
+}
+
+/**
+ * `content` run through the configuration's filter, or `content` itself without one.
+ * @throws RunError naming file:line of an evaluation error, or saying the query was undefined.
+ */
+export async function applyFilter(config: FilterFields, content: unknown): Promise<unknown> {
+  if (typeof config.policy_filter !== 'string' || typeof config.policy_query !== 'string') return content
+  try {
+    const policy = compileFilter(config.policy_filter)
+    const run = await evaluate(config.policy_query, content, { policy })
+    const first = run.results[0]?.expressions[0]
+    if (first === undefined) throw new RunError('filter error: policy_query is undefined for this content')
+    // Through JSON text so numbers keep every digit, as stored documents do.
+    return parseJsonDocument(toJSONText(first.value))
+  } catch (err) {
+    if (err instanceof RunError) throw err
+    if (err instanceof RegoEvalError) {
+      const loc = err.location
+      const where = loc ? `${loc.file || FILTER_FILE}:${loc.row}:${loc.col}: ` : ''
+      throw new RunError(`filter error: ${where}${err.code}: ${err.message}`)
+    }
+    if (err instanceof RegoErrors)
+      throw new RunError(`filter error: ${err.errors.map((e) => describeRegoError(e)).join('; ')}`)
+    throw new RunError(`filter error: ${err instanceof Error ? err.message : String(err)}`)
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * Categories `cloud/objstore` and `store2/content`: the `.json`, `.yaml`/`.yml` and `.xml`
+ * objects under `path` of an S3-compatible bucket, listed with ListObjectsV2 (every page, by
+ * continuation token) and read with GET, every request signed with SigV4 (aws4fetch) and passing
+ * the run's request gate (`rate_limit`). Path-style URLs on `endpoint` (default
+ * `https://s3.<region>.amazonaws.com`). Each object's document is placed at its key relative to
+ * `path`, without the extension, as `git/content` does. `credentials` names a secret holding JSON
+ * `{"access_key_id": "...", "secret_access_key": "...", "session_token"?: "..."}`.
+ */
+import { AwsClient } from 'aws4fetch'
+import { XMLParser } from 'fast-xml-parser'
+import { z } from 'zod'
+import { DataConflictError, placeAt } from '../data-tree.js'
+import { decodeContent, formatOf } from './decode.js'
+import {
+  bothOrNeitherFilter,
+  common,
+  objectStoreCommon,
+  poller,
+  rateLimiter,
+  regoFiltering,
+} from './mixins.js'
+import {
+  type DatasourceCategory,
+  defineCategory,
+  type FetchContext,
+  type Fetched,
+  RunError,
+} from './types.js'
+
+const schemaOf = (category: 'cloud/objstore' | 'store2/content') =>
+  z
+    .strictObject({
+      category: z.literal(category),
+      ...common,
+      ...poller,
+      ...rateLimiter,
+      ...regoFiltering,
+      ...objectStoreCommon,
+    })
+    .superRefine(bothOrNeitherFilter)
+
+type ObjectStoreConfig = z.output<ReturnType<typeof schemaOf>>
+
+const CONTENT_OBJECT = /\.(json|ya?ml|xml)$/i
+/** Objects read per run at most. */
+export const MAX_OBJECTS = 10_000
+
+const listParser = new XMLParser({
+  processEntities: false,
+  parseTagValue: false,
+  isArray: (name) => name === 'Contents',
+})
+
+async function clientOf(config: ObjectStoreConfig, ctx: FetchContext): Promise<AwsClient> {
+  const value = await ctx.secret(config.credentials, 'credentials')
+  try {
+    const parsed = JSON.parse(value) as {
+      access_key_id?: unknown
+      secret_access_key?: unknown
+      session_token?: unknown
+    }
+    if (typeof parsed.access_key_id === 'string' && typeof parsed.secret_access_key === 'string')
+      return new AwsClient({
+        accessKeyId: parsed.access_key_id,
+        secretAccessKey: parsed.secret_access_key,
+        ...(typeof parsed.session_token === 'string' ? { sessionToken: parsed.session_token } : {}),
+        service: 's3',
+        region: config.region ?? 'us-east-1',
+      })
+  } catch {
+    // reported below, without quoting the value
+  }
+  throw new RunError(
+    `secret error: credentials: secret "${config.credentials}" must hold JSON {"access_key_id": "...", "secret_access_key": "..."}`,
+  )
+}
+
+function bucketUrl(config: ObjectStoreConfig): string {
+  const endpoint = (config.endpoint ?? `https://s3.${config.region ?? 'us-east-1'}.amazonaws.com`).replace(
+    /\/+$/,
+    '',
+  )
+  if (!/^https?:\/\//i.test(endpoint))
+    throw new RunError(`config error: endpoint ${endpoint} is not an http(s) URL`)
+  return `${endpoint}/${encodeURIComponent(config.bucket)}`
+}
+
+async function send(client: AwsClient, url: string, ctx: FetchContext): Promise<Uint8Array> {
+  const response = await ctx.gate
+    .run(() => client.fetch(url, { signal: ctx.signal }), ctx.signal)
+    .catch((err: unknown) => {
+      if (ctx.signal.aborted) throw new RunError(`timeout: ${url} did not answer in time`)
+      throw new RunError(`connection error: ${url}: ${err instanceof Error ? err.message : String(err)}`)
+    })
+  const bytes = new Uint8Array(await response.arrayBuffer())
+  if (!response.ok) {
+    const code = /<Code>([^<]+)<\/Code>/.exec(new TextDecoder().decode(bytes.slice(0, 4096)))?.[1]
+    const kind = response.status === 401 || response.status === 403 ? 'auth error' : 'http error'
+    throw new RunError(`${kind}: ${url.split('?')[0]} answered ${response.status}${code ? ` ${code}` : ''}`)
+  }
+  return bytes
+}
+
+/** Every key under `prefix`, page after page. */
+async function listKeys(
+  client: AwsClient,
+  base: string,
+  prefix: string,
+  ctx: FetchContext,
+): Promise<string[]> {
+  const keys: string[] = []
+  let token: string | undefined
+  do {
+    const query = new URLSearchParams({ 'list-type': '2', prefix })
+    if (token) query.set('continuation-token', token)
+    const page = listParser.parse(new TextDecoder().decode(await send(client, `${base}?${query}`, ctx))) as {
+      ListBucketResult?: {
+        Contents?: Array<{ Key?: string }>
+        IsTruncated?: string
+        NextContinuationToken?: string
+      }
+    }
+    const result = page.ListBucketResult
+    if (!result) throw new RunError('decode error: the bucket listing is not a ListBucketResult')
+    for (const item of result.Contents ?? []) if (typeof item.Key === 'string') keys.push(item.Key)
+    if (keys.length > MAX_OBJECTS)
+      throw new RunError(`size limit: more than ${MAX_OBJECTS} objects under ${prefix || 'the bucket'}`)
+    token = result.IsTruncated === 'true' ? result.NextContinuationToken : undefined
+  } while (token)
+  return keys
+}
+
+async function fetchObjects(config: ObjectStoreConfig, ctx: FetchContext): Promise<Fetched> {
+  const client = await clientOf(config, ctx)
+  const base = bucketUrl(config)
+  const prefix = (config.path ?? '').replace(/^\/+/, '').replace(/\/*$/, config.path ? '/' : '')
+  const keys = (await listKeys(client, base, prefix, ctx)).filter((k) => CONTENT_OBJECT.test(k)).sort()
+  const content: Record<string, unknown> = {}
+  let size = 0
+  for (const key of keys) {
+    const bytes = await send(client, `${base}/${key.split('/').map(encodeURIComponent).join('/')}`, ctx)
+    size += bytes.byteLength
+    if (size > ctx.maxBytes) throw new RunError(`size limit: the objects exceed ${ctx.maxBytes} bytes`)
+    const relative = key.slice(prefix.length)
+    const document = decodeContent(bytes, formatOf(undefined, key), key, ctx.maxYamlNodes)
+    try {
+      placeAt(content, relative.replace(CONTENT_OBJECT, '').split('/').filter(Boolean), document, key)
+    } catch (err) {
+      if (err instanceof DataConflictError) throw new RunError(`merge error: ${err.message}`)
+      throw err
+    }
+  }
+  return { content, size }
+}
+
+const objectStoreCategory = (category: 'cloud/objstore' | 'store2/content'): DatasourceCategory =>
+  defineCategory({ category, schema: schemaOf(category), mode: 'poll', fetch: fetchObjects })
+
+/** The `cloud/objstore` category. */
+export const cloudObjectStoreCategory = objectStoreCategory('cloud/objstore')
+/** The `store2/content` category (the same reader; another store in the spec). */
+export const store2ContentCategory = objectStoreCategory('store2/content')

@@ -1,0 +1,100 @@
+/**
+ * One run of a polled datasource up to the point of storing: fetch (through the category, under
+ * the run's timeout, byte limit and request gate) → decode (inside the category) → optional Rego
+ * filter. Everything that can go wrong becomes a RunError whose message the status shows.
+ */
+import type { ServiceRepositories } from '../../store/service/index.js'
+import { parseGoDuration } from '../go-duration.js'
+import type { SecretVault } from '../secrets/vault.js'
+import { itemCount } from './decode.js'
+import { applyFilter } from './filter.js'
+import { RequestGate } from './request-gate.js'
+import { type DatasourceCategory, RunError } from './types.js'
+
+/** Limits every run shares (service config `datasources:`). */
+export interface RunLimits {
+  /** Bytes one run may read. */
+  maxBytes: number
+  /** Nodes a YAML document may hold. */
+  maxYamlNodes: number
+  /** Milliseconds a run may take when its category configures no timeout. */
+  defaultTimeoutMs: number
+  /** The service's data folder (git mirrors live under it). */
+  dataDir: string
+}
+
+/** What a run fetched and filtered, ready to store. */
+export interface RunOutput {
+  content: unknown
+  size: number
+  items: number
+}
+
+/** The spec's default ParallelismLimiter `parallel`, used by categories that fan out. */
+const DEFAULT_PARALLEL = 10
+
+/** Milliseconds the run of `config` may take. */
+export function runTimeoutMs(
+  category: DatasourceCategory,
+  config: Record<string, unknown>,
+  limits: RunLimits,
+): number {
+  return category.timeoutMs?.(config) ?? limits.defaultTimeoutMs
+}
+
+/** Milliseconds between runs of `config` (its `polling_interval`, 30s by default). */
+export function pollingIntervalMs(config: Record<string, unknown>): number {
+  const text = typeof config.polling_interval === 'string' ? config.polling_interval : '30s'
+  return parseGoDuration(text) ?? 30_000
+}
+
+/**
+ * Fetches and filters `config`'s data.
+ * @throws RunError with the reason (timeout, HTTP status, TLS, decode, filter, size, secret).
+ */
+export async function fetchAndFilter(options: {
+  category: DatasourceCategory
+  config: Record<string, unknown>
+  store: ServiceRepositories
+  secrets: SecretVault
+  limits: RunLimits
+  /** Aborted when the service stops. */
+  stopSignal: AbortSignal
+}): Promise<RunOutput> {
+  const { category, config, store, secrets, limits } = options
+  if (!category.fetch) throw new RunError(`category ${category.category} is not implemented in this build`)
+  const timeoutMs = runTimeoutMs(category, config, limits)
+  const signal = AbortSignal.any([options.stopSignal, AbortSignal.timeout(timeoutMs)])
+  const gate = new RequestGate({
+    rateLimit: typeof config.rate_limit === 'number' ? config.rate_limit : Number.POSITIVE_INFINITY,
+    parallel: typeof config.parallel === 'number' ? config.parallel : DEFAULT_PARALLEL,
+  })
+  const secret = async (id: string, field: string) => {
+    let value: string | undefined
+    try {
+      value = await secrets.read(store, id)
+    } catch {
+      throw new RunError(`secret error: ${field}: secret "${id}" cannot be opened with the service's keys`)
+    }
+    if (value === undefined) throw new RunError(`secret error: ${field}: secret "${id}" does not exist`)
+    return value
+  }
+  let fetched: { content: unknown; size: number }
+  try {
+    fetched = await category.fetch(config, {
+      signal,
+      maxBytes: limits.maxBytes,
+      maxYamlNodes: limits.maxYamlNodes,
+      secret,
+      gate,
+      dataDir: limits.dataDir,
+    })
+  } catch (err) {
+    if (options.stopSignal.aborted) throw new RunError('interrupted: the service stopped during the run')
+    if (signal.aborted) throw new RunError(`timeout: the run took longer than ${timeoutMs / 1000}s`)
+    if (err instanceof RunError) throw err
+    throw new RunError(`fetch error: ${err instanceof Error ? err.message : String(err)}`)
+  }
+  const content = await applyFilter(config, fetched.content)
+  return { content, size: fetched.size, items: itemCount(content) }
+}

@@ -1,0 +1,64 @@
+/** Types shared by the datasource categories, the validator, the scheduler and the routes. */
+import type { z } from 'zod'
+import type { RequestGate } from './request-gate.js'
+
+/** What a category's fetch may use during one run. */
+export interface FetchContext {
+  /** Aborted when the run's timeout passes (or the service stops). */
+  signal: AbortSignal
+  /** Bytes one run may read from the source; more is an error naming the limit. */
+  maxBytes: number
+  /** Nodes a YAML document may hold. */
+  maxYamlNodes: number
+  /**
+   * The value of the secret `id`, named in the configuration by `field`.
+   * @throws RunError naming the field when the secret is gone or cannot be opened.
+   */
+  secret(id: string, field: string): Promise<string>
+  /** Every request to the source goes through it (rate_limit, parallel). */
+  gate: RequestGate
+  /** The service's data folder (git mirrors live under it). */
+  dataDir: string
+}
+
+/** What one fetch produced: the decoded document and how many bytes were read for it. */
+export interface Fetched {
+  content: unknown
+  size: number
+}
+
+/**
+ * One datasource category (`http`, `rest`, …): its schema and, when this build fetches it, how.
+ * `push` categories take their data by POST instead of being polled.
+ */
+export interface DatasourceCategory {
+  category: string
+  schema: z.ZodType<Record<string, unknown>>
+  mode: 'poll' | 'push'
+  /** Undefined: validated, but refused at PUT as not implemented in this build. */
+  fetch?: (config: Record<string, unknown>, ctx: FetchContext) => Promise<Fetched>
+  /** Milliseconds one run may take, when the category configures it (Git.Common `timeout`). */
+  timeoutMs?: (config: Record<string, unknown>) => number | undefined
+}
+
+/**
+ * Declares a category with its configuration typed by its schema.
+ * @example export const httpCategory = defineCategory({ category: 'http', schema, mode: 'poll', fetch })
+ */
+export function defineCategory<S extends z.ZodType<Record<string, unknown>>>(definition: {
+  category: string
+  schema: S
+  mode: 'poll' | 'push'
+  fetch?: (config: z.output<S>, ctx: FetchContext) => Promise<Fetched>
+  timeoutMs?: (config: z.output<S>) => number | undefined
+}): DatasourceCategory {
+  return definition as unknown as DatasourceCategory
+}
+
+/** A run that failed for a reason the status reports as is (no stack, no secret). */
+export class RunError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'RunError'
+  }
+}
