@@ -4,8 +4,8 @@
  * branch starts from what the system follows (its pinned commit, or its reference).
  */
 import { commitFiles, type GitMirror } from '../git/index.js'
+import type { GitOrigin } from '../git-origin/origin.js'
 import type { CheckedCommit, CommitBody } from './commit-input.js'
-import type { GitOrigin } from './origin.js'
 
 /** The spec's Commit, with the new commit's `sha`. */
 export interface CommitAnswer extends CommitBody {
