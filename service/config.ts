@@ -82,10 +82,6 @@ const gitSchema = z
      * use and their key recorded in the store.
      */
     known_hosts: z.array(z.string().min(1)).default([]),
-    /** known_hosts lines trusted for every ssh origin (`host keytype base64`). */
-    ssh_known_hosts: z.string().default(''),
-    /** Accept an ssh host the first time it is seen and record its key for the system (never a changed key). */
-    ssh_trust_on_first_use: z.boolean().default(false),
   })
   .prefault({})
 

@@ -116,8 +116,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       dataDir,
       timeoutMs: parseGoDuration(config.git.timeout) ?? 60_000,
       maxRepositoryBytes: config.git.max_repository_bytes,
-      sshKnownHosts: config.git.ssh_known_hosts,
-      sshTrustOnFirstUse: config.git.ssh_trust_on_first_use,
+      knownHosts: config.git.known_hosts,
       maxYamlNodes: config.limits.max_yaml_nodes,
     })
     const builder = new BundleBuilder({

@@ -17,12 +17,19 @@ import {
 } from '../bundle-builder.js'
 import { existingMirror, type GitMirror, mirror, readTree, resolveReference } from '../git/index.js'
 import { KeyedLock } from '../git/keyed-lock.js'
+import { originCredentials } from '../git-origin/credentials.js'
+import {
+  DEFAULT_REFERENCE,
+  type GitOrigin,
+  type GitOriginFields,
+  gitOrigin,
+  originFieldsOf,
+  originKey,
+} from '../git-origin/origin.js'
 import { sourceControlSecretReferences } from '../secrets/references.js'
 import type { SecretVault } from '../secrets/vault.js'
 import { type CommitContent, commitContent, isBundleFile } from './content.js'
-import { credentialsFor } from './credentials.js'
-import { SourceFailure, sourceFailureOf } from './failure.js'
-import { type GitOrigin, gitOriginOf, originKey } from './origin.js'
+import { type SourceFailure, sourceFailureOf } from './failure.js'
 
 export interface GitSourceOptions {
   store: ServiceStore
@@ -32,10 +39,8 @@ export interface GitSourceOptions {
   dataDir: string
   timeoutMs: number
   maxRepositoryBytes: number
-  /** known_hosts lines trusted for every ssh origin. */
-  sshKnownHosts: string
-  /** Accept an ssh host seen for the first time and record its key for the system. */
-  sshTrustOnFirstUse: boolean
+  /** `service.git.known_hosts`: ssh hosts named there are checked against these lines only (../git-origin/host-keys.ts). */
+  knownHosts: readonly string[]
   /** Nodes a data.yaml may hold. */
   maxYamlNodes?: number
 }
@@ -89,7 +94,7 @@ export class GitSource implements SystemSource {
 
   /** Whether `system` is built from git. */
   isGitBacked(system: Pick<SystemRow, 'config'>): boolean {
-    return gitOriginOf(system) !== undefined
+    return originFieldsOf(system) !== undefined
   }
 
   /**
@@ -136,28 +141,20 @@ export class GitSource implements SystemSource {
   private async syncLocked(systemId: string, force: boolean): Promise<SyncOutcome | undefined> {
     const { store } = this.options
     const system = await store.systems.get(systemId)
-    const origin = system && gitOriginOf(system)
-    if (!origin) {
+    const fields = system && originFieldsOf(system)
+    if (!fields) {
       await store.gitSync.delete(systemId)
       return undefined
     }
-    const key = originKey(origin)
+    const key = stateKey(fields)
     const previous = await store.gitSync.get(systemId)
     // A changed origin (url, reference, commit, path) starts over: its old commit is not its content.
     const state = previous?.origin === key ? previous : undefined
-    let knownHosts = previous?.known_hosts ?? null
     const now = () => new Date().toISOString()
     let error: SourceFailure | undefined
     try {
-      const credentials = await credentialsFor(origin, store, this.options.secrets, {
-        knownHosts: this.options.sshKnownHosts,
-        trustOnFirstUse: this.options.sshTrustOnFirstUse,
-        recorded: knownHosts ?? undefined,
-        record: async (lines) => {
-          knownHosts = [knownHosts ?? '', lines].filter((s) => s.trim() !== '').join('\n')
-        },
-      })
-      const repo = await mirror(origin.url, credentials, this.mirrorOptions())
+      const origin = gitOrigin(fields)
+      const repo = await mirror(origin.url, await this.credentials(origin), this.mirrorOptions())
       const resolved = await this.resolve(repo, origin)
       await store.gitSync.put({
         system_id: systemId,
@@ -168,7 +165,6 @@ export class GitSource implements SystemSource {
         error_code: null,
         error: null,
         attempted_at: now(),
-        known_hosts: knownHosts,
       })
     } catch (err) {
       error = sourceFailureOf(err)
@@ -185,7 +181,6 @@ export class GitSource implements SystemSource {
         error_code: error.code,
         error: error.message,
         attempted_at: now(),
-        known_hosts: knownHosts,
       })
     }
     const recorded = await store.gitSync.get(systemId)
@@ -228,13 +223,18 @@ export class GitSource implements SystemSource {
   }
 
   private async resolve(repo: GitMirror, origin: GitOrigin) {
-    if (origin.commit !== '') return resolveReference(repo, origin.commit, 'commit')
-    if (origin.reference === '')
-      throw new SourceFailure(
-        'invalid_input',
-        'source_control.origin: set reference (a branch or tag) or commit to build from',
-      )
-    return resolveReference(repo, origin.reference, 'reference')
+    if (origin.commit !== undefined) return resolveReference(repo, origin.commit, 'commit')
+    return resolveReference(repo, origin.reference ?? DEFAULT_REFERENCE, 'reference')
+  }
+
+  /**
+   * The origin's credentials (../git-origin/credentials.ts): HTTP logins and ssh keys from the
+   * secrets it names, ssh host keys from `service.git.known_hosts` or trusted on first use and
+   * recorded in the settings, as the source-control endpoints do.
+   */
+  private credentials(origin: GitOrigin) {
+    const { store, secrets, knownHosts } = this.options
+    return originCredentials(store, secrets, origin.fields, 'source_control.origin.', knownHosts)
   }
 
   private mirrorOptions() {
@@ -247,11 +247,11 @@ export class GitSource implements SystemSource {
 
   /** The content of the recorded commit of a git-backed system (SystemSource). */
   async content(system: SystemRow): Promise<SourcedContent | undefined> {
-    const origin = gitOriginOf(system)
-    if (!origin) return undefined
+    const fields = originFieldsOf(system)
+    if (!fields) return undefined
     const { store } = this.options
     const stored = await store.gitSync.get(system.id)
-    const state = stored?.origin === originKey(origin) ? stored : undefined
+    const state = stored?.origin === stateKey(fields) ? stored : undefined
     const problems: string[] = []
     if (state?.error) problems.push(`${state.error_code}: ${state.error}`)
     // A secret deleted or never created since the last sync: not Ready, even if the mirror is there.
@@ -260,14 +260,16 @@ export class GitSource implements SystemSource {
     for (const ref of references.filter((r) => missing.has(r.id)))
       problems.push(`missing_secret: ${ref.field}: secret "${ref.id}" does not exist`)
     if (!state?.commit_sha) {
-      if (problems.length === 0) problems.push(`not synced yet: waiting for the first fetch of ${origin.url}`)
+      if (problems.length === 0) problems.push(`not synced yet: waiting for the first fetch of ${fields.url}`)
       throw new SourceUnavailableError(problems)
     }
     const commit = state.commit_sha
+    // A commit was recorded, so the origin was accepted when it was synced: it still is.
+    const origin = gitOrigin(fields)
     const cached = await this.commitFiles(system.id, origin, commit)
     const roots: RepoRoots = {
       repo: origin.url,
-      ref: state.ref ?? origin.reference,
+      ref: state.ref ?? origin.reference ?? '',
       commit,
       path: origin.path,
       id: system.id,
@@ -292,12 +294,7 @@ export class GitSource implements SystemSource {
     let repo = await existingMirror(origin.url, undefined, options)
     if (!repo || !(await hasCommit(repo, commit))) {
       // Another replica synced this commit, or the data folder is new: fetch it (credentials needed).
-      const credentials = await credentialsFor(origin, this.options.store, this.options.secrets, {
-        knownHosts: this.options.sshKnownHosts,
-        trustOnFirstUse: false,
-        recorded: (await this.options.store.gitSync.get(systemId))?.known_hosts ?? undefined,
-        record: async () => {},
-      }).catch((err) => {
+      const credentials = await this.credentials(origin).catch((err) => {
         throw new SourceUnavailableError([`${sourceFailureOf(err).code}: ${sourceFailureOf(err).message}`])
       })
       repo = await mirror(origin.url, credentials, options).catch((err) => {
@@ -323,6 +320,22 @@ export class GitSource implements SystemSource {
   async forget(systemId: string): Promise<void> {
     this.cache.delete(systemId)
     await this.options.store.gitSync.delete(systemId)
+  }
+}
+
+/**
+ * What the sync state of `fields` is kept for (originKey). A folder the origin refuses keys by its
+ * raw text: its sync records that failure, and a fixed folder is a new origin.
+ */
+function stateKey(fields: GitOriginFields): string {
+  try {
+    return originKey(gitOrigin(fields))
+  } catch {
+    return JSON.stringify([
+      fields.url,
+      fields.commit || fields.reference || DEFAULT_REFERENCE,
+      fields.path ?? '',
+    ])
   }
 }
 

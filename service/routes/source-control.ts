@@ -13,7 +13,11 @@ import { answeringGitErrors, gitHttpError } from '../source-control/git-http-err
 import { systemOrigin } from '../source-control/origin.js'
 import { branchChanges, branchHead, masterFiles, originBranch } from '../source-control/repo-files.js'
 import { openRepository, originCommit } from '../source-control/repository.js'
-import { commitToSystemBranch, folderRelativeField } from '../source-control/system-commit.js'
+import {
+  commitToSystemBranch,
+  folderRelativeField,
+  movesFollowedBranch,
+} from '../source-control/system-commit.js'
 import { verifyConfig } from '../source-control/verify-config.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId, envelope } from '../validation.js'
@@ -62,13 +66,19 @@ export function sourceControlRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   )
 
   app.post('/v1/systems/:system/commits', async (c) => {
-    const { origin } = await systemOrigin(deps.store, checkId(c.req.param('system'), 'system id'))
+    const { system, origin } = await systemOrigin(deps.store, checkId(c.req.param('system'), 'system id'))
     const checked = checkCommitBody(await readStructuredBody(c, limits), origin.path, maxFileBytes)
     const answer = await answeringGitErrors(
       async () =>
         commitToSystemBranch(await openRepository(deps, origin, 'source_control.origin.'), origin, checked),
       { rename: folderRelativeField(origin.path) },
     )
+    // The system is built from the branch just committed to: rebuild it from the new commit before
+    // answering. A failed sync is the system's status (and logged), not this commit's failure.
+    if (movesFollowedBranch(origin, answer.branch))
+      await deps.gitSource.sync(system.id).catch((error: unknown) => {
+        deps.logger.warn({ system_id: system.id, err: error }, 'sync after a commit failed')
+      })
     return envelope(c, answer)
   })
 

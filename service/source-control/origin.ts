@@ -1,61 +1,11 @@
 /**
- * A system's git origin (`source_control.origin`, the spec's GitRepoConfig) as the source-control
- * endpoints use it: read from the stored system, with the reference defaulted and the folder
- * normalised, and compared with other systems' origins for the duplicate check of verify-config.
+ * A system's git origin as the source-control endpoints use it: read from the stored system (404
+ * or 400 when there is none), and compared with other systems' origins for the duplicate check of
+ * verify-config. The origin itself (fields, defaults, folder): ../git-origin/origin.ts.
  */
 import { badRequest, notFound } from '../../core/http/index.js'
 import type { ServiceRepositories, SystemRow } from '../../store/service/index.js'
-import { GitError } from '../git/index.js'
-import { normaliseTreePath } from '../git/tree-path.js'
-
-/** The spec's default reference when neither `reference` nor `commit` is set (Git.Common). */
-export const DEFAULT_REFERENCE = 'refs/heads/master'
-
-/** The GitRepoConfig fields (empty strings mean "not set", as the spec's required-but-empty fields do). */
-export interface GitOriginFields {
-  url: string
-  reference?: string
-  commit?: string
-  credentials?: string
-  path?: string
-  ssh_credentials?: { private_key?: string; passphrase?: string }
-}
-
-/** An origin ready for the git layer. */
-export interface GitOrigin {
-  url: string
-  /** The reference the system follows; undefined when a commit is pinned. */
-  reference?: string
-  /** The pinned commit; it takes precedence over any reference. */
-  commit?: string
-  /** The repository folder the system's files live in, without slashes at either end ('' = root). */
-  path: string
-  fields: GitOriginFields
-}
-
-/** Normalises the fields (a pinned commit wins; no reference means DEFAULT_REFERENCE). */
-export function gitOrigin(fields: GitOriginFields): GitOrigin {
-  let path: string
-  try {
-    path = normaliseTreePath(fields.path ?? '')
-  } catch (error) {
-    if (error instanceof GitError) throw badRequest(`path: ${error.message}`)
-    throw error
-  }
-  const commit = fields.commit || undefined
-  return {
-    url: fields.url,
-    commit,
-    reference: commit === undefined ? fields.reference || DEFAULT_REFERENCE : undefined,
-    path,
-    fields,
-  }
-}
-
-function originFieldsOf(row: SystemRow): GitOriginFields | undefined {
-  const config = JSON.parse(row.config) as { source_control?: { origin?: GitOriginFields } }
-  return config.source_control?.origin
-}
+import { type GitOrigin, gitOrigin, originFieldsOf, originKey } from '../git-origin/origin.js'
 
 /**
  * The stored system `id` and its origin.
@@ -68,7 +18,7 @@ export async function systemOrigin(
   const system = await store.systems.get(id)
   if (!system) throw notFound(`system ${id} not found`)
   const fields = originFieldsOf(system)
-  if (!fields?.url)
+  if (!fields)
     throw badRequest(
       `source_control: system ${id} has no source_control.origin; set it with PUT /v1/systems/${id}`,
     )
@@ -85,7 +35,7 @@ export async function duplicateOriginOwner(
   for (const row of await store.systems.list()) {
     if (row.id === exceptId) continue
     const fields = originFieldsOf(row)
-    if (!fields?.url) continue
+    if (!fields) continue
     try {
       if (originKey(gitOrigin(fields)) === key) return row.id
     } catch {
@@ -93,9 +43,4 @@ export async function duplicateOriginOwner(
     }
   }
   return undefined
-}
-
-function originKey(origin: GitOrigin): string {
-  const url = origin.url.replace(/\/+$/, '').replace(/\.git$/, '')
-  return JSON.stringify([url, origin.commit ?? origin.reference, origin.path])
 }

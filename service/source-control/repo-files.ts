@@ -6,7 +6,7 @@
  */
 import { GitError, type GitMirror, readTree } from '../git/index.js'
 import { branchName, commitOf } from '../git/refs.js'
-import type { GitOrigin } from './origin.js'
+import type { GitOrigin } from '../git-origin/origin.js'
 
 /** The spec's RepoFiles. */
 export interface RepoFiles {

@@ -5,10 +5,10 @@
  */
 
 import { GitError, type GitMirror, mirror, resolveReference } from '../git/index.js'
+import { originCredentials } from '../git-origin/credentials.js'
+import type { GitOrigin } from '../git-origin/origin.js'
 import { parseGoDuration } from '../go-duration.js'
 import type { ServiceDeps } from '../types.js'
-import { originCredentials } from './credentials.js'
-import type { GitOrigin } from './origin.js'
 
 /** What opening a repository needs from the service. */
 export type RepositoryDeps = Pick<ServiceDeps, 'store' | 'secrets' | 'dataDir' | 'config'>

@@ -4,8 +4,9 @@
  * branch starts from what the system follows (its pinned commit, or its reference).
  */
 import { commitFiles, type GitMirror } from '../git/index.js'
+import type { GitOrigin } from '../git-origin/origin.js'
 import type { CheckedCommit, CommitBody } from './commit-input.js'
-import type { GitOrigin } from './origin.js'
+import { originBranch } from './repo-files.js'
 
 /** The spec's Commit, with the new commit's `sha`. */
 export interface CommitAnswer extends CommitBody {
@@ -28,6 +29,17 @@ export async function commitToSystemBranch(
     message: body.message,
   })
   return { ...body, branch: result.branch, sha: result.commit }
+}
+
+/**
+ * Whether a commit to `branch` moved what the system is built from: the branch its reference
+ * names (a pinned commit or a tag never moves), so the system should sync now, not at the next
+ * poll or webhook.
+ */
+export function movesFollowedBranch(origin: GitOrigin, branch: string): boolean {
+  const short = (name: string) => (name.startsWith('refs/heads/') ? name.slice('refs/heads/'.length) : name)
+  const followed = originBranch(origin)
+  return followed !== undefined && short(followed) === short(branch)
 }
 
 /** The layer names repository paths (`files.<folder>/a.rego`); the request named them inside the folder. */

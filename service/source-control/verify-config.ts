@@ -8,10 +8,11 @@
  */
 import { badRequest, conflict } from '../../core/http/index.js'
 import { parseRemoteUrl, readTree } from '../git/index.js'
+import { gitOrigin } from '../git-origin/origin.js'
 import { gitRepoSchema } from '../system-config.js'
 import { checkId, validateBody } from '../validation.js'
 import { answeringGitErrors, gitHttpError } from './git-http-error.js'
-import { duplicateOriginOwner, gitOrigin } from './origin.js'
+import { duplicateOriginOwner } from './origin.js'
 import { openRepository, originCommit, type RepositoryDeps } from './repository.js'
 
 /** The spec's VerifiedRepoConfig: the config as given, with `sha`. */

@@ -1,7 +1,8 @@
 /**
  * Migration 0008: the sync state of systems built from git. One row per git-backed system: the
- * commit its bundle is built from, the last failure of a fetch (kept until the next good one), and
- * the ssh host keys learnt by trust on first use. Same definition on SQLite and PostgreSQL.
+ * commit its bundle is built from and the last failure of a fetch (kept until the next good one).
+ * ssh host keys learnt by trust on first use are per host, in the settings table (not here).
+ * Same definition on SQLite and PostgreSQL.
  */
 import type { AnyDb } from './schema.js'
 
@@ -20,7 +21,6 @@ export function gitSyncMigration() {
         .addColumn('error_code', 'text')
         .addColumn('error', 'text')
         .addColumn('attempted_at', 'text')
-        .addColumn('known_hosts', 'text')
         .execute()
     },
   }

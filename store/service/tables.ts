@@ -156,8 +156,6 @@ export interface GitSyncTable {
   error_code: string | null
   error: string | null
   attempted_at: string | null
-  /** ssh host keys recorded by trust on first use (known_hosts lines). */
-  known_hosts: string | null
 }
 
 export interface ActivityTable {

@@ -203,6 +203,31 @@ for (const backend of BACKENDS) {
       expect(put.body.result.errors.bundle?.errors[0]?.message).toMatch(/path_not_found/)
     })
 
+    it('reports a path that leaves the repository, naming the field', async () => {
+      const put = await t.json<{ result: SystemView }>('PUT', `/v1/systems/${id}`, {
+        body: {
+          source_control: {
+            origin: { url: `file://${origin.bare}`, reference: 'main', path: '../outside', credentials: '' },
+          },
+        },
+      })
+      expect(put.status).toBe(200)
+      expect(put.body.result.status).toBe('SourceControlFailed')
+      expect(put.body.result.errors.bundle?.errors[0]?.message).toMatch(
+        /^invalid_input: path: .*leaves the repository/,
+      )
+    })
+
+    it('follows refs/heads/master when neither reference nor commit is set', async () => {
+      const master = origin.push({ 'policies/app/data.json': '{"users": ["dave"]}' }, [], 'master')
+      const put = await t.json<{ result: SystemView }>('PUT', `/v1/systems/${id}`, {
+        body: { source_control: { origin: { url: `file://${origin.bare}`, path: 'policies' } } },
+      })
+      expect(put.body.result.status).toBe('Ready')
+      expect((await bundle()).manifest.revision).toMatch(new RegExp(`^${master}-`))
+      expect((await bundle()).data).toMatchObject({ app: { users: ['dave'] } })
+    })
+
     it('refuses policies pushed to a git-backed system with 409, and syncs only git-backed systems', async () => {
       const put = await t.json<{ message: string }>('PUT', `/v1/policies/systems/${id}/extra`, {
         body: { modules: { 'x.rego': 'package x\n\ny := 1\n' } },

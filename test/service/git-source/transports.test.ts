@@ -1,7 +1,7 @@
 /**
  * Git-backed systems over network transports, with credentials from the service's secrets:
- * `git http-backend` with basic auth (the `credentials` secret as `username:password`, or a bare
- * token) and `git daemon` for git://. Wrong or missing credentials are a status, never Ready, and
+ * `git http-backend` with basic auth (the `credentials` secret's name is the username and its value
+ * the password; a secret without a name is a token, as the source-control endpoints read it) and `git daemon` for git://. Wrong or missing credentials are a status, never Ready, and
  * their values appear in no answer or log line.
  */
 import type { ChildProcess } from 'node:child_process'
@@ -39,7 +39,8 @@ describe('git-backed systems over http and git://', () => {
   let daemon: { port: number; child: ChildProcess }
   let basicId: string
 
-  const putSecret = (id: string, secret: string) => t.json('PUT', `/v1/secrets/${id}`, { body: { secret } })
+  const putSecret = (id: string, secret: string, name = '') =>
+    t.json('PUT', `/v1/secrets/${id}`, { body: { name, description: '', secret } })
   const createSystem = async (name: string, url: string, credentials = '') =>
     t.json<{ result: SystemView }>('POST', '/v1/systems', {
       body: {
@@ -70,7 +71,7 @@ describe('git-backed systems over http and git://', () => {
   })
 
   it('fetches over http with basic credentials from a secret, and with a token', async () => {
-    expect((await putSecret('git/http/alice', `alice:${PASSWORD}`)).status).toBe(200)
+    expect((await putSecret('git/http/alice', PASSWORD, 'alice')).status).toBe(200)
     const basic = await createSystem('basic', `http://127.0.0.1:${http.port}/repo.git`, 'git/http/alice')
     expect(basic.body.result.status).toBe('Ready')
     basicId = basic.body.result.id
@@ -81,7 +82,7 @@ describe('git-backed systems over http and git://', () => {
   })
 
   it('reports refused credentials as SourceControlFailed and keeps the last good bundle', async () => {
-    expect((await putSecret('git/http/bob', 'bob:wrong-password')).status).toBe(200)
+    expect((await putSecret('git/http/bob', 'wrong-password', 'bob')).status).toBe(200)
     const refused = await createSystem('refused', `http://127.0.0.1:${http.port}/repo.git`, 'git/http/bob')
     expect(refused.body.result.status).toBe('SourceControlFailed')
     expect(refused.body.result.errors.bundle?.errors[0]?.message).toMatch(/^auth_failed: /)
@@ -89,7 +90,7 @@ describe('git-backed systems over http and git://', () => {
     // A good system whose secret goes bad: the bundle of its last good commit stays served.
     const id = basicId
     const good = await revision(id)
-    expect((await putSecret('git/http/alice', 'alice:not-it')).status).toBe(200)
+    expect((await putSecret('git/http/alice', 'not-it', 'alice')).status).toBe(200)
     const sync = await t.json<{ result: { status: string; error: { code: string } } }>(
       'POST',
       `/v1/systems/${id}/source-control/sync`,
@@ -99,7 +100,7 @@ describe('git-backed systems over http and git://', () => {
   })
 
   it('is not Ready when a secret it names is gone', async () => {
-    expect((await putSecret('git/http/carol', `alice:${PASSWORD}`)).status).toBe(200)
+    expect((await putSecret('git/http/carol', PASSWORD, 'alice')).status).toBe(200)
     const made = await createSystem('carol', `http://127.0.0.1:${http.port}/repo.git`, 'git/http/carol')
     expect(made.body.result.status).toBe('Ready')
     // The API refuses to delete a secret a system names; the store is where it can still vanish.

@@ -7,7 +7,7 @@
  */
 import { readFileSync, rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { knownHostsKey } from '../../../service/source-control/host-keys.js'
+import { knownHostsKey } from '../../../service/git-origin/host-keys.js'
 import { BACKENDS } from '../../store/backends.js'
 import { git, makeOrigin, type Sshd, startSshd, stop, tempDir } from '../git/fixtures.js'
 import { startTestService, type TestService } from '../harness.js'

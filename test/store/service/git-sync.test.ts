@@ -20,7 +20,6 @@ for (const backend of BACKENDS) {
       error_code: null,
       error: null,
       attempted_at: '2026-01-01T00:00:00.000Z',
-      known_hosts: null,
     }
 
     it('puts, replaces and deletes one row per system', async () => {
@@ -31,7 +30,6 @@ for (const backend of BACKENDS) {
         ...row,
         error_code: 'auth_failed',
         error: 'refused',
-        known_hosts: '[h]:22 ssh-ed25519 AAAA',
       }
       await store.gitSync.put(failed)
       expect(await store.gitSync.get('s1')).toEqual(failed)

@@ -5,14 +5,23 @@
  * passphrase value: a key without one). Host keys of ssh remotes: host-keys.ts.
  *
  * Every secret id is checked before any is opened, so a missing one is a 400 naming its field
- * and no git command runs.
+ * and no git command runs. The endpoints answer that error as is; the git source records it as
+ * the system's `missing_secret` status.
  */
-import { badRequest } from '../../core/http/index.js'
+import { HttpError } from '../../core/http/index.js'
 import type { ServiceRepositories } from '../../store/service/index.js'
 import { type GitCredentials, parseRemoteUrl } from '../git/index.js'
 import type { SecretVault } from '../secrets/vault.js'
 import { hostKeyVerification } from './host-keys.js'
 import type { GitOriginFields } from './origin.js'
+
+/** A secret the origin needs is missing or not named: 400 for the endpoints, a status for the git source. */
+export class MissingSecretError extends HttpError {
+  constructor(message: string, problems: string[] = [message]) {
+    super(400, 'invalid_parameter', message, problems)
+    this.name = 'MissingSecretError'
+  }
+}
 
 interface NamedSecret {
   field: string
@@ -36,12 +45,12 @@ async function assertNamedSecretsExist(store: ServiceRepositories, named: NamedS
   const problems = named
     .filter((n) => missing.has(n.id))
     .map((n) => `${n.field}: secret "${n.id}" does not exist (create it with PUT /v1/secrets/${n.id})`)
-  if (problems.length > 0) throw badRequest(problems[0]!, problems)
+  if (problems.length > 0) throw new MissingSecretError(problems[0]!, problems)
 }
 
 /**
  * The credentials for `fields.url`, opened from the secrets it names; undefined when it names none.
- * @throws HttpError 400 when a named secret is missing or ssh credentials are incomplete.
+ * @throws MissingSecretError (HttpError 400) when a named secret is missing or ssh credentials are incomplete.
  */
 export async function originCredentials(
   store: ServiceRepositories,
@@ -57,7 +66,9 @@ export async function originCredentials(
   if (remote.transport === 'ssh') {
     const keyId = fields.ssh_credentials?.private_key
     if (!keyId)
-      throw badRequest(`${prefix}ssh_credentials.private_key: required for a git repository over SSH`)
+      throw new MissingSecretError(
+        `${prefix}ssh_credentials.private_key: required for a git repository over SSH`,
+      )
     const passphraseId = fields.ssh_credentials?.passphrase
     const passphrase = passphraseId ? await open(passphraseId) : ''
     return {

@@ -8,7 +8,7 @@ import {
   configuredLinesFor,
   hostKeyVerification,
   knownHostsKey,
-} from '../../../service/source-control/host-keys.js'
+} from '../../../service/git-origin/host-keys.js'
 import type { ServiceStore } from '../../../store/service/index.js'
 import { BACKENDS, openTestStore } from '../../store/backends.js'
 
