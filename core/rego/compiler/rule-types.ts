@@ -3,8 +3,10 @@
  * check-types.ts): each worked out once per compiled module set, from the types
  * compiler/type-inference.ts reads in their bodies.
  */
+import type { RegoError } from '../errors.js'
 import type { Rule, Term } from '../syntax/ast.js'
 import { type FunctionType, type Type, t, unionOf, unwrap } from '../types/index.js'
+import { BodyChecker } from './body-checker.js'
 import type { Compiler } from './compiler.js'
 import type { RuleTreeNode } from './rule-tree.js'
 import { groundPrefix, walkTerms } from './terms.js'
@@ -14,7 +16,8 @@ import { BodyTypes, constantType } from './type-inference.js'
  * Types of the rules under `data`: what every definition (defaults and `else`s included) produces,
  * its value's type read after its body, merged as OPA's type tree merges them (partial objects and
  * ref heads with vars as objects keyed by their var parts' types); and user functions' types.
- * Rules with rules below them are not typed.
+ * Rules with rules below them are not typed; a rule or function any of whose definitions has a type
+ * error in its body is `any`, as OPA's checker types it, so that its uses report nothing more.
  */
 export class RuleTypes {
   readonly #compiler: Compiler
@@ -24,6 +27,8 @@ export class RuleTypes {
   /** True while `#warm` works: the resolutions it starts find their dependencies known. */
   #warming = false
   #nodes: Map<Rule, RuleTreeNode> | undefined
+  /** Each rule body checked, once: the types of its vars after it and the errors found in it. */
+  readonly #checked = new Map<Rule, { types: BodyTypes; errors: RegoError[] }>()
 
   constructor(compiler: Compiler) {
     this.#compiler = compiler
@@ -98,6 +103,8 @@ export class RuleTypes {
    * (`else`s included) of what its body makes of the argument (`any` when nothing) and of its value.
    */
   #functionType(node: RuleTreeNode): FunctionType | undefined {
+    // A function with an error in its body is `any` in OPA: calls to it are not checked.
+    if (this.#hasErrors(node)) return undefined
     const results: Type[] = []
     const args: Type[][] = []
     for (const { rule } of node.rules) {
@@ -120,9 +127,32 @@ export class RuleTypes {
 
   /** The types of `rule`'s vars once its body is read (a function's arguments unbound at first). */
   #afterBody(rule: Rule): BodyTypes {
-    const body = new BodyTypes(this.#compiler, this, paramVars(rule))
-    for (const expr of rule.body) body.learn(expr)
-    return body
+    return this.#check(rule).types
+  }
+
+  /** The type errors in `rule`'s body (one definition; `else` branches are rules of their own). */
+  errorsOf(rule: Rule): RegoError[] {
+    return this.#check(rule).errors
+  }
+
+  #check(rule: Rule): { types: BodyTypes; errors: RegoError[] } {
+    let checked = this.#checked.get(rule)
+    if (!checked) {
+      const types = new BodyTypes(this.#compiler, this, paramVars(rule))
+      const checker = new BodyChecker(this.#compiler, types)
+      checker.body(rule.body)
+      checked = { types, errors: checker.errors }
+      this.#checked.set(rule, checked)
+    }
+    return checked
+  }
+
+  /** True when a definition of the rule or function at `node` has a type error in its body. */
+  #hasErrors(node: RuleTreeNode): boolean {
+    return node.rules.some(({ rule }) => {
+      for (let r: Rule | undefined = rule; r; r = r.else) if (this.errorsOf(r).length > 0) return true
+      return false
+    })
   }
 
   #valueAfterBody(rule: Rule, value: Term): Type {
@@ -140,6 +170,7 @@ export class RuleTypes {
 
   #ruleSetType(node: RuleTreeNode): Type | undefined {
     if (node.rules.length === 0 || node.children.size > 0) return undefined
+    if (this.#hasErrors(node)) return t.any
     const types: Type[] = []
     for (const { rule } of node.rules) {
       for (let r: typeof rule | undefined = rule; r; r = r.else) {

@@ -29,6 +29,7 @@ import { elementType, isSubtype, keysOf, overlaps, propertyType, valuesOf } from
 import {
   compareValues,
   equalValues,
+  formatValue,
   isArray,
   isObject,
   isSet,
@@ -86,8 +87,9 @@ function isTop(type: Type): boolean {
 /**
  * True when no value of `type` can have the constant key `key`: scalars have no keys, an object
  * its static ones and keys of its dynamic part's key type (OPA's `types.Select`: `o[1]` for
- * `object[string: number]` is undefined), an array no key but a number. Numbers are not checked
- * against arrays, nor anything against sets.
+ * `object[string: number]` is undefined), an array only integer keys within its bounds when it has
+ * a fixed length (`[1, 2][5]`), a set only members its element type can hold (OPA wants the exact
+ * type; regent only rejects a member whose type cannot overlap, `{"a"}[1]`).
  */
 function cannotHave(type: Type, key: Value): boolean {
   const x = unwrap(type)
@@ -102,10 +104,20 @@ function cannotHave(type: Type, key: Value): boolean {
     case 'object':
       return !hasStaticKey(x, key) && (!x.dynamic || !isSubtype(typeOf(key), x.dynamic.key))
     case 'array':
-      return typeName(key) !== 'number'
+      return !isIndexOf(x, key)
+    case 'set':
+      return !overlaps(typeOf(key), x.of)
     default:
       return false
   }
+}
+
+/** True when `key` is an integer index an array of type `array` can have. */
+function isIndexOf(array: Type & { kind: 'array' }, key: Value): boolean {
+  if (typeName(key) !== 'number') return false
+  const n = Number(formatValue(key))
+  if (!Number.isInteger(n) || n < 0) return false
+  return array.dynamic !== undefined || n < array.static.length
 }
 
 function hasStaticKey(o: ObjectType, key: Value): boolean {
@@ -133,6 +145,8 @@ export class BodyTypes {
   readonly #params: Set<string>
   /** The comprehension bodies already read. */
   readonly #learnt = new WeakSet<Expr[]>()
+  /** The comprehensions whose bodies have a type error: of unknown type, as OPA types them. */
+  readonly #failed = new WeakSet<Term>()
 
   constructor(compiler: Compiler, rules: RuleTypes, params: Iterable<string> = []) {
     this.#compiler = compiler
@@ -150,8 +164,18 @@ export class BodyTypes {
     return this.#vars.get(name)
   }
 
+  /**
+   * Records that the body of the comprehension `term` has a type error: OPA's checker then has no
+   * type for it (`nil`, and errors that follow from that are not reported), regent reads it as
+   * `any`, which likewise reports nothing more.
+   */
+  failed(term: Term): void {
+    this.#failed.add(term)
+  }
+
   /** The type of `term`, `any` when unknown. Reading a ref binds its unbound var keys. */
   termType(term: Term): Type {
+    if (this.#failed.has(term)) return t.any
     const constant = constantType(term)
     if (constant) return constant
     switch (term.type) {
@@ -250,9 +274,12 @@ export class BodyTypes {
     return { type }
   }
 
-  /** Records the vars that `expr` binds. A negated expression binds nothing outside it. */
+  /**
+   * Records the vars that `expr` binds. A negated expression is read as any other, as OPA's
+   * checker reads it: its vars are its own or bound before it (CheckSafety), so what it teaches is
+   * a function argument's type (`f(x) if not startswith(x, "a")` takes a string).
+   */
   learn(expr: Expr): void {
-    if (expr.negated) return
     // As OPA's checker, an expression with `with` modifiers is read as any other: the types are
     // the program's, whatever the modifiers replace for one evaluation.
     this.#learnTerms(expr)
@@ -460,6 +487,39 @@ export class BodyTypes {
       if (key === undefined) return true
       const child = propertyType(want, key)
       return child !== undefined && this.fits(v, child, union)
+    })
+  }
+
+  /**
+   * True when `a = b` can hold, as OPA's checker decides it (`unify2`): two sides without unbound
+   * vars by whether their types overlap; a side with unbound vars against the other's type part
+   * by part, so the constant parts of a pattern are checked (`[x, 1] = [2, "a"]` cannot hold);
+   * two such sides element by element when both are arrays or objects of the same shape.
+   */
+  matches(a: Term, b: Term): boolean {
+    const freeA = this.#hasUnbound(a)
+    const freeB = this.#hasUnbound(b)
+    if (!freeA && !freeB) return overlaps(this.termType(a), this.termType(b))
+    if (!freeB) return this.fits(a, this.termType(b))
+    if (!freeA) return this.fits(b, this.termType(a))
+    if (a.type === 'array' && b.type === 'array')
+      return a.value.length === b.value.length && a.value.every((x, i) => this.matches(x, b.value[i] as Term))
+    if (a.type === 'object' && b.type === 'object') return this.#objectsMatch(a.value, b.value)
+    // A var against anything, and shapes OPA rejects but regent cannot be sure of, pass.
+    return a.type === 'var' || b.type === 'var' || (a.type !== 'array' && a.type !== 'object')
+  }
+
+  /** Two object patterns with unbound vars: the same constant keys, the values matching. */
+  #objectsMatch(a: [Term, Term][], b: [Term, Term][]): boolean {
+    if (a.length !== b.length) return false
+    return a.every(([k, v]) => {
+      const key = isConstant(k) ? constantValue(k) : undefined
+      if (key === undefined) return true
+      const other = b.find(([k2]) => {
+        const key2 = isConstant(k2) ? constantValue(k2) : undefined
+        return key2 !== undefined && equalValues(key, key2)
+      })
+      return other !== undefined && this.matches(v, other[1])
     })
   }
 

@@ -229,6 +229,41 @@ const rejected: { note: string; src: string; want: string }[] = [
     src: 'p if {\n\tx := 1\n\tsprintf("%v", [x]) == "1"\n\tupper(x) == "1"\n}',
     want: 'test.rego:6: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
   },
+  {
+    note: 'an index past the end of a fixed-length array',
+    src: 'p if {\n\tx := [1, 2]\n\tx[5]\n}',
+    want: 'test.rego:5: rego_type_error: undefined ref: x[5]\n\tx[5]\n\t  ^\n\t  have: 5\n\t  want (type): number',
+  },
+  {
+    note: 'a negative index into an array',
+    src: 'p if {\n\tx := [1, 2]\n\tx[-1]\n}',
+    want: 'test.rego:5: rego_type_error: undefined ref: x[-1]\n\tx[-1]\n\t  ^\n\t  have: -1\n\t  want (type): number',
+  },
+  {
+    note: 'a set member of a type the set cannot hold',
+    src: 'p if {\n\ts := {"a"}\n\ts[1]\n}',
+    want: 'test.rego:5: rego_type_error: undefined ref: s[1]\n\ts[1]\n\t  ^\n\t  have: 1\n\t  want (type): string',
+  },
+  {
+    note: 'a pattern with an unbound var whose constant part does not fit',
+    src: 'p if {\n\t[x, 1] = [2, "a"]\n}',
+    want: 'test.rego:4: rego_type_error: match error\n\tleft  : array<???, number>\n\tright : array<number, string>',
+  },
+  {
+    note: 'an object pattern with an unbound var whose constant part does not fit',
+    src: 'p if {\n\t{"a": x, "b": 1} = {"a": 1, "b": "s"}\n}',
+    want: 'test.rego:4: rego_type_error: match error\n\tleft  : object<a: ???, b: number>\n\tright : object<a: number, b: string>',
+  },
+  {
+    note: 'a function argument typed by its use under `not`',
+    src: 'f(x) if not startswith(x, "a")\n\nq if f(1)',
+    want: 'test.rego:5: rego_type_error: data.test.f: invalid argument(s)\n\thave: (number)\n\twant: (string, boolean)',
+  },
+  {
+    note: 'a var bound before a negated expression is checked inside it',
+    src: 'p if {\n\tx := 1\n\tnot startswith(x, "a")\n}',
+    want: 'test.rego:5: rego_type_error: startswith: invalid argument(s)\n\thave: (number, string)\n\twant: (search: string, base: string, result: boolean)',
+  },
 ]
 
 const accepted: { note: string; src: string }[] = [
@@ -314,6 +349,22 @@ const accepted: { note: string; src: string }[] = [
     note: 'a comprehension reading a value that `with` replaces',
     src: 'q := y if {\n\ty := [x | x := input.a[_]] with input.a as [1]\n\tupper(y[0]) == "A"\n}',
   },
+  {
+    note: 'an index within a fixed-length array, and any index into an array of unknown length',
+    src: 'q if {\n\tx := [1, 2]\n\tx[1] == 2\n\tys := [y | some y in input.ys]\n\tys[7]\n}',
+  },
+  {
+    note: "a set member of the set's type, absent or not",
+    src: 'q if {\n\ts := {"a"}\n\ts["b"]\n}',
+  },
+  {
+    note: 'a pattern with an unbound var whose constant parts fit',
+    src: 'q if {\n\t[x, 1] = [2, 1]\n\tx + 1 == 3\n}',
+  },
+  {
+    note: 'a pattern against a value of unknown type, under `not` too',
+    src: 'q if {\n\t[x, "a"] = input.pair\n\tnot startswith(x, "b")\n}',
+  },
 ]
 
 describe('type errors OPA reports', () => {
@@ -330,4 +381,40 @@ describe('programs OPA accepts', () => {
       expect(errorsOf(`package test\n\n${c.src}\n`)).toEqual([])
     })
   }
+})
+
+/**
+ * OPA's checker reports nothing more about a rule, function or comprehension whose body has a type
+ * error: the rule is typed `any`, the comprehension has no type. Each program below has one error;
+ * with the inferred types kept, a second would follow from it.
+ */
+describe('errors that follow from an earlier error are not reported', () => {
+  const cases: { note: string; src: string; want: string }[] = [
+    {
+      note: 'a rule whose body has a type error is `any`',
+      src: 'p := x if {\n\tx := upper(1)\n}\n\nq if {\n\tp + 1 == 2\n}',
+      want: 'test.rego:4: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+    },
+    {
+      note: 'a function whose body has a type error is `any`',
+      src: 'f(x) := y if {\n\ty := upper(1)\n}\n\nq if {\n\tf("a") + 1 == 2\n}',
+      want: 'test.rego:4: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+    },
+    {
+      note: 'a comprehension whose body has a type error has no type',
+      src: 'q if {\n\txs := [y | y := upper(1)]\n\tupper(xs) == "A"\n}',
+      want: 'test.rego:4: rego_type_error: upper: invalid argument(s)\n\thave: (number, ???)\n\twant: (x: string, y: string)',
+    },
+  ]
+  for (const c of cases) {
+    it(c.note, () => {
+      expect(errorsOf(`package test\n\n${c.src}\n`)).toEqual([c.want])
+    })
+  }
+
+  it('a rule without errors keeps its type, so its misuse is still reported', () => {
+    const errors = errorsOf('package test\n\np := x if {\n\tx := upper("a")\n}\n\nq if {\n\tp + 1 == 2\n}\n')
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toContain('plus: invalid argument(s)\n\thave: (string, number, ???)')
+  })
 })
