@@ -28,6 +28,9 @@ FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
     REGENT_DATA_DIR=/var/lib/regent \
     REGENT_LISTEN_HOST=0.0.0.0
+# git and ssh: systems and datasources built from git repositories drive Debian's git (docs/git.md).
+RUN apt-get update && apt-get install -y --no-install-recommends git openssh-client ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /src/package.json ./
 COPY --from=build /src/node_modules node_modules
