@@ -7,6 +7,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join, relative, sep } from 'node:path'
+import { globMatch } from '../core/bundle/glob.js'
 import { readBundle } from '../core/bundle/index.js'
 import { RegoErrors } from '../core/rego/errors.js'
 import type { Module } from '../core/rego/syntax/ast.js'
@@ -124,10 +125,7 @@ function splitPrefix(spec: string): { prefix: string[]; path: string } {
 
 async function walk(dir: string, ignore: string[]): Promise<string[]> {
   const out: string[] = []
-  const skip = (name: string) =>
-    ignore.some((g) =>
-      new RegExp(`^${g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(name),
-    )
+  const skip = (name: string) => ignore.some((pattern) => globMatch(pattern, name))
   for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
     a.name < b.name ? -1 : 1,
   )) {
@@ -141,15 +139,20 @@ async function walk(dir: string, ignore: string[]): Promise<string[]> {
 
 /**
  * The files under `paths` that `accept` takes: a file named in `paths` is taken as given,
- * directories are walked with their entries in name order.
+ * directories are walked with their entries in name order. Files and directories whose base name
+ * matches an `ignore` glob (Go's `filepath.Match`, core/bundle/glob.ts) are left out.
  * @example await filesUnder(['policies'], (p) => p.endsWith('.rego'))
  */
 export async function filesUnder(
   paths: readonly string[],
   accept: (path: string) => boolean,
+  ignore: readonly string[] = [],
 ): Promise<string[]> {
   const out: string[] = []
+  const ignored = (name: string) => ignore.some((pattern) => globMatch(pattern, name))
   const visit = async (path: string, explicit: boolean): Promise<void> => {
+    // As OPA's loader: a named path whose base name matches is skipped too.
+    if (ignored(basename(path))) return
     const info = await stat(path)
     if (info.isDirectory()) {
       for (const entry of (await readdir(path)).sort()) await visit(join(path, entry), false)

@@ -2,7 +2,8 @@
  * `regent capabilities [--current] [--version V] [--file PATH]`: OPA's capabilities JSON (built-in
  * declarations, future keywords, features) for the engine regent runs, read from the same
  * DEFAULT_BUILTINS the evaluator and type checker use. Without a flag it lists the versions it
- * knows, as `opa capabilities` does.
+ * knows, as `opa capabilities` does. With several flags, `--version` wins over `--file` over
+ * `--current`, as in opa.
  */
 import { readFile } from 'node:fs/promises'
 import { Command } from 'commander'
@@ -33,6 +34,21 @@ function versionName(): string {
   return `v${REGENT_VERSION}`
 }
 
+/**
+ * A capabilities file as `opa capabilities --file` prints it: read into OPA's Capabilities type
+ * and written back, so unknown members are dropped, `future_keywords` and `wasm_abi_versions`
+ * print as null when absent, and `features` and `allow_net` only when present.
+ */
+export function opaCapabilitiesShape(doc: Record<string, unknown>): Record<string, unknown> {
+  return {
+    builtins: doc.builtins,
+    future_keywords: doc.future_keywords ?? null,
+    wasm_abi_versions: doc.wasm_abi_versions ?? null,
+    ...(doc.features !== undefined ? { features: doc.features } : {}),
+    ...(doc.allow_net !== undefined ? { allow_net: doc.allow_net } : {}),
+  }
+}
+
 interface CapabilitiesOptions {
   current?: boolean
   version?: string
@@ -53,15 +69,9 @@ export function capabilitiesCommand(): Command {
     .option('--version <version>', 'print the capabilities of a version (regent knows its own)')
     .option('--file <path>', 'check and print a capabilities JSON file')
     .action(async (options: CapabilitiesOptions) => {
-      const chosen = [options.current, options.version !== undefined, options.file !== undefined].filter(
-        Boolean,
-      ).length
-      if (chosen > 1) {
-        process.stderr.write('regent: capabilities: use only one of --current, --version and --file\n')
-        process.exitCode = 2
-        return
-      }
-      if (options.file !== undefined) {
+      // As `opa capabilities`: --version wins over --file, which wins over --current; giving
+      // several is not an error (scripts written for opa may pass --current out of habit).
+      if (options.version === undefined && options.file !== undefined) {
         let doc: unknown
         try {
           doc = JSON.parse(await readFile(options.file, 'utf8'))
@@ -83,7 +93,7 @@ export function capabilitiesCommand(): Command {
           process.exitCode = 1
           return
         }
-        print(doc)
+        print(opaCapabilitiesShape(doc as Record<string, unknown>))
         return
       }
       if (options.version !== undefined) {

@@ -3,7 +3,7 @@
  * Silent with exit 0 when everything parses and compiles; errors (pretty or OPA's JSON) and exit 1
  * otherwise. `-s` gives the type checker the JSON Schema of `input`; `--capabilities` limits the
  * built-ins; `-b` reads the paths as bundles, and a `.tar.gz` path is read as a bundle without it
- * too, as OPA's loader does.
+ * too, as OPA's loader does. `--ignore` skips files and directories by name.
  */
 import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
@@ -14,10 +14,11 @@ import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
 import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import { filesUnder, isTarball, loadPolicy } from '../policy-files.js'
+import { collect } from '../query-options.js'
 
 /** Every `.rego` file under `paths` (files are taken as given), sorted within each directory. */
-export function collectRegoFiles(paths: string[]): Promise<string[]> {
-  return filesUnder(paths, (path) => path.endsWith('.rego'))
+export function collectRegoFiles(paths: string[], ignore: readonly string[] = []): Promise<string[]> {
+  return filesUnder(paths, (path) => path.endsWith('.rego'), ignore)
 }
 
 /**
@@ -27,9 +28,10 @@ export function collectRegoFiles(paths: string[]): Promise<string[]> {
 async function loadBundleModules(
   paths: string[],
   v0: boolean,
+  ignore: string[],
 ): Promise<{ modules: Map<string, Module>; errors: RegoError[] }> {
   try {
-    const loaded = await loadPolicy({ paths: [], bundles: paths, ...(v0 ? { v0: true } : {}) })
+    const loaded = await loadPolicy({ paths: [], bundles: paths, ignore, ...(v0 ? { v0: true } : {}) })
     return { modules: loaded.modules, errors: [] }
   } catch (err) {
     if (err instanceof RegoErrors) return { modules: new Map(), errors: err.errors }
@@ -54,6 +56,7 @@ interface CheckOptions {
   schema?: string
   bundle?: boolean
   capabilities?: string
+  ignore: string[]
 }
 
 /** Builds the `check` command. */
@@ -73,6 +76,12 @@ export function checkCommand(): Command {
       'load the paths as bundles (directories or .tar.gz files): manifest and roots are checked too',
     )
     .option('--capabilities <version-or-file>', 'capabilities JSON file or version: the built-ins allowed')
+    .option(
+      '--ignore <glob>',
+      'skip files and directories whose name matches (repeatable; e.g. --ignore "*_test.rego")',
+      collect,
+      [],
+    )
     .action(async (paths: string[], options: CheckOptions) => {
       const max = Number(options.maxErrors)
       if (!Number.isInteger(max) || max < 0) {
@@ -91,9 +100,14 @@ export function checkCommand(): Command {
         capabilities = await loadCapabilities(options.capabilities)
         // A named tarball is a bundle, with or without -b (tarballs inside folders are skipped).
         const bundles = options.bundle ? paths : paths.filter(isTarball)
-        files = options.bundle ? [] : await collectRegoFiles(paths.filter((path) => !isTarball(path)))
+        files = options.bundle
+          ? []
+          : await collectRegoFiles(
+              paths.filter((path) => !isTarball(path)),
+              options.ignore,
+            )
         if (bundles.length > 0) {
-          const loaded = await loadBundleModules(bundles, options.v0Compatible === true)
+          const loaded = await loadBundleModules(bundles, options.v0Compatible === true, options.ignore)
           errors.push(...loaded.errors)
           for (const [file, module] of loaded.modules) parsed.set(file, module)
         }

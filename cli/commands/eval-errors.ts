@@ -1,6 +1,6 @@
 /**
  * How `regent eval` (and `eval -p`, `bench`) report a failed run: OPA's `{"errors": [...]}` on
- * stdout with `-f json`, the pretty text on stderr otherwise; exit code 1 either way.
+ * stdout with `-f json` (and `-f discard`), the pretty text on stderr otherwise; exit code 1 either way.
  */
 import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import { type Doc, renderJson } from '../presentation.js'
@@ -35,7 +35,9 @@ function errorText(err: unknown): string {
 
 /** Writes the failure in the `--format` asked for and sets exit code 1. */
 export function writeFailure(err: unknown, options: { format: string }): void {
-  if (options.format === 'json') process.stdout.write(`${renderJson({ errors: errorDocs(err) })}\n`)
+  // OPA's `discard` prints the whole output document as JSON, errors included.
+  if (options.format === 'json' || options.format === 'discard')
+    process.stdout.write(`${renderJson({ errors: errorDocs(err) })}\n`)
   else process.stderr.write(`${errorText(err)}\n`)
   process.exitCode = 1
 }

@@ -15,6 +15,7 @@ import { schemaCompileOptions } from '../input-schema.js'
 import { loadQueryPolicy, parseImportFlags, readQueryInput } from '../query-options.js'
 import type { EvalLimits } from './eval.js'
 import { writeFailure } from './eval-errors.js'
+import { partialSource } from './eval-source.js'
 
 /** What `eval -p` reads from the eval options. */
 export interface PartialEvalOptions {
@@ -68,7 +69,8 @@ export async function runPartialEval(
       }),
       budget: limits.budget,
     })
-    if (options.format === 'json') {
+    if (options.format === 'json' || options.format === 'discard') {
+      // `discard` only replaces a `result` member, which a partial evaluation has not.
       const doc = {
         partial: {
           queries: result.queries.map((q) => toOpaJson(q)),
@@ -76,6 +78,13 @@ export async function runPartialEval(
         },
       }
       process.stdout.write(`${stringify(doc, undefined, 2)}\n`)
+    } else if (options.format === 'source') {
+      process.stdout.write(
+        partialSource(
+          result.queries,
+          result.support.map((m) => formatModule(m)),
+        ),
+      )
     } else {
       process.stdout.write(
         prettyPartial(
@@ -98,14 +107,15 @@ export function prettyPartial(queries: readonly Body[], support: readonly string
   for (const [i, q] of queries.entries()) {
     lines.push(`# Query ${i + 1}`)
     if (q.length === 0) lines.push('true')
-    for (const expr of q) lines.push(exprText(expr))
+    for (const expr of q) lines.push(queryExprText(expr))
     lines.push('')
   }
   for (const text of support) lines.push('# Support', text.trimEnd(), '')
   return `${lines.join('\n')}`
 }
 
-function exprText(expr: Body[number]): string {
+/** One expression of a residual query as Rego text. */
+export function queryExprText(expr: Body[number]): string {
   // A body of one expression printed through a throwaway module keeps the formatter's Rego syntax.
   const module = formatModule({
     type: 'module',

@@ -1,6 +1,6 @@
 /**
  * `regent eval <query>`: evaluates a Rego query against policies and data, printing OPA's output
- * shapes (json, values, bindings, pretty, raw). Exit 1 on errors; `--fail` also on an undefined
+ * shapes (json, values, bindings, pretty, raw, discard; source with -p). Exit 1 on errors; `--fail` also on an undefined
  * result, `--fail-defined` on a defined one.
  */
 import { Command, Option } from 'commander'
@@ -78,6 +78,7 @@ interface EvalOptions {
   shallowInlining?: boolean
   nondeterminsticBuiltins?: boolean
   capabilities?: string
+  varValues?: boolean
 }
 
 /** Parses Go-style durations (`5s`, `100ms`, `1m30s`) into milliseconds. */
@@ -115,7 +116,7 @@ export function evalCommand(): Command {
       .argument('[query]', 'the query to evaluate')
       .addOption(
         new Option('-f, --format <format>', 'output format')
-          .choices(['json', 'values', 'bindings', 'pretty', 'raw'])
+          .choices(['json', 'values', 'bindings', 'pretty', 'source', 'raw', 'discard'])
           .default('json'),
       )
       .option('--fail', 'exit 1 when the result is undefined')
@@ -134,6 +135,7 @@ export function evalCommand(): Command {
           .choices(['off', 'notes', 'fails', 'full'])
           .default('off'),
       )
+      .option('--var-values', "with --explain and -f pretty: show the values of each expression's variables")
       .option('--strict-builtin-errors', 'treat built-in errors as fatal')
       .option('--show-builtin-errors', 'report built-in errors that were ignored')
       .option('-S, --strict', 'strict compile checks')
@@ -176,6 +178,9 @@ export function evalCommand(): Command {
         } catch (err) {
           return usage((err as Error).message)
         }
+        // OPA's `source` format prints partial evaluation results only (without -p, opa crashes).
+        if (options.format === 'source' && !options.partial)
+          return usage('-f source prints partial evaluation results: add -p/--partial')
         if (options.instrument) options.metrics = true
         if (options.partial) return runPartialEval(query, options, limits)
         await runEval(query, options, count, limits)
@@ -239,7 +244,7 @@ async function runEval(query: string, options: EvalOptions, count: number, limit
     for (let i = 0; i < count; i++) {
       tracer =
         options.explain !== 'off'
-          ? new BufferTracer()
+          ? new BufferTracer({ varValues: options.varValues === true })
           : options.profile
             ? new ProfileTracer()
             : options.coverage
@@ -305,12 +310,14 @@ function writeResults(
       ? tracer.results(options.profileSort?.split(',')).slice(0, Number.isInteger(limit) ? limit : 10)
       : []
   switch (options.format) {
-    case 'json': {
+    case 'json':
+    case 'discard': {
       const doc: { [key: string]: Doc | undefined } = {}
       if (options.metrics) doc.metrics = Object.fromEntries(Object.entries(timers).sort())
       if (coverage) doc.coverage = coverage
       if (builtinErrors.length > 0) doc.errors = builtinErrors.map((e) => errorDocs(e)[0] as Doc)
-      if (results.length > 0) doc.result = results.map(resultDoc)
+      // `discard` keeps everything but the result, for timing or checking errors of big results.
+      if (results.length > 0) doc.result = options.format === 'discard' ? 'discarded' : results.map(resultDoc)
       if (options.explain !== 'off') {
         doc.explanation = events
           .filter((ev) => !ops || ops.has(ev.op))

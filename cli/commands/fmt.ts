@@ -1,7 +1,8 @@
 /**
  * `regent fmt [path...]`: formats Rego like `opa fmt`. Without paths it reads stdin and writes the
  * result to stdout. `-w` rewrites files in place, `-l` lists files whose formatting differs, `-d`
- * prints a unified diff; `--fail` exits 1 when anything would change. Parse errors exit 1.
+ * prints a unified diff; `--fail` exits 1 when anything would change. Parse errors exit 1; a
+ * formatted result that does not parse again exits 2 (`--check-result`, on by default).
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { Command } from 'commander'
@@ -11,6 +12,7 @@ import { formatModule } from '../../core/rego/format/formatter.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
 import { readStdin } from '../stdin.js'
 import { collectRegoFiles } from './check.js'
+import { invalidFormatResult, parseCheckResultFlag } from './fmt-check-result.js'
 
 interface FmtOptions {
   diff?: boolean
@@ -19,6 +21,8 @@ interface FmtOptions {
   fail?: boolean
   v0Compatible?: boolean
   v0V1?: boolean
+  checkResult: string | boolean
+  dropV0Imports?: boolean
 }
 
 /** Builds the `fmt` command. */
@@ -32,13 +36,33 @@ export function fmtCommand(): Command {
     .option('--fail', 'exit 1 when formatting would change anything')
     .option('--v0-compatible', 'read and write Rego v0 syntax (pre-1.0 OPA)')
     .option('--v0-v1', 'read Rego v0 syntax and write Rego v1 syntax')
+    .option(
+      '--check-result [bool]',
+      'parse the formatted result before printing or writing it (--check-result=false to skip)',
+      true,
+    )
+    .option('--drop-v0-imports', "leave out 'rego.v1' and 'future.keywords' imports (v1 output only)")
     .action(async (paths: string[], options: FmtOptions) => {
+      let checkResult: boolean
+      try {
+        checkResult = parseCheckResultFlag(options.checkResult)
+      } catch (err) {
+        process.stderr.write(`regent: ${(err as Error).message}\n`)
+        process.exitCode = 2
+        return
+      }
       const parseVersion = options.v0Compatible || options.v0V1 ? 'v0' : 'v1'
       const outVersion = options.v0Compatible && !options.v0V1 ? 'v0' : 'v1'
+      // Set once a formatted result fails --check-result: as opa fmt, nothing more is done.
+      let invalid = false
       const format = (text: string, file: string): string | undefined => {
+        let out: string
         try {
           const module = parseModule(text, { file, regoVersion: parseVersion })
-          return formatModule(module, { regoVersion: outVersion })
+          out = formatModule(module, {
+            regoVersion: outVersion,
+            dropV0Imports: options.dropV0Imports === true,
+          })
         } catch (err) {
           const msg =
             err instanceof RegoErrors ? err.toString() : err instanceof Error ? err.message : String(err)
@@ -46,6 +70,12 @@ export function fmtCommand(): Command {
           process.exitCode = 1
           return undefined
         }
+        const problem = checkResult ? invalidFormatResult(file, out, outVersion) : undefined
+        if (problem === undefined) return out
+        process.stderr.write(`${problem}\n`)
+        process.exitCode = 2
+        invalid = true
+        return undefined
       }
 
       if (paths.length === 0) {
@@ -73,6 +103,7 @@ export function fmtCommand(): Command {
       }
       let changed = false
       for (const file of files) {
+        if (invalid) break
         const text = await readFile(file, 'utf8')
         const out = format(text, file)
         if (out === undefined) continue
@@ -83,6 +114,6 @@ export function fmtCommand(): Command {
         if (options.write && differs) await writeFile(file, out)
         if (!options.list && !options.diff && !options.write) process.stdout.write(out)
       }
-      if (options.fail && changed) process.exitCode = 1
+      if (options.fail && changed && !invalid) process.exitCode = 1
     })
 }

@@ -8,6 +8,7 @@ import type { Location, Term } from '../syntax/ast.js'
 import type { Frame } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import type { PExpr, PRule } from './ir.js'
+import { exprVarValues } from './trace-vars.js'
 
 /** OPA's trace operations. */
 export type TraceOp = 'Enter' | 'Exit' | 'Eval' | 'Fail' | 'Redo' | 'Note' | 'Index'
@@ -19,6 +20,8 @@ export interface TraceEvent {
   location: Location | undefined
   /** How many `| ` the pretty trace prints before the op (OPA's indentation). */
   depth: number
+  /** With `--var-values`: the bound variables of the event's expression, `{x: 1}`. */
+  vars?: string
 }
 
 /** Receives evaluation events. */
@@ -56,30 +59,39 @@ export class BufferTracer implements Tracer {
   // The query's own events stand at depth 0, its expressions at 1; a rule body evaluated from an
   // expression is a query one level down (its Enter at the expression's depth + 1 - 1).
   #depth = 1
+  readonly #varValues: boolean
+
+  /** `varValues`: record the variables of each expression event (`--var-values`). */
+  constructor(options: { varValues?: boolean } = {}) {
+    this.#varValues = options.varValues === true
+  }
 
   // The expression being evaluated: an Index event stands at its line.
   #where: Location | undefined
 
-  expr(_e: Evaluator, expr: PExpr, _frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean {
+  expr(_e: Evaluator, expr: PExpr, frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean {
     const text = exprString(expr.src)
     const location = expr.src.location
     const outer = this.#where
     this.#where = location
-    this.events.push({ op: 'Eval', text, location, depth: this.#depth })
+    const vars = (): { vars?: string } => (this.#varValues ? { vars: exprVarValues(expr.src, frame) } : {})
+    this.events.push({ op: 'Eval', text, location, depth: this.#depth, ...vars() })
     let defined = false
     this.#depth++
     const stop = run(() => {
       defined = true
       this.#depth--
+      // Read before `iter` goes on: the bindings this expression made are still in place.
+      const redoVars = vars()
       const r = iter()
       this.#depth++
       this.#where = location
-      this.events.push({ op: 'Redo', text, location, depth: this.#depth - 1 })
+      this.events.push({ op: 'Redo', text, location, depth: this.#depth - 1, ...redoVars })
       return r
     })
     this.#depth--
     this.#where = outer
-    if (!defined) this.events.push({ op: 'Fail', text, location, depth: this.#depth })
+    if (!defined) this.events.push({ op: 'Fail', text, location, depth: this.#depth, ...vars() })
     return stop
   }
 
@@ -124,7 +136,8 @@ export function prettyTrace(events: readonly TraceEvent[], ops?: ReadonlySet<Tra
   for (const ev of events) {
     if (ops && !ops.has(ev.op)) continue
     const loc = ev.location ? `${ev.location.file || 'query'}:${ev.location.row}` : ''
-    lines.push(`${loc.padEnd(20)} ${'| '.repeat(ev.depth)}${ev.op} ${ev.text}`)
+    const vars = ev.vars !== undefined ? ` ${ev.vars}` : ''
+    lines.push(`${loc.padEnd(20)} ${'| '.repeat(ev.depth)}${ev.op} ${ev.text}${vars}`)
   }
   return lines.join('\n')
 }

@@ -24,6 +24,11 @@ import { closingRow, commentText, UnexpectedComment, Writer } from './writer.js'
 export interface FormatOptions {
   /** Syntax to print; defaults to the module's own version. */
   regoVersion?: 'v0' | 'v1'
+  /**
+   * Leave out `import rego.v1` and `future.keywords` imports (`opa fmt --drop-v0-imports`): in
+   * Rego v1 they change nothing. Ignored when printing v0, where the keywords need them.
+   */
+  dropV0Imports?: boolean
 }
 
 interface Flags {
@@ -512,6 +517,12 @@ function keptImports(imports: Import[]): Import[] {
   return imports.filter((i) => !(names(i)[0] === 'future' && names(i)[1] === 'keywords'))
 }
 
+/** `import rego.v1` or an `import future.keywords[...]`: imports only Rego v0 needs. */
+function isV0Import(imp: Import): boolean {
+  const names = refNames(imp.path.value)
+  return names.join('.') === 'rego.v1' || (names[0] === 'future' && names[1] === 'keywords')
+}
+
 /**
  * Formats a parsed module.
  *
@@ -519,7 +530,12 @@ function keptImports(imports: Import[]): Import[] {
  * formatModule(parseModule('package a\np {input.x}')) // 'package a\n\np if input.x\n'
  */
 export function formatModule(module: Module, options: FormatOptions = {}): string {
-  const printer = new ModulePrinter(module, options.regoVersion ?? module.regoVersion)
+  const version = options.regoVersion ?? module.regoVersion
+  const printed =
+    options.dropV0Imports && version === 'v1'
+      ? { ...module, imports: module.imports.filter((i) => !isV0Import(i)) }
+      : module
+  const printer = new ModulePrinter(printed, version)
   try {
     return printer.print()
   } catch (err) {

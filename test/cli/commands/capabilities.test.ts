@@ -49,7 +49,7 @@ describe('regent capabilities', () => {
     expect(other.stderr).toContain('no capabilities for version v0.1.2-nope')
   })
 
-  it('checks --file and rejects conflicting flags', async () => {
+  it("checks --file, prints it in OPA's shape, and lets --version beat --file beat --current", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'regent-caps-'))
     writeFileSync(
       join(dir, 'ok.json'),
@@ -62,7 +62,30 @@ describe('regent capabilities', () => {
     const bad = await runRegent(['capabilities', '--file', join(dir, 'bad.json')])
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('not a capabilities document')
-    const both = await runRegent(['capabilities', '--current', '--file', join(dir, 'ok.json')])
-    expect(both.code).toBe(2)
+    writeFileSync(
+      join(dir, 'extra.json'),
+      JSON.stringify({ allow_net: ['example.com'], builtins: [], extra: 1, features: ['rego_v1'] }),
+    )
+    const shaped = await runRegent(['capabilities', '--file', join(dir, 'extra.json')])
+    expect(shaped.code).toBe(0)
+    expect(JSON.parse(shaped.stdout)).toEqual({
+      builtins: [],
+      future_keywords: null,
+      wasm_abi_versions: null,
+      features: ['rego_v1'],
+      allow_net: ['example.com'],
+    })
+    const fileOverCurrent = await runRegent(['capabilities', '--current', '--file', join(dir, 'ok.json')])
+    expect(fileOverCurrent.code).toBe(0)
+    expect(JSON.parse(fileOverCurrent.stdout).builtins).toHaveLength(1)
+    const versionOverFile = await runRegent([
+      'capabilities',
+      '--file',
+      join(dir, 'ok.json'),
+      '--version',
+      `v${REGENT_VERSION}`,
+    ])
+    expect(versionOverFile.code).toBe(0)
+    expect(JSON.parse(versionOverFile.stdout).builtins.length).toBeGreaterThan(150)
   })
 })

@@ -1,0 +1,30 @@
+/**
+ * `--var-values` in traces: the values of the variables an expression mentions, as OPA appends
+ * them to each line of a pretty trace (`| Eval x = 1 {x: 1}`). Only variables bound at the time
+ * of the event are listed: an expression that binds a variable shows it on its Redo line.
+ */
+
+import type { Expr } from '../syntax/ast.js'
+import { terms } from '../syntax/walk.js'
+import { compareStrings } from '../values/compare.js'
+import { formatValue } from '../values/format.js'
+import { type Frame, plug, TermBinding } from './bindings.js'
+
+/** `{name: value, ...}` (names sorted, as OPA's value map prints) for the bound variables of `expr`. */
+export function exprVarValues(expr: Expr, frame: Frame): string {
+  const names = new Set<string>()
+  for (const t of terms(expr)) {
+    // Named as the trace line names them: regent's traces show the compiler's rewritten names
+    // (`__local2__` for `y := ...`), so the values use those names too (OPA maps them back).
+    if (t.type === 'var') names.add(t.value)
+  }
+  const pairs: string[] = []
+  for (const name of [...names].sort(compareStrings)) {
+    const slot = frame.names.indexOf(name)
+    if (slot < 0) continue
+    const bound = frame.s[slot]
+    const value = bound instanceof TermBinding ? plug(bound.term, bound.frame) : bound
+    if (value !== undefined) pairs.push(`${name}: ${formatValue(value)}`)
+  }
+  return `{${pairs.join(', ')}}`
+}
