@@ -21,6 +21,7 @@ import { parseBenchTime } from './bench.js'
 import { parseDuration } from './eval.js'
 import { runTestBenchmarks } from './test-bench.js'
 import { discoverTests, type TestCase } from './test-discovery.js'
+import { testBootstrapCommand, testNewCommand } from './test-generate.js'
 import { outcome, reportEnd, subResultLines } from './test-report.js'
 import { type SubResultMap, subResults, subResultsDoc } from './test-sub-results.js'
 
@@ -64,6 +65,10 @@ export interface TestResult {
 export function testCommand(): Command {
   return (
     new Command('test')
+      // `test bootstrap -f` is the subcommand's --force, not test's --format.
+      .enablePositionalOptions()
+      .addCommand(testBootstrapCommand())
+      .addCommand(testNewCommand())
       .description('run Rego tests (rules named test_*)')
       .argument('<path...>', 'files or directories with policies, tests and data')
       .option('-v, --verbose', 'report every test, with traces of failures')
