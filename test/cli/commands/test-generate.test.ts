@@ -224,6 +224,23 @@ describe('regent test new', () => {
     expect(inside.code).toBe(0)
   })
 
+  it('-d names the policy paths, --ignore skips files, and service flags get the one-line notice', async () => {
+    mkdirSync(join(dir, 'policies'))
+    writeFileSync(
+      join(dir, 'policies', 'shop.rego'),
+      'package shop\n\n# METADATA\n# title: monday\nopen if input.day == "mon"\n',
+    )
+    const r = await regent(['test', 'new', '-d', 'policies', '--url', 'http://127.0.0.1:1', 'monday'])
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain('regent: --url ignored: test stubs are generated from local files only\n')
+    expect(read('policies/shop_test.rego')).toContain('test_monday_success if {')
+    // Only the policies folder is read: authz.rego's annotations are not found there.
+    expect((await regent(['test', 'new', '-d', 'policies', 'deny-guests'])).code).toBe(1)
+    const ignored = await regent(['test', 'new', '-f', '-d', 'policies', '--ignore', 'shop.rego', 'monday'])
+    expect(ignored.code).toBe(1)
+    expect(ignored.stderr).toContain('no rule annotated "monday"')
+  })
+
   it('an unknown annotation exits 1 and writes nothing', async () => {
     const r = await regent(['test', 'new', 'nobody'])
     expect(r.code).toBe(1)
