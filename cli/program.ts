@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander'
 import { ONE_DEFAULT_HELP } from './help.js'
+import { acceptLicenseFlags } from './license-flags.js'
 import { REGENT_VERSION } from './version-info.js'
 
 /** Exit code for usage errors (unknown command or flag, bad argument), as OPA's CLI uses. */
@@ -34,6 +35,7 @@ const COMMANDS: ReadonlyArray<[name: string, load: () => CommandModule, factory:
   ['deps', () => import('./commands/deps.js'), 'depsCommand'],
   ['run', () => import('./commands/run.js'), 'runCommand'],
   ['capabilities', () => import('./commands/capabilities.js'), 'capabilitiesCommand'],
+  ['license', () => import('./commands/license.js'), 'licenseCommand'],
 ]
 
 /**
@@ -53,7 +55,7 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
   const wanted = COMMANDS.filter(([name]) => name === named)
   for (const [, load, factory] of wanted.length > 0 ? wanted : COMMANDS) {
     const make = (await load())[factory] as () => Command
-    program.addCommand(withCliSettings(make()))
+    program.addCommand(withCliSettings(acceptLicenseFlags(make())))
   }
   return program
 }

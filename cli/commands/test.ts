@@ -21,6 +21,7 @@ import { parseBenchTime } from './bench.js'
 import { parseDuration } from './eval.js'
 import { runTestBenchmarks } from './test-bench.js'
 import { discoverTests, type TestCase } from './test-discovery.js'
+import { testBootstrapCommand, testNewCommand } from './test-generate.js'
 import { outcome, reportEnd, subResultLines } from './test-report.js'
 import { type SubResultMap, subResults, subResultsDoc } from './test-sub-results.js'
 
@@ -29,6 +30,7 @@ interface TestOptions {
   run?: string
   format: string
   timeout: string
+  target: string
   coverage?: boolean
   threshold: string
   exitZeroOnSkipped?: boolean
@@ -42,6 +44,10 @@ interface TestOptions {
   benchmem: boolean
   benchtime: string
 }
+
+/** Why `-t wasm` is refused, with the alternative. */
+export const WASM_REFUSAL =
+  '-t wasm is not supported: regent has no WebAssembly runtime; use -t rego (the default), which runs the same tests'
 
 /** One test's outcome. */
 export interface TestResult {
@@ -57,160 +63,178 @@ export interface TestResult {
 
 /** Builds the `test` command. */
 export function testCommand(): Command {
-  return new Command('test')
-    .description('run Rego tests (rules named test_*)')
-    .argument('<path...>', 'files or directories with policies, tests and data')
-    .option('-v, --verbose', 'report every test, with traces of failures')
-    .option('-r, --run <regex>', 'only run tests whose full name matches')
-    .addOption(
-      new Option('-f, --format <format>', 'output format (gobench with --bench)')
-        .choices(['pretty', 'json', 'gobench'])
-        .default('pretty'),
-    )
-    .option('-t, --timeout <duration>', 'timeout per test (30s with --bench)', '5s')
-    .option('-c, --coverage', 'report coverage (JSON)')
-    .option('--threshold <percent>', 'fail when coverage is below this percentage', '0')
-    .option('-z, --exit-zero-on-skipped', 'skipped tests do not fail the run')
-    .option('--count <n>', 'run the tests n times', '1')
-    .option('-b, --bundle', 'load paths as bundles')
-    .addOption(
-      new Option('--explain <mode>', 'trace mode for verbose output').choices(['fails', 'full', 'notes']),
-    )
-    .option('--ignore <glob>', 'file names to skip', collect, [])
-    .option('--v0-compatible', 'parse with Rego v0 syntax')
-    .option('-m, --max-errors <n>', 'stop compiling after this many errors', '10')
-    .option('--bench', 'benchmark the tests that pass (see regent bench)')
-    .option('--benchmem', 'report heap bytes per evaluation with --bench', true)
-    .option('--no-benchmem', 'do not measure memory with --bench')
-    .option(
-      '--benchtime <t>',
-      'with --bench: run each benchmark this long (1s) or this many times (100x)',
-      '1s',
-    )
-    .action(async (paths: string[], options: TestOptions, command: Command) => {
-      const threshold = Number(options.threshold)
-      if (!(threshold >= 0 && threshold <= 100)) {
-        process.stderr.write('Code coverage threshold must be between 0 and 100\n')
-        process.exitCode = 1
-        return
-      }
-      if (options.format === 'gobench' && !options.bench) {
-        process.stderr.write('regent: -f gobench needs --bench\n')
-        process.exitCode = 2
-        return
-      }
-      if (options.bench && (options.coverage || threshold > 0)) {
-        process.stderr.write('regent: --bench cannot be combined with coverage\n')
-        process.exitCode = 2
-        return
-      }
-      // Spec: the test timeout is 5s, 30s when benchmarking.
-      if (options.bench && command.getOptionValueSource('timeout') === 'default') options.timeout = '30s'
-      let timeoutMs: number
-      let benchtime: ReturnType<typeof parseBenchTime> | undefined
-      try {
-        timeoutMs = parseDuration(options.timeout)
-        if (options.bench) benchtime = parseBenchTime(options.benchtime)
-      } catch (err) {
-        process.stderr.write(`regent: ${(err as Error).message}\n`)
-        process.exitCode = 2
-        return
-      }
-      if (options.explain) options.verbose = true
-      let policy: Policy
-      let loaded: Awaited<ReturnType<typeof loadPolicy>>
-      try {
-        loaded = await loadPolicy({
-          paths: options.bundle ? [] : paths,
-          bundles: options.bundle ? paths : [],
-          ignore: options.ignore,
-          allDataFiles: true,
-          ...(options.v0Compatible ? { v0: true } : {}),
-        })
-        policy = compilePolicy(loaded.modules, loaded.data, {
-          maxErrors: Number(options.maxErrors) || 0,
-          tests: true,
-        })
-      } catch (err) {
-        process.stderr.write(`${err instanceof RegoErrors ? err.toString() : (err as Error).message}\n`)
-        process.exitCode = 1
-        return
-      }
-      let filter: RE2JS | undefined
-      try {
-        // Go's regexp syntax, as `opa test -r` reads it.
-        filter = options.run ? RE2JS.compile(options.run) : undefined
-      } catch (err) {
-        process.stderr.write(`${(err as Error).message}\n`)
-        process.exitCode = 1
-        return
-      }
-      const tests = discoverTests(policy, filter)
-      if (benchtime) {
-        const failed = await runTestBenchmarks(
-          policy,
-          tests,
-          {
-            format: options.format,
-            benchmem: options.benchmem,
-            count: Math.max(1, Number(options.count) || 1),
-            benchtime,
-            timeoutMs,
-            exitZeroOnSkipped: options.exitZeroOnSkipped === true,
-            verbose: options.verbose === true,
-          },
-          {
-            runTest: (t) => runTest(policy, t, timeoutMs, options, undefined),
-            resultDoc,
-          },
-        )
-        if (failed) process.exitCode = 2
-        return
-      }
-      const coverage = options.coverage || threshold > 0 ? new CoverageTracer() : undefined
-      let results: TestResult[] = []
-      for (let i = 0; i < Math.max(1, Number(options.count) || 1); i++) {
-        results = []
-        for (const t of tests) results.push(await runTest(policy, t, timeoutMs, options, coverage))
-      }
-      const failed = results.some(
-        (r) => r.error !== undefined || r.fail || (r.test.skip && !options.exitZeroOnSkipped),
+  return (
+    new Command('test')
+      // `test bootstrap -f` is the subcommand's --force, not test's --format.
+      .enablePositionalOptions()
+      .addCommand(testBootstrapCommand())
+      .addCommand(testNewCommand())
+      .description('run Rego tests (rules named test_*)')
+      .argument('<path...>', 'files or directories with policies, tests and data')
+      .option('-v, --verbose', 'report every test, with traces of failures')
+      .option('-r, --run <regex>', 'only run tests whose full name matches')
+      .addOption(
+        new Option('-f, --format <format>', 'output format (gobench with --bench)')
+          .choices(['pretty', 'json', 'gobench'])
+          .default('pretty'),
       )
-      if (coverage) {
-        const report = coverage.report(loaded.modules)
-        // As OPA's coverage reporter: an error is printed alone, failures are reported and the
-        // first one repeated on stderr; both exit 1 (only a missed threshold exits 2).
-        const errored = results.find((r) => r.error !== undefined)
-        if (errored) {
-          process.stderr.write(`${errored.error}\n`)
+      // `-t` is the target, as in `opa test`; the timeout has no short form there.
+      .addOption(
+        new Option('-t, --target <target>', 'runtime to exercise (wasm is not available in regent)')
+          .choices(['rego', 'wasm'])
+          .default('rego'),
+      )
+      .option('--timeout <duration>', 'timeout per test (30s with --bench)', '5s')
+      .option('-c, --coverage', 'report coverage (JSON)')
+      .option('--threshold <percent>', 'fail when coverage is below this percentage', '0')
+      .option('-z, --exit-zero-on-skipped', 'skipped tests do not fail the run')
+      .option('--count <n>', 'run the tests n times', '1')
+      .option('-b, --bundle', 'load paths as bundles')
+      .addOption(
+        new Option('--explain <mode>', 'trace mode for verbose output').choices(['fails', 'full', 'notes']),
+      )
+      .option('--ignore <glob>', 'file names to skip', collect, [])
+      .option('--v0-compatible', 'parse with Rego v0 syntax')
+      .option('-m, --max-errors <n>', 'stop compiling after this many errors', '10')
+      .option('--bench', 'benchmark the tests that pass (see regent bench)')
+      .option('--benchmem', 'report heap bytes per evaluation with --bench', true)
+      .option('--no-benchmem', 'do not measure memory with --bench')
+      .option(
+        '--benchtime <t>',
+        'with --bench: run each benchmark this long (1s) or this many times (100x)',
+        '1s',
+      )
+      .action(async (paths: string[], options: TestOptions, command: Command) => {
+        if (options.target === 'wasm') {
+          // OPA fails a run whose runtime is missing with exit 1; regent never has a Wasm runtime.
+          process.stderr.write(`regent: ${WASM_REFUSAL}\n`)
           process.exitCode = 1
           return
         }
-        const failures = results.filter((r) => r.fail)
-        if (failures.length > 0) {
-          process.stdout.write(pretty(failures, options))
-          const first = failures[0] as TestResult
-          process.stderr.write(
-            `${[`${first.test.pkg}.${first.test.name}: ${outcome(first)}`, ...subResultLines(first, true)].join('\n')}\n\n`,
-          )
+        const threshold = Number(options.threshold)
+        if (!(threshold >= 0 && threshold <= 100)) {
+          process.stderr.write('Code coverage threshold must be between 0 and 100\n')
           process.exitCode = 1
           return
         }
-        if (report.coverage < threshold) {
-          process.stderr.write(
-            `Code coverage threshold not met: got ${report.coverage.toFixed(2)} instead of ${threshold.toFixed(2)}\n`,
-          )
+        if (options.format === 'gobench' && !options.bench) {
+          process.stderr.write('regent: -f gobench needs --bench\n')
           process.exitCode = 2
           return
         }
-        process.stdout.write(`${renderJson(coverageDoc(report))}\n`)
-      } else if (options.format === 'json') {
-        process.stdout.write(`${renderJson(results.map(resultDoc))}\n`)
-      } else {
-        process.stdout.write(pretty(results, options))
-      }
-      if (failed) process.exitCode = 2
-    })
+        if (options.bench && (options.coverage || threshold > 0)) {
+          process.stderr.write('regent: --bench cannot be combined with coverage\n')
+          process.exitCode = 2
+          return
+        }
+        // Spec: the test timeout is 5s, 30s when benchmarking.
+        if (options.bench && command.getOptionValueSource('timeout') === 'default') options.timeout = '30s'
+        let timeoutMs: number
+        let benchtime: ReturnType<typeof parseBenchTime> | undefined
+        try {
+          timeoutMs = parseDuration(options.timeout)
+          if (options.bench) benchtime = parseBenchTime(options.benchtime)
+        } catch (err) {
+          process.stderr.write(`regent: ${(err as Error).message}\n`)
+          process.exitCode = 2
+          return
+        }
+        if (options.explain) options.verbose = true
+        let policy: Policy
+        let loaded: Awaited<ReturnType<typeof loadPolicy>>
+        try {
+          loaded = await loadPolicy({
+            paths: options.bundle ? [] : paths,
+            bundles: options.bundle ? paths : [],
+            ignore: options.ignore,
+            allDataFiles: true,
+            ...(options.v0Compatible ? { v0: true } : {}),
+          })
+          policy = compilePolicy(loaded.modules, loaded.data, {
+            maxErrors: Number(options.maxErrors) || 0,
+            tests: true,
+          })
+        } catch (err) {
+          process.stderr.write(`${err instanceof RegoErrors ? err.toString() : (err as Error).message}\n`)
+          process.exitCode = 1
+          return
+        }
+        let filter: RE2JS | undefined
+        try {
+          // Go's regexp syntax, as `opa test -r` reads it.
+          filter = options.run ? RE2JS.compile(options.run) : undefined
+        } catch (err) {
+          process.stderr.write(`${(err as Error).message}\n`)
+          process.exitCode = 1
+          return
+        }
+        const tests = discoverTests(policy, filter)
+        if (benchtime) {
+          const failed = await runTestBenchmarks(
+            policy,
+            tests,
+            {
+              format: options.format,
+              benchmem: options.benchmem,
+              count: Math.max(1, Number(options.count) || 1),
+              benchtime,
+              timeoutMs,
+              exitZeroOnSkipped: options.exitZeroOnSkipped === true,
+              verbose: options.verbose === true,
+            },
+            {
+              runTest: (t) => runTest(policy, t, timeoutMs, options, undefined),
+              resultDoc,
+            },
+          )
+          if (failed) process.exitCode = 2
+          return
+        }
+        const coverage = options.coverage || threshold > 0 ? new CoverageTracer() : undefined
+        let results: TestResult[] = []
+        for (let i = 0; i < Math.max(1, Number(options.count) || 1); i++) {
+          results = []
+          for (const t of tests) results.push(await runTest(policy, t, timeoutMs, options, coverage))
+        }
+        const failed = results.some(
+          (r) => r.error !== undefined || r.fail || (r.test.skip && !options.exitZeroOnSkipped),
+        )
+        if (coverage) {
+          const report = coverage.report(loaded.modules)
+          // As OPA's coverage reporter: an error is printed alone, failures are reported and the
+          // first one repeated on stderr; both exit 1 (only a missed threshold exits 2).
+          const errored = results.find((r) => r.error !== undefined)
+          if (errored) {
+            process.stderr.write(`${errored.error}\n`)
+            process.exitCode = 1
+            return
+          }
+          const failures = results.filter((r) => r.fail)
+          if (failures.length > 0) {
+            process.stdout.write(pretty(failures, options))
+            const first = failures[0] as TestResult
+            process.stderr.write(
+              `${[`${first.test.pkg}.${first.test.name}: ${outcome(first)}`, ...subResultLines(first, true)].join('\n')}\n\n`,
+            )
+            process.exitCode = 1
+            return
+          }
+          if (report.coverage < threshold) {
+            process.stderr.write(
+              `Code coverage threshold not met: got ${report.coverage.toFixed(2)} instead of ${threshold.toFixed(2)}\n`,
+            )
+            process.exitCode = 2
+            return
+          }
+          process.stdout.write(`${renderJson(coverageDoc(report))}\n`)
+        } else if (options.format === 'json') {
+          process.stdout.write(`${renderJson(results.map(resultDoc))}\n`)
+        } else {
+          process.stdout.write(pretty(results, options))
+        }
+        if (failed) process.exitCode = 2
+      })
+  )
 }
 
 async function runTest(
