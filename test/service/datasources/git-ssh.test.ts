@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { knownHostsKey } from '../../../service/git-origin/host-keys.js'
 import { BACKENDS } from '../../store/backends.js'
 import { makeOrigin, type Sshd, startSshd, stop, tempDir } from '../git/fixtures.js'
-import { startTestService, type TestService } from '../harness.js'
+import type { TestService } from '../harness.js'
+import { serviceStarter } from '../service-starter.js'
 
 const sqlite = BACKENDS.find((b) => b.name === 'sqlite')!
 const root = tempDir()
@@ -30,14 +31,10 @@ interface Status {
 
 describe.skipIf(sshd === undefined)('git datasources over ssh (sshd)', () => {
   const s = sshd!
-  const services: TestService[] = []
-  afterAll(async () => {
-    for (const t of services) await t.close()
-  })
-
+  const startService = serviceStarter(sqlite)
+  /** A service with the system `app` the datasources belong to. */
   const start = async (yaml: string) => {
-    const t = await startTestService(sqlite, yaml)
-    services.push(t)
+    const t = await startService(yaml)
     const made = await t.json('PUT', '/v1/systems/app', {
       body: { name: 'app', type: 'custom' },
       headers: { 'If-None-Match': '*' },
