@@ -151,6 +151,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         maxYamlNodes: config.limits.max_yaml_nodes,
         defaultTimeoutMs: parseGoDuration(config.datasources.timeout) ?? 30_000,
         dataDir,
+        knownHosts: config.git.known_hosts,
       },
       tickMs: parseGoDuration(config.datasources.scheduler_interval) ?? 1000,
       maxConcurrentRuns: config.datasources.max_concurrent_runs,

@@ -4,8 +4,7 @@
  * layer (service/git/: a bare mirror in the data folder, fetched incrementally, no checkout).
  * Each file's document is placed at its path relative to `path`, without the extension
  * (`teams/red.yaml` → `{teams: {red: …}}`), so files merge into one tree by their paths.
- * Credentials: `credentials` names a secret holding a token (or `user:password`) for
- * http(s) remotes; ssh remotes are refused (see git-source.ts).
+ * Credentials as for systems' git origins (see git-source.ts).
  */
 import { z } from 'zod'
 import { DataConflictError, placeAt } from '../data-tree.js'

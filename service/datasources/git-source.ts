@@ -1,12 +1,14 @@
 /**
  * What the git categories share: the repository's mirror (through the git layer, the fetch
- * passing the run's request gate), the commit to read (`commit`, else `reference`), credentials
- * from a secret, and git errors as run errors. ssh remotes are refused: the git layer never
- * connects over ssh without host-key verification, and the spec gives datasources no host-key field.
+ * passing the run's request gate), the commit to read (`commit`, else `reference`), and git errors
+ * as run errors. Credentials follow the rules of systems' git origins (../git-origin/credentials.ts):
+ * `credentials` is a login secret (name = username, value = password; empty name: a token),
+ * `ssh_credentials` an ssh key whose remote's host key comes from `service.git.known_hosts` or is
+ * trusted on first use and recorded.
  */
-import { type GitCredentials, type GitError, type GitMirror, mirror, resolveReference } from '../git/index.js'
+import { type GitError, type GitMirror, mirror, resolveReference } from '../git/index.js'
 import { parseGoDuration } from '../go-duration.js'
-import { type FetchContext, RunError } from './types.js'
+import type { FetchContext } from './types.js'
 
 /** The Git.Common fields a run reads. */
 export interface GitSourceConfig {
@@ -14,24 +16,8 @@ export interface GitSourceConfig {
   commit?: string
   reference: string
   credentials?: string
-  ssh_credentials?: unknown
+  ssh_credentials?: { private_key: string; passphrase?: string }
   timeout: string
-}
-
-async function credentialsOf(
-  config: GitSourceConfig,
-  ctx: FetchContext,
-): Promise<GitCredentials | undefined> {
-  if (config.ssh_credentials !== undefined)
-    throw new RunError(
-      'git error: ssh remotes are not supported by git datasources in this build (no host-key configuration); use an https URL with credentials',
-    )
-  if (config.credentials === undefined) return undefined
-  const value = await ctx.secret(config.credentials, 'credentials')
-  const colon = value.indexOf(':')
-  return colon > 0
-    ? { http: { kind: 'basic', username: value.slice(0, colon), password: value.slice(colon + 1) } }
-    : { http: { kind: 'token', token: value } }
 }
 
 /** The mirror, up to date, and the commit the configuration names. GitErrors pass through. */
@@ -39,7 +25,11 @@ export async function openRepository(
   config: GitSourceConfig,
   ctx: FetchContext,
 ): Promise<{ repo: GitMirror; commit: string }> {
-  const credentials = await credentialsOf(config, ctx)
+  const credentials = await ctx.gitCredentials({
+    url: config.url,
+    ...(config.credentials !== undefined ? { credentials: config.credentials } : {}),
+    ...(config.ssh_credentials !== undefined ? { ssh_credentials: config.ssh_credentials } : {}),
+  })
   const timeoutMs = parseGoDuration(config.timeout) ?? 60_000
   const repo = await ctx.gate.run(
     () => mirror(config.url, credentials, { dataDir: ctx.dataDir, timeoutMs }),

@@ -2,13 +2,14 @@
  * Category `ldap`: one search (the `search` object) against the first server of `urls` that
  * answers, the others being replicas tried in order when a server cannot be reached. ldapts does
  * the protocol: `ldaps://` is TLS from the start; `ldap://` with a `ca_certificate` or a client
- * certificate upgrades with StartTLS first. `credentials` names a secret holding JSON
- * `{"dn": "...", "password": "..."}` for a simple bind (anonymous without it). `page_size` > 0
+ * certificate upgrades with StartTLS first. `credentials` names a login secret for a simple
+ * bind (../secrets/login.ts: its name is the bind DN, its value the password; anonymous without it). `page_size` > 0
  * asks for paged results. Each entry becomes `{dn, <attribute>: [values…]}`: every attribute an
  * array of strings, so policies need not care whether an attribute happened to have one value.
  */
 import { Client, type Entry, InvalidCredentialsError } from 'ldapts'
 import { z } from 'zod'
+import { emptyUserProblem } from '../secrets/login.js'
 import {
   bothOrNeitherFilter,
   common,
@@ -79,22 +80,18 @@ type LdapConfig = z.output<typeof schema>
 const SCOPES = { 'base-object': 'base', 'single-level': 'one', 'whole-subtree': 'sub' } as const
 const DEREFS = { never: 'never', searching: 'search', finding: 'find', always: 'always' } as const
 
+/** The simple bind `credentials` names; LDAP has no tokens, so the secret's name (the DN) is required. */
 async function bindCredentials(
   config: LdapConfig,
   ctx: FetchContext,
 ): Promise<{ dn: string; password: string } | undefined> {
   if (config.credentials === undefined) return undefined
-  const value = await ctx.secret(config.credentials, 'credentials')
-  try {
-    const parsed = JSON.parse(value) as { dn?: unknown; password?: unknown }
-    if (typeof parsed.dn === 'string' && typeof parsed.password === 'string')
-      return { dn: parsed.dn, password: parsed.password }
-  } catch {
-    // reported below, without quoting the value
-  }
-  throw new RunError(
-    `secret error: credentials: secret "${config.credentials}" must hold JSON {"dn": "...", "password": "..."}`,
-  )
+  const { user, secret } = await ctx.login(config.credentials, 'credentials')
+  if (user === '')
+    throw new RunError(
+      `secret error: credentials: ${emptyUserProblem(config.credentials, 'bind DN', 'password')}`,
+    )
+  return { dn: user, password: secret }
 }
 
 /** An entry as stored: its DN and every attribute as an array of strings. */

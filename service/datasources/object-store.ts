@@ -4,13 +4,15 @@
  * continuation token) and read with GET, every request signed with SigV4 (aws4fetch) and passing
  * the run's request gate (`rate_limit`). Path-style URLs on `endpoint` (default
  * `https://s3.<region>.amazonaws.com`). Each object's document is placed at its key relative to
- * `path`, without the extension, as `git/content` does. `credentials` names a secret holding JSON
- * `{"access_key_id": "...", "secret_access_key": "...", "session_token"?: "..."}`.
+ * `path`, without the extension, as `git/content` does. `credentials` names a login secret
+ * (../secrets/login.ts: its name is the access key id, its value the secret access key). Temporary
+ * credentials with a session token are not supported: use long-lived keys (docs/datasources.md).
  */
 import { AwsClient } from 'aws4fetch'
 import { XMLParser } from 'fast-xml-parser'
 import { z } from 'zod'
 import { DataConflictError, placeAt } from '../data-tree.js'
+import { emptyUserProblem } from '../secrets/login.js'
 import { decodeContent, formatOf } from './decode.js'
 import {
   bothOrNeitherFilter,
@@ -53,27 +55,17 @@ const listParser = new XMLParser({
 })
 
 async function clientOf(config: ObjectStoreConfig, ctx: FetchContext): Promise<AwsClient> {
-  const value = await ctx.secret(config.credentials, 'credentials')
-  try {
-    const parsed = JSON.parse(value) as {
-      access_key_id?: unknown
-      secret_access_key?: unknown
-      session_token?: unknown
-    }
-    if (typeof parsed.access_key_id === 'string' && typeof parsed.secret_access_key === 'string')
-      return new AwsClient({
-        accessKeyId: parsed.access_key_id,
-        secretAccessKey: parsed.secret_access_key,
-        ...(typeof parsed.session_token === 'string' ? { sessionToken: parsed.session_token } : {}),
-        service: 's3',
-        region: config.region ?? 'us-east-1',
-      })
-  } catch {
-    // reported below, without quoting the value
-  }
-  throw new RunError(
-    `secret error: credentials: secret "${config.credentials}" must hold JSON {"access_key_id": "...", "secret_access_key": "..."}`,
-  )
+  const { user, secret } = await ctx.login(config.credentials, 'credentials')
+  if (user === '')
+    throw new RunError(
+      `secret error: credentials: ${emptyUserProblem(config.credentials, 'access key id', 'secret access key')}`,
+    )
+  return new AwsClient({
+    accessKeyId: user,
+    secretAccessKey: secret,
+    service: 's3',
+    region: config.region ?? 'us-east-1',
+  })
 }
 
 function bucketUrl(config: ObjectStoreConfig): string {

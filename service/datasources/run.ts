@@ -4,7 +4,10 @@
  * filter. Everything that can go wrong becomes a RunError whose message the status shows.
  */
 import type { ServiceRepositories } from '../../store/service/index.js'
+import { MissingSecretError, originCredentials } from '../git-origin/credentials.js'
+import type { GitOriginFields } from '../git-origin/origin.js'
 import { parseGoDuration } from '../go-duration.js'
+import { readLogin } from '../secrets/login.js'
 import type { SecretVault } from '../secrets/vault.js'
 import { itemCount } from './decode.js'
 import { applyFilter } from './filter.js'
@@ -21,6 +24,8 @@ export interface RunLimits {
   defaultTimeoutMs: number
   /** The service's data folder (git mirrors live under it). */
   dataDir: string
+  /** `service.git.known_hosts`: ssh hosts of git datasources named there are checked against these lines only. */
+  knownHosts: readonly string[]
 }
 
 /** What a run fetched and filtered, ready to store. */
@@ -69,16 +74,23 @@ export async function fetchAndFilter(options: {
     rateLimit: typeof config.rate_limit === 'number' ? config.rate_limit : Number.POSITIVE_INFINITY,
     parallel: typeof config.parallel === 'number' ? config.parallel : DEFAULT_PARALLEL,
   })
-  const secret = async (id: string, field: string) => {
-    let value: string | undefined
+  const opened = async <T>(id: string, field: string, read: () => Promise<T | undefined>): Promise<T> => {
+    let value: T | undefined
     try {
-      value = await secrets.read(store, id)
+      value = await read()
     } catch {
       throw new RunError(`secret error: ${field}: secret "${id}" cannot be opened with the service's keys`)
     }
     if (value === undefined) throw new RunError(`secret error: ${field}: secret "${id}" does not exist`)
     return value
   }
+  const secret = (id: string, field: string) => opened(id, field, () => secrets.read(store, id))
+  const login = (id: string, field: string) => opened(id, field, () => readLogin(store, secrets, id))
+  const gitCredentials = (fields: GitOriginFields) =>
+    originCredentials(store, secrets, fields, '', limits.knownHosts).catch((err: unknown) => {
+      if (err instanceof MissingSecretError) throw new RunError(`secret error: ${err.message}`)
+      throw err
+    })
   let fetched: { content: unknown; size: number }
   try {
     fetched = await category.fetch(config, {
@@ -86,6 +98,8 @@ export async function fetchAndFilter(options: {
       maxBytes: limits.maxBytes,
       maxYamlNodes: limits.maxYamlNodes,
       secret,
+      login,
+      gitCredentials,
       gate,
       dataDir: limits.dataDir,
     })

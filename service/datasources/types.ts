@@ -1,5 +1,8 @@
 /** Types shared by the datasource categories, the validator, the scheduler and the routes. */
 import type { z } from 'zod'
+import type { GitCredentials } from '../git/index.js'
+import type { GitOriginFields } from '../git-origin/origin.js'
+import type { SecretLogin } from '../secrets/login.js'
 import type { RequestGate } from './request-gate.js'
 
 /** What a category's fetch may use during one run. */
@@ -15,6 +18,19 @@ export interface FetchContext {
    * @throws RunError naming the field when the secret is gone or cannot be opened.
    */
   secret(id: string, field: string): Promise<string>
+  /**
+   * The login the secret `id` holds (../secrets/login.ts: its name the user part, its value the
+   * password or secret key), named in the configuration by `field`.
+   * @throws RunError naming the field when the secret is gone or cannot be opened.
+   */
+  login(id: string, field: string): Promise<SecretLogin>
+  /**
+   * Credentials for a git remote by the rules systems follow (../git-origin/credentials.ts): an
+   * HTTP login from `credentials`, an ssh key from `ssh_credentials`, ssh host keys from
+   * `service.git.known_hosts` or trusted on first use; undefined when none is named.
+   * @throws RunError naming the field when a secret is missing or an ssh remote names no key.
+   */
+  gitCredentials(fields: GitOriginFields): Promise<GitCredentials | undefined>
   /** Every request to the source goes through it (rate_limit, parallel). */
   gate: RequestGate
   /** The service's data folder (git mirrors live under it). */

@@ -11,6 +11,7 @@
 import { HttpError } from '../../core/http/index.js'
 import type { ServiceRepositories } from '../../store/service/index.js'
 import { type GitCredentials, parseRemoteUrl } from '../git/index.js'
+import { readLogin } from '../secrets/login.js'
 import type { SecretVault } from '../secrets/vault.js'
 import { hostKeyVerification } from './host-keys.js'
 import type { GitOriginFields } from './origin.js'
@@ -80,10 +81,10 @@ export async function originCredentials(
     }
   }
   if (remote.transport !== 'http' || !fields.credentials) return undefined
-  const row = await store.secrets.getMetadata(fields.credentials)
-  const secret = await open(fields.credentials)
-  const username = row?.name.trim() ?? ''
+  const login = await readLogin(store, vault, fields.credentials)
+  const { user, secret } = login ?? { user: '', secret: '' }
   return {
-    http: username === '' ? { kind: 'token', token: secret } : { kind: 'basic', username, password: secret },
+    http:
+      user === '' ? { kind: 'token', token: secret } : { kind: 'basic', username: user, password: secret },
   }
 }

@@ -11,6 +11,7 @@ import pRetry, { AbortError } from 'p-retry'
 import type { Logger } from 'pino'
 import type { BundleKind, ServiceStore, SystemRow } from '../../store/service/index.js'
 import type { ServiceMetrics } from '../metrics.js'
+import { emptyUserProblem, readLogin } from '../secrets/login.js'
 import type { SecretVault } from '../secrets/vault.js'
 import {
   type BundleRegistryConfig,
@@ -269,16 +270,13 @@ export class RegistryPublisher {
     const row = await store.registryBundles.get(systemId, kind, version)
     if (!row) throw new AbortError(`superseded: version ${version} was pruned`)
     const secretId = config.distribution_s3.access_keys
-    const [meta, secretKey] = await Promise.all([
-      store.secrets.getMetadata(secretId),
-      secrets.read(store, secretId),
-    ])
-    if (!meta || secretKey === undefined) {
+    const login = await readLogin(store, secrets, secretId)
+    if (!login) {
       throw new AbortError(`bundle_registry.distribution_s3.access_keys: secret "${secretId}" does not exist`)
     }
-    if (meta.name === '') {
+    if (login.user === '') {
       throw new AbortError(
-        `bundle_registry.distribution_s3.access_keys: secret "${secretId}" has an empty name (its name is the access key id)`,
+        `bundle_registry.distribution_s3.access_keys: ${emptyUserProblem(secretId, 'access key id', 'secret access key')}`,
       )
     }
     const key = objectKey(system, kind, config)
@@ -286,7 +284,11 @@ export class RegistryPublisher {
     if (problem) throw new AbortError(`bundle_registry.distribution_s3.${kind}_path: "${key}": ${problem}`)
     const location = locationOf(config)
     return {
-      bucket: new S3Bucket(location, { accessKeyId: meta.name, secretAccessKey: secretKey }, retry.timeoutMs),
+      bucket: new S3Bucket(
+        location,
+        { accessKeyId: login.user, secretAccessKey: login.secret },
+        retry.timeoutMs,
+      ),
       key,
       url: objectUrl(location, key),
       bytes: row.bytes,

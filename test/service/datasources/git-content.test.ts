@@ -8,8 +8,10 @@ import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readBundle } from '../../../core/bundle/index.js'
 import { BACKENDS } from '../../store/backends.js'
-import { makeOrigin, type Origin, tempDir } from '../git/fixtures.js'
+import { makeOrigin, type Origin, startHttpBackend, tempDir } from '../git/fixtures.js'
 import { startTestService, type TestService } from '../harness.js'
+
+const PASSWORD = 'pw-4b7e1c9d2a'
 
 interface Status {
   code: string
@@ -149,11 +151,41 @@ for (const backend of BACKENDS) {
       expect(bad.body.message).toContain('path_regexp: expected a regular expression')
     })
 
-    it('refuses ssh remotes at run time with a clear reason', async () => {
-      await t.json('PUT', '/v1/secrets/git/key', { body: { name: 'k', secret: 'not a key' } })
-      await put('ssh', { url: 'git@example.com:org/repo.git', ssh_credentials: { private_key: 'git/key' } })
-      const status = await run('ssh')
-      expect(status.message).toContain('ssh remotes are not supported by git datasources in this build')
+    it('fetches over http with a login secret (name = username, value = password), like systems do', async () => {
+      const http = await startHttpBackend(root, [{ username: 'alice', password: PASSWORD }])
+      try {
+        const url = `http://127.0.0.1:${http.port}/repo.git`
+        for (const [id, name, secret] of [
+          ['git/alice', 'alice', PASSWORD],
+          ['git/alice-wrong', 'alice', 'not-it'],
+          ['git/old-style', '', `alice:${PASSWORD}`],
+        ])
+          expect((await t.json('PUT', `/v1/secrets/${id}`, { body: { name, secret } })).status).toBe(200)
+        await put('http-login', { url, path: 'data/teams', commit: first, credentials: 'git/alice' })
+        const ok = await run('http-login')
+        expect(ok, ok.message).toMatchObject({ code: 'ok', items: 2 })
+        expect((await bundleData())['http-login']).toEqual({
+          red: { members: ['alice'] },
+          blue: { members: ['bob'] },
+        })
+        await put('http-wrong', { url, path: 'data/teams', credentials: 'git/alice-wrong' })
+        expect((await run('http-wrong')).message).toMatch(/^git error: auth_failed/)
+        // The value is never split at a colon any more: without a name it is a token.
+        await put('http-old', { url, path: 'data/teams', credentials: 'git/old-style' })
+        expect((await run('http-old')).message).toMatch(/^git error: auth_failed/)
+        const status = JSON.stringify((await t.json('GET', '/v1/datasources/systems/app/http-wrong')).body)
+        expect(status + t.logs.join('\n')).not.toContain(PASSWORD)
+      } finally {
+        http.server.close()
+      }
+    })
+
+    it('asks for a key for an ssh remote, naming the field', async () => {
+      await put('ssh', { url: 'git@example.com:org/repo.git' })
+      expect(await run('ssh')).toMatchObject({
+        code: 'error',
+        message: 'secret error: ssh_credentials.private_key: required for a git repository over SSH',
+      })
     })
   })
 }

@@ -75,10 +75,16 @@ for (const backend of BACKENDS) {
         body: { name: 'app', type: 'custom' },
         headers: { 'If-None-Match': '*' },
       })
-      const secret = JSON.stringify({ dn: ADMIN_DN, password: ADMIN_PASSWORD })
-      await t.json('PUT', '/v1/secrets/ldap/admin', { body: { name: 'ldap admin', secret } })
-      const wrong = JSON.stringify({ dn: ADMIN_DN, password: 'wrong' })
-      await t.json('PUT', '/v1/secrets/ldap/wrong', { body: { name: 'wrong', secret: wrong } })
+      // A login secret: its name is the bind DN, its value the password (docs/secrets.md).
+      const logins = [
+        ['ldap/admin', ADMIN_DN, ADMIN_PASSWORD],
+        ['ldap/wrong', ADMIN_DN, 'wrong'],
+        ['ldap/no-dn', '', ADMIN_PASSWORD],
+      ]
+      for (const [id, name, secret] of logins) {
+        const res = await t.json('PUT', `/v1/secrets/${id}`, { body: { name, secret } })
+        expect(res.status).toBe(200)
+      }
     })
     afterAll(async () => {
       await t?.close()
@@ -154,6 +160,16 @@ for (const backend of BACKENDS) {
       expect(failed).toMatchObject({
         code: 'error',
         message: `auth error: ${slapd.url}: invalid credentials`,
+      })
+      expect((await bundleData()).people).toHaveLength(5)
+    })
+
+    it('refuses a login secret without a name (LDAP has no tokens), naming the secret, and keeps the last good data', async () => {
+      await put('people', { urls: [slapd.url], search: people, credentials: 'ldap/no-dn' })
+      expect(await run('people')).toMatchObject({
+        code: 'error',
+        message:
+          'secret error: credentials: secret "ldap/no-dn" has an empty name (a login secret\'s name is the bind DN and its value the password)',
       })
       expect((await bundleData()).people).toHaveLength(5)
     })

@@ -15,7 +15,8 @@ import { BACKENDS } from '../../store/backends.js'
 import { startTestService, type TestService } from '../harness.js'
 
 // s3rver's fixed credentials.
-const KEYS = { access_key_id: 'S3RVER', secret_access_key: 'S3RVER' }
+const ACCESS_KEY_ID = 'S3RVER'
+const SECRET_ACCESS_KEY = 'S3RVER'
 
 interface Status {
   code: string
@@ -31,8 +32,8 @@ for (const backend of BACKENDS) {
     let endpoint: string
     const upload = async (key: string, body: string) => {
       const client = new AwsClient({
-        accessKeyId: 'S3RVER',
-        secretAccessKey: 'S3RVER',
+        accessKeyId: ACCESS_KEY_ID,
+        secretAccessKey: SECRET_ACCESS_KEY,
         service: 's3',
         region: 'us-east-1',
       })
@@ -73,10 +74,16 @@ for (const backend of BACKENDS) {
         body: { name: 'app', type: 'custom' },
         headers: { 'If-None-Match': '*' },
       })
-      await t.json('PUT', '/v1/secrets/s3/keys', { body: { name: 's3', secret: JSON.stringify(KEYS) } })
-      await t.json('PUT', '/v1/secrets/s3/wrong', {
-        body: { name: 's3', secret: JSON.stringify({ access_key_id: 'NOBODY', secret_access_key: 'nope' }) },
-      })
+      // A login secret: its name is the access key id, its value the secret access key (docs/secrets.md).
+      const logins = [
+        ['s3/keys', ACCESS_KEY_ID, SECRET_ACCESS_KEY],
+        ['s3/wrong', 'NOBODY', 'nope'],
+        ['s3/no-key-id', '', SECRET_ACCESS_KEY],
+      ]
+      for (const [id, name, secret] of logins) {
+        const res = await t.json('PUT', `/v1/secrets/${id}`, { body: { name, secret } })
+        expect(res.status).toBe(200)
+      }
     })
     afterAll(async () => {
       await t?.close()
@@ -124,6 +131,17 @@ for (const backend of BACKENDS) {
         /^auth error: http:\/\/127\.0\.0\.1:\d+\/data answered 403 InvalidAccessKeyId/,
       )
       expect((await bundleData())['cloud-objstore']).toMatchObject({ teams: { red: ['u0'] } })
+    })
+
+    it('refuses a login secret without a name (the access key id), naming the secret', async () => {
+      await t.json('PUT', '/v1/datasources/systems/app/no-key-id', {
+        body: { category: 'cloud/objstore', bucket: 'data', credentials: 's3/no-key-id', endpoint },
+      })
+      expect(await run('no-key-id')).toMatchObject({
+        code: 'error',
+        message:
+          'secret error: credentials: secret "s3/no-key-id" has an empty name (a login secret\'s name is the access key id and its value the secret access key)',
+      })
     })
   })
 }

@@ -70,7 +70,13 @@ for (const backend of BACKENDS) {
         builder,
         secrets: new SecretVault(openSecretKeySource({ dataDir: keyDir })),
         logger,
-        limits: { maxBytes: 1 << 20, maxYamlNodes: 1000, defaultTimeoutMs: 30_000, dataDir: keyDir },
+        limits: {
+          maxBytes: 1 << 20,
+          maxYamlNodes: 1000,
+          defaultTimeoutMs: 30_000,
+          dataDir: keyDir,
+          knownHosts: [],
+        },
         tickMs: 50,
         maxConcurrentRuns: 2,
       })

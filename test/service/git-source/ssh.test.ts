@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { knownHostsKey } from '../../../service/git-origin/host-keys.js'
 import { BACKENDS } from '../../store/backends.js'
 import { git, makeOrigin, type Sshd, startSshd, stop, tempDir } from '../git/fixtures.js'
-import { startTestService, type TestService } from '../harness.js'
+import type { TestService } from '../harness.js'
+import { serviceStarter } from '../service-starter.js'
 
 const sqlite = BACKENDS.find((b) => b.name === 'sqlite')!
 const root = tempDir()
@@ -58,15 +59,7 @@ async function sshSystem(t: TestService, name: string, s: Sshd, key: string, pas
 
 describe.skipIf(sshd === undefined)('git-backed systems over ssh (sshd)', () => {
   const s = sshd!
-  const services: TestService[] = []
-  afterAll(async () => {
-    for (const t of services) await t.close()
-  })
-  const start = async (yaml: string) => {
-    const t = await startTestService(sqlite, yaml)
-    services.push(t)
-    return t
-  }
+  const start = serviceStarter(sqlite)
 
   it('trusts an unconfigured host on first use, records its key in the settings, and builds with a passphrase-protected key', async () => {
     const t = await start('{git: {poll_interval: "0"}}')

@@ -355,5 +355,20 @@ for (const backend of BACKENDS) {
         'refusal recorded',
       )
     })
+
+    it('gives up at once on a keys secret without a name (the access key id), naming the secret', async () => {
+      expect(
+        (await t.call('PUT', '/v1/secrets/registry/no-key-id', { body: { name: '', secret: 'x' } })).status,
+      ).toBe(200)
+      const id = await createSystem('no-key-id', registry({}, { access_keys: 'registry/no-key-id' }))
+      const expected =
+        'bundle_registry.distribution_s3.access_keys: secret "registry/no-key-id" has an empty name (a login secret\'s name is the access key id and its value the secret access key)'
+      await eventually(
+        async () =>
+          (await versions(id)).some((v) => v.upload.state === 'failed' && v.upload.error === expected),
+        10_000,
+        'refusal recorded',
+      )
+    })
   })
 }
