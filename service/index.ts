@@ -21,6 +21,7 @@ import { DatasourceScheduler } from './datasources/scheduler.js'
 import { DecisionTextIndexer } from './decision-text-indexer.js'
 import { EvaluationPool } from './evaluation/evaluation-pool.js'
 import { GitSource } from './git-source/git-source.js'
+import { sweepUnusedMirrors } from './git-source/mirror-sweep.js'
 import { GitPoller } from './git-source/poller.js'
 import { parseGoDuration } from './go-duration.js'
 import { IdentityVerifier } from './identity/verifier.js'
@@ -211,9 +212,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     retention.start()
     // The first poll runs at once: git-backed systems catch up with what was pushed while we were down.
     const pollMs = parseGoDuration(config.git.poll_interval) ?? 0
+    // Mirrors of origins nobody uses any more are removed after each poll round (the first one at
+    // once), or once now when polling is off.
+    const sweep = () => sweepUnusedMirrors({ store, dataDir, logger })
     const poller =
-      pollMs > 0 ? new GitPoller({ store, source: gitSource, logger, intervalMs: pollMs }) : undefined
+      pollMs > 0 ? new GitPoller({ store, source: gitSource, logger, intervalMs: pollMs, sweep }) : undefined
     poller?.start()
+    if (!poller) await sweep()
     await datasources.start()
     logger.info(
       {

@@ -135,6 +135,7 @@ export const systemFieldsSchema = z.strictObject({
   migration_history: z.unknown().optional(),
   minimum_opa_version: z.unknown().optional(),
   bundle_registry_status: z.unknown().optional(),
+  source_control_status: z.unknown().optional(),
 })
 
 export type SystemFields = z.output<typeof systemFieldsSchema>
@@ -158,6 +159,7 @@ const READ_ONLY = new Set([
   'migration_history',
   'minimum_opa_version',
   'bundle_registry_status',
+  'source_control_status',
 ])
 
 /** The part of a request stored as the system's config (columns and read-only fields removed). */

@@ -30,6 +30,7 @@ import { sourceControlSecretReferences } from '../secrets/references.js'
 import type { SecretVault } from '../secrets/vault.js'
 import { type CommitContent, commitContent, isBundleFile } from './content.js'
 import { type SourceFailure, sourceFailureOf } from './failure.js'
+import { type SourceControlStatus, sourceControlStatus } from './sync-status.js'
 
 export interface GitSourceOptions {
   store: ServiceStore
@@ -243,6 +244,15 @@ export class GitSource implements SystemSource {
       timeoutMs: this.options.timeoutMs,
       maxRepositoryBytes: this.options.maxRepositoryBytes,
     }
+  }
+
+  /** What the latest syncs of a git-backed system did (`source_control_status`); undefined for others. */
+  async status(system: SystemRow): Promise<SourceControlStatus | undefined> {
+    const fields = originFieldsOf(system)
+    if (!fields) return undefined
+    const stored = await this.options.store.gitSync.get(system.id)
+    // A state recorded for an earlier origin says nothing about the current one.
+    return sourceControlStatus(stored?.origin === stateKey(fields) ? stored : undefined)
   }
 
   /** The content of the recorded commit of a git-backed system (SystemSource). */

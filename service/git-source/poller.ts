@@ -1,6 +1,7 @@
 /**
  * Polls every git-backed system on an interval (`service.git.poll_interval`), one system after
- * another so a slow remote delays the others' next poll rather than piling up fetches.
+ * another so a slow remote delays the others' next poll rather than piling up fetches. After each
+ * round it sweeps the mirrors no configuration uses any more (`sweep`, ./mirror-sweep.ts).
  */
 import type { Logger } from 'pino'
 import { BackgroundLoop } from '../../core/background-loop.js'
@@ -10,8 +11,14 @@ import type { GitSource } from './git-source.js'
 export class GitPoller {
   private readonly loop: BackgroundLoop
 
-  constructor(options: { store: ServiceStore; source: GitSource; logger: Logger; intervalMs: number }) {
-    const { store, source, logger, intervalMs } = options
+  constructor(options: {
+    store: ServiceStore
+    source: GitSource
+    logger: Logger
+    intervalMs: number
+    sweep: () => Promise<unknown>
+  }) {
+    const { store, source, logger, intervalMs, sweep } = options
     this.loop = new BackgroundLoop(async () => {
       try {
         for (const system of await store.systems.list()) {
@@ -26,6 +33,7 @@ export class GitPoller {
       } catch (err) {
         logger.error({ err }, 'git poll failed')
       }
+      await sweep()
       return intervalMs
     })
   }

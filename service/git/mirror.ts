@@ -32,6 +32,12 @@ export interface MirrorOptions extends GitLimits {
 /** Serialises fetches (and the fetch-and-push of commits) per mirror folder across the process. */
 export const mirrorLocks = new KeyedLock()
 
+/**
+ * When each mirror folder was last handed out in this process. An operation reads a mirror after
+ * `mirror()` returns, outside its lock, so the sweep (mirror-sweep.ts) leaves recently used ones be.
+ */
+export const mirrorLastOpened = new Map<string, number>()
+
 const FETCH_REFSPECS = ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*']
 
 export class GitMirror {
@@ -111,8 +117,20 @@ export class GitMirror {
   }
 }
 
+/** The folder holding every mirror. */
+export function mirrorsRoot(dataDir: string): string {
+  return join(dataDir, 'git-mirrors')
+}
+
+/** The folder name of the mirror of `url` (as parseRemoteUrl normalises it). */
+export function mirrorFolderName(url: string): string {
+  return createHash('sha256').update(url).digest('hex').slice(0, 32)
+}
+
 function mirrorFolder(dataDir: string, url: string): string {
-  return join(dataDir, 'git-mirrors', createHash('sha256').update(url).digest('hex').slice(0, 32))
+  const path = join(mirrorsRoot(dataDir), mirrorFolderName(url))
+  mirrorLastOpened.set(path, Date.now())
+  return path
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -154,7 +172,7 @@ export async function mirror(
       await repo.fetchUnlocked()
       return
     }
-    await mkdir(join(options.dataDir, 'git-mirrors'), { recursive: true })
+    await mkdir(mirrorsRoot(options.dataDir), { recursive: true })
     const fresh = `${path}.tmp-${randomBytes(6).toString('hex')}`
     try {
       const init = await runGit(['init', '--bare', '--quiet', fresh], { timeoutMs: repo.timeoutMs }, 'init')
@@ -165,5 +183,7 @@ export async function mirror(
       await rm(fresh, { recursive: true, force: true })
     }
   })
+  // Handed out now: the caller's reads come after the fetch (which may have queued a while).
+  mirrorLastOpened.set(path, Date.now())
   return repo
 }

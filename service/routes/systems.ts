@@ -21,6 +21,7 @@ import {
 import { inChangeTransaction } from '../activity/change-transaction.js'
 import { creatorBindings } from '../authz/inherit.js'
 import { STATUS_BUILD_FAILED, STATUS_READY } from '../bundle-builder.js'
+import type { SourceControlStatus } from '../git-source/sync-status.js'
 import { registryConfigOf } from '../registry/registry-config.js'
 import type { RegistryPublisher } from '../registry/registry-publisher.js'
 import { assertSecretsExist, systemSecretReferences } from '../secrets/references.js'
@@ -53,7 +54,12 @@ type RegistryStatus = Awaited<ReturnType<RegistryPublisher['status']>>
 /** The API shape of a system (`systems.v1.SystemConfig`). */
 export function systemView(
   row: SystemRow,
-  extras: { token?: TokenRow; policies?: PolicyRow[]; registry?: RegistryStatus } = {},
+  extras: {
+    token?: TokenRow
+    policies?: PolicyRow[]
+    registry?: RegistryStatus
+    sourceControl?: SourceControlStatus
+  } = {},
 ) {
   const errors = row.status_errors ? (JSON.parse(row.status_errors) as string[]) : []
   const bundleErrors =
@@ -77,6 +83,7 @@ export function systemView(
     status: row.status,
     errors: { ...bundleErrors, ...registryErrors(extras.registry) },
     ...(extras.registry ? { bundle_registry_status: extras.registry } : {}),
+    ...(extras.sourceControl ? { source_control_status: extras.sourceControl } : {}),
     policies: (extras.policies ?? []).map((p) => ({
       id: p.path,
       type: 'rego',
@@ -111,12 +118,13 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   }
 
   async function view(tx: ServiceRepositories, row: SystemRow) {
-    const [token, policies, registry] = await Promise.all([
+    const [token, policies, registry, sourceControl] = await Promise.all([
       tx.tokens.findForSystem(row.id),
       tx.policies.listForSystem(row.id),
       registryConfigOf(row.config) ? deps.registry.status(row.id) : undefined,
+      deps.gitSource.status(row),
     ])
-    return systemView(row, { token, policies, registry })
+    return systemView(row, { token, policies, registry, sourceControl })
   }
 
   async function create(c: Context<ServiceEnv>, id: string, fields: SystemFields, actor: Actor) {
