@@ -4,6 +4,7 @@
  */
 import { gitBlameCategory } from './git-blame.js'
 import { gitContentCategory } from './git-content.js'
+import { gitRegoCategory } from './git-rego.js'
 import { httpCategory } from './http.js'
 import { ldapCategory } from './ldap.js'
 import { cloudObjectStoreCategory, store2ContentCategory } from './object-store.js'
@@ -16,6 +17,7 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   restCategory,
   gitContentCategory,
   gitBlameCategory,
+  gitRegoCategory,
   ldapCategory,
   cloudObjectStoreCategory,
   store2ContentCategory,

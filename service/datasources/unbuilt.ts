@@ -9,7 +9,6 @@ import {
   bothOrNeitherFilter,
   cloudCommon,
   common,
-  gitCommon,
   mtlsPair,
   objectStoreCommon,
   poller,
@@ -22,14 +21,6 @@ import {
 import { type DatasourceCategory, defineCategory } from './types.js'
 
 const text = () => z.string({ error: 'expected a string' })
-const gitRego = z.strictObject({
-  category: z.literal('git/rego'),
-  ...common,
-  ...poller,
-  ...rateLimiter,
-  ...gitCommon,
-  path: text().optional(),
-})
 
 const stream = z
   .strictObject({
@@ -119,7 +110,6 @@ const unbuilt = (category: string, schema: z.ZodType<Record<string, unknown>>): 
 /** Categories validated but not fetched by this build, in the spec's order. */
 export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
   unbuilt('cloud/ecr', cloudEcr),
-  unbuilt('git/rego', gitRego),
   unbuilt('stream', stream),
   unbuilt('cluster/resources', clusterResources),
   unbuilt('idp', idp),
