@@ -2,6 +2,7 @@
  * Every datasource category in one ordered list: the validator, the scheduler, the routes and
  * docs/datasources.md read it. Adding a category is one file and one line here.
  */
+import { bundleObjectStoreCategory, store2BundleCategory } from './bundle-object-store.js'
 import { gitBlameCategory } from './git-blame.js'
 import { gitContentCategory } from './git-content.js'
 import { gitRegoCategory } from './git-rego.js'
@@ -21,6 +22,8 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   ldapCategory,
   cloudObjectStoreCategory,
   store2ContentCategory,
+  bundleObjectStoreCategory,
+  store2BundleCategory,
   ...UNBUILT_CATEGORIES,
 ]
 

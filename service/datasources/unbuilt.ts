@@ -10,7 +10,6 @@ import {
   cloudCommon,
   common,
   mtlsPair,
-  objectStoreCommon,
   poller,
   rateLimiter,
   regoFiltering,
@@ -82,16 +81,6 @@ const idp = z
 
 const policyLibrary = z.strictObject({ category: z.literal('policy-library'), ...common, ...poller })
 
-const bundleObjectStore = (category: 'bundle/objstore' | 'store2/bundle') =>
-  z.strictObject({
-    category: z.literal(category),
-    ...common,
-    ...poller,
-    ...rateLimiter,
-    ...objectStoreCommon,
-    path: requiredText('the bundle object path'),
-  })
-
 const cloudEcr = z
   .strictObject({
     category: z.literal('cloud/ecr'),
@@ -114,6 +103,4 @@ export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
   unbuilt('cluster/resources', clusterResources),
   unbuilt('idp', idp),
   unbuilt('policy-library', policyLibrary),
-  unbuilt('bundle/objstore', bundleObjectStore('bundle/objstore')),
-  unbuilt('store2/bundle', bundleObjectStore('store2/bundle')),
 ]
