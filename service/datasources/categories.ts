@@ -2,8 +2,10 @@
  * Every datasource category in one ordered list: the validator, the scheduler, the routes and
  * docs/datasources.md read it. Adding a category is one file and one line here.
  */
+import { bundleObjectStoreCategory, store2BundleCategory } from './bundle-object-store.js'
 import { gitBlameCategory } from './git-blame.js'
 import { gitContentCategory } from './git-content.js'
+import { gitRegoCategory } from './git-rego.js'
 import { httpCategory } from './http.js'
 import { ldapCategory } from './ldap.js'
 import { cloudObjectStoreCategory, store2ContentCategory } from './object-store.js'
@@ -16,9 +18,12 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   restCategory,
   gitContentCategory,
   gitBlameCategory,
+  gitRegoCategory,
   ldapCategory,
   cloudObjectStoreCategory,
   store2ContentCategory,
+  bundleObjectStoreCategory,
+  store2BundleCategory,
   ...UNBUILT_CATEGORIES,
 ]
 

@@ -54,7 +54,11 @@ const listParser = new XMLParser({
   isArray: (name) => name === 'Contents',
 })
 
-async function clientOf(config: ObjectStoreConfig, ctx: FetchContext): Promise<AwsClient> {
+/** The object-store common fields the signed requests read. */
+type BucketConfig = Pick<ObjectStoreConfig, 'bucket' | 'credentials' | 'endpoint' | 'region'>
+
+/** A SigV4 client with the login secret `credentials` names (access key id = its name). */
+export async function clientOf(config: BucketConfig, ctx: FetchContext): Promise<AwsClient> {
   const { user, secret } = await ctx.login(config.credentials, 'credentials')
   if (user === '')
     throw new RunError(
@@ -68,7 +72,8 @@ async function clientOf(config: ObjectStoreConfig, ctx: FetchContext): Promise<A
   })
 }
 
-function bucketUrl(config: ObjectStoreConfig): string {
+/** The bucket's path-style URL on `endpoint` (default AWS for `region`). */
+export function bucketUrl(config: BucketConfig): string {
   const endpoint = (config.endpoint ?? `https://s3.${config.region ?? 'us-east-1'}.amazonaws.com`).replace(
     /\/+$/,
     '',
@@ -78,20 +83,43 @@ function bucketUrl(config: ObjectStoreConfig): string {
   return `${endpoint}/${encodeURIComponent(config.bucket)}`
 }
 
-async function send(client: AwsClient, url: string, ctx: FetchContext): Promise<Uint8Array> {
+/** One signed GET through the run's gate; a refusal becomes a RunError naming status and S3 code. */
+export async function send(client: AwsClient, url: string, ctx: FetchContext): Promise<Uint8Array> {
   const response = await ctx.gate
     .run(() => client.fetch(url, { signal: ctx.signal }), ctx.signal)
     .catch((err: unknown) => {
       if (ctx.signal.aborted) throw new RunError(`timeout: ${url} did not answer in time`)
       throw new RunError(`connection error: ${url}: ${err instanceof Error ? err.message : String(err)}`)
     })
-  const bytes = new Uint8Array(await response.arrayBuffer())
+  const bytes = response.ok ? await boundedBody(response, url, ctx.maxBytes) : await errorBody(response)
   if (!response.ok) {
-    const code = /<Code>([^<]+)<\/Code>/.exec(new TextDecoder().decode(bytes.slice(0, 4096)))?.[1]
+    const code = /<Code>([^<]+)<\/Code>/.exec(new TextDecoder().decode(bytes))?.[1]
     const kind = response.status === 401 || response.status === 403 ? 'auth error' : 'http error'
     throw new RunError(`${kind}: ${url.split('?')[0]} answered ${response.status}${code ? ` ${code}` : ''}`)
   }
   return bytes
+}
+
+/** The body of a successful answer, refused as soon as it passes `limit` bytes (never held whole). */
+async function boundedBody(response: Response, url: string, limit: number): Promise<Uint8Array> {
+  const tooLarge = () => new RunError(`size limit: ${url.split('?')[0]} is larger than ${limit} bytes`)
+  if (Number(response.headers.get('content-length') ?? 0) > limit) {
+    await response.body?.cancel()
+    throw tooLarge()
+  }
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength
+    if (size > limit) throw tooLarge()
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks, size)
+}
+
+/** The first bytes of an error answer (enough for its `<Code>`). */
+async function errorBody(response: Response): Promise<Uint8Array> {
+  return new Uint8Array(await response.arrayBuffer()).slice(0, 4096)
 }
 
 /** Every key under `prefix`, page after page. */
@@ -123,6 +151,11 @@ async function listKeys(
   return keys
 }
 
+/** The URL of object `key` in the bucket at `base`, each segment encoded. */
+export function objectUrl(base: string, key: string): string {
+  return `${base}/${key.split('/').map(encodeURIComponent).join('/')}`
+}
+
 async function fetchObjects(config: ObjectStoreConfig, ctx: FetchContext): Promise<Fetched> {
   const client = await clientOf(config, ctx)
   const base = bucketUrl(config)
@@ -131,7 +164,7 @@ async function fetchObjects(config: ObjectStoreConfig, ctx: FetchContext): Promi
   const content: Record<string, unknown> = {}
   let size = 0
   for (const key of keys) {
-    const bytes = await send(client, `${base}/${key.split('/').map(encodeURIComponent).join('/')}`, ctx)
+    const bytes = await send(client, objectUrl(base, key), ctx)
     size += bytes.byteLength
     if (size > ctx.maxBytes) throw new RunError(`size limit: the objects exceed ${ctx.maxBytes} bytes`)
     const relative = key.slice(prefix.length)

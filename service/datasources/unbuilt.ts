@@ -9,9 +9,7 @@ import {
   bothOrNeitherFilter,
   cloudCommon,
   common,
-  gitCommon,
   mtlsPair,
-  objectStoreCommon,
   poller,
   rateLimiter,
   regoFiltering,
@@ -22,14 +20,6 @@ import {
 import { type DatasourceCategory, defineCategory } from './types.js'
 
 const text = () => z.string({ error: 'expected a string' })
-const gitRego = z.strictObject({
-  category: z.literal('git/rego'),
-  ...common,
-  ...poller,
-  ...rateLimiter,
-  ...gitCommon,
-  path: text().optional(),
-})
 
 const stream = z
   .strictObject({
@@ -91,16 +81,6 @@ const idp = z
 
 const policyLibrary = z.strictObject({ category: z.literal('policy-library'), ...common, ...poller })
 
-const bundleObjectStore = (category: 'bundle/objstore' | 'store2/bundle') =>
-  z.strictObject({
-    category: z.literal(category),
-    ...common,
-    ...poller,
-    ...rateLimiter,
-    ...objectStoreCommon,
-    path: requiredText('the bundle object path'),
-  })
-
 const cloudEcr = z
   .strictObject({
     category: z.literal('cloud/ecr'),
@@ -119,11 +99,8 @@ const unbuilt = (category: string, schema: z.ZodType<Record<string, unknown>>): 
 /** Categories validated but not fetched by this build, in the spec's order. */
 export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
   unbuilt('cloud/ecr', cloudEcr),
-  unbuilt('git/rego', gitRego),
   unbuilt('stream', stream),
   unbuilt('cluster/resources', clusterResources),
   unbuilt('idp', idp),
   unbuilt('policy-library', policyLibrary),
-  unbuilt('bundle/objstore', bundleObjectStore('bundle/objstore')),
-  unbuilt('store2/bundle', bundleObjectStore('store2/bundle')),
 ]

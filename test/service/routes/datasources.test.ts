@@ -121,7 +121,7 @@ for (const backend of BACKENDS) {
       ],
       [
         { url: 'https://x' },
-        'category: required: one of http, rest, git/content, git/blame, ldap, cloud/objstore, store2/content',
+        'category: required: one of http, rest, git/content, git/blame, git/rego, ldap, cloud/objstore, store2/content, bundle/objstore, store2/bundle',
       ],
       [{ category: 'ftp' }, 'category: "ftp" is not one of'],
       [{ category: 'rest', on_premises: true }, 'unknown field on_premises'],
