@@ -5,6 +5,7 @@
 import { gitBlameCategory } from './git-blame.js'
 import { gitContentCategory } from './git-content.js'
 import { httpCategory } from './http.js'
+import { idpCategory } from './idp.js'
 import { ldapCategory } from './ldap.js'
 import { cloudObjectStoreCategory, store2ContentCategory } from './object-store.js'
 import { restCategory } from './rest.js'
@@ -19,6 +20,7 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   ldapCategory,
   cloudObjectStoreCategory,
   store2ContentCategory,
+  idpCategory,
   ...UNBUILT_CATEGORIES,
 ]
 

@@ -16,7 +16,6 @@ import {
   rateLimiter,
   regoFiltering,
   requiredText,
-  secretId,
   tlsSettings,
 } from './mixins.js'
 import { type DatasourceCategory, defineCategory } from './types.js'
@@ -71,24 +70,6 @@ const clusterResources = z
   })
   .superRefine(bothOrNeitherFilter)
 
-const idp = z
-  .strictObject({
-    category: z.literal('idp'),
-    ...common,
-    ...poller,
-    ...regoFiltering,
-    idp_tenant: text().regex(/^https?:\/\/[^/]/i, {
-      error: 'expected a URL with its protocol, e.g. https://example.okta.com',
-    }),
-    idp_client_id: requiredText('the client id'),
-    idp_client_secret: secretId(),
-    idp_enable_apps: z.boolean({ error: 'expected true or false' }).optional(),
-    idp_enable_groups: z.boolean({ error: 'expected true or false' }).optional(),
-    idp_enable_roles: z.boolean({ error: 'expected true or false' }).optional(),
-    idp_enable_users: z.boolean({ error: 'expected true or false' }).optional(),
-  })
-  .superRefine(bothOrNeitherFilter)
-
 const policyLibrary = z.strictObject({ category: z.literal('policy-library'), ...common, ...poller })
 
 const bundleObjectStore = (category: 'bundle/objstore' | 'store2/bundle') =>
@@ -122,7 +103,6 @@ export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
   unbuilt('git/rego', gitRego),
   unbuilt('stream', stream),
   unbuilt('cluster/resources', clusterResources),
-  unbuilt('idp', idp),
   unbuilt('policy-library', policyLibrary),
   unbuilt('bundle/objstore', bundleObjectStore('bundle/objstore')),
   unbuilt('store2/bundle', bundleObjectStore('store2/bundle')),
