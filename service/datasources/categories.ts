@@ -2,6 +2,7 @@
  * Every datasource category in one ordered list: the validator, the scheduler, the routes and
  * docs/datasources.md read it. Adding a category is one file and one line here.
  */
+import { cloudEcrCategory } from './ecr.js'
 import { gitBlameCategory } from './git-blame.js'
 import { gitContentCategory } from './git-content.js'
 import { httpCategory } from './http.js'
@@ -21,6 +22,7 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   cloudObjectStoreCategory,
   store2ContentCategory,
   idpCategory,
+  cloudEcrCategory,
   ...UNBUILT_CATEGORIES,
 ]
 

@@ -7,7 +7,6 @@
 import { z } from 'zod'
 import {
   bothOrNeitherFilter,
-  cloudCommon,
   common,
   gitCommon,
   mtlsPair,
@@ -82,24 +81,11 @@ const bundleObjectStore = (category: 'bundle/objstore' | 'store2/bundle') =>
     path: requiredText('the bundle object path'),
   })
 
-const cloudEcr = z
-  .strictObject({
-    category: z.literal('cloud/ecr'),
-    ...common,
-    ...rateLimiter,
-    ...poller,
-    ...regoFiltering,
-    ...cloudCommon,
-    RegistryId: text().optional(),
-  })
-  .superRefine(bothOrNeitherFilter)
-
 const unbuilt = (category: string, schema: z.ZodType<Record<string, unknown>>): DatasourceCategory =>
   defineCategory({ category, schema, mode: 'poll' })
 
 /** Categories validated but not fetched by this build, in the spec's order. */
 export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
-  unbuilt('cloud/ecr', cloudEcr),
   unbuilt('git/rego', gitRego),
   unbuilt('stream', stream),
   unbuilt('cluster/resources', clusterResources),
