@@ -20,9 +20,11 @@ const schema = z
     ...common,
     ...poller,
     ...regoFiltering,
-    idp_tenant: text().regex(/^https?:\/\/[^/]/i, {
-      error: 'expected a URL with its protocol, e.g. https://example.okta.com',
-    }),
+    idp_tenant: text()
+      .regex(/^https?:\/\/[^/]/i, {
+        error: 'expected a URL with its protocol, e.g. https://example.okta.com',
+      })
+      .refine((value) => URL.canParse(value), { error: 'expected a URL, e.g. https://example.okta.com' }),
     idp_client_id: requiredText('the client id'),
     idp_client_secret: secretId(),
     idp_enable_apps: enable(),

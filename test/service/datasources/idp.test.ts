@@ -35,6 +35,7 @@ function oktaServer() {
     apiPaths: [] as string[],
     revoked: false,
     foreignNext: false,
+    garbage: false,
   }
   const readBody = async (req: IncomingMessage) => {
     let body = ''
@@ -68,6 +69,10 @@ function oktaServer() {
     state.apiPaths.push(url.pathname)
     if (state.revoked || req.headers.authorization !== `Bearer ${TOKEN}`)
       return json(401, { errorCode: 'E0000011', errorSummary: 'Invalid token provided' })
+    if (state.garbage) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      return res.end('<html>maintenance</html>')
+    }
     switch (url.pathname) {
       case '/api/v1/users': {
         // Two users a page whatever `limit` asks: 3 pages for 5 users.
@@ -211,6 +216,32 @@ for (const backend of BACKENDS) {
         code: 'error',
         message: `auth error: ${tenant}/oauth2/v1/token answered 401`,
       })
+    })
+
+    it('refuses an idp_tenant that is not a URL, naming the field', async () => {
+      const res = await t.json<{ message?: string }>('PUT', '/v1/datasources/systems/app/bad', {
+        body: {
+          category: 'idp',
+          idp_tenant: 'https://exa mple',
+          idp_client_id: 'c',
+          idp_client_secret: 'idp/client',
+        },
+      })
+      expect(res.status).toBe(400)
+      expect(res.body.message).toContain('idp_tenant: expected a URL')
+    })
+
+    it('fails naming the page when a list is not JSON', async () => {
+      okta.state.garbage = true
+      try {
+        await put('garbage', { idp_enable_users: false, idp_enable_roles: false, idp_enable_apps: false })
+        expect(await run('garbage')).toMatchObject({
+          code: 'error',
+          message: `decode error: ${tenant}/api/v1/groups did not answer JSON`,
+        })
+      } finally {
+        okta.state.garbage = false
+      }
     })
 
     it('refuses a next link off the tenant, so the token stays with the tenant', async () => {
