@@ -3,10 +3,12 @@
  * docs/datasources.md read it. Adding a category is one file and one line here.
  */
 import { bundleObjectStoreCategory, store2BundleCategory } from './bundle-object-store.js'
+import { cloudEcrCategory } from './ecr.js'
 import { gitBlameCategory } from './git-blame.js'
 import { gitContentCategory } from './git-content.js'
 import { gitRegoCategory } from './git-rego.js'
 import { httpCategory } from './http.js'
+import { idpCategory } from './idp.js'
 import { ldapCategory } from './ldap.js'
 import { cloudObjectStoreCategory, store2ContentCategory } from './object-store.js'
 import { restCategory } from './rest.js'
@@ -24,6 +26,8 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   store2ContentCategory,
   bundleObjectStoreCategory,
   store2BundleCategory,
+  idpCategory,
+  cloudEcrCategory,
   ...UNBUILT_CATEGORIES,
 ]
 

@@ -7,14 +7,11 @@
 import { z } from 'zod'
 import {
   bothOrNeitherFilter,
-  cloudCommon,
   common,
   mtlsPair,
   poller,
   rateLimiter,
   regoFiltering,
-  requiredText,
-  secretId,
   tlsSettings,
 } from './mixins.js'
 import { type DatasourceCategory, defineCategory } from './types.js'
@@ -61,46 +58,14 @@ const clusterResources = z
   })
   .superRefine(bothOrNeitherFilter)
 
-const idp = z
-  .strictObject({
-    category: z.literal('idp'),
-    ...common,
-    ...poller,
-    ...regoFiltering,
-    idp_tenant: text().regex(/^https?:\/\/[^/]/i, {
-      error: 'expected a URL with its protocol, e.g. https://example.okta.com',
-    }),
-    idp_client_id: requiredText('the client id'),
-    idp_client_secret: secretId(),
-    idp_enable_apps: z.boolean({ error: 'expected true or false' }).optional(),
-    idp_enable_groups: z.boolean({ error: 'expected true or false' }).optional(),
-    idp_enable_roles: z.boolean({ error: 'expected true or false' }).optional(),
-    idp_enable_users: z.boolean({ error: 'expected true or false' }).optional(),
-  })
-  .superRefine(bothOrNeitherFilter)
-
 const policyLibrary = z.strictObject({ category: z.literal('policy-library'), ...common, ...poller })
-
-const cloudEcr = z
-  .strictObject({
-    category: z.literal('cloud/ecr'),
-    ...common,
-    ...rateLimiter,
-    ...poller,
-    ...regoFiltering,
-    ...cloudCommon,
-    RegistryId: text().optional(),
-  })
-  .superRefine(bothOrNeitherFilter)
 
 const unbuilt = (category: string, schema: z.ZodType<Record<string, unknown>>): DatasourceCategory =>
   defineCategory({ category, schema, mode: 'poll' })
 
 /** Categories validated but not fetched by this build, in the spec's order. */
 export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
-  unbuilt('cloud/ecr', cloudEcr),
   unbuilt('stream', stream),
   unbuilt('cluster/resources', clusterResources),
-  unbuilt('idp', idp),
   unbuilt('policy-library', policyLibrary),
 ]

@@ -121,7 +121,7 @@ for (const backend of BACKENDS) {
       ],
       [
         { url: 'https://x' },
-        'category: required: one of http, rest, git/content, git/blame, git/rego, ldap, cloud/objstore, store2/content, bundle/objstore, store2/bundle',
+        'category: required: one of http, rest, git/content, git/blame, git/rego, ldap, cloud/objstore, store2/content, bundle/objstore, store2/bundle, idp, cloud/ecr',
       ],
       [{ category: 'ftp' }, 'category: "ftp" is not one of'],
       [{ category: 'rest', on_premises: true }, 'unknown field on_premises'],
@@ -211,17 +211,11 @@ for (const backend of BACKENDS) {
     })
 
     it('validates a category this build does not fetch, then refuses it with 501', async () => {
-      await t.json('PUT', '/v1/secrets/idp/secret', { body: { name: 'idp', secret: 's' } })
-      const res = await put('systems/app/directory', {
-        category: 'idp',
-        idp_tenant: 'https://example.okta.com',
-        idp_client_id: 'regent',
-        idp_client_secret: 'idp/secret',
-      })
+      const res = await put('systems/app/library', { category: 'policy-library' })
       expect(res.status).toBe(501)
       expect(res.body.code).toBe('not_implemented')
-      expect(res.body.message).toContain('idp is not implemented in this build')
-      expect((await t.json('GET', '/v1/datasources/systems/app/directory')).status).toBe(404)
+      expect(res.body.message).toContain('policy-library is not implemented in this build')
+      expect((await t.json('GET', '/v1/datasources/systems/app/library')).status).toBe(404)
     })
 
     it('refuses ids that name no system datasource or a missing system', async () => {
