@@ -2,6 +2,7 @@
  * Rego text of generated test groups: for one rule body, a success case (input built from the
  * keys the body reads), a no-input failure case and a wrong-values failure case.
  */
+import { V1_KEYWORDS } from '../../core/rego/format/layout.js'
 import type { Module, Rule } from '../../core/rego/syntax/ast.js'
 import { hasComparedValues, type InputShape, renderShape, wrongValues } from './input-shape.js'
 
@@ -16,27 +17,10 @@ export interface RuleTarget {
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/
-const KEYWORDS = new Set([
-  'as',
-  'contains',
-  'default',
-  'else',
-  'every',
-  'false',
-  'if',
-  'import',
-  'in',
-  'not',
-  'null',
-  'package',
-  'some',
-  'true',
-  'with',
-])
 
 /** A Rego ref from path parts: `.name` where it can, `["name"]` otherwise. */
 export function regoRef(path: readonly string[]): string {
-  return `data${path.map((p) => (IDENT.test(p) && !KEYWORDS.has(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`
+  return `data${path.map((p) => (IDENT.test(p) && !V1_KEYWORDS.has(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`
 }
 
 /** The package path of a module, without `data`. */
@@ -111,7 +95,7 @@ function testPackage(module: Module): string {
   const parts = packagePath(module)
   const last = `${parts.pop() ?? 'policy'}_test`
   const [head, ...rest] = [...parts, last]
-  return `${head}${rest.map((p) => (IDENT.test(p) && !KEYWORDS.has(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`
+  return `${head}${rest.map((p) => (IDENT.test(p) && !V1_KEYWORDS.has(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`
 }
 
 /**

@@ -5,7 +5,7 @@
  * caller rebuilds its bundle after the commit. Unchanged data writes nothing (no new revision).
  */
 import type { ServiceRepositories } from '../../store/service/index.js'
-import { createdBy } from '../../store/service/index.js'
+import { upsertedBy } from '../../store/service/index.js'
 import { documentEtag, stringifyJsonDocument } from '../json-document.js'
 
 /** Who the audit columns of datasource-written documents name. */
@@ -25,20 +25,13 @@ export async function writeDatasourceData(
   const etag = documentEtag(text)
   const existing = await tx.dataDocuments.get(id)
   if (existing?.etag === etag) return false
-  const audit = createdBy({ by: `${DATASOURCE_ACTOR.by}:${id}`, through: DATASOURCE_ACTOR.through })
+  const actor = { by: `${DATASOURCE_ACTOR.by}:${id}`, through: DATASOURCE_ACTOR.through }
   await tx.dataDocuments.upsert({
     path: id,
     system_id: systemId,
     value: text,
     etag,
-    ...audit,
-    ...(existing
-      ? {
-          created_at: existing.created_at,
-          created_by: existing.created_by,
-          created_through: existing.created_through,
-        }
-      : {}),
+    ...upsertedBy(actor, existing),
   })
   if (systemId !== null) await tx.systems.bumpContentVersion(systemId)
   return true

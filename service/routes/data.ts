@@ -19,7 +19,7 @@ import {
   notFound,
   readBodyText,
 } from '../../core/http/index.js'
-import { type Actor, createdBy, type DataDocumentRow } from '../../store/service/index.js'
+import { type Actor, type DataDocumentRow, upsertedBy } from '../../store/service/index.js'
 import { inChangeTransaction } from '../activity/change-transaction.js'
 import { DataConflictError, placeAt, valueAt } from '../data-tree.js'
 import { evaluateDataRequest } from '../evaluation/data-evaluation.js'
@@ -88,20 +88,12 @@ export function dataRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceE
         throw conflict(`document ${path} already exists`)
       const updated = next(existing)
       const text = stringifyJsonDocument(updated)
-      const audit = createdBy(actor)
       await tx.dataDocuments.upsert({
         path,
         system_id: systemId,
         value: text,
         etag: documentEtag(text),
-        ...audit,
-        ...(existing
-          ? {
-              created_at: existing.created_at,
-              created_by: existing.created_by,
-              created_through: existing.created_through,
-            }
-          : {}),
+        ...upsertedBy(actor, existing),
       })
       if (systemId !== null) await tx.systems.bumpContentVersion(systemId)
       return updated

@@ -7,7 +7,7 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
 import { badRequest, conflict, notFound, readStructuredBody } from '../../core/http/index.js'
-import { type Actor, createdBy, objectMeta, type PolicyRow } from '../../store/service/index.js'
+import { type Actor, objectMeta, type PolicyRow, upsertedBy } from '../../store/service/index.js'
 import { inChangeTransaction } from '../activity/change-transaction.js'
 import { assertSystemCompiles } from '../systems/assert-system-compiles.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
@@ -84,19 +84,11 @@ export function policyRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
         throw notFound(`system ${systemId} not found`)
       const existing = await tx.policies.get(path)
       if (existing && createOnly) throw conflict(`policy ${path} already exists`)
-      const audit = createdBy(actor)
       await tx.policies.upsert({
         path,
         system_id: systemId,
         modules: JSON.stringify(body.modules),
-        ...audit,
-        ...(existing
-          ? {
-              created_at: existing.created_at,
-              created_by: existing.created_by,
-              created_through: existing.created_through,
-            }
-          : {}),
+        ...upsertedBy(actor, existing),
       })
       if (systemId !== null) await tx.systems.bumpContentVersion(systemId)
     })

@@ -30,6 +30,21 @@ export function createdBy(actor: Actor, now = new Date()): AuditColumns {
   }
 }
 
+/**
+ * Audit columns for an upsert: a new row's, or, when the row exists, its creation kept and the
+ * modification by `actor`.
+ */
+export function upsertedBy(actor: Actor, existing: AuditColumns | undefined, now = new Date()): AuditColumns {
+  const columns = createdBy(actor, now)
+  if (!existing) return columns
+  return {
+    ...columns,
+    created_at: existing.created_at,
+    created_by: existing.created_by,
+    created_through: existing.created_through,
+  }
+}
+
 /** Audit columns to set on an update. */
 export function modifiedBy(
   actor: Actor,
