@@ -9,7 +9,7 @@
  */
 import pRetry, { AbortError } from 'p-retry'
 import type { Logger } from 'pino'
-import type { BundleKind, ServiceStore, SystemRow } from '../../store/service/index.js'
+import type { BundleKind, RegistryBundleSummary, ServiceStore, SystemRow } from '../../store/service/index.js'
 import type { ServiceMetrics } from '../metrics.js'
 import { emptyUserProblem, readLogin } from '../secrets/login.js'
 import type { SecretVault } from '../secrets/vault.js'
@@ -51,6 +51,18 @@ export interface RegistryUploadStatus {
   etag: string | null
   object: string | null
   uploaded_at: string | null
+}
+
+/** A version's upload state as the API shows it. */
+export function uploadView(row: RegistryBundleSummary): Omit<RegistryUploadStatus, 'version' | 'revision'> {
+  return {
+    state: row.upload_state,
+    attempts: row.upload_attempts,
+    error: row.upload_error,
+    etag: row.etag,
+    object: row.uploaded_to,
+    uploaded_at: row.uploaded_at,
+  }
 }
 
 /** What one upload attempt needs, read afresh for each attempt (keys or paths may change). */
@@ -129,16 +141,7 @@ export class RegistryPublisher {
     for (const kind of KINDS) {
       const row = await this.options.store.registryBundles.active(systemId, kind)
       if (!row) continue
-      result[kind] = {
-        version: row.version,
-        revision: row.revision,
-        state: row.upload_state,
-        attempts: row.upload_attempts,
-        error: row.upload_error,
-        etag: row.etag,
-        object: row.uploaded_to,
-        uploaded_at: row.uploaded_at,
-      }
+      result[kind] = { version: row.version, revision: row.revision, ...uploadView(row) }
     }
     return result
   }

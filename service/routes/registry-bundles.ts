@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { badRequest, conflict, notFound, readStructuredBody } from '../../core/http/index.js'
 import type { BundleKind, RegistryBundleSummary } from '../../store/service/index.js'
 import { registryConfigOf } from '../registry/registry-config.js'
+import { uploadView } from '../registry/registry-publisher.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId, envelope, validateBody } from '../validation.js'
 import { BUNDLE_CONTENT_TYPE } from './bundles.js'
@@ -33,14 +34,7 @@ function versionView(row: RegistryBundleSummary, activeVersion: number | undefin
     built_at: row.built_at,
     active: row.version === activeVersion,
     deployed_at: row.deployed_at,
-    upload: {
-      state: row.upload_state,
-      attempts: row.upload_attempts,
-      error: row.upload_error,
-      etag: row.etag,
-      object: row.uploaded_to,
-      uploaded_at: row.uploaded_at,
-    },
+    upload: uploadView(row),
   }
 }
 
