@@ -5,10 +5,10 @@
  */
 import { readFile } from 'node:fs/promises'
 import type { Command } from 'commander'
+import { type LoadedPolicy, loadPolicy, parseDocument } from '../core/bundle/policy-files.js'
 import type { Import } from '../core/rego/syntax/ast.js'
 import { parseModule } from '../core/rego/syntax/module-parser.js'
 import type { Value } from '../core/rego/values/index.js'
-import { type LoadedPolicy, loadPolicy, parseDocument } from './policy-files.js'
 import { readStdin } from './stdin.js'
 
 /** What the shared loading flags hold once parsed. */

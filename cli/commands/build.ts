@@ -12,6 +12,7 @@ import { existsSync, statSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { basename, extname, posix, resolve, sep } from 'node:path'
 import { Command } from 'commander'
+import { compileBundleModules } from '../../core/bundle/bundle-compile.js'
 import {
   type Bundle,
   type BundleEntry,
@@ -28,7 +29,6 @@ import {
   writeBundle,
 } from '../../core/bundle/index.js'
 import { RegoErrors } from '../../core/rego/errors.js'
-import { compileBundleModules } from '../bundle-compile.js'
 import { CapabilitiesError, loadCapabilities } from '../capabilities-option.js'
 import {
   CommandError,

@@ -7,13 +7,13 @@
  */
 import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
+import { filesUnder, isTarball, loadPolicy } from '../../core/bundle/policy-files.js'
 import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import { checkModules } from '../../core/rego/index.js'
 import type { Module } from '../../core/rego/syntax/ast.js'
 import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
 import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
-import { filesUnder, isTarball, loadPolicy } from '../policy-files.js'
 import { collect } from '../query-options.js'
 
 /** Every `.rego` file under `paths` (files are taken as given), sorted within each directory. */

@@ -10,6 +10,7 @@
  */
 import { Command, Option } from 'commander'
 import { stringify } from 'lossless-json'
+import { loadPolicy } from '../../core/bundle/policy-files.js'
 import { refString } from '../../core/rego/compiler/text.js'
 import {
   compile,
@@ -20,7 +21,6 @@ import {
   type Term,
   toOpaJson,
 } from '../../core/rego/index.js'
-import { loadPolicy } from '../policy-files.js'
 import { collect } from '../query-options.js'
 
 interface DepsOptions {

@@ -4,6 +4,9 @@
  * current package, and the policy compiled from all of them. Every change is compiled first and
  * kept only when it compiles, so a bad rule leaves the shell as it was (OPA's `compileRule`).
  */
+
+import { dataConflicts } from '../../agent/conflicts.js'
+import type { LoadedState } from '../../agent/load.js'
 import {
   compile,
   formatModule,
@@ -15,8 +18,6 @@ import {
   type Rule,
 } from '../../core/rego/index.js'
 import type { ObjectValue, Value } from '../../core/rego/values/index.js'
-import { dataConflicts } from '../run-server/conflicts.js'
-import type { LoadedState } from '../run-server/load.js'
 
 /** The package OPA's REPL starts in. */
 export const DEFAULT_PACKAGE = 'repl'

@@ -7,9 +7,9 @@
  */
 import { existsSync } from 'node:fs'
 import { type Command, Option } from 'commander'
+import { type LoadedPolicy, loadPolicy } from '../../core/bundle/policy-files.js'
 import { RegoErrors } from '../../core/rego/errors.js'
 import { compilePolicy } from '../../core/rego/eval/policy.js'
-import { type LoadedPolicy, loadPolicy } from '../policy-files.js'
 import { collect } from '../query-options.js'
 
 export interface GenerateOptions {

@@ -6,9 +6,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable, Writable } from 'node:stream'
+import { loadInitialState } from '../../../agent/load.js'
 import { runShell } from '../../../cli/repl/shell.js'
 import { ShellState } from '../../../cli/repl/state.js'
-import { loadInitialState } from '../../../cli/run-server/load.js'
 
 /** Options of one shell run. */
 export interface ShellRun {

@@ -5,9 +5,9 @@
  * `errors` (OPA's `writer.ErrorAuto` for a `topdown.Error`).
  */
 import type { Logger } from 'pino'
-import { badRequest, HttpError } from '../../core/http/index.js'
-import { createBuiltinContext, type InterQueryCache } from '../../core/rego/builtins/context.js'
-import { isEvalError } from '../../core/rego/eval/errors.js'
+import { badRequest, HttpError } from '../core/http/index.js'
+import { createBuiltinContext, type InterQueryCache } from '../core/rego/builtins/context.js'
+import { isEvalError } from '../core/rego/eval/errors.js'
 import {
   type EvaluationBudget,
   type Policy,
@@ -15,8 +15,8 @@ import {
   type QueryRun,
   RegoError,
   RegoErrors,
-} from '../../core/rego/index.js'
-import type { Value } from '../../core/rego/values/index.js'
+} from '../core/rego/index.js'
+import type { Value } from '../core/rego/values/index.js'
 import { StorageError } from './data-tree.js'
 import type { RequestMetrics } from './http-io.js'
 

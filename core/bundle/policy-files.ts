@@ -7,14 +7,14 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, join, relative, sep } from 'node:path'
-import { globMatch } from '../core/bundle/glob.js'
-import { readBundle } from '../core/bundle/index.js'
-import { RegoErrors } from '../core/rego/errors.js'
-import type { Module } from '../core/rego/syntax/ast.js'
-import { parseModule } from '../core/rego/syntax/module-parser.js'
-import { fromJS, isObject, ObjectValue, parseJSON, type Value } from '../core/rego/values/index.js'
-import { readYaml } from '../core/yaml.js'
+import { RegoErrors } from '../rego/errors.js'
+import type { Module } from '../rego/syntax/ast.js'
+import { parseModule } from '../rego/syntax/module-parser.js'
+import { fromJS, isObject, ObjectValue, parseJSON, type Value } from '../rego/values/index.js'
+import { readYaml } from '../yaml.js'
 import { bundleModuleVersion } from './bundle-compile.js'
+import { globMatch } from './glob.js'
+import { readBundle } from './index.js'
 
 /** What was loaded. */
 export interface LoadedPolicy {

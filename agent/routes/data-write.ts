@@ -6,8 +6,8 @@
  * produces a document, are 400.
  */
 import { type Context, Hono } from 'hono'
-import { type AppEnv, badRequest } from '../../../core/http/index.js'
-import { isArray, isObject, type Value } from '../../../core/rego/values/index.js'
+import { type AppEnv, badRequest } from '../../core/http/index.js'
+import { isArray, isObject, type Value } from '../../core/rego/values/index.js'
 import type { DataWrite } from '../data-tree.js'
 import { storageFailure } from '../evaluate.js'
 import { boolParam, jsonResponse, parseDocumentText, RequestMetrics, readText } from '../http-io.js'

@@ -5,8 +5,8 @@
  * evaluates the default decision (`system/main` unless `--set default_decision=…`).
  */
 import { type Context, Hono } from 'hono'
-import { type AppEnv, HttpError } from '../../../core/http/index.js'
-import type { Value } from '../../../core/rego/values/index.js'
+import { type AppEnv, HttpError } from '../../core/http/index.js'
+import type { Value } from '../../core/rego/values/index.js'
 import { evaluateDocument, hasRulesFor } from '../decision.js'
 import { malformed } from '../evaluate.js'
 import { boolParam, isYamlBody, jsonText, parseDocumentText, RequestMetrics, readText } from '../http-io.js'

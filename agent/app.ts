@@ -7,17 +7,17 @@
 import type { Hono } from 'hono'
 import { compress } from 'hono/compress'
 import type { Logger } from 'pino'
-import { compileRoutes } from '../../compile/route.js'
-import type { CompileBackend } from '../../compile/types.js'
+import { compileRoutes } from '../compile/route.js'
+import type { CompileBackend } from '../compile/types.js'
 import {
   type AppEnv,
   type BodyLimits,
   createApp,
   DEFAULT_BODY_LIMITS,
   HttpError,
-} from '../../core/http/index.js'
-import { DEFAULT_EVALUATION_BUDGET, type EvaluationBudget } from '../../core/rego/index.js'
-import { fromJS, type Value } from '../../core/rego/values/index.js'
+} from '../core/http/index.js'
+import { DEFAULT_EVALUATION_BUDGET, type EvaluationBudget } from '../core/rego/index.js'
+import { fromJS, type Value } from '../core/rego/values/index.js'
 import { createInterQueryCache } from './evaluate.js'
 import { dataReadRoutes } from './routes/data.js'
 import { dataWriteRoutes } from './routes/data-write.js'

@@ -4,7 +4,7 @@
  * bundles loaded at start (name, revision, activation time), in the shape of OPA's status plugin.
  */
 import { Hono } from 'hono'
-import type { AppEnv } from '../../../core/http/index.js'
+import type { AppEnv } from '../../core/http/index.js'
 import { boolParam, jsonResponse } from '../http-io.js'
 import type { RunServerDeps } from '../types.js'
 

@@ -3,12 +3,13 @@
  * parses (in the Rego version its manifest gives it) and the whole set compiles with the same
  * compiler `regent check` uses, limited to the built-ins of `--capabilities` when given.
  */
-import type { Bundle } from '../core/bundle/index.js'
-import type { Builtin } from '../core/rego/builtins/define.js'
-import { RegoError, RegoErrors } from '../core/rego/errors.js'
-import { checkModules } from '../core/rego/index.js'
-import type { Module } from '../core/rego/syntax/ast.js'
-import { parseModuleWithErrors } from '../core/rego/syntax/module-parser.js'
+
+import type { Builtin } from '../rego/builtins/define.js'
+import { RegoError, RegoErrors } from '../rego/errors.js'
+import { checkModules } from '../rego/index.js'
+import type { Module } from '../rego/syntax/ast.js'
+import { parseModuleWithErrors } from '../rego/syntax/module-parser.js'
+import type { Bundle } from './index.js'
 
 /** The Rego version of a bundle module: `file_rego_versions`, then `rego_version`, then v1. */
 export function bundleModuleVersion(manifest: Bundle['manifest'], path: string): 'v0' | 'v1' {

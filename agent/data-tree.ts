@@ -4,7 +4,7 @@
  * Values are shared with running queries, so every write copies the objects and arrays on its path
  * and leaves the old tree untouched (a query that started on it finishes on it).
  */
-import { isArray, isObject, ObjectValue, type Value } from '../../core/rego/values/index.js'
+import { isArray, isObject, ObjectValue, type Value } from '../core/rego/values/index.js'
 import { storagePathText } from './paths.js'
 
 /** OPA's storage error kinds; routes map them to HTTP statuses as OPA's `ErrorAuto` does. */

@@ -8,13 +8,13 @@
  */
 import { readFile, stat } from 'node:fs/promises'
 import { posix } from 'node:path'
-import { parseYamlData } from '../../core/bundle/data.js'
-import { BundleError, readBundle, type VerificationConfig } from '../../core/bundle/index.js'
-import { dataPathOf } from '../../core/bundle/paths.js'
-import { rootsOverlap } from '../../core/bundle/roots.js'
-import { parseModule, RegoErrors } from '../../core/rego/index.js'
-import { fromJS, isObject, ObjectValue, parseJSON, type Value } from '../../core/rego/values/index.js'
-import { loadPolicy } from '../policy-files.js'
+import { parseYamlData } from '../core/bundle/data.js'
+import { BundleError, readBundle, type VerificationConfig } from '../core/bundle/index.js'
+import { dataPathOf } from '../core/bundle/paths.js'
+import { loadPolicy } from '../core/bundle/policy-files.js'
+import { rootsOverlap } from '../core/bundle/roots.js'
+import { parseModule, RegoErrors } from '../core/rego/index.js'
+import { fromJS, isObject, ObjectValue, parseJSON, type Value } from '../core/rego/values/index.js'
 import type { ActiveBundle, StoredPolicy } from './state.js'
 
 /** What to load. */

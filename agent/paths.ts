@@ -4,7 +4,7 @@
  * and JSON Patch paths turn it into a storage path of strings. Both unescape each segment first,
  * so `%2F` stays inside its segment.
  */
-import { badRequest } from '../../core/http/index.js'
+import { badRequest } from '../core/http/index.js'
 
 /** One segment of a `data` ref from the URL: a string key or an integer index. */
 export type RefSegment = string | number

@@ -8,10 +8,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RunUsageError, runSettings } from '../../../cli/commands/run.js'
-import { builtinCapabilities } from '../../../core/rego/builtins/registry.js'
-import { DEFAULT_EVALUATION_BUDGET } from '../../../core/rego/index.js'
-import { type RegentProcess, startRegent } from '../../relay/support/processes.js'
+import { RunUsageError, runSettings } from '../../cli/commands/run.js'
+import { builtinCapabilities } from '../../core/rego/builtins/registry.js'
+import { DEFAULT_EVALUATION_BUDGET } from '../../core/rego/index.js'
+import { type RegentProcess, startRegent } from '../relay/support/processes.js'
 
 type Flags = Parameters<typeof runSettings>[1]
 

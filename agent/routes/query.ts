@@ -4,9 +4,9 @@
  * solution (`{"result": [{"x": 1}, …]}`, `{}` when there is none); wildcards are left out.
  */
 import { type Context, Hono } from 'hono'
-import { type AppEnv, badRequest } from '../../../core/http/index.js'
-import { parseQuery } from '../../../core/rego/index.js'
-import { isObject, ObjectValue, type Value } from '../../../core/rego/values/index.js'
+import { type AppEnv, badRequest } from '../../core/http/index.js'
+import { parseQuery } from '../../core/rego/index.js'
+import { isObject, ObjectValue, type Value } from '../../core/rego/values/index.js'
 import { MSG_COMPILE_QUERY, MSG_PARSE_QUERY, runQuery, staticFailure } from '../evaluate.js'
 import {
   boolParam,

@@ -12,12 +12,12 @@ import {
   HttpError,
   payloadTooLarge,
   readBody,
-} from '../../core/http/index.js'
-import { fromJS, parseJSON, toJSONText, type Value } from '../../core/rego/values/index.js'
-import { readYaml, YamlError } from '../../core/yaml.js'
+} from '../core/http/index.js'
+import { fromJS, parseJSON, toJSONText, type Value } from '../core/rego/values/index.js'
+import { readYaml, YamlError } from '../core/yaml.js'
 
 // The routes take OPA's per-request metrics from here with the rest of their HTTP helpers.
-export { RequestMetrics } from '../../core/request-metrics.js'
+export { RequestMetrics } from '../core/request-metrics.js'
 
 /**
  * A boolean query parameter as OPA's `getBoolParam` reads it: present without a value, or with a

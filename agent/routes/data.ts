@@ -5,8 +5,8 @@
  * without an `input` key gets OPA's `api_usage_warning`.
  */
 import { type Context, Hono } from 'hono'
-import type { AppEnv } from '../../../core/http/index.js'
-import { isObject, type Value } from '../../../core/rego/values/index.js'
+import type { AppEnv } from '../../core/http/index.js'
+import { isObject, type Value } from '../../core/rego/values/index.js'
 import { evaluateDocument, provenance } from '../decision.js'
 import { malformed } from '../evaluate.js'
 import {

@@ -4,8 +4,8 @@
  * is checked first (parse, compile, data/rule conflicts, bundle ownership) and then swapped in as
  * a whole, so a failed write leaves the server as it was and a running query keeps its snapshot.
  */
-import { badRequest } from '../../core/http/index.js'
-import { compilePolicy } from '../../core/rego/eval/policy.js'
+import { badRequest } from '../core/http/index.js'
+import { compilePolicy } from '../core/rego/eval/policy.js'
 import {
   type Module,
   type Policy,
@@ -13,8 +13,8 @@ import {
   parseModule,
   type RegoError,
   RegoErrors,
-} from '../../core/rego/index.js'
-import type { ObjectValue, Value } from '../../core/rego/values/index.js'
+} from '../core/rego/index.js'
+import type { ObjectValue, Value } from '../core/rego/values/index.js'
 import { dataConflicts, ownershipConflict } from './conflicts.js'
 import { applyWrite, type DataWrite, makeDir, readPath, StorageError } from './data-tree.js'
 import { storagePathText } from './paths.js'

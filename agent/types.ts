@@ -1,8 +1,8 @@
 /** Types shared by the route files of `regent run -s`. */
-import type { BodyLimits } from '../../core/http/index.js'
-import type { InterQueryCache } from '../../core/rego/builtins/context.js'
-import type { EvaluationBudget } from '../../core/rego/index.js'
-import type { Value } from '../../core/rego/values/index.js'
+import type { BodyLimits } from '../core/http/index.js'
+import type { InterQueryCache } from '../core/rego/builtins/context.js'
+import type { EvaluationBudget } from '../core/rego/index.js'
+import type { Value } from '../core/rego/values/index.js'
 import type { ServerState } from './state.js'
 
 /** What every route of the server needs. */

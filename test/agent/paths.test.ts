@@ -7,7 +7,7 @@ import {
   refFromUrlPath,
   refQueryText,
   storagePathFromUrl,
-} from '../../../cli/run-server/paths.js'
+} from '../../agent/paths.js'
 
 describe('data refs from URLs', () => {
   it('unescapes segments, skips empty ones and reads integers as numbers', () => {

@@ -2,8 +2,8 @@
  * The compile endpoint (`/v1/compile`) over the server's own policies and data: compile/'s
  * `EngineBackend`, given the state's modules and data again after every accepted change.
  */
-import { EngineBackend, type EngineBackendOptions } from '../../compile/backend.js'
-import type { Value } from '../../core/rego/values/index.js'
+import { EngineBackend, type EngineBackendOptions } from '../compile/backend.js'
+import type { Value } from '../core/rego/values/index.js'
 import type { ServerState } from './state.js'
 
 /**

@@ -1,8 +1,8 @@
 /** Base data against rules, and writes against bundle roots, as OPA checks them. */
 import { describe, expect, it } from 'vitest'
-import { dataConflicts, ownershipConflict } from '../../../cli/run-server/conflicts.js'
-import { compile, parseModule } from '../../../core/rego/index.js'
-import { parseJSON } from '../../../core/rego/values/index.js'
+import { dataConflicts, ownershipConflict } from '../../agent/conflicts.js'
+import { compile, parseModule } from '../../core/rego/index.js'
+import { parseJSON } from '../../core/rego/values/index.js'
 
 const tree = (source: string) =>
   compile(new Map([['p.rego', parseModule(source, { file: 'p.rego' })]])).compiler.ruleTree

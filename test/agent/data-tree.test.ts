@@ -1,7 +1,7 @@
 /** The base-document writes of `regent run -s`: OPA's in-memory store semantics, copy on write. */
 import { describe, expect, it } from 'vitest'
-import { applyWrite, makeDir, readPath, StorageError } from '../../../cli/run-server/data-tree.js'
-import { type ObjectValue, parseJSON, toJSONText, type Value } from '../../../core/rego/values/index.js'
+import { applyWrite, makeDir, readPath, StorageError } from '../../agent/data-tree.js'
+import { type ObjectValue, parseJSON, toJSONText, type Value } from '../../core/rego/values/index.js'
 
 const doc = (text: string) => parseJSON(text) as ObjectValue
 const text = (v: Value | undefined) => (v === undefined ? 'undefined' : toJSONText(v))

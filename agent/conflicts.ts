@@ -4,9 +4,9 @@
  * path a bundle owns (the server's `checkPathScope`).
  */
 
-import type { RuleTreeNode } from '../../core/rego/compiler/rule-tree.js'
-import { compileError, type RegoError } from '../../core/rego/errors.js'
-import { isObject, type Value } from '../../core/rego/values/index.js'
+import type { RuleTreeNode } from '../core/rego/compiler/rule-tree.js'
+import { compileError, type RegoError } from '../core/rego/errors.js'
+import { isObject, type Value } from '../core/rego/values/index.js'
 import { readPath } from './data-tree.js'
 
 /**

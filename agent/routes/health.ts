@@ -5,8 +5,8 @@
  * at `data.system.health.{path}` (OPA's custom health checks) and is healthy only when it is `true`.
  */
 import { type Context, Hono } from 'hono'
-import type { AppEnv } from '../../../core/http/index.js'
-import { fromJS } from '../../../core/rego/values/index.js'
+import type { AppEnv } from '../../core/http/index.js'
+import { fromJS } from '../../core/rego/values/index.js'
 import { evaluateDocument } from '../decision.js'
 import { jsonResponse, RequestMetrics } from '../http-io.js'
 import { rawPathAfter, refDisplay, refFromUrlPath } from '../paths.js'

@@ -6,8 +6,8 @@
  * that breaks another module is 400 `invalid_operation`.
  */
 import { type Context, Hono } from 'hono'
-import type { AppEnv } from '../../../core/http/index.js'
-import { toOpaJson } from '../../../core/rego/index.js'
+import type { AppEnv } from '../../core/http/index.js'
+import { toOpaJson } from '../../core/rego/index.js'
 import { StorageError } from '../data-tree.js'
 import { MSG_COMPILE_MODULES, staticFailure, storageFailure } from '../evaluate.js'
 import { boolParam, jsonResponse, RequestMetrics, readText } from '../http-io.js'

@@ -4,8 +4,8 @@
  * (OPA's prepared-query cache), then evaluated with the request's input.
  */
 import type { Context } from 'hono'
-import type { AppEnv } from '../../core/http/index.js'
-import type { Value } from '../../core/rego/values/index.js'
+import type { AppEnv } from '../core/http/index.js'
+import type { Value } from '../core/rego/values/index.js'
 import { MSG_COMPILE_QUERY, runQuery, staticFailure } from './evaluate.js'
 import type { RequestMetrics } from './http-io.js'
 import { type RefSegment, refQueryText } from './paths.js'
