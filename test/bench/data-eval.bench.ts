@@ -79,7 +79,13 @@ export async function run(): Promise<void> {
   })
   const bare = new Hono()
   bare.post('/fixed', (c) => c.json({ result: true }))
-  const bareServer = await startServer({ fetch: bare.fetch, host: '127.0.0.1', port: 0, logger, name: 'bare' })
+  const bareServer = await startServer({
+    fetch: bare.fetch,
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+    name: 'bare',
+  })
 
   const sqlite = BACKENDS.find((b) => b.name === 'sqlite')!
   const database = await sqlite.create()
@@ -109,7 +115,9 @@ export async function run(): Promise<void> {
     }
     const direct = await (await fetch(`${runServer.url}/v1/data/rbac/allow`, { method: 'POST', body })).json()
     if (check.result !== true || (direct as { result: unknown }).result !== true)
-      throw new Error(`unexpected answers: service ${JSON.stringify(check)}, run -s ${JSON.stringify(direct)}`)
+      throw new Error(
+        `unexpected answers: service ${JSON.stringify(check)}, run -s ${JSON.stringify(direct)}`,
+      )
     // Warm-up (JIT, caches), not printed.
     for (let i = 0; i < WARM_UP; i++) {
       await fetch(serviceUrl, { method: 'POST', headers: auth, body }).then((r) => r.text())

@@ -48,7 +48,8 @@ export async function httpLoop(
             dispatcher: agent,
           })
           const text = await res.body.text()
-          if (res.statusCode !== 200) throw new Error(`${label}: HTTP ${res.statusCode}: ${text.slice(0, 200)}`)
+          if (res.statusCode !== 200)
+            throw new Error(`${label}: HTTP ${res.statusCode}: ${text.slice(0, 200)}`)
           samples.push(performance.now() - t)
         }
       }),
