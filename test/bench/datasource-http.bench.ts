@@ -79,7 +79,7 @@ async function api(base: string, method: string, path: string, body?: unknown) {
 export async function run(): Promise<void> {
   const logger = createLogger({ level: 'silent' })
   const { bytes, items } = document()
-  const source = createServer((req, res) => {
+  const source = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length })
     res.end(bytes)
   })
