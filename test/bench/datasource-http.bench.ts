@@ -3,7 +3,7 @@
  * `POST /v1/datasources/{id}` (fetch over HTTP on 127.0.0.1, decode, optional Rego filter, store,
  * and the system's bundle rebuilt before the POST answers), its wall time split into the run's own
  * `status.duration` (fetch + decode + filter) and the rest (store + bundle rebuild), and the
- * process's peak RSS growth. Rows: unfiltered, then filtered with Rego (active users' groups).
+ * process's peak RSS growth, and the longest stall of the event loop (the service's) meanwhile. Rows: unfiltered, then filtered with Rego (active users' groups).
  * Baseline in the same run: JSON.parse of the same bytes plus writing them raw to a file.
  * Bounded: two runs of one datasource, each under the run timeout (120 s).
  */
@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseConfig } from '../../core/config.js'
 import { createLogger } from '../../core/log.js'
 import { serviceSectionSchema, startService } from '../../service/index.js'
@@ -50,17 +51,25 @@ function document(): { bytes: Buffer; items: number } {
 
 const rssMb = () => process.memoryUsage().rss / MB
 
-/** Samples the RSS every 20 ms while `work` runs; resolves to its result and the highest sample. */
-async function withPeakRss<T>(work: () => Promise<T>): Promise<{ value: T; peakMb: number }> {
+/**
+ * Samples the RSS every 20 ms while `work` runs; resolves to its result, the highest sample and
+ * the longest the event loop was blocked (the service runs in this process).
+ */
+async function withPeakRss<T>(
+  work: () => Promise<T>,
+): Promise<{ value: T; peakMb: number; blockedMs: number }> {
   let peakMb = rssMb()
+  const delay = monitorEventLoopDelay({ resolution: 10 })
+  delay.enable()
   const timer = setInterval(() => {
     peakMb = Math.max(peakMb, rssMb())
   }, 20)
   try {
     const value = await work()
-    return { value, peakMb: Math.max(peakMb, rssMb()) }
+    return { value, peakMb: Math.max(peakMb, rssMb()), blockedMs: delay.max / 1e6 }
   } finally {
     clearInterval(timer)
+    delay.disable()
   }
 }
 
@@ -120,9 +129,11 @@ export async function run(): Promise<void> {
       })
       const rssBefore = rssMb()
       const started = performance.now()
-      const { value: answer, peakMb } = await withPeakRss(() =>
-        api(service.url, 'POST', `/v1/datasources/systems/${id}/${name}`),
-      )
+      const {
+        value: answer,
+        peakMb,
+        blockedMs,
+      } = await withPeakRss(() => api(service.url, 'POST', `/v1/datasources/systems/${id}/${name}`))
       const total = performance.now() - started
       const status = answer.result as {
         code: string
@@ -138,7 +149,7 @@ export async function run(): Promise<void> {
       const bundleBytes = (await bundle.arrayBuffer()).byteLength
       console.log(
         `   ${label.padEnd(38)} total ${(total / 1000).toFixed(2)} s = fetch+decode+filter ${(status.duration / 1000).toFixed(2)} s + store+rebuild ${((total - status.duration) / 1000).toFixed(2)} s; ` +
-          `${status.items} items stored; bundle ${(bundleBytes / MB).toFixed(1)} MB gz; peak RSS ${Math.round(peakMb)} MB (+${Math.round(peakMb - rssBefore)} MB over the run's start)`,
+          `${status.items} items stored; bundle ${(bundleBytes / MB).toFixed(1)} MB gz; peak RSS ${Math.round(peakMb)} MB (+${Math.round(peakMb - rssBefore)} MB over the run's start); event loop blocked up to ${(blockedMs / 1000).toFixed(2)} s`,
       )
       // The next row starts from a system holding only its own data.
       await api(service.url, 'DELETE', `/v1/datasources/systems/${id}/${name}`)
