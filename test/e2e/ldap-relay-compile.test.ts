@@ -132,7 +132,7 @@ describe.skipIf(missing !== undefined)('ldap group change -> service bundle -> r
     return res.statusCode === 200 ? body.result?.query : undefined
   }
 
-  it('answers for bob as an admin within one polling interval of adding him to the group', async () => {
+  it('follows adding and removing group members within one polling interval each', async () => {
     // The first poll ran at PUT time or on the next tick: alice is an admin, bob owns tickets.
     await eventually(async () => (await compileFor('alice')) === '', 15_000, 'alice answered as an admin')
     const before = await compileFor('bob')
@@ -146,6 +146,19 @@ describe.skipIf(missing !== undefined)('ldap group change -> service bundle -> r
     await eventually(async () => (await compileFor('bob')) === '', budget, 'bob answered as an admin')
     const elapsed = Date.now() - changedAt
     expect(elapsed).toBeLessThanOrEqual(budget)
+
+    // A removal travels the same way: alice is no longer an admin.
+    slapd.modify(
+      'dn: cn=admins,ou=groups,dc=example,dc=org\nchangetype: modify\ndelete: member\nmember: uid=alice,ou=people,dc=example,dc=org\n',
+    )
+    const removedAt = Date.now()
+    await eventually(
+      async () => (await compileFor('alice')) === "WHERE tickets.owner = E'alice'",
+      budget,
+      'alice answered as an owner',
+    )
+    expect(Date.now() - removedAt).toBeLessThanOrEqual(budget)
+    expect(await compileFor('bob')).toBe('')
 
     // The datasource's status tells the same story: a successful run after the change.
     const status = await service.json<{ result: { status: { code: string; last_success: string } } }>(
