@@ -3,7 +3,7 @@
  * which decisions would change (the flip report to read before shipping a policy change). Body:
  * `{system, commit?, modules?, delete_modules?, start_time?, end_time?, limit?}`; each decision is
  * evaluated at its logged path with its logged input and `nd_builtin_cache`, over the system's
- * content (stored, or from git: the followed commit or `commit`, ../evaluation/replay-base.ts)
+ * content (stored, or from git: the followed commit or `commit`, ../evaluation/system-content.ts)
  * with `modules` added or replacing (by name) and `delete_modules` removed.
  * Decisions of ad-hoc queries (no path) are counted as skipped. docs/decision-replay.md.
  */
@@ -11,8 +11,8 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import { readStructuredBody } from '../../core/http/index.js'
 import { jsonText } from '../evaluation/data-request.js'
-import { loadReplayBase } from '../evaluation/replay-base.js'
 import type { ReplayDecision, ReplayItem } from '../evaluation/replay-task.js'
+import { loadSystemContent } from '../evaluation/system-content.js'
 import { isJsonObject, parseJsonDocument } from '../json-document.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId, validateBody } from '../validation.js'
@@ -54,7 +54,7 @@ export function logReplayRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     const startedAt = Date.now()
     const request = validateBody(replayRequestSchema, await readStructuredBody(c), 'replay request')
     const systemId = checkId(request.system, 'system')
-    const base = await loadReplayBase(deps, systemId, request.commit)
+    const base = await loadSystemContent(deps, systemId, request.commit)
     const modules = { ...base.modules, ...request.modules }
     for (const name of request.delete_modules) delete modules[name]
     const stored = await deps.store.decisions.search({

@@ -5,6 +5,7 @@
  * evaluating each logged input directly over each commit's files (sandboxed data evaluation);
  * replaying without `commit` uses the followed commit and flips nothing. Commits that do not
  * exist, references git would refuse and a `commit` for a system not built from git are refused.
+ * Data evaluation of the same system reads the followed commit's modules with the stored data.
  */
 import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -123,6 +124,21 @@ describe('decision replay against a git commit', () => {
     const deleted = await replay({ commit: candidate, delete_modules: ['policies/authz/authz.rego'] })
     // Without the rule every decision that was allowed becomes undefined.
     expect(deleted.body.result.changes.map((c) => c.decision_id).sort()).toEqual(['d0', 'd1', 'd2', 'd3'])
+  })
+
+  it('evaluates data requests of the git-built system over its followed commit and stored data', async () => {
+    for (const input of inputs) {
+      const answer = await t.json<{ result?: unknown }>('POST', `/v1/data/systems/${id}/authz/allow`, {
+        body: { input },
+      })
+      expect(answer.status).toBe(200)
+      expect(answer.body.result, JSON.stringify(input)).toEqual(
+        await directly({ 'authz.rego': POLICY }, input),
+      )
+    }
+    // The document read of a rule works too (the module is the commit's, not a stored one).
+    const read = await t.json<{ result?: unknown }>('GET', `/v1/data/systems/${id}/admins`)
+    expect(read.body.result).toEqual(ADMINS)
   })
 
   it('refuses unknown commits, references git would refuse, and a commit for a system not built from git', async () => {

@@ -1,9 +1,10 @@
 /**
- * What a decision replay's candidate starts from, as the system's bundle would hold it: for a
- * system built from the store, its stored modules and data; for a system built from git, the
- * modules and data files of a commit (the requested one, or the one the system follows) with the
- * data stored for the system (datasources, PUT /v1/data) placed over them, as the bundle builder
- * places them. The request's `modules` and `delete_modules` are applied on top by the route.
+ * A system's content as its bundle holds it, for evaluating against: for a system built from the
+ * store, its stored modules and data; for a system built from git, the modules and data files of
+ * a commit (the one the system follows, or one a decision replay names) with the data stored for
+ * the system (datasources, PUT /v1/data) placed over them, as the bundle builder places them.
+ * Decision replay starts its candidate from it; data evaluation under `systems/{id}` of a system
+ * built from git reads its modules and data from it.
  */
 import { badRequest, conflict, notFound } from '../../core/http/index.js'
 import type { SystemRow } from '../../store/service/index.js'
@@ -19,7 +20,7 @@ import { openRepository } from '../source-control/repository.js'
 import type { ServiceDeps } from '../types.js'
 import { loadStoredScope } from './stored-scope.js'
 
-export interface ReplayBase {
+export interface SystemContent {
   /** Module name → Rego source: `<policy path>/<file>` when stored, the repository path from git. */
   modules: Record<string, string>
   data: Record<string, unknown>
@@ -28,16 +29,16 @@ export interface ReplayBase {
 }
 
 /**
- * The base of a replay of `systemId`; `commit` (a SHA, branch or tag of the system's origin)
- * replaces the commit the system follows.
+ * The content of `systemId`; `commit` (a SHA, branch or tag of the system's origin) replaces
+ * the commit the system follows.
  * @throws HttpError 404 for an unknown system or commit, 400 for a `commit` on a system not built
  *   from git or a commit whose files do not make a bundle, 409 when the system was never synced.
  */
-export async function loadReplayBase(
+export async function loadSystemContent(
   deps: ServiceDeps,
   systemId: string,
   commit?: string,
-): Promise<ReplayBase> {
+): Promise<SystemContent> {
   const system = await deps.store.systems.get(systemId)
   if (!system) throw notFound(`system ${systemId} not found`)
   const fields = originFieldsOf(system)
@@ -77,7 +78,9 @@ async function followedCommit(deps: ServiceDeps, system: SystemRow): Promise<Com
     }
   } catch (err) {
     if (err instanceof SourceUnavailableError)
-      throw conflict(`system ${system.id} has no commit to replay against yet: ${err.problems.join('; ')}`)
+      throw conflict(
+        `system ${system.id} has no synced commit to evaluate against yet: ${err.problems.join('; ')}`,
+      )
     if (err instanceof ContentError) throw badRequest(`commit: ${err.problems.join('; ')}`)
     throw err
   }
