@@ -43,19 +43,36 @@ function signingSection(key: PublishedKey | undefined): Record<string, unknown> 
   return { keyid: key.keyId, ...(key.scope ? { scope: key.scope } : {}) }
 }
 
+/** Somewhere else than this service that serves the system's policy bundle (a bundle registry). */
+export interface PolicyBundleSource {
+  /** The service name in the discovered config. */
+  service: string
+  /** The service entry: `url` and `credentials` (never a secret value: agents bring their own). */
+  config: Record<string, unknown>
+  /** The bundle's resource below the service's URL. */
+  resource: string
+}
+
 /**
- * The discovery document (`data.discovery` of the discovery bundle). It names no `services`,
- * so agents keep the ones they booted with (pointing at the service or at a relay).
+ * The discovery document (`data.discovery` of the discovery bundle). As the service serves it, it
+ * names no `services`, so agents keep the ones they booted with (pointing at the service or at a
+ * relay). With `source` (the copy uploaded to a bundle registry) the policy bundle is read from
+ * that service instead, which the document then defines.
  */
-export function discoveryDocument(system: SystemIdentity, key?: PublishedKey): Record<string, unknown> {
+export function discoveryDocument(
+  system: SystemIdentity,
+  key?: PublishedKey,
+  source?: PolicyBundleSource,
+): Record<string, unknown> {
   const name = bundleName(system.id)
   const signing = signingSection(key)
   const keys = keysSection(key)
   const generated: Record<string, unknown> = {
+    ...(source ? { services: { [source.service]: source.config } } : {}),
     bundles: {
       [name]: {
-        service: AGENT_SERVICE_NAME,
-        resource: `/bundles/${name}`,
+        service: source?.service ?? AGENT_SERVICE_NAME,
+        resource: source?.resource ?? `/bundles/${name}`,
         persist: false,
         polling: { min_delay_seconds: 10, max_delay_seconds: 15 },
         ...(signing ? { signing } : {}),

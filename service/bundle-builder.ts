@@ -16,6 +16,8 @@ import { DataConflictError, placeAt } from './data-tree.js'
 import { copyJson, isJsonObject, parseJsonDocument, stringifyJsonDocument } from './json-document.js'
 import type { ServiceMetrics } from './metrics.js'
 import { checkModuleSet, describeRegoError, type ModuleValidator } from './policy-validation.js'
+import { registryConfigOf } from './registry/registry-config.js'
+import { registryPolicySource } from './registry/registry-discovery.js'
 
 /** Status of a system whose latest bundle built. */
 export const STATUS_READY = 'Ready'
@@ -79,9 +81,21 @@ export interface BundleBuilderOptions {
    * Told of every stored build (the bundle registry uploads it). Its failures are logged and
    * never fail the build: agents keep getting bundles from the service.
    */
-  onStored?: (system: SystemRow, kind: BundleKind, revision: string, bytes: Uint8Array) => Promise<void>
+  onStored?: (
+    system: SystemRow,
+    kind: BundleKind,
+    revision: string,
+    bytes: Uint8Array,
+    registryCopy?: BundleCopy,
+  ) => Promise<void>
   /** Content of systems built from elsewhere than the store (service/git-source/). */
   source?: SystemSource
+}
+
+/** A bundle as built for somewhere else than the service's own API (the registry's discovery bundle). */
+export interface BundleCopy {
+  revision: string
+  bytes: Uint8Array
 }
 
 /** The outcome of one build. */
@@ -225,14 +239,20 @@ export class BundleBuilder {
     const config = JSON.parse(system.config) as {
       deployment_parameters?: { discovery?: Record<string, unknown> }
     }
-    const document = discoveryDocument(
-      { id: system.id, type: system.type, discoveryOverrides: config.deployment_parameters?.discovery },
-      this.publishedKey,
-    )
-    const data = { discovery: document }
-    const revision = contentDigest({}, data)
-    const bytes = await writeBundle(bundleFromParts({ modules: {}, data, manifest: { revision } }))
-    await this.save(system, 'discovery', revision, bytes)
+    const identity = {
+      id: system.id,
+      type: system.type,
+      discoveryOverrides: config.deployment_parameters?.discovery,
+    }
+    const discovery = await discoveryBundle(discoveryDocument(identity, this.publishedKey))
+    // The copy a bundle registry publishes sends agents to the bucket for the policy bundle too.
+    const registry = registryConfigOf(system.config)
+    const registryCopy = registry
+      ? await discoveryBundle(
+          discoveryDocument(identity, this.publishedKey, registryPolicySource(system, registry)),
+        )
+      : undefined
+    await this.save(system, 'discovery', discovery.revision, discovery.bytes, registryCopy)
   }
 
   private async save(
@@ -240,6 +260,7 @@ export class BundleBuilder {
     kind: BundleKind,
     revision: string,
     bytes: Uint8Array,
+    registryCopy?: BundleCopy,
   ): Promise<void> {
     const stored = await this.options.store.bundles.saveIfNewer({
       system_id: system.id,
@@ -254,10 +275,20 @@ export class BundleBuilder {
     if (!stored) return
     this.options.watch.notify(system.id, kind, revision)
     try {
-      await this.options.onStored?.(system, kind, revision, bytes)
+      await this.options.onStored?.(system, kind, revision, bytes, registryCopy)
     } catch (err) {
       this.options.logger.error({ err, system_id: system.id, kind }, 'bundle registry bookkeeping failed')
     }
+  }
+}
+
+/** A discovery bundle: the document at `data.discovery`, its revision the content digest. */
+async function discoveryBundle(document: Record<string, unknown>): Promise<BundleCopy> {
+  const data = { discovery: document }
+  const revision = contentDigest({}, data)
+  return {
+    revision,
+    bytes: await writeBundle(bundleFromParts({ modules: {}, data, manifest: { revision } })),
   }
 }
 

@@ -127,7 +127,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       logger,
       validateModule,
       signer,
-      onStored: (system, kind, revision, bytes) => publisher.bundleBuilt(system, kind, revision, bytes),
+      // The registry gets its own copy where there is one (the discovery bundle pointing at the bucket).
+      onStored: (system, kind, revision, bytes, copy) =>
+        publisher.bundleBuilt(system, kind, copy?.revision ?? revision, copy?.bytes ?? bytes),
       source: gitSource,
     })
     gitSource.rebuildWith((systemId) => builder.rebuild(systemId))

@@ -114,7 +114,12 @@ export class DatasourceScheduler {
         this.options.logger.error({ err, datasource: row.id }, 'datasource run failed unexpectedly')
         return undefined
       })
-      .finally(() => this.running.delete(row.id))
+      .finally(() => {
+        this.running.delete(row.id)
+        // A free slot: look for due datasources now, not at the next tick. Without this a tick
+        // starts at most max_concurrent_runs runs, so short runs were capped at that many per tick.
+        this.loop.wake()
+      })
     this.running.set(row.id, run)
     return run
   }

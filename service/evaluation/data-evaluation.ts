@@ -1,16 +1,19 @@
 /**
  * The data API's evaluation (GET with DataRequest parameters, POST with a DataRequest body): the
- * stored scope of the path (stored-scope.ts) plus what the request supplies, evaluated on a worker
+ * stored scope of the path (stored-scope.ts; a system built from git: system-content.ts) plus
+ * what the request supplies, evaluated on a worker
  * (evaluation-pool.ts), answered as `{request_id, result, mocks?, nd_builtin_cache?}` (`result` left
  * out when the document is undefined, as OPA answers; 404 for a plain document read). The result's
  * JSON text is written as the worker produced it, so numbers stay as written.
  */
 import { notFound } from '../../core/http/index.js'
 import { overlay } from '../data-tree.js'
+import { originFieldsOf } from '../git-origin/origin.js'
 import type { ServiceDeps } from '../types.js'
 import { checkRequest, type DataRequest, jsonText } from './data-request.js'
 import type { EvaluationTask } from './evaluate-request.js'
 import { loadStoredScope } from './stored-scope.js'
+import { loadSystemContent } from './system-content.js'
 
 /** `data.a.b`, bracketed where a segment is not a name (for messages). */
 function documentRef(path: readonly string[]): string {
@@ -28,7 +31,15 @@ export async function evaluateDataRequest(
   const startedAt = Date.now()
   const { request, mocks } = checkRequest(raw)
   const sandbox = request.sandbox === true
-  const scope = await loadStoredScope(deps.store, path, sandbox)
+  let scope = await loadStoredScope(deps.store, path, sandbox)
+  if (!sandbox && scope.systemId !== null) {
+    // A system built from git: its modules (none are stored) and data files come from its commit.
+    const system = await deps.store.systems.get(scope.systemId)
+    if (system && originFieldsOf(system)) {
+      const content = await loadSystemContent(deps, scope.systemId)
+      scope = { ...scope, modules: content.modules, data: content.data }
+    }
+  }
   const documentPath = [...(request.query_package ? request.query_package.split('.') : []), ...scope.path]
   const config = deps.evaluator.config
   const task: EvaluationTask = {

@@ -1,9 +1,10 @@
 /**
  * `POST /v1/logreplay`: replays a system's logged decisions against candidate modules and answers
  * which decisions would change (the flip report to read before shipping a policy change). Body:
- * `{system, modules?, delete_modules?, start_time?, end_time?, limit?}`; each decision is evaluated
- * at its logged path with its logged input and `nd_builtin_cache`, over the system's stored data
- * and its modules with `modules` added or replacing (by name) and `delete_modules` removed.
+ * `{system, commit?, modules?, delete_modules?, start_time?, end_time?, limit?}`; each decision is
+ * evaluated at its logged path with its logged input and `nd_builtin_cache`, over the system's
+ * content (stored, or from git: the followed commit or `commit`, ../evaluation/system-content.ts)
+ * with `modules` added or replacing (by name) and `delete_modules` removed.
  * Decisions of ad-hoc queries (no path) are counted as skipped. docs/decision-replay.md.
  */
 import { Hono } from 'hono'
@@ -11,7 +12,7 @@ import { z } from 'zod'
 import { readStructuredBody } from '../../core/http/index.js'
 import { jsonText } from '../evaluation/data-request.js'
 import type { ReplayDecision, ReplayItem } from '../evaluation/replay-task.js'
-import { loadStoredScope } from '../evaluation/stored-scope.js'
+import { loadSystemContent } from '../evaluation/system-content.js'
 import { isJsonObject, parseJsonDocument } from '../json-document.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 import { checkId, validateBody } from '../validation.js'
@@ -23,6 +24,8 @@ const time = z.string().refine((s) => !Number.isNaN(Date.parse(s)), { error: 'ex
 
 const replayRequestSchema = z.strictObject({
   system: z.string().min(1),
+  /** A commit SHA, branch or tag of the system's origin: the candidate's modules and data files. */
+  commit: z.string().min(1).max(1024).optional(),
   modules: z.record(z.string().min(1), z.string()).default({}),
   delete_modules: z.array(z.string().min(1)).default([]),
   start_time: time.optional(),
@@ -51,8 +54,8 @@ export function logReplayRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     const startedAt = Date.now()
     const request = validateBody(replayRequestSchema, await readStructuredBody(c), 'replay request')
     const systemId = checkId(request.system, 'system')
-    const scope = await loadStoredScope(deps.store, `systems/${systemId}`, false)
-    const modules = { ...scope.modules, ...request.modules }
+    const base = await loadSystemContent(deps, systemId, request.commit)
+    const modules = { ...base.modules, ...request.modules }
     for (const name of request.delete_modules) delete modules[name]
     const stored = await deps.store.decisions.search({
       systemIds: [systemId],
@@ -69,7 +72,7 @@ export function logReplayRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     const { items } = await deps.evaluator.replay(
       {
         modules,
-        dataText: jsonText(scope.data),
+        dataText: jsonText(base.data),
         decisions,
         instructionLimit: deps.evaluator.config.instruction_limit,
       },
@@ -77,7 +80,10 @@ export function logReplayRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     )
     return c.json({
       request_id: c.var.requestId,
-      result: summary(systemId, stored.length, decisions.length, items),
+      result: {
+        ...summary(systemId, stored.length, decisions.length, items),
+        ...(base.commit ? { commit: base.commit } : {}),
+      },
     })
   })
   return app

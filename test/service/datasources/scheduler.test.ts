@@ -1,7 +1,8 @@
 /**
  * The scheduler against a real store (SQLite, and PostgreSQL when configured): two schedulers
  * on one database (two replicas) never run one datasource at once, a run interrupted by a stop
- * is picked up by the next scheduler to start, and a failing source backs off.
+ * is picked up by the next scheduler to start, a failing source backs off, and a run that ends
+ * frees its slot for the next due datasource at once rather than at the next tick.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -56,7 +57,7 @@ for (const backend of BACKENDS) {
     let keyDir: string
     const logger = createLogger({ level: 'silent' })
 
-    const scheduler = () => {
+    const scheduler = (tickMs = 50) => {
       const watch = new BundleWatch({ readRevision: async () => undefined, recheckMs: null })
       const builder = new BundleBuilder({
         store,
@@ -77,7 +78,7 @@ for (const backend of BACKENDS) {
           dataDir: keyDir,
           knownHosts: [],
         },
-        tickMs: 50,
+        tickMs,
         maxConcurrentRuns: 2,
       })
     }
@@ -163,6 +164,31 @@ for (const backend of BACKENDS) {
         expect(source.requests()).toBe(before + 2)
       } finally {
         await c.stop()
+      }
+    })
+
+    it('starts the next due datasource when a run ends, not at the next tick', async () => {
+      // A source that answers at once: each run is short, so the tick would be the bottleneck.
+      const fast = createServer((req, res) => res.end(JSON.stringify({ path: req.url })))
+      await new Promise<void>((resolve) => fast.listen(0, '127.0.0.1', resolve))
+      const url = `http://127.0.0.1:${(fast.address() as AddressInfo).port}`
+      const ids = Array.from({ length: 12 }, (_, i) => `feeds/burst-${i}`)
+      for (const id of ids) await addDatasource(id, `${url}/${id}`)
+      // One tick a minute, two runs at once: before the fix the first tick ran two and the rest
+      // waited for the next tick.
+      const a = scheduler(60_000)
+      await a.start()
+      try {
+        await vi.waitFor(
+          async () => {
+            for (const id of ids)
+              expect(parseStatus((await store.datasources.get(id))!.status).code, id).toBe('ok')
+          },
+          { timeout: 15_000, interval: 100 },
+        )
+      } finally {
+        await a.stop()
+        await new Promise((resolve) => fast.close(resolve))
       }
     })
 
