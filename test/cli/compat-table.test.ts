@@ -23,7 +23,9 @@ const KNOWN_GAPS = new Set<string>([
   'lint',
   'login',
   'pull',
-  ...['-c', '--e2e', '-s', '--shutdown-grace-period', '--shutdown-wait-period', '-t'].map((f) => `bench ${f}`),
+  ...['-c', '--e2e', '-s', '--shutdown-grace-period', '--shutdown-wait-period', '-t'].map(
+    (f) => `bench ${f}`,
+  ),
   'bench --optimize-store-for-read-speed',
   ...['-l', '--log-format', '-p', '--var-values', '-w'].map((f) => `test ${f}`),
   ...[
@@ -60,32 +62,37 @@ describe('compatibility table (docs/cli.md)', () => {
     expect(doc.slice(start, end + TABLE_END.length)).toBe(renderTable(await compatRows()))
   })
 
-  it.skipIf(!spec)('lists every command and flag of the spec (skipped: ../shared/spec/002_* not found)', async () => {
-    const commands = parseSpecCommands(spec!)
-    // The parser must have found the spec's table, or this test would pass on nothing.
-    expect(commands.size).toBeGreaterThan(20)
-    expect(commands.get('eval')?.length).toBeGreaterThan(30)
-    const program = new Map(commandsOf(await buildProgram([])).map((c) => [c.name, c.command]))
-    const missing: string[] = []
-    for (const [name, flags] of commands) {
-      const command = program.get(name)
-      if (!command) {
-        missing.push(name)
-        continue
+  it.skipIf(!spec)(
+    'lists every command and flag of the spec (skipped: ../shared/spec/002_* not found)',
+    async () => {
+      const commands = parseSpecCommands(spec!)
+      // The parser must have found the spec's table, or this test would pass on nothing.
+      expect(commands.size).toBeGreaterThan(20)
+      expect(commands.get('eval')?.length).toBeGreaterThan(30)
+      const program = new Map(commandsOf(await buildProgram([])).map((c) => [c.name, c.command]))
+      const missing: string[] = []
+      for (const [name, flags] of commands) {
+        const command = program.get(name)
+        if (!command) {
+          missing.push(name)
+          continue
+        }
+        for (const flag of flags) {
+          const option = command.options.find(
+            (o) =>
+              (flag.long !== undefined && o.long === flag.long) ||
+              (flag.short !== undefined && o.short === flag.short),
+          )
+          // A spec flag given with both names (`-c/--config-file`) must have both here too.
+          const wrongPair =
+            option && flag.short && flag.long && (option.short !== flag.short || option.long !== flag.long)
+          if (!option || wrongPair) missing.push(`${name} ${flag.short ?? flag.long}`)
+        }
       }
-      for (const flag of flags) {
-        const option = command.options.find(
-          (o) => (flag.long !== undefined && o.long === flag.long) || (flag.short !== undefined && o.short === flag.short),
-        )
-        // A spec flag given with both names (`-c/--config-file`) must have both here too.
-        const wrongPair =
-          option && flag.short && flag.long && (option.short !== flag.short || option.long !== flag.long)
-        if (!option || wrongPair) missing.push(`${name} ${flag.short ?? flag.long}`)
-      }
-    }
-    const unexpected = missing.filter((m) => !KNOWN_GAPS.has(m))
-    expect(unexpected, 'spec commands/flags missing from regent').toEqual([])
-    const stale = [...KNOWN_GAPS].filter((g) => !missing.includes(g))
-    expect(stale, 'KNOWN_GAPS entries that are no longer missing: remove them').toEqual([])
-  })
+      const unexpected = missing.filter((m) => !KNOWN_GAPS.has(m))
+      expect(unexpected, 'spec commands/flags missing from regent').toEqual([])
+      const stale = [...KNOWN_GAPS].filter((g) => !missing.includes(g))
+      expect(stale, 'KNOWN_GAPS entries that are no longer missing: remove them').toEqual([])
+    },
+  )
 })

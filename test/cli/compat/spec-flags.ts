@@ -67,19 +67,19 @@ export function parseSpecCommands(spec: string): Map<string, SpecFlag[]> {
   for (const line of spec.split('\n')) {
     const row = /^\|\s*([a-z][a-z ]*?)(?:\s+[<[].*?)?\s*\|[^|]*\|([^|]*)\|\s*$/.exec(line)
     if (row && row[1] !== 'Command' && row[1] !== 'Setting') {
-      add(row[1], row[2])
+      add(row[1]!, row[2]!)
       continue
     }
     const run = /^\*\*run flags:\*\*(.*)$/.exec(line)
     if (run) {
-      add('run', run[1].replace(/\.\s*$/, ''))
+      add('run', run[1]!.replace(/\.\s*$/, ''))
       continue
     }
     const aOnly = /^- ([a-z][a-z ]*?)(?:\s+<[^:]*)?: (?:.*?[.:] )?[Ff]lags:? (.*)$/.exec(line)
-    if (aOnly) add(aOnly[1], aOnly[2].replace(/\.\s*$/, '').replace(/\. An .*$/, ''))
+    if (aOnly) add(aOnly[1]!, aOnly[2]!.replace(/\.\s*$/, '').replace(/\. An .*$/, ''))
     else {
       const bare = /^- (login|pull|license trial|impact record): /.exec(line)
-      if (bare) add(bare[1], '')
+      if (bare) add(bare[1]!, '')
     }
   }
   return commands
