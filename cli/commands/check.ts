@@ -141,7 +141,7 @@ export function checkCommand(): Command {
         process.exitCode = 1
         return
       }
-      files: for (const file of files) {
+      eachFile: for (const file of files) {
         const text = await readFile(file, 'utf8')
         for (const version of versionsOf(options)) {
           const result = parseModuleWithErrors(text, {
@@ -154,7 +154,7 @@ export function checkCommand(): Command {
           errors.push(...result.errors.map((e) => inVersion(e, version, options)))
           // The v1 parse is compiled (the last one): with --v0-v1 the module is then valid in both.
           if (result.module) parsed.set(file, result.module)
-          if (errors.length >= limit) break files
+          if (errors.length >= limit) break eachFile
         }
       }
       // Compile-level checks (safety, types, conflicts, strict mode) once everything parses.
