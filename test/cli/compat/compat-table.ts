@@ -12,6 +12,8 @@ export interface CompatRow {
   command: string
   flag: string
   status: string
+  /** The flag's help text, as `regent <command> --help` shows it. */
+  help: string
 }
 
 export const TABLE_START =
@@ -49,20 +51,30 @@ export async function compatRows(): Promise<CompatRow[]> {
   const rows: CompatRow[] = []
   for (const { name, command } of commandsOf(await buildProgram([]))) {
     const options = command.options.filter((o) => o.long !== '--help')
-    if (options.length === 0) rows.push({ command: name, flag: '(none)', status: 'supported' })
+    if (options.length === 0)
+      rows.push({ command: name, flag: '(none)', status: 'supported', help: command.description() })
     for (const option of options)
-      rows.push({ command: name, flag: flagName(option), status: statusOf(option) })
+      rows.push({
+        command: name,
+        flag: flagName(option),
+        status: statusOf(option),
+        help: option.description ?? '',
+      })
   }
   return rows
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
 }
 
 /** The table as Markdown, between its markers. */
 export function renderTable(rows: readonly CompatRow[]): string {
   const lines = [
     TABLE_START,
-    '| Command | Flag | Status |',
-    '|---|---|---|',
-    ...rows.map((r) => `| ${r.command} | \`${r.flag}\` | ${r.status.replace(/\|/g, '\\|')} |`),
+    '| Command | Flag | Status | Help |',
+    '|---|---|---|---|',
+    ...rows.map((r) => `| ${r.command} | \`${r.flag}\` | ${cell(r.status)} | ${cell(r.help)} |`),
     TABLE_END,
   ]
   return lines.join('\n')
