@@ -3,7 +3,7 @@
  * annotations, rules referring to them added unless --prune-unused, a given path checked, and
  * none at all refused as opa build refuses it. Through the real CLI, exit codes checked.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -20,6 +20,11 @@ beforeAll(() => {
   )
   writeFileSync(join(dir, 'annotated', 'other.rego'), 'package other\n\nuses if data.authz.audit\n')
   writeFileSync(join(dir, 'plain.rego'), 'package plain\n\np := 1\n')
+  mkdirSync(join(dir, 'outside'))
+  writeFileSync(join(dir, 'outside', 'e.rego'), 'package ext\n\np := 1\n')
+  mkdirSync(join(dir, 'linked'))
+  writeFileSync(join(dir, 'linked', 'a.rego'), 'package a\n\nq := 1\n')
+  symlinkSync(join(dir, 'outside'), join(dir, 'linked', 'shared'))
 })
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -58,5 +63,19 @@ describe('regent build -O', () => {
     expect(unknown.stderr).toContain('-e plain/nope: no rule or package of the bundle has this path')
     expect(existsSync(out)).toBe(false)
     expect(zero).toMatchObject({ code: 0, stderr: '' })
+  })
+})
+
+describe('regent build --follow-symlinks', () => {
+  it('skips symbolically linked folders unless asked to follow them', async () => {
+    const [plain, followed] = await Promise.all([
+      build('--debug', join(dir, 'linked')),
+      build('--follow-symlinks', '--debug', join(dir, 'linked')),
+    ])
+    expect(plain.code).toBe(0)
+    expect(plain.stderr).toMatch(/module: .*linked\/a\.rego/)
+    expect(plain.stderr).not.toContain('shared/e.rego')
+    expect(followed.code).toBe(0)
+    expect(followed.stderr).toMatch(/module: .*linked\/shared\/e\.rego/)
   })
 })
