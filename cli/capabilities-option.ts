@@ -1,13 +1,15 @@
 /**
  * `--capabilities <version-or-file>` of `regent build`, `check` and `eval`, as OPA reads it: a
  * capabilities JSON file (what `regent capabilities --current` prints, or OPA's own files) or a
- * version that `regent capabilities` lists. The built-ins the file lists are the only ones the
+ * version that `regent capabilities` lists (regent's own, or a release of the reference engine whose
+ * built-in set cli/opa-release-capabilities.ts knows). The built-ins the file lists are the only ones the
  * compiler knows, so a policy that calls any other fails with OPA's
  * `rego_type_error: undefined function NAME`; `allow_net` limits the hosts `http.send` may reach.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import type { Builtin } from '../core/rego/builtins/define.js'
 import { DEFAULT_BUILTINS } from '../core/rego/builtins/registry.js'
+import { knownReleases, releaseBuiltins } from './opa-release-capabilities.js'
 import { REGENT_VERSION } from './version-info.js'
 
 /** What a `--capabilities` value allows. */
@@ -46,9 +48,12 @@ export function readCapabilities(value: string | undefined): Capabilities | unde
   }
   if (VERSION.test(value)) {
     if (value.replace(/^v/, '') === REGENT_VERSION) return { builtins: DEFAULT_BUILTINS }
+    const release = releaseBuiltins(value)
+    if (release) return { builtins: release }
+    const releases = knownReleases()
     throw new CapabilitiesError(
-      `--capabilities ${value}: no capabilities for this version (regent knows v${REGENT_VERSION}); ` +
-        'give a capabilities JSON file instead',
+      `--capabilities ${value}: no capabilities for this version (regent knows ${releases[0]} to ` +
+        `${releases.at(-1)} and v${REGENT_VERSION}); give a capabilities JSON file instead`,
     )
   }
   throw new CapabilitiesError(`--capabilities ${value}: no such file, and not a version such as v1.0.0`)

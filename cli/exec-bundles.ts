@@ -7,12 +7,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfig } from '../core/config.js'
+import { loadConfig, parseConfig } from '../core/config.js'
 import { verifyDownload } from '../relay/bundles/verify.js'
 import { relayConfigSchema } from '../relay/config.js'
 import { resolveTargets } from '../relay/targets.js'
 import { fetchBundle } from '../relay/upstream/fetch-bundle.js'
 import { ServiceClient } from '../relay/upstream/service-client.js'
+import { configTextWithOverrides } from './config-overrides.js'
 import { REGENT_VERSION } from './version-info.js'
 
 /** Downloaded bundle files and how to remove them. */
@@ -23,12 +24,36 @@ export interface DownloadedBundles {
   cleanup(): Promise<void>
 }
 
+/** `--set`/`--set-file` overrides of the configuration (cli/config-overrides.ts). */
+export interface ConfigOverrides {
+  sets: readonly string[]
+  setFiles: readonly string[]
+}
+
+/** Called once per bundle downloaded and verified (for the command's log). */
+export type BundleDownloaded = (name: string, bytes: number) => void
+
 /**
- * Downloads and verifies every bundle of the configuration at `file`.
- * @throws ConfigError for a bad file; Error naming the bundle when a download or verification fails.
+ * Downloads and verifies every bundle of the configuration at `file` (or, without a file, the
+ * one the overrides alone describe), with the overrides applied before validation.
+ * @throws ConfigError for a bad file; OverrideError for a bad override; Error naming the bundle
+ *   when a download or verification fails.
  */
-export async function downloadConfiguredBundles(file: string): Promise<DownloadedBundles> {
-  const config = loadConfig(file, relayConfigSchema)
+export async function downloadConfiguredBundles(
+  file: string | undefined,
+  overrides: ConfigOverrides = { sets: [], setFiles: [] },
+  onDownloaded: BundleDownloaded = () => {},
+): Promise<DownloadedBundles> {
+  const overridden = overrides.sets.length + overrides.setFiles.length > 0
+  const config = overridden
+    ? parseConfig(
+        configTextWithOverrides(file, overrides.sets, overrides.setFiles) ?? '{}',
+        relayConfigSchema,
+        {
+          ...(file ? { file } : {}),
+        },
+      )
+    : loadConfig(file, relayConfigSchema)
   const clients = new Map(
     Object.entries(config.services).map(([name, service]) => [
       name,
@@ -52,6 +77,7 @@ export async function downloadConfiguredBundles(file: string): Promise<Downloade
       await verifyDownload(fetched.bytes, target).catch((err) => {
         throw named(err)
       })
+      onDownloaded(target.name, fetched.bytes.byteLength)
       const path = join(dir, `${paths.length}.tar.gz`)
       await writeFile(path, fetched.bytes)
       paths.push(path)

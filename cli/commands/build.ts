@@ -5,8 +5,10 @@
  * and flags override it; signed inputs are verified with `--verification-key` and the output is
  * signed with `--signing-key`. Before anything is written, every module is parsed and the set
  * compiled (the compiler `regent check` uses, limited to the built-ins of `--capabilities`), so a
- * bundle that does not compile is never built nor signed. Optimisation (`-O`, `--prune-unused`)
- * and the wasm and plan targets are not supported yet; they are refused with a message that says so.
+ * bundle that does not compile is never built nor signed. `-O 1|2` needs entrypoints (`-e` or
+ * `entrypoint: true` annotations; rules referring to one are entrypoints too unless
+ * `--prune-unused`), checks them, and writes the bundle without a partial-evaluation rewrite (the
+ * same decisions; one line on stderr says so). The wasm and plan targets are refused naming `-t rego`.
  */
 import { existsSync, statSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -29,6 +31,7 @@ import {
   writeBundle,
 } from '../../core/bundle/index.js'
 import { RegoErrors } from '../../core/rego/errors.js'
+import { type BuildEntrypoints, buildEntrypoints, EntrypointError } from '../build-entrypoints.js'
 import { CapabilitiesError, loadCapabilities } from '../capabilities-option.js'
 import {
   CommandError,
@@ -77,12 +80,20 @@ export function buildCommand(): Command {
     .option('--ignore <glob>', 'file or folder names to skip (repeatable)', collect)
     .option(
       '-e, --entrypoint <path>',
-      'entrypoint (repeatable; recorded, used once optimisation exists)',
+      'entrypoint slash path, e.g. authz/allow (repeatable; checked)',
       collect,
     )
-    .option('-t, --target <target>', 'output target: rego (wasm and plan are not supported yet)', 'rego')
-    .option('-O, --optimize <level>', 'optimisation level (only 0 for now)', '0')
-    .option('--prune-unused', 'drop rules not needed by the entrypoints (not supported yet)')
+    .option(
+      '-t, --target <target>',
+      'output target: rego (wasm and plan are refused: see docs/cli.md)',
+      'rego',
+    )
+    .option(
+      '-O, --optimize <level>',
+      'optimisation level 0-2: above 0 needs entrypoints (-e or annotations)',
+      '0',
+    )
+    .option('--prune-unused', 'with -O: rules that refer to an entrypoint are not entrypoints themselves')
     .option('--signing-key <key>', 'HMAC secret, or path of a PEM private key, to sign the bundle')
     .option('--signing-alg <alg>', 'JWS algorithm for signing and verification', DEFAULT_SIGNING_ALGORITHM)
     .option('--signing-plugin <name>', 'not supported: regent has no signing plugins')
@@ -93,8 +104,12 @@ export function buildCommand(): Command {
     .option('--exclude-files-verify <glob>', 'files that need not be signed in inputs (repeatable)', collect)
     .option('--capabilities <version-or-file>', 'capabilities JSON file or version: the built-ins allowed')
     .option('--follow-symlinks', 'follow symbolic links in input folders')
-    .option('--partial-namespace <ns>', 'namespace for partial evaluation results (not supported yet)')
-    .option('--wasm-include-print', 'keep print calls in wasm (not supported yet)')
+    .option(
+      '--partial-namespace <ns>',
+      'namespace of the support rules -O would write (checked; default partial)',
+      'partial',
+    )
+    .option('--wasm-include-print', 'accepted for compatibility; only -t wasm uses it, which regent refuses')
     .option('--debug', 'print what is built to stderr')
     .action(async (paths: string[], options: BuildOptions) => {
       process.exitCode = await runBuild(paths, options)
@@ -122,6 +137,7 @@ export async function runBuild(
       bundle = { ...bundle, manifest: { ...bundle.manifest, revision: options.revision } }
     bundle = { ...bundle, signatures: undefined }
     compileBundleModules(bundle, capabilities ? { builtins: capabilities.builtins } : {})
+    const entrypoints = checkEntrypoints(bundle, options, capabilities?.builtins, io)
     if (options.signingKey) {
       bundle = await signBundle(bundle, {
         key: await readKeyArgument(options.signingKey, '--signing-key', algorithm),
@@ -132,32 +148,66 @@ export async function runBuild(
     }
     const bytes = await writeBundle(bundle)
     await writeFile(options.output, bytes)
-    if (options.debug) debugSummary(bundle, bytes.byteLength, options, io)
+    if (options.debug) debugSummary(bundle, bytes.byteLength, options, io, entrypoints)
     return 0
   } catch (err) {
     if (err instanceof RegoErrors) {
       io.stderr(`${err.toString()}\n`)
       return 1
     }
-    if (err instanceof CapabilitiesError) return reportError('build', new CommandError(err.message), io)
+    if (err instanceof CapabilitiesError || err instanceof EntrypointError)
+      return reportError('build', new CommandError(err.message), io)
     return reportError('build', err, io)
   }
 }
 
+const TARGET_REFUSALS: Readonly<Record<string, string>> = {
+  wasm: '-t wasm is not available: regent has no Wasm compiler; build -t rego (the default), which regent and opa evaluate with the same decisions',
+  plan: "-t plan is not available: regent does not compile Rego to OPA's intermediate representation (plans are for Wasm and IR runtimes, which regent does not run); build -t rego (the default) instead",
+}
+
 function refuseLaterFeatures(options: BuildOptions): void {
-  const later = (what: string) => new CommandError(`${what} is not available yet in regent`, 2)
   if (options.target !== 'rego') {
-    if (options.target === 'wasm' || options.target === 'plan') throw later(`-t ${options.target}`)
-    throw new CommandError(`-t ${options.target} is not a target (use rego)`, 2)
+    const refusal = TARGET_REFUSALS[options.target]
+    throw new CommandError(refusal ?? `-t ${options.target} is not a target (use rego)`, 2)
   }
-  if (!/^\d+$/.test(options.optimize))
-    throw new CommandError(`-O ${options.optimize} must be a whole number`, 2)
-  if (Number(options.optimize) > 0) throw later(`-O ${options.optimize} (optimisation)`)
-  if (options.pruneUnused) throw later('--prune-unused')
-  if (options.partialNamespace) throw later('--partial-namespace')
-  if (options.wasmIncludePrint) throw later('--wasm-include-print')
+  if (!/^[0-2]$/.test(options.optimize))
+    throw new CommandError(`-O ${options.optimize}: expected an optimisation level 0, 1 or 2`, 2)
+  if (!/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(options.partialNamespace ?? 'partial'))
+    throw new CommandError(
+      `--partial-namespace ${options.partialNamespace}: expected a package path such as partial`,
+      2,
+    )
   if (options.signingPlugin)
     throw new CommandError('--signing-plugin is not supported: regent has no signing plugins', 2)
+}
+
+/**
+ * `-O` above 0 needs entrypoints, as opa build: the ones given and annotated, plus (unless
+ * --prune-unused) the rules referring to them. Given `-e` paths are checked at every level.
+ */
+function checkEntrypoints(
+  bundle: Bundle,
+  options: BuildOptions,
+  builtins: Parameters<typeof buildEntrypoints>[1]['builtins'],
+  io: CommandIo,
+): BuildEntrypoints | undefined {
+  const level = Number(options.optimize)
+  if (level === 0 && (options.entrypoint ?? []).length === 0) return undefined
+  const entrypoints = buildEntrypoints(bundle, {
+    entrypoints: options.entrypoint ?? [],
+    pruneUnused: options.pruneUnused === true,
+    ...(builtins ? { builtins } : {}),
+  })
+  if (level === 0) return entrypoints
+  if (entrypoints.all.length === 0)
+    throw new CommandError(
+      'bundle optimizations require at least one entrypoint (-e, or entrypoint: true in a METADATA block)',
+    )
+  io.stderr(
+    `regent: build -O ${level}: entrypoints ${entrypoints.all.join(', ')} checked; the bundle keeps its rules as written (regent does not rewrite them by partial evaluation; decisions are the same)\n`,
+  )
+  return entrypoints
 }
 
 async function verificationConfig(options: BuildOptions, algorithm: string): Promise<VerificationConfig> {
@@ -244,7 +294,13 @@ function logicalPath(path: string): string {
   return name === '' ? '.' : name
 }
 
-function debugSummary(bundle: Bundle, size: number, options: BuildOptions, io: CommandIo): void {
+function debugSummary(
+  bundle: Bundle,
+  size: number,
+  options: BuildOptions,
+  io: CommandIo,
+  entrypoints: BuildEntrypoints | undefined,
+): void {
   const lines = [
     `output: ${options.output} (${size} bytes)`,
     `revision: ${JSON.stringify(bundle.manifest.revision ?? '')}`,
@@ -252,7 +308,9 @@ function debugSummary(bundle: Bundle, size: number, options: BuildOptions, io: C
     ...bundle.modules.map((m) => `module: ${m.path}`),
     ...bundle.dataFiles.map((d) => `data: ${d.path}`),
     ...bundle.files.map((f) => `file: ${f.path}`),
-    ...(options.entrypoint ?? []).map((e) => `entrypoint: ${e} (recorded; used once optimisation exists)`),
+    ...(entrypoints?.given ?? []).map((e) => `entrypoint: ${e} (-e)`),
+    ...(entrypoints?.annotated ?? []).map((e) => `entrypoint: ${e} (annotation)`),
+    ...(entrypoints?.dependents ?? []).map((e) => `entrypoint: ${e} (refers to an entrypoint)`),
     `signed: ${bundle.signatures ? 'yes' : 'no'}`,
   ]
   io.stderr(`${lines.join('\n')}\n`)

@@ -1,14 +1,16 @@
 /**
  * `regent capabilities [--current] [--version V] [--file PATH]`: OPA's capabilities JSON (built-in
  * declarations, future keywords, features) for the engine regent runs, read from the same
- * DEFAULT_BUILTINS the evaluator and type checker use. Without a flag it lists the versions it
- * knows, as `opa capabilities` does. With several flags, `--version` wins over `--file` over
+ * DEFAULT_BUILTINS the evaluator and type checker use. `--version vX.Y.Z` of a release of the
+ * reference engine prints the built-ins that release had (cli/opa-release-capabilities.ts). Without
+ * a flag it lists the versions it knows, as `opa capabilities` does. With several flags, `--version` wins over `--file` over
  * `--current`, as in opa.
  */
 import { readFile } from 'node:fs/promises'
 import { Command } from 'commander'
 import { builtinCapabilities, DEFAULT_BUILTINS } from '../../core/rego/builtins/registry.js'
 import { CAPABILITY_FEATURES, CAPABILITY_FUTURE_KEYWORDS } from '../../core/rego/syntax/parser.js'
+import { knownReleases, releaseBuiltins } from '../opa-release-capabilities.js'
 import { REGENT_VERSION } from '../version-info.js'
 
 /**
@@ -21,9 +23,9 @@ export const FUTURE_KEYWORDS = [...CAPABILITY_FUTURE_KEYWORDS]
 export const FEATURES = [...CAPABILITY_FEATURES]
 
 /** The capabilities document of this build, in OPA's shape. */
-export function currentCapabilities(): Record<string, unknown> {
+export function currentCapabilities(builtins = DEFAULT_BUILTINS): Record<string, unknown> {
   return {
-    builtins: builtinCapabilities(DEFAULT_BUILTINS),
+    builtins: builtinCapabilities(builtins),
     future_keywords: FUTURE_KEYWORDS,
     wasm_abi_versions: [],
     features: FEATURES,
@@ -66,7 +68,10 @@ export function capabilitiesCommand(): Command {
       "print the capabilities (built-ins, keywords, features) of this engine, in OPA's JSON format",
     )
     .option('--current', 'print the capabilities of this version')
-    .option('--version <version>', 'print the capabilities of a version (regent knows its own)')
+    .option(
+      '--version <version>',
+      "print the capabilities of a version: a reference engine release's built-ins, or regent's own",
+    )
     .option('--file <path>', 'check and print a capabilities JSON file')
     .action(async (options: CapabilitiesOptions) => {
       // As `opa capabilities`: --version wins over --file, which wins over --current; giving
@@ -98,20 +103,22 @@ export function capabilitiesCommand(): Command {
       }
       if (options.version !== undefined) {
         const wanted = options.version.replace(/^v/, '')
-        if (wanted !== REGENT_VERSION) {
+        const release = wanted === REGENT_VERSION ? DEFAULT_BUILTINS : releaseBuiltins(options.version)
+        if (!release) {
+          const releases = knownReleases()
           process.stderr.write(
-            `regent: capabilities: no capabilities for version ${options.version}; known: ${versionName()}\n`,
+            `regent: capabilities: no capabilities for version ${options.version}; known: ${releases[0]} to ${releases.at(-1)} (run 'regent capabilities' for the list) and ${versionName()}\n`,
           )
           process.exitCode = 1
           return
         }
-        print(currentCapabilities())
+        print(currentCapabilities(release))
         return
       }
       if (options.current) {
         print(currentCapabilities())
         return
       }
-      process.stdout.write(`${versionName()}\n`)
+      process.stdout.write(`${[...knownReleases(), versionName()].join('\n')}\n`)
     })
 }

@@ -3,7 +3,9 @@
  * Silent with exit 0 when everything parses and compiles; errors (pretty or OPA's JSON) and exit 1
  * otherwise. `-s` gives the type checker the JSON Schema of `input`; `--capabilities` limits the
  * built-ins; `-b` reads the paths as bundles, and a `.tar.gz` path is read as a bundle without it
- * too, as OPA's loader does. `--ignore` skips files and directories by name.
+ * too, as OPA's loader does. `--ignore` skips files and directories by name. `--v0-v1` checks that
+ * every module is valid in both Rego v0 and Rego v1 (a module meant to move between versions:
+ * v0 syntax with `import rego.v1`), reporting the errors of either parse.
  */
 import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
@@ -39,6 +41,18 @@ async function loadBundleModules(
   }
 }
 
+/** With --v0-v1, an error says which version's parse it comes from. */
+function inVersion(error: RegoError, version: 'v0' | 'v1', options: CheckOptions): RegoError {
+  if (!options.v0V1) return error
+  return new RegoError(
+    error.code,
+    `${error.message} (Rego ${version})`,
+    error.location,
+    error.details,
+    error.lines,
+  )
+}
+
 /** Prints errors as `regent check` and `regent parse` do: OPA's `{"errors": [...]}` or pretty text. */
 export function writeErrors(errors: RegoError[], format: string): void {
   if (format === 'json') {
@@ -57,6 +71,13 @@ interface CheckOptions {
   bundle?: boolean
   capabilities?: string
   ignore: string[]
+  v0V1?: boolean
+}
+
+/** The Rego versions a module must parse in: v0 and v1 with --v0-v1, else the one asked for. */
+function versionsOf(options: CheckOptions): Array<'v0' | 'v1'> {
+  if (options.v0V1) return ['v0', 'v1']
+  return [options.v0Compatible ? 'v0' : 'v1']
 }
 
 /** Builds the `check` command. */
@@ -69,6 +90,10 @@ export function checkCommand(): Command {
     )
     .option('-m, --max-errors <n>', 'stop after this many errors', '10')
     .option('--v0-compatible', 'parse with Rego v0 syntax (pre-1.0 OPA)')
+    .option(
+      '--v0-v1',
+      'check that modules are valid in both Rego v0 and Rego v1 (e.g. v0 with import rego.v1)',
+    )
     .option('-S, --strict', 'enable compiler strict mode')
     .option('-s, --schema <file>', 'JSON Schema of input, for the type checker')
     .option(
@@ -106,9 +131,9 @@ export function checkCommand(): Command {
               paths.filter((path) => !isTarball(path)),
               options.ignore,
             )
-        if (bundles.length > 0) {
-          const loaded = await loadBundleModules(bundles, options.v0Compatible === true, options.ignore)
-          errors.push(...loaded.errors)
+        for (const version of bundles.length > 0 ? versionsOf(options) : []) {
+          const loaded = await loadBundleModules(bundles, version === 'v0', options.ignore)
+          errors.push(...loaded.errors.map((e) => inVersion(e, version, options)))
           for (const [file, module] of loaded.modules) parsed.set(file, module)
         }
       } catch (err) {
@@ -116,18 +141,21 @@ export function checkCommand(): Command {
         process.exitCode = 1
         return
       }
-      for (const file of files) {
+      eachFile: for (const file of files) {
         const text = await readFile(file, 'utf8')
-        const result = parseModuleWithErrors(text, {
-          file,
-          regoVersion: options.v0Compatible ? 'v0' : 'v1',
-          maxErrors: Math.min(limit - errors.length, 1000),
-          ...(capabilities?.futureKeywords ? { futureKeywords: capabilities.futureKeywords } : {}),
-          ...(capabilities?.features ? { features: capabilities.features } : {}),
-        })
-        errors.push(...result.errors)
-        if (result.module) parsed.set(file, result.module)
-        if (errors.length >= limit) break
+        for (const version of versionsOf(options)) {
+          const result = parseModuleWithErrors(text, {
+            file,
+            regoVersion: version,
+            maxErrors: Math.max(1, Math.min(limit - errors.length, 1000)),
+            ...(capabilities?.futureKeywords ? { futureKeywords: capabilities.futureKeywords } : {}),
+            ...(capabilities?.features ? { features: capabilities.features } : {}),
+          })
+          errors.push(...result.errors.map((e) => inVersion(e, version, options)))
+          // The v1 parse is compiled (the last one): with --v0-v1 the module is then valid in both.
+          if (result.module) parsed.set(file, result.module)
+          if (errors.length >= limit) break eachFile
+        }
       }
       // Compile-level checks (safety, types, conflicts, strict mode) once everything parses.
       if (errors.length === 0)

@@ -24,6 +24,7 @@ import type { Import, Module, Package } from '../../core/rego/syntax/ast.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
 import { parseQuery } from '../../core/rego/syntax/query.js'
 import { loadCapabilities } from '../capabilities-option.js'
+import { type CommandLog, type CommandLogFlags, commandLog, withLogFlags } from '../command-log.js'
 import { budgetFromFlags } from '../evaluation-limits.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import {
@@ -79,6 +80,12 @@ interface EvalOptions {
   nondeterminsticBuiltins?: boolean
   capabilities?: string
   varValues?: boolean
+  entrypoint: string[]
+  target: string
+  optimize: string
+  optimizeStoreForReadSpeed?: boolean
+  logLevel: CommandLogFlags['logLevel']
+  logFormat: CommandLogFlags['logFormat']
 }
 
 /** Parses Go-style durations (`5s`, `100ms`, `1m30s`) into milliseconds. */
@@ -111,7 +118,7 @@ function usage(message: string): void {
 /** Builds the `eval` command. */
 export function evalCommand(): Command {
   return (
-    withQueryOptions(new Command('eval'))
+    withLogFlags(withQueryOptions(new Command('eval')), { level: 'info', format: 'json', timestamp: false })
       .description('evaluate a Rego query')
       .argument('[query]', 'the query to evaluate')
       .addOption(
@@ -166,7 +173,37 @@ export function evalCommand(): Command {
       .option('--shallow-inlining', '--partial keeps rules that depend on unknowns as support rules')
       // OPA's flag, misspelling included.
       .option('--nondeterminstic-builtins', '--partial evaluates non-deterministic built-ins (http.send, …)')
+      .addOption(
+        new Option(
+          '-t, --target <target>',
+          'evaluation target: rego (wasm: refused, regent has no Wasm engine)',
+        )
+          .choices(['rego', 'wasm'])
+          .default('rego'),
+      )
+      .option(
+        '-e, --entrypoint <path>',
+        'accepted for compatibility; entrypoints choose what a Wasm build compiles, rego evaluates the query (repeatable)',
+        collect,
+        [],
+      )
+      .option(
+        '-O, --optimize <level>',
+        'accepted for compatibility; results are the same at every level',
+        '0',
+      )
+      .option(
+        '--optimize-store-for-read-speed',
+        'accepted for compatibility; regent keeps data as in-memory values already read without copies',
+      )
       .action(async (queryArg: string | undefined, options: EvalOptions) => {
+        if (options.target === 'wasm')
+          return usage(
+            '-t wasm is not available: regent has no Wasm engine; use -t rego (the default), which gives the same results',
+          )
+        if (!/^\d+$/.test(options.optimize)) return usage(`-O ${options.optimize}: expected a whole number`)
+        const bad = options.entrypoint.find((e) => !/^\/?[\w.-]+(\/[\w.-]+)*$/.test(e))
+        if (bad !== undefined) return usage(`-e ${bad}: expected a slash-separated path such as authz/allow`)
         if (options.stdin && options.stdinInput) return usage('--stdin and --stdin-input cannot be combined')
         const query = options.stdin ? await readStdin() : queryArg
         if (!query) return usage('missing query (give it as an argument or with --stdin)')
@@ -183,7 +220,7 @@ export function evalCommand(): Command {
           return usage('-f source prints partial evaluation results: add -p/--partial')
         if (options.instrument) options.metrics = true
         if (options.partial) return runPartialEval(query, options, limits)
-        await runEval(query, options, count, limits)
+        await runEval(query, options, count, limits, commandLog(options))
       })
   )
 }
@@ -209,7 +246,13 @@ function evalLimits(options: EvalOptions): EvalLimits {
   return { budget }
 }
 
-async function runEval(query: string, options: EvalOptions, count: number, limits: EvalLimits) {
+async function runEval(
+  query: string,
+  options: EvalOptions,
+  count: number,
+  limits: EvalLimits,
+  log: CommandLog,
+) {
   const timers: Record<string, number> = {}
   const time = async <T>(name: string, f: () => T | Promise<T>): Promise<T> => {
     const start = process.hrtime.bigint()
@@ -226,6 +269,7 @@ async function runEval(query: string, options: EvalOptions, count: number, limit
     const loaded = await time('timer_rego_load_files_ns', () => loadQueryPolicy(options))
     const input = await readQueryInput(options)
     loadedModules = loaded.modules
+    log.debug('policies and data loaded', { modules: [...loaded.modules.keys()], input: input !== undefined })
     const schema = await schemaCompileOptions(options.schema)
     const capabilities = await loadCapabilities(options.capabilities)
     const policy = await time('timer_rego_module_compile_ns', () =>
@@ -267,10 +311,12 @@ async function runEval(query: string, options: EvalOptions, count: number, limit
       )
     }
   } catch (err) {
+    log.debug('evaluation failed', { error: err instanceof Error ? err.message : String(err) })
     writeFailure(err, options)
     return
   }
   const results = run?.results ?? []
+  log.debug('query evaluated', { results: results.length, timers })
   const builtinErrors = options.showBuiltinErrors ? (run?.builtinErrors ?? []) : []
   const coverage =
     tracer instanceof CoverageTracer && loadedModules ? coverageDoc(tracer.report(loadedModules)) : undefined

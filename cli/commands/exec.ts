@@ -4,8 +4,9 @@
  * `.json`, `.yaml` and `.yml` files, in name order); each gets one entry in OPA's output
  * `{"result": [{"decision_id", "path", "result"} | {"path", "error": {code, message}}]}`. Policies
  * and data come from local bundles (`-b`), files (`-d`), and the bundles an OPA configuration names
- * (`-c`), downloaded and verified once as an agent would; status and decision-log plugins are not
- * run.
+ * (`-c`, with `--set`/`--set-file` overrides), downloaded and verified once as an agent would;
+ * status and decision-log plugins are not run. `--timeout` and `--instruction-limit` bound each
+ * evaluation; the log flags write what happens (downloads, each decision) to stderr.
  */
 import { randomUUID } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
@@ -15,10 +16,12 @@ import { filesUnder, loadPolicy, parseDocument } from '../../core/bundle/policy-
 import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import type { Policy } from '../../core/rego/eval/policy.js'
 import { compilePolicy } from '../../core/rego/eval/policy.js'
+import { type EvaluationBudget, UNLIMITED_EVALUATION_BUDGET } from '../../core/rego/index.js'
 import { toJSONText, type Value } from '../../core/rego/values/index.js'
+import { type CommandLog, type CommandLogFlags, commandLog, withLogFlags } from '../command-log.js'
+import { budgetFromFlags } from '../evaluation-limits.js'
 import { downloadConfiguredBundles } from '../exec-bundles.js'
 import { collect } from '../query-options.js'
-import { parseDuration } from './eval.js'
 
 /** OPA's default decision (`default_decision` in its configuration). */
 export const DEFAULT_DECISION = '/system/main'
@@ -37,6 +40,10 @@ interface ExecOptions {
   failNonEmpty?: boolean
   v0Compatible?: boolean
   timeout?: string
+  instructionLimit?: string
+  optimize: string
+  set: string[]
+  setFile: string[]
 }
 
 /** One entry of the output, field order as OPA's. */
@@ -63,7 +70,8 @@ async function evaluate(
   query: string,
   decision: string,
   file: string,
-  deadline: number | undefined,
+  budget: EvaluationBudget,
+  log: CommandLog,
 ) {
   let input: Value
   try {
@@ -72,8 +80,15 @@ async function evaluate(
     return { path: file, error: { code: 'invalid_input', message: (err as Error).message } }
   }
   try {
-    const run = await policy.prepare(query).eval({ input, ...(deadline ? { deadline } : {}) })
+    const started = performance.now()
+    const run = await policy.prepare(query).eval({ input, budget })
     const value = run.results[0]?.expressions[0]?.value
+    log.debug('decision evaluated', {
+      path: file,
+      decision,
+      defined: value !== undefined,
+      duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    })
     if (value === undefined) {
       return {
         path: file,
@@ -83,7 +98,10 @@ async function evaluate(
     // Through JSON text, so numbers keep every digit in the output.
     return { decision_id: randomUUID(), path: file, result: parseLossless(toJSONText(value)) }
   } catch (err) {
-    const code = err instanceof RegoError ? err.code : 'internal_error'
+    // Budget errors (eval_instruction_limit_error, eval_cancel_error) carry a code without being RegoErrors.
+    const own = (err as { code?: unknown } | null)?.code
+    const code = err instanceof RegoError ? err.code : typeof own === 'string' ? own : 'internal_error'
+    log.error('decision failed', { path: file, decision, code })
     return { path: file, error: { code, message: (err as Error).message } }
   }
 }
@@ -104,7 +122,7 @@ function fail(err: unknown): undefined {
 
 /** Builds the `exec` command. */
 export function execCommand(): Command {
-  return new Command('exec')
+  const command = new Command('exec')
     .description('evaluate a decision against input files')
     .argument('<path...>', 'input files, or directories holding .json/.yaml/.yml inputs')
     .option(
@@ -122,17 +140,52 @@ export function execCommand(): Command {
     .option('--fail', 'exit 1 when a decision is undefined or fails')
     .option('--fail-defined', 'exit 1 when a decision is defined')
     .option('--fail-non-empty', 'exit 1 when a decision is defined and not empty')
-    .option('--timeout <duration>', 'time limit for each evaluation (e.g. 5s)')
+    .option('--timeout <duration>', 'time limit for each evaluation (e.g. 5s; 0: none)')
+    .option('--instruction-limit <n>', 'maximum units of work per evaluation (0: none; default: none)')
+    .option(
+      '-O, --optimize <level>',
+      'accepted for compatibility; regent evaluates the same at every level',
+      '0',
+    )
+    .option('--set <key=value>', 'override a configuration key (dotted; repeatable; a=1,b=2)', collect, [])
+    .option(
+      '--set-file <key=path>',
+      'set a configuration key to the text of a file (repeatable)',
+      collect,
+      [],
+    )
     .option('--v0-compatible', 'parse modules with Rego v0 syntax')
-    .action(async (paths: string[], options: ExecOptions) => {
+  return withLogFlags(command, { level: 'error', format: 'json', timestamp: true }).action(
+    async (paths: string[], options: ExecOptions & CommandLogFlags) => {
       let policy: Policy
       let files: string[]
       let configured: string | undefined
+      let budget: EvaluationBudget
+      let log: CommandLog
+      try {
+        if (!/^\d+$/.test(options.optimize))
+          throw new Error(`-O ${options.optimize}: expected a whole number`)
+        budget = budgetFromFlags(
+          { timeout: options.timeout, instructionLimit: options.instructionLimit },
+          { timeout: '--timeout', instructionLimit: '--instruction-limit' },
+          UNLIMITED_EVALUATION_BUDGET,
+        )
+        log = commandLog(options)
+      } catch (err) {
+        process.stderr.write(`regent: ${(err as Error).message}\n`)
+        process.exitCode = 2
+        return
+      }
       // Load everything first: a policy that does not compile is one error, not one per input.
-      const downloaded = options.configFile
-        ? await downloadConfiguredBundles(options.configFile).catch(fail)
+      const fromConfig = options.configFile !== undefined || options.set.length + options.setFile.length > 0
+      const downloaded = fromConfig
+        ? await downloadConfiguredBundles(
+            options.configFile,
+            { sets: options.set, setFiles: options.setFile },
+            (name, bytes) => log.info('bundle downloaded and verified', { name, bytes }),
+          ).catch(fail)
         : undefined
-      if (options.configFile && !downloaded) return
+      if (fromConfig && !downloaded) return
       try {
         configured = downloaded?.defaultDecision
         const loaded = await loadPolicy({
@@ -151,21 +204,9 @@ export function execCommand(): Command {
       }
       const chosen = options.decision ?? configured ?? DEFAULT_DECISION
       const decision = chosen.startsWith('/') ? chosen : `/${chosen}`
-      let timeoutMs: number | undefined
-      try {
-        timeoutMs = options.timeout ? parseDuration(options.timeout) : undefined
-      } catch (err) {
-        process.stderr.write(`regent: ${(err as Error).message}\n`)
-        process.exitCode = 2
-        return
-      }
       const query = decisionQuery(decision)
       const result: ExecEntry[] = []
-      for (const file of files) {
-        result.push(
-          await evaluate(policy, query, decision, file, timeoutMs ? Date.now() + timeoutMs : undefined),
-        )
-      }
+      for (const file of files) result.push(await evaluate(policy, query, decision, file, budget, log))
       process.stdout.write(`${stringify({ result }, undefined, 2)}\n`)
       const failed = result.some((e) => e.error !== undefined)
       const defined = result.filter((e) => e.error === undefined)
@@ -176,5 +217,6 @@ export function execCommand(): Command {
       ) {
         process.exitCode = 1
       }
-    })
+    },
+  )
 }

@@ -3,6 +3,8 @@
  * result to stdout. `-w` rewrites files in place, `-l` lists files whose formatting differs, `-d`
  * prints a unified diff; `--fail` exits 1 when anything would change. Parse errors exit 1; a
  * formatted result that does not parse again exits 2 (`--check-result`, on by default).
+ * `--v0-v1` writes modules valid in both Rego v0 and v1 (v1 syntax with `import rego.v1`);
+ * `--capabilities` limits the keyword imports and `import rego.v2` to what the capabilities allow.
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { Command } from 'commander'
@@ -10,6 +12,7 @@ import { RegoErrors } from '../../core/rego/errors.js'
 import { unifiedDiff } from '../../core/rego/format/diff.js'
 import { formatModule } from '../../core/rego/format/formatter.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
+import { type Capabilities, CapabilitiesError, loadCapabilities } from '../capabilities-option.js'
 import { readStdin } from '../stdin.js'
 import { collectRegoFiles } from './check.js'
 import { invalidFormatResult, parseCheckResultFlag } from './fmt-check-result.js'
@@ -23,6 +26,20 @@ interface FmtOptions {
   v0V1?: boolean
   checkResult: string | boolean
   dropV0Imports?: boolean
+  capabilities?: string
+}
+
+const REGO_V1_IMPORT = /^import rego\.v1\s*(#.*)?$/m
+
+/**
+ * `formatted` (v1 output) with `import rego.v1` added when it lacks it, so that it also parses as
+ * Rego v0: the import goes after the package line and the module is formatted again, which puts
+ * it in its place among the other imports.
+ */
+function withRegoV1Import(formatted: string, file: string): string {
+  if (REGO_V1_IMPORT.test(formatted)) return formatted
+  const withImport = formatted.replace(/^(package .*)$/m, '$1\n\nimport rego.v1\n')
+  return formatModule(parseModule(withImport, { file, regoVersion: 'v1' }), { regoVersion: 'v1' })
 }
 
 /** Builds the `fmt` command. */
@@ -35,7 +52,11 @@ export function fmtCommand(): Command {
     .option('-w, --write', 'write the formatted result back to the files')
     .option('--fail', 'exit 1 when formatting would change anything')
     .option('--v0-compatible', 'read and write Rego v0 syntax (pre-1.0 OPA)')
-    .option('--v0-v1', 'read Rego v0 syntax and write Rego v1 syntax')
+    .option('--v0-v1', 'read Rego v0 syntax and write modules valid in both v0 and v1 (adds import rego.v1)')
+    .option(
+      '--capabilities <version-or-file>',
+      'capabilities JSON file or version: keyword imports and import rego.v2 it lacks are errors',
+    )
     .option(
       '--check-result [bool]',
       'parse the formatted result before printing or writing it (--check-result=false to skip)',
@@ -51,6 +72,15 @@ export function fmtCommand(): Command {
         process.exitCode = 2
         return
       }
+      let capabilities: Capabilities | undefined
+      try {
+        capabilities = await loadCapabilities(options.capabilities)
+      } catch (err) {
+        if (!(err instanceof CapabilitiesError)) throw err
+        process.stderr.write(`regent: ${err.message}\n`)
+        process.exitCode = 2
+        return
+      }
       const parseVersion = options.v0Compatible || options.v0V1 ? 'v0' : 'v1'
       const outVersion = options.v0Compatible && !options.v0V1 ? 'v0' : 'v1'
       // Set once a formatted result fails --check-result: as opa fmt, nothing more is done.
@@ -58,11 +88,17 @@ export function fmtCommand(): Command {
       const format = (text: string, file: string): string | undefined => {
         let out: string
         try {
-          const module = parseModule(text, { file, regoVersion: parseVersion })
+          const module = parseModule(text, {
+            file,
+            regoVersion: parseVersion,
+            ...(capabilities?.futureKeywords ? { futureKeywords: capabilities.futureKeywords } : {}),
+            ...(capabilities?.features ? { features: capabilities.features } : {}),
+          })
           out = formatModule(module, {
             regoVersion: outVersion,
             dropV0Imports: options.dropV0Imports === true,
           })
+          if (options.v0V1) out = withRegoV1Import(out, file)
         } catch (err) {
           const msg =
             err instanceof RegoErrors ? err.toString() : err instanceof Error ? err.message : String(err)
@@ -70,7 +106,11 @@ export function fmtCommand(): Command {
           process.exitCode = 1
           return undefined
         }
-        const problem = checkResult ? invalidFormatResult(file, out, outVersion) : undefined
+        // With --v0-v1 the result must parse in both versions.
+        const problem = checkResult
+          ? (invalidFormatResult(file, out, outVersion) ??
+            (options.v0V1 ? invalidFormatResult(file, out, 'v0') : undefined))
+          : undefined
         if (problem === undefined) return out
         process.stderr.write(`${problem}\n`)
         process.exitCode = 2

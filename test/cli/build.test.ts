@@ -162,10 +162,10 @@ describe('regent build', () => {
   })
 
   it.each([
-    [{ optimize: '1' }, /-O 1 \(optimisation\) is not available yet/],
-    [{ pruneUnused: true }, /--prune-unused is not available yet/],
-    [{ target: 'wasm' }, /-t wasm is not available yet/],
-    [{ target: 'plan' }, /-t plan is not available yet/],
+    [{ optimize: '3' }, /-O 3: expected an optimisation level 0, 1 or 2/],
+    [{ partialNamespace: 'a-b' }, /--partial-namespace a-b: expected a package path/],
+    [{ target: 'wasm' }, /-t wasm is not available: regent has no Wasm compiler; build -t rego/],
+    [{ target: 'plan' }, /-t plan is not available: .*intermediate representation.*build -t rego/],
     [{ target: 'js' }, /-t js is not a target/],
     [{ signingAlg: 'none' }, /--signing-alg none is not supported/],
     [{ claimsFile: 'c.json' }, /--claims-file needs --signing-key/],
@@ -233,11 +233,11 @@ describe('regent build', () => {
     expect((await build(['net'], { output: out('net.tar.gz') })).code).toBe(0)
   })
 
-  it('runs through the regent launcher with the usage exit code for later features', async () => {
-    const refused = await runRegent(['build', '-O', '2', join(dir, 'authz')])
+  it('runs through the regent launcher with the usage exit code for refused targets', async () => {
+    const refused = await runRegent(['build', '-t', 'wasm', join(dir, 'authz')])
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toContain('-O 2 (optimisation) is not available yet')
-    expect(refused.stderr).not.toContain('compiler')
+    expect(refused.stderr).toContain('-t wasm is not available')
+    expect(refused.stderr).not.toContain('rego_') // refused before anything is compiled
     const built = await runRegent(['build', '-b', join(dir, 'authz'), '-o', out('cli.tar.gz')])
     expect(built.stderr).toBe('')
     expect(built.code).toBe(0)

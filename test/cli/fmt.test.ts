@@ -43,10 +43,10 @@ describe('regent fmt', () => {
     expect(await runRegent(['fmt', '-l', '--fail', dir])).toMatchObject({ code: 0, stdout: '' })
   })
 
-  it('converts v0 to v1 with --v0-v1 and keeps v0 with --v0-compatible', async () => {
+  it('converts v0 to v1 with --v0-v1 (import rego.v1 keeps it valid in v0) and keeps v0 with --v0-compatible', async () => {
     const v0 = 'package a\n\np[x] {\n\tx := 1\n}\n'
     expect((await runRegent(['fmt', '--v0-v1'], { stdin: v0 })).stdout).toBe(
-      'package a\n\np contains x if {\n\tx := 1\n}\n',
+      'package a\n\nimport rego.v1\n\np contains x if {\n\tx := 1\n}\n',
     )
     expect((await runRegent(['fmt', '--v0-compatible'], { stdin: v0 })).stdout).toBe(v0)
   })

@@ -40,7 +40,9 @@ describe('regent capabilities', () => {
   })
 
   it('lists versions without flags, answers its own --version, refuses others', async () => {
-    expect((await runRegent(['capabilities'])).stdout).toBe(`v${REGENT_VERSION}\n`)
+    const listed = (await runRegent(['capabilities'])).stdout.trim().split('\n')
+    expect(listed.at(-1)).toBe(`v${REGENT_VERSION}`)
+    expect(listed).toEqual(expect.arrayContaining(['v0.17.0', 'v0.25.0-rc2', 'v0.56.0']))
     const own = await runRegent(['capabilities', '--version', `v${REGENT_VERSION}`])
     expect(own.code).toBe(0)
     expect(JSON.parse(own.stdout).builtins.length).toBeGreaterThan(150)
@@ -87,5 +89,38 @@ describe('regent capabilities', () => {
     ])
     expect(versionOverFile.code).toBe(0)
     expect(JSON.parse(versionOverFile.stdout).builtins.length).toBeGreaterThan(150)
+  })
+})
+
+describe('regent capabilities --version of a reference engine release', () => {
+  const names = async (version: string) => {
+    const { code, stdout } = await runRegent(['capabilities', '--version', version])
+    expect(code).toBe(0)
+    return (JSON.parse(stdout) as Caps).builtins.map((b) => b.name)
+  }
+
+  it('prints the built-ins the release had, as builtin_metadata.json records their introduction', async () => {
+    const [v17, v36, v56] = await Promise.all([names('v0.17.0'), names('0.36.0'), names('v0.56.0')])
+    // array.reverse and the crypto.hmac family arrived in v0.36.0, numbers.range_step in v0.56.0.
+    expect(v17).toContain('count')
+    expect(v17).not.toContain('array.reverse')
+    expect(v36).toEqual(expect.arrayContaining(['array.reverse', 'crypto.hmac.sha256']))
+    expect(v36).not.toContain('numbers.range_step')
+    expect(v56).toContain('numbers.range_step')
+    expect(v17.length).toBeLessThan(v36.length)
+    expect(v36.length).toBeLessThan(v56.length)
+  })
+
+  it('makes --capabilities vX.Y.Z refuse a built-in the release did not have', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'regent-caps-release-'))
+    const file = join(dir, 'rev.rego')
+    writeFileSync(file, 'package a\n\nr := array.reverse([1])\n')
+    const [old, recent] = await Promise.all([
+      runRegent(['check', '--capabilities', 'v0.30.0', file]),
+      runRegent(['check', '--capabilities', 'v0.36.0', file]),
+    ])
+    expect(old.code).toBe(1)
+    expect(old.stdout).toContain('undefined function array.reverse')
+    expect(recent.code).toBe(0)
   })
 })

@@ -1,0 +1,65 @@
+/**
+ * `regent eval` flags of issue 22: `-t` (wasm refused naming the alternative), `-e` and `-O`
+ * (accepted, checked, same results), `--optimize-store-for-read-speed`, and the log flags.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runRegent } from '../../support/run-cli.js'
+
+let dir: string
+let policy: string
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'regent-eval-flags-'))
+  policy = join(dir, 'p.rego')
+  writeFileSync(policy, 'package x\n\nallow if input.a == 1\n')
+  writeFileSync(join(dir, 'in.json'), '{"a": 1}')
+})
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const evalAllow = (...flags: string[]) =>
+  runRegent(['eval', '-d', policy, '-i', join(dir, 'in.json'), '-f', 'raw', 'data.x.allow', ...flags])
+
+describe('regent eval -t, -e, -O, --optimize-store-for-read-speed', () => {
+  it('refuses -t wasm with a usage error naming -t rego, and checks -O and -e values', async () => {
+    const [wasm, badO, badE, ok] = await Promise.all([
+      evalAllow('-t', 'wasm'),
+      evalAllow('-O', 'fast'),
+      evalAllow('-e', 'not a path'),
+      evalAllow('-t', 'rego', '-O', '2', '-e', 'x/allow', '--optimize-store-for-read-speed'),
+    ])
+    expect(wasm.code).toBe(2)
+    expect(wasm.stderr).toContain('use -t rego')
+    expect(wasm.stdout).toBe('')
+    expect(badO.code).toBe(2)
+    expect(badO.stderr).toContain('-O fast')
+    expect(badE.code).toBe(2)
+    expect(badE.stderr).toContain('-e not a path')
+    expect(ok).toMatchObject({ code: 0, stdout: 'true\n', stderr: '' })
+  })
+})
+
+describe('regent eval log flags', () => {
+  it('-l debug writes what was loaded and evaluated to stderr, in the format asked for', async () => {
+    const [json, text, quiet, bad] = await Promise.all([
+      evalAllow('-l', 'debug'),
+      evalAllow('-l', 'debug', '--log-format', 'text'),
+      evalAllow('-l', 'error'),
+      evalAllow('--log-level', 'verbose'),
+    ])
+    expect(json.stdout).toBe('true\n')
+    const lines = json.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: string; msg: string })
+    expect(lines.map((l) => l.msg)).toEqual(['policies and data loaded', 'query evaluated'])
+    expect(lines.every((l) => l.level === 'debug')).toBe(true)
+    expect(text.stderr).toMatch(/^\S+ debug policies and data loaded modules=\[".*p\.rego"\] input=true$/m)
+    expect(quiet).toMatchObject({ code: 0, stderr: '' })
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--log-level')
+  })
+})
