@@ -5,8 +5,9 @@
  * `input.client_certificates`. Neither refuses a request by itself: authentication only names the
  * caller, `--authorization basic` decides (OPA behaves the same way).
  */
-import type { TLSSocket } from 'node:tls'
+
 import { X509Certificate } from 'node:crypto'
+import type { TLSSocket } from 'node:tls'
 import type { MiddlewareHandler } from 'hono'
 import type { AppEnv } from '../core/http/index.js'
 
@@ -37,7 +38,9 @@ export function callerOf(request: Request): CallerIdentity {
 }
 
 /** The middleware for a scheme; undefined for `off`. */
-export function authenticationMiddleware(scheme: AuthenticationScheme): MiddlewareHandler<AppEnv> | undefined {
+export function authenticationMiddleware(
+  scheme: AuthenticationScheme,
+): MiddlewareHandler<AppEnv> | undefined {
   if (scheme === 'off') return undefined
   return async (c, next) => {
     const found = scheme === 'token' ? bearerIdentity(c.req.header('Authorization')) : tlsIdentity(c.env)

@@ -28,7 +28,11 @@ const TLS12_SUITES: Readonly<Record<string, string>> = {
 }
 
 /** TLS 1.3 suites: the same name in IANA's and OpenSSL's lists. */
-export const TLS13_SUITES = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256']
+export const TLS13_SUITES = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+]
 
 /** Go's RC4 suites: Go lists them as insecure; OpenSSL 3 no longer has RC4 at all. */
 const REMOVED = new Set([
@@ -52,11 +56,15 @@ export function knownCipherSuites(): Readonly<Record<string, string>> {
  */
 export function opensslCipherList(ianaNames: readonly string[]): string {
   const chosen: string[] = []
-  for (const name of ianaNames.flatMap((n) => n.split(',')).map((n) => n.trim()).filter(Boolean)) {
+  for (const name of ianaNames
+    .flatMap((n) => n.split(','))
+    .map((n) => n.trim())
+    .filter(Boolean)) {
     const openssl = TLS12_SUITES[name]
     if (openssl) chosen.push(openssl)
     else if (TLS13_SUITES.includes(name)) continue
-    else if (REMOVED.has(name)) throw new CipherSuiteError(`--tls-cipher-suites: ${name} (RC4) is not available in Node's OpenSSL`)
+    else if (REMOVED.has(name))
+      throw new CipherSuiteError(`--tls-cipher-suites: ${name} (RC4) is not available in Node's OpenSSL`)
     else
       throw new CipherSuiteError(
         `--tls-cipher-suites: unknown cipher suite ${JSON.stringify(name)} (expected IANA names such as TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256; see docs/run.md)`,

@@ -4,7 +4,20 @@
  * `2006-01-02T15:04:05Z07:00`. Local time of the process (TZ), as Go's `time.Now()`.
  */
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+]
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
 
 const pad = (n: number, width = 2, fill = '0') => String(n).padStart(width, fill)

@@ -71,7 +71,10 @@ export async function listen(options: ListenOptions): Promise<AgentListener> {
     stopping ??= new Promise<void>((done) => {
       stopRefresh()
       const timer = setTimeout(() => {
-        options.logger.warn({ grace_ms: graceMs, server: options.name }, 'grace period over, closing open connections')
+        options.logger.warn(
+          { grace_ms: graceMs, server: options.name },
+          'grace period over, closing open connections',
+        )
         for (const socket of sockets) socket.destroy()
       }, graceMs)
       timer.unref()

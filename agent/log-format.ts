@@ -20,7 +20,14 @@ export interface AgentLogOptions {
   output?: NodeJS.WritableStream
 }
 
-const LEVEL_NAMES: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' }
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+}
 
 /** The logger for the flags. */
 export function createAgentLogger(options: AgentLogOptions): Logger {

@@ -42,7 +42,11 @@ export function metricsMiddleware(metrics: AgentMetrics): MiddlewareHandler<AppE
     try {
       await next()
     } finally {
-      end({ code: String(c.res.status), handler: handlerLabel(c.req.path), method: c.req.method.toLowerCase() })
+      end({
+        code: String(c.res.status),
+        handler: handlerLabel(c.req.path),
+        method: c.req.method.toLowerCase(),
+      })
     }
   }
 }

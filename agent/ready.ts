@@ -11,7 +11,10 @@ export class ReadyTimeoutError extends Error {}
  * Resolves when every promise in `waiting` resolves; rejects with {@link ReadyTimeoutError} after
  * `timeoutSeconds` (0 or less: no limit, as OPA's flag).
  */
-export async function waitUntilReady(waiting: readonly Promise<unknown>[], timeoutSeconds: number): Promise<void> {
+export async function waitUntilReady(
+  waiting: readonly Promise<unknown>[],
+  timeoutSeconds: number,
+): Promise<void> {
   const all = Promise.all(waiting).then(() => undefined)
   if (timeoutSeconds <= 0) return all
   let timer: NodeJS.Timeout | undefined

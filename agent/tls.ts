@@ -7,7 +7,12 @@
  */
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { createSecureContext, type SecureContextOptions, type Server as TlsServer, type TLSSocket } from 'node:tls'
+import {
+  createSecureContext,
+  type SecureContextOptions,
+  type TLSSocket,
+  type Server as TlsServer,
+} from 'node:tls'
 import type { Logger } from 'pino'
 
 /** What the flags say. */
@@ -45,7 +50,9 @@ export function secureContextOptions(settings: TlsSettings): SecureContextOption
     // Fails here, with the reason, rather than at the first handshake.
     createSecureContext(options)
   } catch (err) {
-    throw new Error(`TLS files do not load (${settings.certFile}, ${settings.keyFile}): ${(err as Error).message}`)
+    throw new Error(
+      `TLS files do not load (${settings.certFile}, ${settings.keyFile}): ${(err as Error).message}`,
+    )
   }
   return options
 }
