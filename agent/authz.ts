@@ -60,13 +60,13 @@ async function authorizationInput(c: Ctx, deps: RunServerDeps): Promise<Value> {
   const url = new URL(c.req.url)
   const path = url.pathname.slice(1).split('/').map(unescapeSegment)
   const params: Record<string, string[]> = {}
-  for (const [name, value] of url.searchParams) (params[name] ??= []).push(value)
+  for (const [name, value] of url.searchParams) params[name] = [...(params[name] ?? []), value]
   const headers: Record<string, string[]> = {}
   for (const [name, value] of c.req.raw.headers) {
     // Go's http.Header keys are canonical (`Content-Type`); fetch lower-cases them.
     const key = name.replace(/(^|-)([a-z])/g, (_, dash: string, ch: string) => dash + ch.toUpperCase())
     // fetch joins repeated headers with ", "; they stay one value (splitting would cut dates).
-    ;(headers[key] ??= []).push(value)
+    headers[key] = [...(headers[key] ?? []), value]
   }
   const input: Record<string, unknown> = {
     path,
