@@ -11,6 +11,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer as createHttp2Server, type Http2Session } from 'node:http2'
 import { createServer as createHttpsServer } from 'node:https'
 import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from 'node:net'
+import { Duplex } from 'node:stream'
 import { getRequestListener } from '@hono/node-server'
 import type { Logger } from 'pino'
 import { refreshCertificates, refuseUnverifiedPeers, type TlsSettings, tlsServerOptions } from './tls.js'
@@ -129,6 +130,9 @@ type NodeHandler = ReturnType<typeof getRequestListener>
 /** One TCP server handing each connection to an HTTP/2 or an HTTP/1.1 server by its first bytes. */
 function h2cServer(handler: NodeHandler): { server: Server; closeIdle: () => void } {
   const http1: HttpServer = createHttpServer(handler)
+  // node:http tracks connections (what closeIdleConnections closes) from its 'listening' event;
+  // this server never listens itself (the dispatcher does), so start the tracking by hand.
+  http1.emit('listening')
   const http2 = createHttp2Server({}, handler as unknown as Parameters<typeof createHttp2Server>[1])
   const sessions = new Set<Http2Session>()
   http2.on('session', (session: Http2Session) => {
@@ -137,18 +141,52 @@ function h2cServer(handler: NodeHandler): { server: Server; closeIdle: () => voi
   })
   const server = createNetServer((socket) => {
     socket.once('data', (first: Buffer) => {
-      socket.pause()
-      socket.unshift(first)
       // The HTTP/2 connection preface starts "PRI * HTTP/2.0"; no HTTP/1 method is called PRI.
-      const target = first.subarray(0, 3).toString('latin1') === 'PRI' ? http2 : http1
-      target.emit('connection', socket)
-      socket.resume()
+      if (first.subarray(0, 3).toString('latin1') === 'PRI') {
+        // node:http2 reads from the socket's handle, past anything unshifted: give it a stream
+        // that starts with the bytes already read.
+        http2.emit('connection', replayingStream(socket, first))
+      } else {
+        socket.pause()
+        socket.unshift(first)
+        http1.emit('connection', socket)
+        socket.resume()
+      }
     })
   })
+  // Ends the connection tracking started above.
+  server.once('close', () => http1.close())
   const closeIdle = () => {
     http1.closeIdleConnections()
     // close() refuses new streams and ends the session once its open streams are answered.
     for (const session of sessions) if (!session.closed) session.close()
   }
   return { server, closeIdle }
+}
+
+/** A duplex over `socket` whose readable side begins with `first`. */
+function replayingStream(socket: Socket, first: Buffer): Duplex {
+  const stream = new Duplex({
+    read() {
+      socket.resume()
+    },
+    write(chunk: Buffer, _encoding, done) {
+      socket.write(chunk, done)
+    },
+    final(done) {
+      socket.end(done)
+    },
+    destroy(err, done) {
+      socket.destroy(err ?? undefined)
+      done(err)
+    },
+  })
+  stream.push(first)
+  socket.on('data', (chunk: Buffer) => {
+    if (!stream.push(chunk)) socket.pause()
+  })
+  socket.on('end', () => stream.push(null))
+  socket.on('close', () => stream.destroy())
+  socket.on('error', (err) => stream.destroy(err))
+  return stream
 }
