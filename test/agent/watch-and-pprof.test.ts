@@ -102,7 +102,12 @@ describe('--ready-timeout', () => {
     await expect(waitUntilReady([new Promise(() => {})], 1)).rejects.toThrow(ReadyTimeoutError)
     expect(Date.now() - started).toBeGreaterThanOrEqual(950)
     let late = false
-    const eventuallyReady = new Promise((resolve) => setTimeout(() => resolve((late = true)), 200))
+    const eventuallyReady = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        late = true
+        resolve()
+      }, 200),
+    )
     await waitUntilReady([eventuallyReady], 0)
     expect(late).toBe(true)
   })
