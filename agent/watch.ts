@@ -4,7 +4,8 @@
  * (OPA's `--watch`). A reload that does not parse or compile is logged and the server keeps what it
  * had. Policies written through the API stay; bundles (`-b`) are not watched.
  */
-import { type FSWatcher, watch } from 'node:fs'
+import { type FSWatcher, statSync, watch } from 'node:fs'
+import { basename, dirname } from 'node:path'
 import type { Logger } from 'pino'
 import { RegoErrors } from '../core/rego/index.js'
 import { loadInitialState } from './load.js'
@@ -60,7 +61,14 @@ export function watchFiles(options: WatchOptions): () => void {
     // `prefix:path` roots a path; the file is the part after the colon.
     const colon = given.indexOf(':')
     const path = colon > 0 && !/^[A-Za-z]:[\\/]/.test(given) ? given.slice(colon + 1) : given
-    const watcher = watch(path, { recursive: true }, schedule)
+    let watcher: FSWatcher
+    try {
+      watcher = watchPath(path, schedule)
+    } catch (err) {
+      // Loaded a moment ago, so this is a race with a delete: serve on, unwatched.
+      options.logger.warn({ path, err: (err as Error).message }, 'cannot watch path')
+      continue
+    }
     watcher.on('error', (err) => options.logger.warn({ path, err: err.message }, 'watch error'))
     watchers.push(watcher)
   }
@@ -68,4 +76,16 @@ export function watchFiles(options: WatchOptions): () => void {
     clearTimeout(timer)
     for (const w of watchers) w.close()
   }
+}
+
+/**
+ * Folders are watched recursively. A file is watched through its folder: editors save by writing
+ * a new file and renaming it over the old one, which a watch on the old file would not see.
+ */
+function watchPath(path: string, onChange: () => void): FSWatcher {
+  if (statSync(path).isDirectory()) return watch(path, { recursive: true }, onChange)
+  const name = basename(path)
+  return watch(dirname(path), (_event, changed) => {
+    if (changed === null || changed === name) onChange()
+  })
 }

@@ -2,7 +2,7 @@
  * `-w/--watch` (policy and data files reloaded on change; a broken edit keeps what was loaded),
  * `--pprof` (a CPU profile, and a clear 404 for Go-only profiles), and `--ready-timeout`.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -58,6 +58,29 @@ describe('--watch', () => {
       const failed = await eventually(async () => agent.lines.some((l) => l.includes('reload failed')), true)
       expect(failed).toBe(true)
       expect(await read()).toEqual({ result: { x: 20, y: true } })
+    } finally {
+      await agent.stop()
+    }
+  })
+})
+
+describe('--watch on a single file', () => {
+  it('sees an editor-style save (write a new file, rename it over the old one)', async () => {
+    const folder = join(dir, 'single')
+    mkdirSync(folder)
+    const policy = join(folder, 'q.rego')
+    writeFileSync(policy, 'package q\n\nv := 1\n')
+    const loaded = await loadInitialState({ paths: [policy], bundles: [], ignore: [], regoVersion: 'v1' })
+    const agent = await startTestAgent({
+      state: new ServerState(loaded, { regoVersion: 'v1' }),
+      watch: { paths: [policy], ignore: [], regoVersion: 'v1', initialIds: loaded.policies.map((p) => p.id) },
+    })
+    try {
+      const read = async () => fetch(`${agent.urls[0]}/v1/data/q/v`).then((r) => r.json())
+      expect(await read()).toEqual({ result: 1 })
+      writeFileSync(join(folder, '.q.rego.swp'), 'package q\n\nv := 2\n')
+      renameSync(join(folder, '.q.rego.swp'), policy)
+      expect(await eventually(read, { result: 2 })).toEqual({ result: 2 })
     } finally {
       await agent.stop()
     }
