@@ -27,12 +27,27 @@ export function createAgentMetrics(options: { processMetrics?: boolean } = {}): 
   return { registry, requestDuration }
 }
 
+// The routes the server has; any other path is counted as `other`, so that requests for random
+// paths cannot grow the label set (and the process's memory) without bound.
+const KNOWN_HANDLERS = new Set([
+  'v0/data',
+  'v1/data',
+  'v1/query',
+  'v1/policies',
+  'v1/compile',
+  'v1/config',
+  'v1/status',
+  'health',
+  'metrics',
+  'debug',
+])
+
 /** OPA's handler label for a path: `v1/data` for `/v1/data/x/y`, `health` for `/health/live`. */
 export function handlerLabel(path: string): string {
   const parts = path.split('/').filter((p) => p !== '')
   if (parts.length === 0) return 'index'
-  if ((parts[0] === 'v0' || parts[0] === 'v1') && parts[1]) return `${parts[0]}/${parts[1]}`
-  return parts[0] as string
+  const name = parts[0] === 'v0' || parts[0] === 'v1' ? `${parts[0]}/${parts[1] ?? ''}` : (parts[0] as string)
+  return KNOWN_HANDLERS.has(name) ? name : 'other'
 }
 
 /** Times every request, refusals (401, 404) included. */

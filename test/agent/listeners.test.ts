@@ -134,6 +134,9 @@ describe('metrics and the diagnostic listener', () => {
     expect(handlerLabel('/v1/data/a/b')).toBe('v1/data')
     expect(handlerLabel('/v0/data')).toBe('v0/data')
     expect(handlerLabel('/health/live')).toBe('health')
+    // Unknown paths share one label, so random paths cannot grow the metric without bound.
+    expect(handlerLabel('/wp-admin/x')).toBe('other')
+    expect(handlerLabel('/v1/nope')).toBe('other')
   })
 })
 
