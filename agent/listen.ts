@@ -1,5 +1,5 @@
 /**
- * The listeners of `regent run -s`: plain HTTP/1.1, HTTPS (`--tls-*`), HTTP/2 cleartext beside
+ * The listeners of `regent run -s`: plain HTTP/1.1, HTTPS with HTTP/2 by ALPN (`--tls-*`), HTTP/2 cleartext beside
  * HTTP/1.1 on the same port (`--h2c`: the first bytes of a connection tell the HTTP/2 preface from
  * an HTTP/1 request line, as Go's h2c handler does), on TCP addresses or `unix://` sockets
  * (`--unix-socket-perm`). Stopping stops accepting, lets in-flight requests finish within the grace
@@ -7,9 +7,8 @@
  * cuts what is left.
  */
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs'
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
-import { createServer as createHttp2Server, type Http2Session } from 'node:http2'
-import { createServer as createHttpsServer } from 'node:https'
+import { createServer as createHttpServer, Server as HttpServer } from 'node:http'
+import { createServer as createHttp2Server, createSecureServer, type Http2Session } from 'node:http2'
 import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from 'node:net'
 import { Duplex } from 'node:stream'
 import { getRequestListener } from '@hono/node-server'
@@ -47,10 +46,19 @@ export async function listen(options: ListenOptions): Promise<AgentListener> {
   let stopRefresh = () => {}
   let server: Server
   if (options.tls) {
-    const https = createHttpsServer(tlsServerOptions(options.tls), handler)
+    // HTTP/2 when the client offers it (ALPN), HTTP/1.1 otherwise, as Go's TLS server does.
+    const https = createSecureServer(
+      { ...tlsServerOptions(options.tls), allowHTTP1: true },
+      handler as unknown as Parameters<typeof createSecureServer>[1],
+    )
     if (options.tls.caFile && !options.tls.requireClientCert) refuseUnverifiedPeers(https)
     stopRefresh = refreshCertificates(https, options.tls, options.logger)
-    closeIdle = () => https.closeIdleConnections()
+    const sessions = trackSessions(https)
+    closeIdle = () => {
+      // node:http2 tracks its HTTP/1.1 connections as node:http does; the method is node:http's.
+      HttpServer.prototype.closeIdleConnections.call(https as unknown as HttpServer)
+      closeSessions(sessions)
+    }
     server = https
   } else if (options.h2c) {
     const { server: dispatcher, closeIdle: close } = h2cServer(handler)
@@ -134,11 +142,7 @@ function h2cServer(handler: NodeHandler): { server: Server; closeIdle: () => voi
   // this server never listens itself (the dispatcher does), so start the tracking by hand.
   http1.emit('listening')
   const http2 = createHttp2Server({}, handler as unknown as Parameters<typeof createHttp2Server>[1])
-  const sessions = new Set<Http2Session>()
-  http2.on('session', (session: Http2Session) => {
-    sessions.add(session)
-    session.once('close', () => sessions.delete(session))
-  })
+  const sessions = trackSessions(http2)
   const server = createNetServer((socket) => {
     socket.once('data', (first: Buffer) => {
       // The HTTP/2 connection preface starts "PRI * HTTP/2.0"; no HTTP/1 method is called PRI.
@@ -158,8 +162,7 @@ function h2cServer(handler: NodeHandler): { server: Server; closeIdle: () => voi
   server.once('close', () => http1.close())
   const closeIdle = () => {
     http1.closeIdleConnections()
-    // close() refuses new streams and ends the session once its open streams are answered.
-    for (const session of sessions) if (!session.closed) session.close()
+    closeSessions(sessions)
   }
   return { server, closeIdle }
 }
@@ -189,4 +192,21 @@ function replayingStream(socket: Socket, first: Buffer): Duplex {
   socket.on('close', () => stream.destroy())
   socket.on('error', (err) => stream.destroy(err))
   return stream
+}
+
+/** The open HTTP/2 sessions of a server. */
+function trackSessions(server: {
+  on(event: 'session', listener: (s: Http2Session) => void): unknown
+}): Set<Http2Session> {
+  const sessions = new Set<Http2Session>()
+  server.on('session', (session) => {
+    sessions.add(session)
+    session.once('close', () => sessions.delete(session))
+  })
+  return sessions
+}
+
+// close() refuses new streams and ends a session once its open streams are answered.
+function closeSessions(sessions: Set<Http2Session>): void {
+  for (const session of sessions) if (!session.closed) session.close()
 }

@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:http2'
 import { request } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -51,6 +52,24 @@ function get(url: string, client: ClientOptions): Promise<Answer> {
     req.on('error', reject)
     req.setTimeout(5_000, () => req.destroy(new Error('timeout')))
     req.end()
+  })
+}
+
+/** The status of one HTTP/2 GET. */
+function h2Status(url: string, client: ClientOptions): Promise<number> {
+  const { origin, pathname } = new URL(url)
+  return new Promise((resolve, reject) => {
+    const session = connect(origin, client)
+    session.on('error', reject)
+    const stream = session.request({ ':path': pathname })
+    stream.on('response', (headers) => {
+      stream.resume()
+      stream.on('end', () => {
+        session.close()
+        resolve(Number(headers[':status']))
+      })
+    })
+    stream.on('error', reject)
   })
 }
 
@@ -106,6 +125,10 @@ allow if {
       expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
       const withCert = await get(`${url}/v1/data`, { ca: pki.ca, cert: pki.clientCert, key: pki.clientKey })
       expect(withCert.status).toBe(200)
+      // HTTP/2 (ALPN) carries the same identity.
+      expect(await h2Status(`${url}/v1/data`, { ca: pki.ca, cert: pki.clientCert, key: pki.clientKey })).toBe(
+        200,
+      )
       await expect(get(`${url}/v1/data`, { ca: pki.ca })).rejects.toThrow()
       // A certificate from another CA is refused at the handshake.
       await expect(
