@@ -4,7 +4,8 @@
  * the HTTP/2 preface from an HTTP/1 request line, as Go's h2c handler does); on TCP addresses or
  * `unix://` sockets (`--unix-socket-perm`). Stopping stops accepting, lets in-flight requests
  * finish within the grace period (idle keep-alive connections and HTTP/2 sessions are closed as
- * soon as they are idle), then cuts what is left. */
+ * soon as they are idle), then cuts what is left.
+ */
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs'
 import { createServer as createHttpServer, Server as HttpServer } from 'node:http'
 import { createServer as createHttp2Server, createSecureServer, type Http2Session } from 'node:http2'
