@@ -18,7 +18,11 @@ import {
 } from '../core/http/index.js'
 import { DEFAULT_EVALUATION_BUDGET, type EvaluationBudget } from '../core/rego/index.js'
 import { fromJS, type Value } from '../core/rego/values/index.js'
+import { type AuthenticationScheme, authenticationMiddleware } from './authn.js'
+import { authorizationMiddleware } from './authz.js'
 import { createInterQueryCache } from './evaluate.js'
+import { type AgentMetrics, metricsMiddleware, metricsRoutes } from './metrics.js'
+import { pprofRoutes } from './pprof.js'
 import { dataReadRoutes } from './routes/data.js'
 import { dataWriteRoutes } from './routes/data-write.js'
 import { healthRoutes } from './routes/health.js'
@@ -47,14 +51,22 @@ export interface RunAppOptions {
   budget?: EvaluationBudget
   /** Hosts http.send may reach (capabilities `allow_net`); default: every host. */
   allowNet?: readonly string[]
+  /** `--authentication`: how callers are identified (default off). */
+  authentication?: AuthenticationScheme
+  /** `--authorization basic`: the decision every request must pass; undefined: off. */
+  authorizationDecision?: string
+  /** When given, requests are timed into it and `GET /metrics` serves it. */
+  metrics?: AgentMetrics
+  /** `--pprof`: serve a CPU profile at `/debug/pprof/profile`. */
+  pprof?: boolean
 }
 
 // Resources OPA answers 405 for when the method is not one of theirs.
 const METHOD_GUARDED = ['/v0/data', '/v1/data', '/v1/policies', '/v1/query']
 
-/** Builds the server's app. */
-export function createRunApp(options: RunAppOptions): Hono<AppEnv> {
-  const deps: RunServerDeps = {
+/** What every route is built from, from the app's options. */
+export function createRunDeps(options: RunAppOptions): RunServerDeps {
+  return {
     state: options.state,
     limits: options.limits ?? DEFAULT_BODY_LIMITS,
     runtime: options.runtime ?? fromJS({ version: options.version }),
@@ -65,8 +77,21 @@ export function createRunApp(options: RunAppOptions): Hono<AppEnv> {
     budget: options.budget ?? DEFAULT_EVALUATION_BUDGET,
     allowNet: options.allowNet,
   }
+}
+
+/** Builds the server's app. */
+export function createRunApp(options: RunAppOptions): Hono<AppEnv> {
+  const deps = createRunDeps(options)
   const app = createApp({ errorStyle: 'opa', logger: options.logger })
+  if (options.metrics) app.use(metricsMiddleware(options.metrics))
   app.use(compress({ encoding: 'gzip', threshold: 1024 }))
+  const authn = authenticationMiddleware(options.authentication ?? 'off')
+  if (authn) app.use(authn)
+  if (options.authorizationDecision !== undefined) {
+    app.use(authorizationMiddleware(deps, options.authorizationDecision))
+  }
+  if (options.metrics) app.route('/', metricsRoutes(options.metrics))
+  if (options.pprof) app.route('/', pprofRoutes())
   for (const routes of [
     dataReadRoutes(deps),
     dataWriteRoutes(deps),

@@ -13,7 +13,7 @@ export type RefSegment = string | number
 const ATOI = /^[+-]?\d+$/
 
 /** Unescapes one percent-encoded segment as Go's `url.PathUnescape` (left as is when malformed). */
-function unescapeSegment(raw: string): string {
+export function unescapeSegment(raw: string): string {
   try {
     return decodeURIComponent(raw)
   } catch {

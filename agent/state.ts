@@ -203,6 +203,33 @@ export class ServerState {
     this.#swapData(applyWrite(this.#data, { op: 'remove', path }))
   }
 
+  /**
+   * `--watch`: replaces the policies loaded from files (`previousIds`) by `policies` and the base
+   * data by `data`, keeping what bundles own, as one change.
+   * @throws RegoErrors when the result does not compile; nothing changes then.
+   */
+  replaceFiles(previousIds: readonly string[], policies: readonly StoredPolicy[], data: ObjectValue): void {
+    const next = new Map(this.#policies)
+    for (const id of previousIds) next.delete(id)
+    for (const p of policies) next.set(p.id, p)
+    let merged = data
+    for (const root of this.bundles.flatMap((b) => b.roots)) {
+      const path = root.split('/').filter((s) => s !== '')
+      const owned = readPath(this.#data, path)
+      if (path.length === 0) merged = this.#data
+      else if (owned !== undefined) {
+        merged = applyWrite(makeDir(merged, path.slice(0, -1)), { op: 'add', path, value: owned })
+      }
+    }
+    const policy = this.#compile(next, merged)
+    this.#policies = next
+    this.#data = merged
+    this.#policy = policy
+    this.#modules = [...next.values()].map((p) => p.module)
+    this.#prepared = new Map()
+    for (const listener of this.#listeners) listener()
+  }
+
   #compile(policies: Map<string, StoredPolicy>, data: ObjectValue): Policy {
     const policy = compilePolicy(new Map([...policies].map(([id, p]) => [id, p.module])), data, {
       enablePrintStatements: true,

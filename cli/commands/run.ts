@@ -7,14 +7,15 @@
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { Command, Option } from 'commander'
-import { createRunApp } from '../../agent/app.js'
 import { stateCompileBackend } from '../../agent/compile-backend.js'
 import { type LoadedState, loadInitialState } from '../../agent/load.js'
+import { createAgentLogger } from '../../agent/log-format.js'
+import { startAgent } from '../../agent/serve-agent.js'
 import { ServerState } from '../../agent/state.js'
 import type { VerificationConfig } from '../../core/bundle/index.js'
-import { parseAddress, type RunningServer, startServer, stopOnSignals } from '../../core/http/index.js'
+import { parseAddress, stopOnSignals } from '../../core/http/index.js'
 import { KeyFileError, readKeyOrSecret } from '../../core/key-files.js'
-import { createLogger, type Logger } from '../../core/log.js'
+import type { Logger } from '../../core/log.js'
 import { DEFAULT_EVALUATION_BUDGET, type EvaluationBudget, RegoErrors } from '../../core/rego/index.js'
 import { fromJS } from '../../core/rego/values/index.js'
 import { defaultListenAddr } from '../../core/runtime-defaults.js'
@@ -22,6 +23,14 @@ import { CapabilitiesError, readCapabilities } from '../capabilities-option.js'
 import { budgetFromFlags, LimitFlagError } from '../evaluation-limits.js'
 import { runShell } from '../repl/shell.js'
 import { ShellState } from '../repl/state.js'
+import {
+  addServerOptions,
+  listenAddress,
+  ServerFlagError,
+  type ServerFlags,
+  type ServerSettings,
+  serverSettings,
+} from '../run-options/server.js'
 import { REGENT_VERSION } from '../version-info.js'
 
 /** OPA's default listen address (`--v0-compatible` listens on every interface, as OPA 0.x did). */
@@ -29,7 +38,7 @@ export const DEFAULT_RUN_ADDR = 'localhost:8181'
 const DEFAULT_V0_ADDR = ':8181'
 
 /** Options as commander parses them. */
-interface RunFlags {
+interface RunFlags extends ServerFlags {
   server?: boolean
   format?: 'pretty' | 'json'
   history?: string
@@ -37,9 +46,6 @@ interface RunFlags {
   bundle: string[] | true
   ignore: string[]
   v0Compatible?: boolean
-  logLevel: 'debug' | 'info' | 'warn' | 'error'
-  logFormat?: 'text' | 'json' | 'json-pretty'
-  shutdownGracePeriod: string
   maxErrors: string
   set: string[]
   verificationKey?: string
@@ -48,10 +54,7 @@ interface RunFlags {
   scope?: string
   excludeFilesVerify: string[]
   skipVerify?: boolean
-  watch?: boolean
   configFile?: string
-  authentication: string
-  authorization: string
   evalTimeout?: string
   instructionLimit?: string
   capabilities?: string
@@ -78,6 +81,10 @@ export interface RunSettings {
   budget: EvaluationBudget
   /** Hosts http.send may reach (`--capabilities` file's allow_net); undefined: every host. */
   allowNet: readonly string[] | undefined
+  /** `unix://` addresses of `-a` (TCP ones are in `addrs`). */
+  unixAddrs: string[]
+  /** The agent's server flags (cli/run-options/server.ts). */
+  agent: ServerSettings
 }
 
 /** A flag combination `run` refuses; the CLI prints it and exits 2. */
@@ -87,7 +94,7 @@ const collect = (value: string, previous: string[] | true) => [...(previous === 
 
 /** Builds the `run` command. */
 export function runCommand(): Command {
-  return new Command('run')
+  return addServerOptions(new Command('run'))
     .description(
       'start the interactive shell, or an OPA-compatible policy server (-s), on regent’s Rego engine',
     )
@@ -108,19 +115,6 @@ export function runCommand(): Command {
     )
     .option('--ignore <glob>', 'file names to skip when loading (repeatable)', collect, [])
     .option('--v0-compatible', 'Rego v0 syntax, and listen on every interface by default')
-    .addOption(
-      new Option('-l, --log-level <level>', 'log level')
-        .choices(['debug', 'info', 'warn', 'error'])
-        .default('info'),
-    )
-    .addOption(
-      new Option('--log-format <format>', 'log format (default: json, pretty on a terminal)').choices([
-        'text',
-        'json',
-        'json-pretty',
-      ]),
-    )
-    .option('--shutdown-grace-period <seconds>', 'time in-flight requests get on shutdown', '10')
     .option('-m, --max-errors <n>', 'compile errors reported before stopping', '10')
     .option('--set <key=value>', 'configuration override (only default_decision is supported)', collect, [])
     .option(
@@ -132,10 +126,7 @@ export function runCommand(): Command {
     .option('--scope <scope>', 'scope the bundle signatures must carry')
     .option('--exclude-files-verify <glob>', 'bundle files that need not be signed (repeatable)', collect, [])
     .option('--skip-verify', 'do not verify bundle signatures')
-    .option('-w, --watch', 'reload on file changes (not supported)')
     .option('-c, --config-file <file>', 'OPA configuration file (not supported)')
-    .option('--authentication <scheme>', 'client authentication (only off is supported)', 'off')
-    .option('--authorization <scheme>', 'request authorization (only off is supported)', 'off')
     .option(
       '--eval-timeout <duration>',
       `time one query or compile request may evaluate, 0 for none (default ${DEFAULT_EVALUATION_BUDGET.timeoutMs / 1000}s)`,
@@ -160,9 +151,12 @@ export function runCommand(): Command {
         await shell(settings)
         return
       }
-      const logger = createLogger({
-        level: flags.logLevel,
-        ...(flags.logFormat ? { pretty: flags.logFormat !== 'json' } : {}),
+      const logger = createAgentLogger({
+        level: settings.agent.logLevel,
+        ...(settings.agent.logFormat ? { format: settings.agent.logFormat } : {}),
+        ...(settings.agent.logTimestampFormat !== undefined
+          ? { timestampFormat: settings.agent.logTimestampFormat }
+          : {}),
       })
       await serve(settings, logger)
     })
@@ -173,20 +167,17 @@ export function runCommand(): Command {
  * @throws RunUsageError naming the flag at fault.
  */
 export function runSettings(paths: string[], flags: RunFlags): RunSettings {
-  if (flags.watch)
-    throw new RunUsageError(
-      '--watch is not supported: restart the server, or PUT changes to /v1/policies and /v1/data',
-    )
+  let agent: ServerSettings
+  try {
+    agent = serverSettings(flags)
+  } catch (err) {
+    if (err instanceof ServerFlagError) throw new RunUsageError(err.message)
+    throw err
+  }
   if (flags.configFile) {
     throw new RunUsageError(
       '--config-file is not supported: regent run serves local files and bundles (remote bundles: regent relay)',
     )
-  }
-  for (const [flag, value] of [
-    ['--authentication', flags.authentication],
-    ['--authorization', flags.authorization],
-  ]) {
-    if (value !== 'off') throw new RunUsageError(`${flag} ${value} is not supported (only off)`)
   }
   const remote = [...paths, ...(flags.bundle === true ? [] : flags.bundle)].find((p) =>
     /^https?:\/\//i.test(p),
@@ -203,9 +194,18 @@ export function runSettings(paths: string[], flags: RunFlags): RunSettings {
   ]
   const files = paths.filter((p) => !allBundles && !isTarball(p))
   const v0 = flags.v0Compatible === true
+  const unixAddrs = flags.addr.filter((a) => a.startsWith('unix://'))
+  for (const a of unixAddrs) {
+    try {
+      listenAddress('--addr', a)
+    } catch (err) {
+      throw new RunUsageError((err as Error).message)
+    }
+  }
+  const tcpAddrs = flags.addr.filter((a) => !a.startsWith('unix://'))
   const addrs = (
     flags.addr.length > 0
-      ? flags.addr
+      ? tcpAddrs
       : [v0 ? DEFAULT_V0_ADDR : defaultListenAddr(8181, process.env, 'localhost')]
   ).map((a) => {
     try {
@@ -224,11 +224,13 @@ export function runSettings(paths: string[], flags: RunFlags): RunSettings {
     bundles,
     ignore: flags.ignore,
     regoVersion: v0 ? 'v0' : 'v1',
-    graceMs: nonNegative('--shutdown-grace-period', flags.shutdownGracePeriod) * 1000,
+    graceMs: agent.graceMs,
     maxErrors: nonNegative('--max-errors', flags.maxErrors),
     defaultDecision: defaultDecision(flags.set),
     verification: verification(flags, bundles.length > 0),
     ...evaluationSettings(flags),
+    unixAddrs,
+    agent,
   }
 }
 
@@ -345,7 +347,7 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
   )
   if (!state) return
   const runtime = fromJS({ version: REGENT_VERSION, commit: '', env: { ...process.env } })
-  const app = createRunApp({
+  const appOptions = {
     state,
     logger,
     version: REGENT_VERSION,
@@ -357,30 +359,49 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
       budget: settings.budget,
       ...(settings.allowNet !== undefined ? { allowNet: settings.allowNet } : {}),
     }),
-  })
-  const servers: RunningServer[] = []
+  }
+  let agent: Awaited<ReturnType<typeof startAgent>>
   try {
-    for (const { host, port } of settings.addrs) {
-      servers.push(
-        await startServer({ fetch: app.fetch, host, port, logger, name: 'run', graceMs: settings.graceMs }),
-      )
-    }
+    agent = await startAgent({
+      app: appOptions,
+      addresses: [
+        ...settings.addrs.map((a) => ({ kind: 'tcp' as const, ...a })),
+        ...settings.unixAddrs.map((a) => listenAddress('--addr', a)),
+      ],
+      server: settings.agent,
+      ...(settings.agent.watch
+        ? {
+            watch: {
+              paths: settings.files,
+              ignore: settings.ignore,
+              regoVersion: settings.regoVersion,
+              initialIds: state
+                .listPolicies()
+                .map((p) => p.id)
+                .filter((id) => !isBundlePolicy(id, settings)),
+            },
+          }
+        : {}),
+    })
   } catch (err) {
-    await Promise.all(servers.map((s) => s.stop()))
     process.stderr.write(`regent run: cannot listen: ${(err as Error).message}\n`)
     process.exitCode = 1
     return
   }
   logger.info(
     {
-      addrs: servers.map((s) => s.url),
+      addrs: agent.urls,
+      ...(agent.diagnosticUrls.length > 0 ? { diagnostic_addrs: agent.diagnosticUrls } : {}),
       policies: state.listPolicies().length,
       bundles: state.bundles.map((b) => b.name),
       budget: settings.budget,
     },
     'server started',
   )
-  stopOnSignals(logger, async () => {
-    await Promise.all(servers.map((s) => s.stop()))
-  })
+  stopOnSignals(logger, () => agent.stop())
+}
+
+// Bundle modules get the id `<bundle path>/<module path>` (agent/load.ts); --watch leaves them.
+function isBundlePolicy(id: string, settings: RunSettings): boolean {
+  return settings.bundles.some((b) => id.startsWith(`${b}/`))
 }

@@ -67,9 +67,19 @@ describe('regent run flags', () => {
   })
 
   it.each([
-    [{ watch: true }, '--watch is not supported'],
     [{ configFile: 'c.yaml' }, '--config-file is not supported'],
-    [{ authentication: 'token' }, '--authentication token is not supported'],
+    [{ authentication: 'tls' }, '--authentication tls needs --tls-cert-file'],
+    [{ tlsCertFile: 'c.pem' }, '--tls-cert-file and --tls-private-key-file must be given together'],
+    [{ tlsCaCertFile: 'ca.pem' }, '--tls-ca-cert-file needs --tls-cert-file'],
+    [
+      { tlsCertFile: 'c.pem', tlsPrivateKeyFile: 'k.pem', tlsCipherSuites: ['TLS_FAKE_WITH_NOTHING'] },
+      'unknown cipher suite "TLS_FAKE_WITH_NOTHING"',
+    ],
+    [{ tlsCertFile: 'c.pem', tlsPrivateKeyFile: 'k.pem', tlsCertRefreshPeriod: 'soon' }, 'invalid duration'],
+    [{ unixSocketPerm: 'rwx' }, '--unix-socket-perm: expected an octal file mode'],
+    [{ addr: ['unix://'] }, 'expected unix:///path/to/socket'],
+    [{ diagnosticAddr: ['nope'] }, '--diagnostic-addr: invalid address'],
+    [{ shutdownWaitPeriod: '1.5' }, '--shutdown-wait-period: expected a non-negative integer'],
     [{ set: ['decision_logs.console=true'] }, 'only default_decision=<path> is supported'],
     [{ addr: ['nope'] }, '--addr: invalid address'],
     [{ shutdownGracePeriod: '-1' }, '--shutdown-grace-period: expected a non-negative integer'],
