@@ -14,7 +14,7 @@ import {
   verifyBundle,
   verifyTarball,
 } from '../../core/bundle/index.js'
-import type { Target } from '../targets.js'
+import type { Target } from './targets.js'
 
 /** A download that must not be promoted; `reason` is a stable code for metrics and status. */
 export class BundleRejected extends Error {

@@ -7,9 +7,9 @@
  * (4xx) or that cannot be serialised is dropped, so one bad report never holds back the others.
  */
 import type { Logger } from 'pino'
-import type { RelayMetrics } from '../metrics.js'
-import { errorBackoffMs, sleep } from '../upstream/backoff.js'
-import type { ServiceClient } from '../upstream/service-client.js'
+import { errorBackoffMs, sleep } from '../bundle/backoff.js'
+import type { PluginMetrics } from '../metrics.js'
+import type { ServiceClient } from '../rest/service-client.js'
 import type { AgentStatuses } from './agent-statuses.js'
 
 export interface StatusForwarderOptions {
@@ -19,7 +19,7 @@ export interface StatusForwarderOptions {
   agents: AgentStatuses
   ownReport: () => Record<string, unknown>
   intervalMs: number
-  metrics: RelayMetrics
+  metrics: PluginMetrics
   logger: Logger
 }
 
