@@ -18,6 +18,7 @@ import {
 } from '../core/http/index.js'
 import { DEFAULT_EVALUATION_BUDGET, type EvaluationBudget } from '../core/rego/index.js'
 import { fromJS, type Value } from '../core/rego/values/index.js'
+import type { DecisionLogSink } from './decision-logging.js'
 import { createInterQueryCache } from './evaluate.js'
 import { dataReadRoutes } from './routes/data.js'
 import { dataWriteRoutes } from './routes/data-write.js'
@@ -27,7 +28,7 @@ import { queryRoutes } from './routes/query.js'
 import { systemRoutes } from './routes/system.js'
 import { v0Routes } from './routes/v0.js'
 import type { ServerState } from './state.js'
-import type { RunServerDeps } from './types.js'
+import type { PluginsView, RunServerDeps } from './types.js'
 
 /** What the app is built from. */
 export interface RunAppOptions {
@@ -47,6 +48,10 @@ export interface RunAppOptions {
   budget?: EvaluationBudget
   /** Hosts http.send may reach (capabilities `allow_net`); default: every host. */
   allowNet?: readonly string[]
+  /** Where decision-log events go (`-c` with `decision_logs`). */
+  decisionLog?: DecisionLogSink
+  /** The `-c` plugins, for readiness and `/v1/status`. */
+  plugins?: PluginsView
 }
 
 // Resources OPA answers 405 for when the method is not one of theirs.
@@ -64,6 +69,8 @@ export function createRunApp(options: RunAppOptions): Hono<AppEnv> {
     instanceId: options.instanceId ?? crypto.randomUUID(),
     budget: options.budget ?? DEFAULT_EVALUATION_BUDGET,
     allowNet: options.allowNet,
+    decisionLog: options.decisionLog,
+    plugins: options.plugins,
   }
   const app = createApp({ errorStyle: 'opa', logger: options.logger })
   app.use(compress({ encoding: 'gzip', threshold: 1024 }))

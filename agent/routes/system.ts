@@ -28,6 +28,7 @@ export function systemRoutes(deps: RunServerDeps): Hono<AppEnv> {
   )
 
   app.get('/v1/status', (c) => {
+    if (deps.plugins) return jsonResponse(c, { result: deps.plugins.statusReport() }, boolParam(c, 'pretty'))
     const bundles: Record<string, unknown> = {}
     for (const b of deps.state.bundles) {
       bundles[b.name] = {

@@ -22,6 +22,12 @@ import { CapabilitiesError, readCapabilities } from '../capabilities-option.js'
 import { budgetFromFlags, LimitFlagError } from '../evaluation-limits.js'
 import { runShell } from '../repl/shell.js'
 import { ShellState } from '../repl/state.js'
+import {
+  AgentFlagError,
+  type AgentOptions,
+  readAgentOptions,
+  startConfiguredAgent,
+} from '../run-options/agent-config.js'
 import { REGENT_VERSION } from '../version-info.js'
 
 /** OPA's default listen address (`--v0-compatible` listens on every interface, as OPA 0.x did). */
@@ -42,6 +48,7 @@ interface RunFlags {
   shutdownGracePeriod: string
   maxErrors: string
   set: string[]
+  setFile?: string[]
   verificationKey?: string
   verificationKeyId: string
   signingAlg: string
@@ -78,6 +85,8 @@ export interface RunSettings {
   budget: EvaluationBudget
   /** Hosts http.send may reach (`--capabilities` file's allow_net); undefined: every host. */
   allowNet: readonly string[] | undefined
+  /** `-c`, `--set`, `--set-file` and bundle URLs (cli/run-options/agent-config.ts). */
+  agent: AgentOptions
 }
 
 /** A flag combination `run` refuses; the CLI prints it and exits 2. */
@@ -122,7 +131,18 @@ export function runCommand(): Command {
     )
     .option('--shutdown-grace-period <seconds>', 'time in-flight requests get on shutdown', '10')
     .option('-m, --max-errors <n>', 'compile errors reported before stopping', '10')
-    .option('--set <key=value>', 'configuration override (only default_decision is supported)', collect, [])
+    .option(
+      '--set <key=value>',
+      'configuration override, e.g. decision_logs.console=true (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--set-file <key=path>',
+      'configuration override with the text of a file (repeatable)',
+      collect,
+      [],
+    )
     .option(
       '--verification-key <key>',
       'PEM public key file or HMAC secret that bundle signatures must verify with',
@@ -133,7 +153,10 @@ export function runCommand(): Command {
     .option('--exclude-files-verify <glob>', 'bundle files that need not be signed (repeatable)', collect, [])
     .option('--skip-verify', 'do not verify bundle signatures')
     .option('-w, --watch', 'reload on file changes (not supported)')
-    .option('-c, --config-file <file>', 'OPA configuration file (not supported)')
+    .option(
+      '-c, --config-file <file>',
+      'OPA agent configuration file (services, bundles, decision_logs, status, labels)',
+    )
     .option('--authentication <scheme>', 'client authentication (only off is supported)', 'off')
     .option('--authorization <scheme>', 'request authorization (only off is supported)', 'off')
     .option(
@@ -177,31 +200,24 @@ export function runSettings(paths: string[], flags: RunFlags): RunSettings {
     throw new RunUsageError(
       '--watch is not supported: restart the server, or PUT changes to /v1/policies and /v1/data',
     )
-  if (flags.configFile) {
-    throw new RunUsageError(
-      '--config-file is not supported: regent run serves local files and bundles (remote bundles: regent relay)',
-    )
-  }
   for (const [flag, value] of [
     ['--authentication', flags.authentication],
     ['--authorization', flags.authorization],
   ]) {
     if (value !== 'off') throw new RunUsageError(`${flag} ${value} is not supported (only off)`)
   }
-  const remote = [...paths, ...(flags.bundle === true ? [] : flags.bundle)].find((p) =>
-    /^https?:\/\//i.test(p),
-  )
-  if (remote)
-    throw new RunUsageError(
-      `remote bundles are not supported (${remote}): download it first, or serve it through regent relay`,
-    )
+  let agent: AgentOptions
+  try {
+    agent = readAgentOptions(paths, flags.bundle === true ? [] : flags.bundle, flags)
+  } catch (err) {
+    if (err instanceof AgentFlagError) throw new RunUsageError(err.message)
+    throw err
+  }
+  const localPaths = agent.localPaths
   const allBundles = flags.bundle === true
   const isTarball = (p: string) => /\.(tar\.gz|tgz)$/i.test(p)
-  const bundles = [
-    ...(flags.bundle === true ? [] : flags.bundle),
-    ...paths.filter((p) => allBundles || isTarball(p)),
-  ]
-  const files = paths.filter((p) => !allBundles && !isTarball(p))
+  const bundles = [...agent.localBundles, ...localPaths.filter((p) => allBundles || isTarball(p))]
+  const files = localPaths.filter((p) => !allBundles && !isTarball(p))
   const v0 = flags.v0Compatible === true
   const addrs = (
     flags.addr.length > 0
@@ -226,9 +242,10 @@ export function runSettings(paths: string[], flags: RunFlags): RunSettings {
     regoVersion: v0 ? 'v0' : 'v1',
     graceMs: nonNegative('--shutdown-grace-period', flags.shutdownGracePeriod) * 1000,
     maxErrors: nonNegative('--max-errors', flags.maxErrors),
-    defaultDecision: defaultDecision(flags.set),
+    defaultDecision: defaultDecision(agent.config?.default_decision),
     verification: verification(flags, bundles.length > 0),
     ...evaluationSettings(flags),
+    agent,
   }
 }
 
@@ -256,21 +273,11 @@ function nonNegative(flag: string, text: string): number {
   return n
 }
 
-function defaultDecision(sets: string[]): string {
-  let decision = 'system/main'
-  for (const set of sets) {
-    const eq = set.indexOf('=')
-    const key = eq < 0 ? set : set.slice(0, eq)
-    if (key !== 'default_decision' || eq < 0) {
-      throw new RunUsageError(`--set ${set}: only default_decision=<path> is supported`)
-    }
-    decision = set
-      .slice(eq + 1)
-      .replace(/^data\./, '')
-      .replaceAll('.', '/')
-      .replace(/^\/+|\/+$/g, '')
-  }
-  return decision
+/** OPA's `default_decision` (`/system/main`; a `data.x.y` ref is accepted too) as a slash path. */
+function defaultDecision(configured: string | undefined): string {
+  if (configured === undefined) return 'system/main'
+  const path = configured.startsWith('data.') ? configured.slice(5).replaceAll('.', '/') : configured
+  return path.replace(/^\/+|\/+$/g, '')
 }
 
 function verification(flags: RunFlags, haveBundles: boolean): VerificationConfig | undefined {
@@ -339,16 +346,28 @@ async function shell(settings: RunSettings): Promise<void> {
 
 /** Loads, listens on every address, and stops on SIGTERM/SIGINT. Load or bind failures exit 1. */
 async function serve(settings: RunSettings, logger: Logger): Promise<void> {
-  const state = await loadState(
-    settings,
-    (loaded) => new ServerState(loaded, { regoVersion: settings.regoVersion, maxErrors: settings.maxErrors }),
-  )
-  if (!state) return
+  let base: LoadedState | undefined
+  const state = await loadState(settings, (loaded) => {
+    base = loaded
+    return new ServerState(loaded, { regoVersion: settings.regoVersion, maxErrors: settings.maxErrors })
+  })
+  if (!state || !base) return
+  const instanceId = crypto.randomUUID()
+  const plugins = await startConfiguredAgent(settings.agent, {
+    state,
+    base,
+    instanceId,
+    version: REGENT_VERSION,
+    logger,
+  })
+  if (plugins === 'failed') return
   const runtime = fromJS({ version: REGENT_VERSION, commit: '', env: { ...process.env } })
   const app = createRunApp({
     state,
     logger,
     version: REGENT_VERSION,
+    instanceId,
+    ...(plugins ? { plugins, ...(plugins.decisionLog ? { decisionLog: plugins.decisionLog } : {}) } : {}),
     runtime,
     defaultDecision: settings.defaultDecision,
     budget: settings.budget,
@@ -367,6 +386,7 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
     }
   } catch (err) {
     await Promise.all(servers.map((s) => s.stop()))
+    await plugins?.stop()
     process.stderr.write(`regent run: cannot listen: ${(err as Error).message}\n`)
     process.exitCode = 1
     return
@@ -382,5 +402,6 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
   )
   stopOnSignals(logger, async () => {
     await Promise.all(servers.map((s) => s.stop()))
+    await plugins?.stop()
   })
 }

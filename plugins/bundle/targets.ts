@@ -38,6 +38,8 @@ export interface Target {
    * is true with a `signing` block: an unsigned bundle is then refused even without a key id.
    */
   verification?: { config: VerificationConfig; signatureRequired: boolean }
+  /** `--skip-verify` of `regent run`: signatures are neither required nor checked. */
+  skipVerification?: boolean
   /** Counted for readiness: false for bundles learned from discovery after start. */
   required: boolean
 }

@@ -16,7 +16,8 @@ export interface StatusForwarderOptions {
   client: ServiceClient
   /** `status.partition_name` of the relay's config: where the relay's own report goes. */
   partition?: string
-  agents: AgentStatuses
+  /** Reports of agents behind a relay, forwarded before the own report (none for a single agent). */
+  agents?: AgentStatuses
   ownReport: () => Record<string, unknown>
   intervalMs: number
   metrics: PluginMetrics
@@ -45,12 +46,12 @@ export class StatusForwarder {
   /** Posts everything pending once; resolves to whether every post succeeded. Exposed for tests. */
   async forwardOnce(signal?: AbortSignal): Promise<boolean> {
     const { agents } = this.options
-    agents.expire()
-    for (const status of agents.pending()) {
+    agents?.expire()
+    for (const status of agents?.pending() ?? []) {
       const outcome = await this.post(status.body, status.partition ?? this.options.partition, signal)
       if (outcome === 'failed') return false
       // Posted, or refused for good: either way this report is done (a newer one is sent anew).
-      agents.markForwarded(status)
+      agents?.markForwarded(status)
     }
     const own = this.options.ownReport()
     // Timestamps inside the report change on every pull; compare without them.

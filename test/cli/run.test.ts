@@ -68,12 +68,15 @@ describe('regent run flags', () => {
 
   it.each([
     [{ watch: true }, '--watch is not supported'],
-    [{ configFile: 'c.yaml' }, '--config-file is not supported'],
+    [{ configFile: '/nonexistent/c.yaml' }, '/nonexistent/c.yaml: invalid configuration'],
     [{ authentication: 'token' }, '--authentication token is not supported'],
-    [{ set: ['decision_logs.console=true'] }, 'only default_decision=<path> is supported'],
+    [
+      { set: ['decision_logs.reporting.min_delay_seconds=soon'] },
+      'decision_logs.reporting.min_delay_seconds: expected a positive integer',
+    ],
     [{ addr: ['nope'] }, '--addr: invalid address'],
     [{ shutdownGracePeriod: '-1' }, '--shutdown-grace-period: expected a non-negative integer'],
-    [{ bundle: ['https://example.com/b.tar.gz'] }, 'remote bundles are not supported'],
+    [{ set: ['discovery.service=s'] }, 'discovery: not supported by regent run'],
   ] as Array<[Partial<Flags>, string]>)('refuses %j', (flags, message) => {
     expect(() => settings([], flags)).toThrow(RunUsageError)
     expect(() => settings([], flags)).toThrow(message)
