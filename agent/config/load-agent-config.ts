@@ -33,6 +33,7 @@ export function loadAgentConfig(sources: AgentConfigSources): AgentConfig {
   let raw: Record<string, unknown> = {}
   if (sources.file !== undefined) raw = readRaw(sources.file)
   const overrides = [...sources.overrides, ...sources.bundleUrls.flatMap(urlOverrides)]
+  if (overrides.length > 0) raw.services = servicesByName(raw.services)
   try {
     applyOverrides(raw, overrides)
   } catch (err) {
@@ -66,6 +67,19 @@ function readRaw(file: string): Record<string, unknown> {
     throw new ConfigError(['(root): expected a mapping of keys'], file)
   }
   return value as Record<string, unknown>
+}
+
+/**
+ * `services` as a list of named services becomes a map by name, so `--set services.<name>.…`
+ * (and the URL shorthand) reaches a service given in list form; anything else is left as it is.
+ */
+function servicesByName(services: unknown): unknown {
+  if (!Array.isArray(services)) return services
+  const named = services.every(
+    (s) => typeof s === 'object' && s !== null && typeof (s as { name?: unknown }).name === 'string',
+  )
+  if (!named) return services
+  return Object.fromEntries(services.map((s) => [(s as { name: string }).name, s]))
 }
 
 /** OPA's `urlPathToConfigOverride`, numbered from 1 in argument order. */
