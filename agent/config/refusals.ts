@@ -5,6 +5,8 @@
  */
 import type { AgentConfig } from './schema.js'
 
+const SUPPORTED_CREDENTIALS = ['bearer', 'client_tls', 's3_signing']
+
 /** One line per refused setting; empty when the config can run as written. */
 export function refusedSettings(config: AgentConfig): string[] {
   const refused: string[] = []
@@ -12,6 +14,14 @@ export function refusedSettings(config: AgentConfig): string[] {
   const serviceRef = (key: string, name: string | undefined) => {
     if (name !== undefined && !services.includes(name)) {
       refused.push(`${key}: no service named "${name}" (services: ${services.join(', ') || 'none'})`)
+    }
+  }
+  for (const [name, service] of Object.entries(config.services)) {
+    const kinds = Object.keys(service.credentials ?? {}).filter((k) => !SUPPORTED_CREDENTIALS.includes(k))
+    if (kinds.length > 0) {
+      refused.push(
+        `services.${name}.credentials.${kinds[0]}: not supported by regent run (use ${SUPPORTED_CREDENTIALS.join(', ')})`,
+      )
     }
   }
   if (config.plugins && Object.keys(config.plugins).length > 0) {
@@ -25,6 +35,8 @@ export function refusedSettings(config: AgentConfig): string[] {
     )
   }
   for (const [name, bundle] of Object.entries(config.bundles)) {
+    if (/^file:/i.test(bundle.resource ?? ''))
+      refused.push(`bundles.${name}.resource: file:// bundles are loaded with -b, not downloaded`)
     if (bundle.trigger === 'manual')
       refused.push(`bundles.${name}.trigger: manual needs OPA's Go SDK to trigger; use periodic`)
   }

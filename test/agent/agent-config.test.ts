@@ -124,6 +124,14 @@ describe('loadAgentConfig', () => {
       'decision_logs.mask_decision',
     ],
     ['decision_logs: {}', 'decision_logs: no services are configured'],
+    [
+      'services: {s: {url: "http://x", credentials: {oauth2: {token_url: "http://t"}}}}',
+      'services.s.credentials.oauth2: not supported by regent run',
+    ],
+    [
+      'services: {s: {url: "http://x"}}\nbundles: {b: {resource: "file:///b.tar.gz"}}',
+      'bundles.b.resource: file://',
+    ],
     ['services: {s: {url: "http://x"}}\nbundles: {b: {trigger: manual}}', 'bundles.b.trigger: manual needs'],
   ])('refuses %j by name', (yaml, message) => {
     const path = file('refused.yaml', yaml)
