@@ -29,11 +29,6 @@ export function refusedSettings(config: AgentConfig): string[] {
       `plugins.${Object.keys(config.plugins)[0]}: custom plugins are Go code linked into OPA; regent has none`,
     )
   }
-  if (config.discovery) {
-    refused.push(
-      'discovery: not supported by regent run; list the bundles, decision_logs and status in the file (regent relay serves discovery to OPA agents)',
-    )
-  }
   for (const [name, bundle] of Object.entries(config.bundles)) {
     if (/^file:/i.test(bundle.resource ?? ''))
       refused.push(`bundles.${name}.resource: file:// bundles are loaded with -b, not downloaded`)

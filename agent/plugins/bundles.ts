@@ -6,22 +6,21 @@
  *
  * Every verified download is activated together with the other bundles and the local files the
  * server started with: the new set is compiled first and swapped in whole, so a bundle that does
- * not compile leaves the previous one active and is reported in status.
+ * not compile leaves the previous one active and is reported in status. The set of bundles can
+ * change while running (discovery).
  */
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { Bundle } from '../../core/bundle/index.js'
-import { ConfigError } from '../../core/config.js'
 import { RegoErrors } from '../../core/rego/index.js'
 import { BundleCache, type TargetState } from '../../plugins/bundle/bundle-cache.js'
 import { BundleDiskStore } from '../../plugins/bundle/disk-store.js'
 import { PullerPool } from '../../plugins/bundle/puller-pool.js'
-import { resolveTargets, type Target, TargetError } from '../../plugins/bundle/targets.js'
+import type { Target } from '../../plugins/bundle/targets.js'
 import type { VerifiedBundle } from '../../plugins/bundle/verify.js'
 import { LongPollWaiters } from '../../plugins/bundle/waiters.js'
 import type { PluginMetrics } from '../../plugins/metrics.js'
 import type { ServiceClient } from '../../plugins/rest/service-client.js'
-import type { AgentConfig } from '../config/schema.js'
 import { type LoadedState, withBundle } from '../load.js'
 import type { ServerState } from '../state.js'
 
@@ -32,7 +31,6 @@ export interface ActivationRecord {
 }
 
 export interface AgentBundlesOptions {
-  config: AgentConfig
   clients: ReadonlyMap<string, ServiceClient>
   state: ServerState
   /** What the server loaded from its own files and `-b` bundles; downloads are activated on top. */
@@ -40,67 +38,80 @@ export interface AgentBundlesOptions {
   persistenceDir: string
   metrics: PluginMetrics
   logger: Logger
-  /** `--skip-verify`: downloaded bundles are activated without checking signatures. */
-  skipVerification?: boolean
   /** Called after every activation attempt and upstream exchange (status reporting). */
   onChange?: () => void
 }
 
+/** One pool and cache per persistence mode: the cache writes to disk only for persisted bundles. */
+interface PoolSet {
+  cache: BundleCache
+  pool: PullerPool
+}
+
 /** The downloaded bundles of one agent. */
 export class AgentBundles {
-  readonly targets: Target[]
-  private readonly caches: BundleCache[] = []
-  private readonly pools: PullerPool[] = []
-  private readonly planned: Array<{ pool: PullerPool; targets: Target[] }> = []
+  private targets: Target[] = []
+  private readonly persisted: PoolSet
+  private readonly transient: PoolSet
+  private readonly poolOf = new Map<string, PoolSet>()
   private readonly downloaded = new Map<string, Bundle>()
   readonly activations = new Map<string, ActivationRecord>()
 
   constructor(private readonly options: AgentBundlesOptions) {
-    const { config, logger } = options
-    try {
-      this.targets = resolveTargets({ ...config, discovery: undefined }).map((t) =>
-        options.skipVerification ? { ...t, skipVerification: true } : t,
-      )
-    } catch (err) {
-      if (err instanceof TargetError) throw new ConfigError([err.message])
-      throw err
+    const disk = new BundleDiskStore(join(options.persistenceDir, 'bundles'), options.logger)
+    this.persisted = this.poolSet(disk)
+    this.transient = this.poolSet(undefined)
+  }
+
+  private poolSet(disk: BundleDiskStore | undefined): PoolSet {
+    // No agent long-polls this agent: the waiters only satisfy the cache's wake-up on promotion.
+    const cache = new BundleCache(new LongPollWaiters(1), disk, this.options.logger)
+    const pool = new PullerPool({
+      services: this.options.clients,
+      cache,
+      disk,
+      metrics: this.options.metrics,
+      logger: this.options.logger,
+      onPromote: (target, verified) => this.downloadedBundle(target, verified),
+      onContact: () => this.options.onChange?.(),
+    })
+    return { cache, pool }
+  }
+
+  /**
+   * Pulls exactly `targets` from now on: new ones are added (persisted copies activated first),
+   * ones no longer listed stop being pulled and their bundles are deactivated.
+   */
+  async setTargets(targets: Target[], persisted: ReadonlySet<string>): Promise<void> {
+    const wanted = new Map(targets.map((t) => [t.name, t]))
+    const gone = this.targets.filter((t) => wanted.get(t.name)?.resource !== t.resource)
+    this.targets = targets
+    for (const target of gone) {
+      await this.poolOf.get(target.name)?.pool.remove(target.resource)
+      this.poolOf.delete(target.name)
+      this.activations.delete(target.name)
     }
-    const disk = new BundleDiskStore(join(options.persistenceDir, 'bundles'), logger)
-    for (const persisted of [true, false]) {
-      const targets = this.targets.filter((t) => (config.bundles[t.name]?.persist ?? false) === persisted)
-      if (targets.length === 0) continue
-      // No agent long-polls this agent: the waiters only satisfy the cache's wake-up on promotion.
-      const cache = new BundleCache(new LongPollWaiters(1), persisted ? disk : undefined, logger)
-      const pool = new PullerPool({
-        services: options.clients,
-        cache,
-        disk: persisted ? disk : undefined,
-        metrics: options.metrics,
-        logger,
-        onPromote: (target, verified) => this.activate(target, verified),
-        onContact: () => options.onChange?.(),
-      })
-      this.caches.push(cache)
-      this.pools.push(pool)
-      this.planned.push({ pool, targets })
+    if (gone.some((t) => this.downloaded.delete(t.name))) this.rebuild(undefined)
+    for (const target of targets) {
+      if (this.poolOf.has(target.name)) continue
+      const set = persisted.has(target.name) ? this.persisted : this.transient
+      this.poolOf.set(target.name, set)
+      await set.pool.add(target)
     }
   }
 
-  /** Activates persisted bundles (best effort), then starts downloading. */
-  async start(): Promise<void> {
-    for (const { pool, targets } of this.planned) {
-      for (const target of targets) await pool.add(target)
-    }
-    for (const pool of this.pools) pool.start()
+  start(): void {
+    this.persisted.pool.start()
+    this.transient.pool.start()
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.pools.map((p) => p.stop()))
+    await Promise.all([this.persisted.pool.stop(), this.transient.pool.stop()])
   }
 
   /** Each bundle's download state, in configuration order. */
   states(): TargetState[] {
-    return this.caches.flatMap((c) => c.all())
+    return this.targets.flatMap((t) => this.poolOf.get(t.name)?.cache.get(t.resource) ?? [])
   }
 
   /** Whether every configured bundle has been activated once (OPA's bundle readiness). */
@@ -108,37 +119,44 @@ export class AgentBundles {
     return this.targets.every((t) => this.activations.get(t.name)?.lastSuccessfulActivation !== undefined)
   }
 
-  private activate(target: Target, verified: VerifiedBundle): void {
-    const { state, base, logger } = this.options
+  private downloadedBundle(target: Target, verified: VerifiedBundle): void {
+    if (!this.targets.some((t) => t.name === target.name)) return
     const record = this.activations.get(target.name) ?? {}
     this.activations.set(target.name, record)
-    const candidate = new Map(this.downloaded)
-    candidate.set(target.name, verified.bundle)
     const now = new Date().toISOString()
     try {
-      let next = base
-      for (const t of this.targets) {
-        const bundle = candidate.get(t.name)
-        if (!bundle) continue
-        const previous = state.bundles.find((b) => b.name === t.name)
-        const activatedAt = t.name === target.name ? now : (previous?.activatedAt ?? now)
-        next = withBundle(next, t.name, bundle, state.options.regoVersion, activatedAt)
-      }
-      state.activate(next)
-      this.downloaded.set(target.name, verified.bundle)
+      this.rebuild({ name: target.name, bundle: verified.bundle, at: now })
       record.lastSuccessfulActivation = now
       record.error = undefined
-      logger.info({ bundle: target.name, revision: verified.revision }, 'bundle activated')
+      this.options.logger.info({ bundle: target.name, revision: verified.revision }, 'bundle activated')
     } catch (err) {
       record.error =
         err instanceof RegoErrors
           ? { code: 'bundle_error', message: 'compile errors', errors: err.errors.map((e) => e.toJSON()) }
           : { code: 'bundle_error', message: (err as Error).message }
-      logger.error(
+      this.options.logger.error(
         { bundle: target.name, err: record.error.message },
         'bundle activation failed; previous kept',
       )
     }
     this.options.onChange?.()
+  }
+
+  /** Activates the local files plus every downloaded bundle (with `next` replacing its namesake). */
+  private rebuild(next: { name: string; bundle: Bundle; at: string } | undefined): void {
+    const { state, base } = this.options
+    const candidate = new Map(this.downloaded)
+    if (next) candidate.set(next.name, next.bundle)
+    let loaded = base
+    for (const t of this.targets) {
+      const bundle = candidate.get(t.name)
+      if (!bundle) continue
+      const previous = state.bundles.find((b) => b.name === t.name)
+      const activatedAt =
+        t.name === next?.name ? next.at : (previous?.activatedAt ?? new Date().toISOString())
+      loaded = withBundle(loaded, t.name, bundle, state.options.regoVersion, activatedAt)
+    }
+    state.activate(loaded)
+    if (next) this.downloaded.set(next.name, next.bundle)
   }
 }

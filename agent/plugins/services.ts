@@ -6,10 +6,17 @@ import { ConfigError } from '../../core/config.js'
 import { ServiceClient, ServiceConfigError } from '../../plugins/rest/service-client.js'
 import type { AgentConfig } from '../config/schema.js'
 
-/** The clients by service name. @throws ConfigError naming the service key at fault. */
-export function createServiceClients(config: AgentConfig, userAgent: string): Map<string, ServiceClient> {
-  const clients = new Map<string, ServiceClient>()
+/**
+ * Adds a client for each service of `config` not in `clients` yet (a discovered configuration may
+ * add services; the ones in use are never replaced). @throws ConfigError naming the service key.
+ */
+export function addServiceClients(
+  clients: Map<string, ServiceClient>,
+  config: AgentConfig,
+  userAgent: string,
+): Map<string, ServiceClient> {
   for (const [name, service] of Object.entries(config.services)) {
+    if (clients.has(name)) continue
     try {
       clients.set(name, new ServiceClient(name, service, { userAgent }))
     } catch (err) {

@@ -18,7 +18,8 @@ import { pickService } from './services.js'
 export interface StatusSources {
   labels: Record<string, string>
   bundles: () => Array<{ state: TargetState; activation?: ActivationRecord }>
-  decisionLogs?: () => Record<string, unknown>
+  decisionLogs?: () => Record<string, unknown> | undefined
+  discovery?: () => { state: TargetState; activation: ActivationRecord } | undefined
 }
 
 /** OPA's BundleStatus of one bundle. */
@@ -56,11 +57,17 @@ export function statusReport(sources: StatusSources): Record<string, unknown> {
     bundle: { state: ready ? 'OK' : 'NOT_READY' },
     status: { state: 'OK' },
   }
-  if (sources.decisionLogs) plugins.decision_logs = { state: 'OK' }
+  const decisionLogs = sources.decisionLogs?.()
+  if (decisionLogs) plugins.decision_logs = { state: 'OK' }
+  const discovery = sources.discovery?.()
+  if (discovery) {
+    plugins.discovery = { state: discovery.activation.lastSuccessfulActivation ? 'OK' : 'NOT_READY' }
+  }
   return {
     labels: sources.labels,
     bundles,
-    ...(sources.decisionLogs ? { decision_logs: sources.decisionLogs() } : {}),
+    ...(discovery ? { discovery: bundleStatus(discovery.state, discovery.activation) } : {}),
+    ...(decisionLogs ? { decision_logs: decisionLogs } : {}),
     plugins,
   }
 }

@@ -113,7 +113,6 @@ describe('loadAgentConfig', () => {
 
   it.each([
     ['plugins: {my_plugin: {}}', 'plugins.my_plugin: custom plugins'],
-    ['services: {s: {url: "http://x"}}\ndiscovery: {service: s}', 'discovery: not supported by regent run'],
     [
       'services: {s: {url: "http://x"}}\ndecision_logs: {service: t}',
       'decision_logs.service: no service named "t"',

@@ -76,7 +76,7 @@ describe('regent run flags', () => {
     ],
     [{ addr: ['nope'] }, '--addr: invalid address'],
     [{ shutdownGracePeriod: '-1' }, '--shutdown-grace-period: expected a non-negative integer'],
-    [{ set: ['discovery.service=s'] }, 'discovery: not supported by regent run'],
+    [{ set: ['decision_logs.plugin=p'] }, 'decision_logs.plugin: custom plugins are not supported'],
   ] as Array<[Partial<Flags>, string]>)('refuses %j', (flags, message) => {
     expect(() => settings([], flags)).toThrow(RunUsageError)
     expect(() => settings([], flags)).toThrow(message)
