@@ -33,6 +33,8 @@ export interface RunServerDeps {
 
 /** What the routes read of the running plugins. */
 export interface PluginsView {
+  /** `id`, `version` and the configured labels, for `/v1/config`. */
+  labels: Record<string, string>
   bundlesReady(): boolean
   statusReport(): Record<string, unknown>
 }

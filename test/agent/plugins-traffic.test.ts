@@ -17,7 +17,7 @@ import { agentConfigSchema } from '../../agent/config/schema.js'
 import { type AgentPlugins, startAgentPlugins } from '../../agent/plugins/agent-plugins.js'
 import { ServerState } from '../../agent/state.js'
 import { bundleFromParts, writeBundle } from '../../core/bundle/index.js'
-import { ObjectValue } from '../../core/rego/values/index.js'
+import { fromJS, ObjectValue } from '../../core/rego/values/index.js'
 import { eventually } from '../relay/helpers.js'
 
 interface Seen {
@@ -71,12 +71,12 @@ describe('agent traffic shape', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('downloads, logs and reports as an OPA agent does', async () => {
-    const config = agentConfigSchema.parse({
+  const configFor = (serviceUrl: string) =>
+    agentConfigSchema.parse({
       services: [
         {
           name: 'up',
-          url: `${url}/v1`,
+          url: `${serviceUrl}/v1`,
           headers: { 'X-Team': 'payments' },
           credentials: { bearer: { token: 'agent-token' } },
         },
@@ -93,6 +93,9 @@ describe('agent traffic shape', () => {
       status: { service: 'up' },
       persistence_directory: join(dir, 'persist'),
     })
+
+  it('downloads, logs and reports as an OPA agent does', async () => {
+    const config = configFor(url)
     const base = { policies: [], data: new ObjectValue(), bundles: [] }
     const state = new ServerState(base, { regoVersion: 'v1' })
     plugins = await startAgentPlugins({
@@ -169,5 +172,25 @@ describe('agent traffic shape', () => {
 
     // persist: true keeps the download for the next start.
     expect(readdirSync(join(dir, 'persist', 'bundles'), { recursive: true }).join(' ')).toContain('meta.json')
+    await plugins.stop()
+    plugins = undefined
+  }, 30_000)
+
+  it('activates the persisted bundle at the next start while the upstream is unreachable', async () => {
+    const base = { policies: [], data: new ObjectValue(), bundles: [] }
+    const state = new ServerState(base, { regoVersion: 'v1' })
+    // Nothing listens on port 9 of loopback (discard): every download fails.
+    plugins = await startAgentPlugins({
+      config: configFor('http://127.0.0.1:9'),
+      state,
+      base,
+      instanceId: 'agent-2',
+      version: '9.9.9',
+      logger,
+    })
+    expect(plugins.bundlesReady()).toBe(true)
+    expect(state.bundles.map((b) => [b.name, b.revision])).toEqual([['app', 'r1']])
+    const run = await state.policy.prepare('x = data.app.allow').eval({ input: fromJS({ user: 'alice' }) })
+    expect(run.results).toHaveLength(1)
   }, 30_000)
 })
