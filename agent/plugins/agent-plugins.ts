@@ -14,7 +14,6 @@ import { resolveTargets, type Target, TargetError } from '../../plugins/bundle/t
 import type { ServiceClient } from '../../plugins/rest/service-client.js'
 import type { AgentConfig } from '../config/schema.js'
 import type { DecisionLogSink } from '../decision-logging.js'
-import type { LoadedState } from '../load.js'
 import type { ServerState } from '../state.js'
 import { AgentBundles } from './bundles.js'
 import { AgentDecisionLogs } from './decision-logs.js'
@@ -26,7 +25,6 @@ import { AgentStatus, type StatusSources, statusReport } from './status.js'
 export interface AgentPluginsOptions {
   config: AgentConfig
   state: ServerState
-  base: LoadedState
   /** The server's id (OPA's `labels.id`), also shown by `/v1/config`. */
   instanceId: string
   version: string
@@ -73,7 +71,6 @@ export async function startAgentPlugins(options: AgentPluginsOptions): Promise<A
   const bundles = new AgentBundles({
     clients,
     state: options.state,
-    base: options.base,
     persistenceDir,
     metrics,
     logger: logger.child({ plugin: 'bundle' }),

@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { Bundle } from '../../core/bundle/index.js'
 import { RegoErrors } from '../../core/rego/index.js'
+import { ObjectValue } from '../../core/rego/values/index.js'
 import { BundleCache, type TargetState } from '../../plugins/bundle/bundle-cache.js'
 import { BundleDiskStore } from '../../plugins/bundle/disk-store.js'
 import { PullerPool } from '../../plugins/bundle/puller-pool.js'
@@ -21,6 +22,7 @@ import type { VerifiedBundle } from '../../plugins/bundle/verify.js'
 import { LongPollWaiters } from '../../plugins/bundle/waiters.js'
 import type { PluginMetrics } from '../../plugins/metrics.js'
 import type { ServiceClient } from '../../plugins/rest/service-client.js'
+import { applyWrite, readPath } from '../data-tree.js'
 import { type LoadedState, withBundle } from '../load.js'
 import type { ServerState } from '../state.js'
 
@@ -33,8 +35,6 @@ export interface ActivationRecord {
 export interface AgentBundlesOptions {
   clients: ReadonlyMap<string, ServiceClient>
   state: ServerState
-  /** What the server loaded from its own files and `-b` bundles; downloads are activated on top. */
-  base: LoadedState
   persistenceDir: string
   metrics: PluginMetrics
   logger: Logger
@@ -91,7 +91,8 @@ export class AgentBundles {
       this.poolOf.delete(target.name)
       this.activations.delete(target.name)
     }
-    if (gone.some((t) => this.downloaded.delete(t.name))) this.rebuild(undefined)
+    const deactivated = gone.filter((t) => this.downloaded.has(t.name)).map((t) => t.name)
+    if (deactivated.length > 0) this.rebuild(undefined, deactivated)
     for (const target of targets) {
       if (this.poolOf.has(target.name)) continue
       const set = persisted.has(target.name) ? this.persisted : this.transient
@@ -142,12 +143,20 @@ export class AgentBundles {
     this.options.onChange?.()
   }
 
-  /** Activates the local files plus every downloaded bundle (with `next` replacing its namesake). */
-  private rebuild(next: { name: string; bundle: Bundle; at: string } | undefined): void {
-    const { state, base } = this.options
+  /**
+   * Activates every downloaded bundle (with `next` replacing its namesake) over what is not theirs:
+   * the local files and whatever was written through the API (policies and data outside the
+   * downloaded bundles' roots stay, as OPA keeps them across activations).
+   */
+  private rebuild(
+    next: { name: string; bundle: Bundle; at: string } | undefined,
+    removed: string[] = [],
+  ): void {
+    const { state } = this.options
     const candidate = new Map(this.downloaded)
+    for (const name of removed) candidate.delete(name)
     if (next) candidate.set(next.name, next.bundle)
-    let loaded = base
+    let loaded = this.notDownloaded()
     for (const t of this.targets) {
       const bundle = candidate.get(t.name)
       if (!bundle) continue
@@ -158,5 +167,38 @@ export class AgentBundles {
     }
     state.activate(loaded)
     if (next) this.downloaded.set(next.name, next.bundle)
+    for (const name of removed) this.downloaded.delete(name)
+    this.downloadedPolicyIds = new Set(
+      loaded.policies.filter((p) => candidate.has(bundleOfPolicy(p.id, candidate))).map((p) => p.id),
+    )
   }
+
+  /** Ids of the policies the downloaded bundles brought (`<bundle name>/<path>`). */
+  private downloadedPolicyIds = new Set<string>()
+
+  /** The server's state without the downloaded bundles: their policies, data roots and entries. */
+  private notDownloaded(): LoadedState {
+    const { state } = this.options
+    const ours = state.bundles.filter((b) => this.downloaded.has(b.name))
+    let data = state.data
+    for (const root of ours.flatMap((b) => b.roots)) {
+      const path = root === '' ? [] : root.split('/')
+      if (path.length === 0) data = new ObjectValue()
+      else if (readPath(data, path) !== undefined) data = applyWrite(data, { op: 'remove', path })
+    }
+    return {
+      policies: state.listPolicies().filter((p) => !this.downloadedPolicyIds.has(p.id)),
+      data,
+      bundles: state.bundles.filter((b) => !this.downloaded.has(b.name)),
+    }
+  }
+}
+
+/** The bundle a policy id belongs to: the longest bundle name that prefixes it. */
+function bundleOfPolicy(id: string, bundles: ReadonlyMap<string, unknown>): string {
+  let best = ''
+  for (const name of bundles.keys()) {
+    if (id.startsWith(`${name}/`) && name.length > best.length) best = name
+  }
+  return best
 }

@@ -346,16 +346,14 @@ async function shell(settings: RunSettings): Promise<void> {
 
 /** Loads, listens on every address, and stops on SIGTERM/SIGINT. Load or bind failures exit 1. */
 async function serve(settings: RunSettings, logger: Logger): Promise<void> {
-  let base: LoadedState | undefined
-  const state = await loadState(settings, (loaded) => {
-    base = loaded
-    return new ServerState(loaded, { regoVersion: settings.regoVersion, maxErrors: settings.maxErrors })
-  })
-  if (!state || !base) return
+  const state = await loadState(
+    settings,
+    (loaded) => new ServerState(loaded, { regoVersion: settings.regoVersion, maxErrors: settings.maxErrors }),
+  )
+  if (!state) return
   const instanceId = crypto.randomUUID()
   const plugins = await startConfiguredAgent(settings.agent, {
     state,
-    base,
     instanceId,
     version: REGENT_VERSION,
     logger,

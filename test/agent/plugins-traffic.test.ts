@@ -96,17 +96,18 @@ describe('agent traffic shape', () => {
 
   it('downloads, logs and reports as an OPA agent does', async () => {
     const config = configFor(url)
-    const base = { policies: [], data: new ObjectValue(), bundles: [] }
+    // Data of the server's own (local files, API writes) stays beside the downloaded bundle.
+    const base = { policies: [], data: fromJS({ local: { n: 1 } }) as ObjectValue, bundles: [] }
     const state = new ServerState(base, { regoVersion: 'v1' })
     plugins = await startAgentPlugins({
       config,
       state,
-      base,
       instanceId: 'agent-1',
       version: '9.9.9',
       logger,
     })
     await eventually(() => plugins!.bundlesReady(), 10_000, 'bundle activated')
+    expect(state.data.get('local')).toBeDefined()
     const app = createRunApp({
       state,
       logger,
@@ -183,7 +184,6 @@ describe('agent traffic shape', () => {
     plugins = await startAgentPlugins({
       config: configFor('http://127.0.0.1:9'),
       state,
-      base,
       instanceId: 'agent-2',
       version: '9.9.9',
       logger,
