@@ -107,6 +107,8 @@ export async function startConfiguredAgent(
   context: Omit<AgentPluginsOptions, 'config' | 'skipVerification'>,
 ): Promise<AgentPlugins | undefined | 'failed'> {
   if (!agent.config) return undefined
+  // Loaded only for an agent: a plain `run` (and the shell) starts without the plugins' modules.
+  const { startAgentPlugins } = await import('../../agent/plugins/agent-plugins.js')
   try {
     return await startAgentPlugins({
       ...context,
