@@ -11,7 +11,9 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY core core
 COPY compile compile
+COPY plugins plugins
 COPY relay relay
+COPY agent agent
 COPY store store
 COPY service service
 COPY cli cli

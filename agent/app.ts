@@ -20,6 +20,7 @@ import { DEFAULT_EVALUATION_BUDGET, type EvaluationBudget } from '../core/rego/i
 import { fromJS, type Value } from '../core/rego/values/index.js'
 import { type AuthenticationScheme, authenticationMiddleware } from './authn.js'
 import { authorizationMiddleware } from './authz.js'
+import type { DecisionLogSink } from './decision-logging.js'
 import { createInterQueryCache } from './evaluate.js'
 import { type AgentMetrics, metricsMiddleware, metricsRoutes } from './metrics.js'
 import { pprofRoutes } from './pprof.js'
@@ -31,7 +32,7 @@ import { queryRoutes } from './routes/query.js'
 import { systemRoutes } from './routes/system.js'
 import { v0Routes } from './routes/v0.js'
 import type { ServerState } from './state.js'
-import type { RunServerDeps } from './types.js'
+import type { PluginsView, RunServerDeps } from './types.js'
 
 /** What the app is built from. */
 export interface RunAppOptions {
@@ -59,6 +60,10 @@ export interface RunAppOptions {
   metrics?: AgentMetrics
   /** `--pprof`: serve a CPU profile at `/debug/pprof/profile`. */
   pprof?: boolean
+  /** Where decision-log events go (`-c` with `decision_logs`). */
+  decisionLog?: DecisionLogSink
+  /** The `-c` plugins, for readiness and `/v1/status`. */
+  plugins?: PluginsView
 }
 
 // Resources OPA answers 405 for when the method is not one of theirs.
@@ -76,6 +81,8 @@ export function createRunDeps(options: RunAppOptions): RunServerDeps {
     instanceId: options.instanceId ?? crypto.randomUUID(),
     budget: options.budget ?? DEFAULT_EVALUATION_BUDGET,
     allowNet: options.allowNet,
+    decisionLog: options.decisionLog,
+    plugins: options.plugins,
   }
 }
 

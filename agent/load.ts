@@ -9,7 +9,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import { posix } from 'node:path'
 import { parseYamlData } from '../core/bundle/data.js'
-import { BundleError, readBundle, type VerificationConfig } from '../core/bundle/index.js'
+import { type Bundle, BundleError, readBundle, type VerificationConfig } from '../core/bundle/index.js'
 import { dataPathOf } from '../core/bundle/paths.js'
 import { loadPolicy } from '../core/bundle/policy-files.js'
 import { rootsOverlap } from '../core/bundle/roots.js'
@@ -55,49 +55,67 @@ export async function loadInitialState(request: LoadRequest): Promise<LoadedStat
     module,
     raw: files.sources.get(id) ?? '',
   }))
-  let data = isObject(files.data) ? files.data : new ObjectValue()
-  const bundles: ActiveBundle[] = []
-  const parseErrors: RegoErrors[] = []
+  const data = isObject(files.data) ? files.data : new ObjectValue()
+  let loaded: LoadedState = { policies, data, bundles: [] }
   for (const name of request.bundles) {
-    const bundle = await readNamedBundle(name, request)
-    const roots = bundle.manifest.roots ?? ['']
-    for (const other of bundles) {
-      for (const a of roots) {
-        for (const b of other.roots) {
-          if (rootsOverlap(a, b)) {
-            throw new Error(
-              `detected overlapping roots in bundle manifests: ${name} (${a}) and ${other.name} (${b})`,
-            )
-          }
+    loaded = withBundle(loaded, name, await readNamedBundle(name, request), request.regoVersion)
+  }
+  return loaded
+}
+
+/**
+ * `state` with one more bundle: its modules (ids `<name>/<path>`) and data added, its roots
+ * recorded. Used for bundles given with `-b` and for bundles downloaded by `-c` configurations.
+ * @throws Error on overlapping roots or data conflicts; RegoErrors for modules that do not parse.
+ */
+export function withBundle(
+  state: LoadedState,
+  name: string,
+  bundle: Bundle,
+  regoVersion: 'v0' | 'v1',
+  activatedAt = new Date().toISOString(),
+): LoadedState {
+  const policies = [...state.policies]
+  let data = state.data
+  const bundles = state.bundles
+  const parseErrors: RegoErrors[] = []
+  const roots = bundle.manifest.roots ?? ['']
+  for (const other of bundles) {
+    for (const a of roots) {
+      for (const b of other.roots) {
+        if (rootsOverlap(a, b)) {
+          throw new Error(
+            `detected overlapping roots in bundle manifests: ${name} (${a}) and ${other.name} (${b})`,
+          )
         }
       }
     }
-    for (const m of bundle.modules) {
-      const id = posix.join(name, m.path)
-      try {
-        const module = parseModule(m.source, {
-          file: id,
-          regoVersion: moduleVersion(bundle.manifest, m.path, request),
-        })
-        policies.push({ id, raw: m.source, module })
-      } catch (err) {
-        if (err instanceof RegoErrors) parseErrors.push(err)
-        else throw err
-      }
+  }
+  for (const m of bundle.modules) {
+    const id = posix.join(name, m.path)
+    try {
+      const module = parseModule(m.source, {
+        file: id,
+        regoVersion: moduleVersion(bundle.manifest, m.path, regoVersion),
+      })
+      policies.push({ id, raw: m.source, module })
+    } catch (err) {
+      if (err instanceof RegoErrors) parseErrors.push(err)
+      else throw err
     }
-    for (const file of bundle.dataFiles) {
-      const at = dataPathOf(file.path)
-      data = mergeAt(data, at === '' ? [] : at.split('/'), parseDataFile(name, file.path, file.raw), name)
-    }
-    bundles.push({
-      name,
-      revision: bundle.manifest.revision ?? '',
-      roots: [...roots],
-      activatedAt: new Date().toISOString(),
-    })
+  }
+  for (const file of bundle.dataFiles) {
+    const at = dataPathOf(file.path)
+    data = mergeAt(data, at === '' ? [] : at.split('/'), parseDataFile(name, file.path, file.raw), name)
+  }
+  const active: ActiveBundle = {
+    name,
+    revision: bundle.manifest.revision ?? '',
+    roots: [...roots],
+    activatedAt,
   }
   if (parseErrors.length > 0) throw new RegoErrors(parseErrors.flatMap((e) => e.errors))
-  return { policies, data, bundles }
+  return { policies, data, bundles: [...bundles, active] }
 }
 
 async function readNamedBundle(name: string, request: LoadRequest) {
@@ -124,13 +142,13 @@ async function readNamedBundle(name: string, request: LoadRequest) {
 function moduleVersion(
   manifest: { rego_version?: number; file_rego_versions?: Record<string, number> },
   path: string,
-  request: LoadRequest,
+  fallback: 'v0' | 'v1',
 ): 'v0' | 'v1' {
   const perFile = manifest.file_rego_versions?.[path] ?? manifest.file_rego_versions?.[`/${path}`]
   const version = perFile ?? manifest.rego_version
   if (version === 0) return 'v0'
   if (version === 1) return 'v1'
-  return request.regoVersion
+  return fallback
 }
 
 function parseDataFile(bundle: string, path: string, raw: Uint8Array): Value {

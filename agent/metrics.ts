@@ -12,10 +12,14 @@ import type { AppEnv } from '../core/http/index.js'
 export interface AgentMetrics {
   registry: Registry
   requestDuration: Histogram<'code' | 'handler' | 'method'>
+  /** Registries served beside it (the `-c` plugins' bundle, decision-log and status metrics). */
+  also: Registry[]
 }
 
 /** Creates the registry (default process metrics unless turned off, as tests may). */
-export function createAgentMetrics(options: { processMetrics?: boolean } = {}): AgentMetrics {
+export function createAgentMetrics(
+  options: { processMetrics?: boolean; also?: Registry[] } = {},
+): AgentMetrics {
   const registry = new Registry()
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry })
   const requestDuration = new Histogram({
@@ -24,7 +28,7 @@ export function createAgentMetrics(options: { processMetrics?: boolean } = {}): 
     labelNames: ['code', 'handler', 'method'],
     registers: [registry],
   })
-  return { registry, requestDuration }
+  return { registry, requestDuration, also: options.also ?? [] }
 }
 
 // The routes the server has; any other path is counted as `other`, so that requests for random
@@ -69,8 +73,9 @@ export function metricsMiddleware(metrics: AgentMetrics): MiddlewareHandler<AppE
 /** `GET /metrics`. */
 export function metricsRoutes(metrics: AgentMetrics): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
-  app.get('/metrics', async (c: Context<AppEnv>) =>
-    c.body(await metrics.registry.metrics(), 200, { 'Content-Type': metrics.registry.contentType }),
-  )
+  app.get('/metrics', async (c: Context<AppEnv>) => {
+    const texts = await Promise.all([metrics.registry, ...metrics.also].map((r) => r.metrics()))
+    return c.body(texts.join('\n'), 200, { 'Content-Type': metrics.registry.contentType })
+  })
   return app
 }

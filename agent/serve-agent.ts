@@ -5,6 +5,7 @@
  * balancer can take the instance out), then stop accepting and let in-flight requests finish within
  * the grace period.
  */
+import type { Registry } from 'prom-client'
 import { createRunApp, type RunAppOptions } from './app.js'
 import type { AuthenticationScheme } from './authn.js'
 import { createDiagnosticApp } from './diagnostic.js'
@@ -36,6 +37,8 @@ export interface StartAgentOptions {
   watch?: { paths: string[]; ignore: string[]; regoVersion: 'v0' | 'v1'; initialIds: string[] }
   /** What must be ready before the listeners open (plugins). */
   ready?: Promise<unknown>[]
+  /** Metrics registries `/metrics` serves beside the server's own (the plugins'). */
+  metricsRegistries?: Registry[]
 }
 
 /** A started agent. */
@@ -51,7 +54,7 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
   const { server, app: appOptions } = options
   const logger = appOptions.logger
   await waitUntilReady(options.ready ?? [], server.readyTimeoutSeconds)
-  const metrics = createAgentMetrics()
+  const metrics = createAgentMetrics({ also: options.metricsRegistries ?? [] })
   const app = createRunApp({
     ...appOptions,
     authentication: server.authentication,

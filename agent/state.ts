@@ -48,7 +48,7 @@ const PREPARED_CACHE_SIZE = 100
 
 /** The server's policies and data; see the file comment. */
 export class ServerState {
-  readonly bundles: readonly ActiveBundle[]
+  #bundles: readonly ActiveBundle[]
   readonly options: StateOptions
   #policies: Map<string, StoredPolicy>
   #data: ObjectValue
@@ -63,11 +63,32 @@ export class ServerState {
     options: StateOptions,
   ) {
     this.options = options
-    this.bundles = initial.bundles
+    this.#bundles = initial.bundles
     this.#policies = new Map(initial.policies.map((p) => [p.id, p]))
     this.#data = initial.data
     this.#policy = this.#compile(this.#policies, initial.data)
     this.#modules = [...this.#policies.values()].map((p) => p.module)
+  }
+
+  /** The active bundles (loaded at start, or downloaded and activated since). */
+  get bundles(): readonly ActiveBundle[] {
+    return this.#bundles
+  }
+
+  /**
+   * Replaces policies, data and bundles as one change (a downloaded bundle set activated).
+   * Compiled first: when it fails nothing changes and the error is thrown (`RegoErrors`).
+   */
+  activate(next: { policies: StoredPolicy[]; data: ObjectValue; bundles: ActiveBundle[] }): void {
+    const policies = new Map(next.policies.map((p) => [p.id, p]))
+    const policy = this.#compile(policies, next.data)
+    this.#policies = policies
+    this.#data = next.data
+    this.#bundles = next.bundles
+    this.#policy = policy
+    this.#modules = [...policies.values()].map((p) => p.module)
+    this.#prepared = new Map()
+    for (const listener of this.#listeners) listener()
   }
 
   /** The compiled policy queries run on (replaced on every policy change). */

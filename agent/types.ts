@@ -3,6 +3,7 @@ import type { BodyLimits } from '../core/http/index.js'
 import type { InterQueryCache } from '../core/rego/builtins/context.js'
 import type { EvaluationBudget } from '../core/rego/index.js'
 import type { Value } from '../core/rego/values/index.js'
+import type { DecisionLogSink } from './decision-logging.js'
 import type { ServerState } from './state.js'
 
 /** What every route of the server needs. */
@@ -24,4 +25,16 @@ export interface RunServerDeps {
   budget: EvaluationBudget
   /** Hosts http.send may reach (capabilities `allow_net`); undefined: every host. */
   allowNet: readonly string[] | undefined
+  /** Decision logging (`-c` with `decision_logs`); undefined: decisions are not logged. */
+  decisionLog?: DecisionLogSink
+  /** The `-c` plugins' state for `/health?bundles` and `/v1/status`; undefined without `-c`. */
+  plugins?: PluginsView
+}
+
+/** What the routes read of the running plugins. */
+export interface PluginsView {
+  /** `id`, `version` and the configured labels, for `/v1/config`. */
+  labels: Record<string, string>
+  bundlesReady(): boolean
+  statusReport(): Record<string, unknown>
 }

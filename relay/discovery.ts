@@ -10,9 +10,9 @@
  * if the discovered config names services, agents would bypass the relay, which is warned about.
  */
 import type { Logger } from 'pino'
-import type { VerifiedBundle } from './bundles/verify.js'
+import { bundleTarget, type Target, TargetError } from '../plugins/bundle/targets.js'
+import type { VerifiedBundle } from '../plugins/bundle/verify.js'
 import { bundleSchema, type RelayConfig } from './config.js'
-import { bundleTarget, type Target, TargetError } from './targets.js'
 
 /** What discovery needs from the relay: adding and removing pulled targets. */
 export interface DiscoveryHost {

@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
-import type { BundleCache } from './bundles/bundle-cache.js'
+import type { BundleCache } from '../plugins/bundle/bundle-cache.js'
+import { LONG_POLL_CONTENT_TYPE } from '../plugins/bundle/fetch-bundle.js'
 import type { RelayMetrics } from './metrics.js'
 import {
   answerBundle,
@@ -20,7 +21,6 @@ import {
   TOO_MANY_WAITERS,
 } from './routes/bundles.js'
 import type { FastPath } from './server.js'
-import { LONG_POLL_CONTENT_TYPE } from './upstream/fetch-bundle.js'
 
 const ACCEPTABLE_ID = /^[\w.:@/+=-]{1,128}$/
 

@@ -4,7 +4,7 @@
  * computed when scraped, from the same state `/v1/relay/status` reads.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import type { BundleCache } from './bundles/bundle-cache.js'
+import type { BundleCache } from '../plugins/bundle/bundle-cache.js'
 
 /** The metric instruments the relay's parts record into. */
 export interface RelayMetrics {

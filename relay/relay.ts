@@ -9,23 +9,23 @@ import type { Hono } from 'hono'
 import type { Logger } from 'pino'
 import { type AppEnv, isLoopbackAddress, parseAddress } from '../core/http/index.js'
 import { warnOnSharedModes } from '../core/state-files.js'
+import { BundleCache } from '../plugins/bundle/bundle-cache.js'
+import { BundleDiskStore } from '../plugins/bundle/disk-store.js'
+import { PullerPool } from '../plugins/bundle/puller-pool.js'
+import { resolveTargets, TargetError } from '../plugins/bundle/targets.js'
+import { LongPollWaiters } from '../plugins/bundle/waiters.js'
+import { ServiceClient } from '../plugins/rest/service-client.js'
+import { AgentStatuses } from '../plugins/status/agent-statuses.js'
+import { StatusForwarder } from '../plugins/status/status-forwarder.js'
 import { createRelayApp } from './app.js'
-import { BundleCache } from './bundles/bundle-cache.js'
-import { BundleDiskStore } from './bundles/disk-store.js'
-import { LongPollWaiters } from './bundles/waiters.js'
 import type { RelayConfig } from './config.js'
 import { DiscoveredBundles } from './discovery.js'
 import { bundleFastPath } from './fast-path.js'
 import { createRelayMetrics } from './metrics.js'
 import { startRelayServer } from './server.js'
-import { AgentStatuses } from './status/agent-statuses.js'
 import { type RelayStatusSources, relayStatusReport } from './status/relay-status.js'
-import { StatusForwarder } from './status/status-forwarder.js'
 import { chooseStorageFolder } from './storage.js'
-import { resolveTargets, TargetError } from './targets.js'
 import type { RelayContext, RelayExtension, RelayExtensionFactory } from './types.js'
-import { PullerPool } from './upstream/puller-pool.js'
-import { ServiceClient } from './upstream/service-client.js'
 
 const MAX_TRACKED_AGENTS = 10_000
 
@@ -71,7 +71,7 @@ export async function startRelay(options: StartRelayOptions): Promise<RunningRel
   const { config, logger } = options
   const section = config.relay
   const version = options.version ?? '0.0.0'
-  const targets = resolveTargets(config)
+  const targets = resolveTargets(config, config.relay.bundles.max_inflated_bytes)
   // OPA's status plugin defaults to the first service when `status` names none.
   const statusService =
     config.status?.service ?? (config.status ? Object.keys(config.services)[0] : undefined)

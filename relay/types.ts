@@ -7,11 +7,11 @@
 import type { Hono } from 'hono'
 import type { Logger } from 'pino'
 import type { AppEnv } from '../core/http/index.js'
-import type { BundleCache } from './bundles/bundle-cache.js'
+import type { BundleCache } from '../plugins/bundle/bundle-cache.js'
+import type { ServiceClient } from '../plugins/rest/service-client.js'
 import type { RelayConfig } from './config.js'
 import type { RelayMetrics } from './metrics.js'
 import type { RelayIdentity } from './status/relay-status.js'
-import type { ServiceClient } from './upstream/service-client.js'
 
 /** What the relay hands to each extension. */
 export interface RelayContext {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { serviceConfigFileSchema } from '../cli/commands/service.js'
 import { parseConfig } from '../core/config.js'
-import { decisionLogsSectionSchema } from '../relay/decision-logs/config.js'
+import { decisionLogsSectionSchema } from '../plugins/logs/config.js'
 import { relayConfigSchema, relaySectionSchema } from '../relay/index.js'
 import { serviceSectionSchema } from '../service/index.js'
 

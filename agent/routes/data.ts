@@ -8,6 +8,7 @@ import { type Context, Hono } from 'hono'
 import type { AppEnv } from '../../core/http/index.js'
 import { isObject, type Value } from '../../core/rego/values/index.js'
 import { evaluateDocument, provenance } from '../decision.js'
+import { logDecision } from '../decision-logging.js'
 import { malformed } from '../evaluate.js'
 import {
   boolParam,
@@ -50,10 +51,12 @@ export function dataReadRoutes(deps: RunServerDeps): Hono<AppEnv> {
       metrics,
     })
     metrics.stop('timer_server_handler_ns')
+    const decisionId = await logDecision(c, deps, { ref, input, result, metrics })
     const wantMetrics = boolParam(c, 'metrics') || boolParam(c, 'instrument')
     return jsonResponse(
       c,
       {
+        decision_id: decisionId,
         result,
         warning: warn ? INPUT_MISSING_WARNING : undefined,
         metrics: wantMetrics ? metrics.all() : undefined,

@@ -18,6 +18,11 @@ export function healthRoutes(deps: RunServerDeps): Hono<AppEnv> {
   const unhealthy = (c: Context<AppEnv>, error: string) => jsonResponse(c, { error }, false, 500)
 
   app.get('/health', async (c) => {
+    // OPA: `?bundles` (and `?plugins`) are healthy only once every configured bundle is activated.
+    const waitsForBundles = c.req.query('bundles') !== undefined || c.req.query('plugins') !== undefined
+    if (waitsForBundles && deps.plugins && !deps.plugins.bundlesReady()) {
+      return unhealthy(c, 'one or more bundles are not activated')
+    }
     try {
       const run = await deps.state.policy.prepare('x = 1').eval({})
       if (run.results[0]?.bindings.get('x') === 1) return jsonResponse(c, {}, false)

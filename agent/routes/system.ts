@@ -11,7 +11,7 @@ import type { RunServerDeps } from '../types.js'
 /** The config and status routes. */
 export function systemRoutes(deps: RunServerDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
-  const labels = { id: deps.instanceId, version: deps.version }
+  const labels = deps.plugins?.labels ?? { id: deps.instanceId, version: deps.version }
 
   app.get('/v1/config', (c) =>
     jsonResponse(
@@ -28,6 +28,7 @@ export function systemRoutes(deps: RunServerDeps): Hono<AppEnv> {
   )
 
   app.get('/v1/status', (c) => {
+    if (deps.plugins) return jsonResponse(c, { result: deps.plugins.statusReport() }, boolParam(c, 'pretty'))
     const bundles: Record<string, unknown> = {}
     for (const b of deps.state.bundles) {
       bundles[b.name] = {

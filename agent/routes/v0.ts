@@ -8,6 +8,7 @@ import { type Context, Hono } from 'hono'
 import { type AppEnv, HttpError } from '../../core/http/index.js'
 import type { Value } from '../../core/rego/values/index.js'
 import { evaluateDocument, hasRulesFor } from '../decision.js'
+import { logDecision } from '../decision-logging.js'
 import { malformed } from '../evaluate.js'
 import { boolParam, isYamlBody, jsonText, parseDocumentText, RequestMetrics, readText } from '../http-io.js'
 import { type RefSegment, rawPathAfter, refDisplay, refFromUrlPath } from '../paths.js'
@@ -27,12 +28,9 @@ export function v0Routes(deps: RunServerDeps): Hono<AppEnv> {
     } catch (err) {
       throw malformed('unexpected parse error for input: body contains malformed input document', err)
     }
-    const result = await evaluateDocument(c, deps, {
-      ref,
-      input,
-      strictBuiltinErrors: false,
-      metrics: new RequestMetrics(),
-    })
+    const metrics = new RequestMetrics()
+    const result = await evaluateDocument(c, deps, { ref, input, strictBuiltinErrors: false, metrics })
+    await logDecision(c, deps, { ref, input, result, metrics })
     if (result === undefined) {
       const what = hasRulesFor(deps, ref) ? 'document undefined' : 'document missing'
       throw new HttpError(404, 'undefined_document', `${what}: ${refDisplay(ref)}`)

@@ -10,6 +10,7 @@ import { Command, Option } from 'commander'
 import { stateCompileBackend } from '../../agent/compile-backend.js'
 import { type LoadedState, loadInitialState } from '../../agent/load.js'
 import { createAgentLogger } from '../../agent/log-format.js'
+import type { AgentPlugins } from '../../agent/plugins/agent-plugins.js'
 import { startAgent } from '../../agent/serve-agent.js'
 import { ServerState } from '../../agent/state.js'
 import type { VerificationConfig } from '../../core/bundle/index.js'
@@ -23,6 +24,12 @@ import { CapabilitiesError, readCapabilities } from '../capabilities-option.js'
 import { budgetFromFlags, LimitFlagError } from '../evaluation-limits.js'
 import { runShell } from '../repl/shell.js'
 import { ShellState } from '../repl/state.js'
+import {
+  AgentFlagError,
+  type AgentOptions,
+  readAgentOptions,
+  startConfiguredAgent,
+} from '../run-options/agent-config.js'
 import {
   addServerOptions,
   listenAddress,
@@ -48,6 +55,7 @@ interface RunFlags extends ServerFlags {
   v0Compatible?: boolean
   maxErrors: string
   set: string[]
+  setFile?: string[]
   verificationKey?: string
   verificationKeyId: string
   signingAlg: string
@@ -85,6 +93,8 @@ export interface RunSettings {
   unixAddrs: string[]
   /** The agent's server flags (cli/run-options/server.ts). */
   agent: ServerSettings
+  /** `-c`, `--set`, `--set-file` and bundle URLs (cli/run-options/agent-config.ts). */
+  agentConfig: AgentOptions
 }
 
 /** A flag combination `run` refuses; the CLI prints it and exits 2. */
@@ -116,7 +126,18 @@ export function runCommand(): Command {
     .option('--ignore <glob>', 'file names to skip when loading (repeatable)', collect, [])
     .option('--v0-compatible', 'Rego v0 syntax, and listen on every interface by default')
     .option('-m, --max-errors <n>', 'compile errors reported before stopping', '10')
-    .option('--set <key=value>', 'configuration override (only default_decision is supported)', collect, [])
+    .option(
+      '--set <key=value>',
+      'configuration override, e.g. decision_logs.console=true (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--set-file <key=path>',
+      'configuration override with the text of a file (repeatable)',
+      collect,
+      [],
+    )
     .option(
       '--verification-key <key>',
       'PEM public key file or HMAC secret that bundle signatures must verify with',
@@ -126,7 +147,10 @@ export function runCommand(): Command {
     .option('--scope <scope>', 'scope the bundle signatures must carry')
     .option('--exclude-files-verify <glob>', 'bundle files that need not be signed (repeatable)', collect, [])
     .option('--skip-verify', 'do not verify bundle signatures')
-    .option('-c, --config-file <file>', 'OPA configuration file (not supported)')
+    .option(
+      '-c, --config-file <file>',
+      'OPA agent configuration file (services, bundles, decision_logs, status, labels)',
+    )
     .option(
       '--eval-timeout <duration>',
       `time one query or compile request may evaluate, 0 for none (default ${DEFAULT_EVALUATION_BUDGET.timeoutMs / 1000}s)`,
@@ -174,25 +198,21 @@ export function runSettings(paths: string[], flags: RunFlags): RunSettings {
     if (err instanceof ServerFlagError) throw new RunUsageError(err.message)
     throw err
   }
-  if (flags.configFile) {
-    throw new RunUsageError(
-      '--config-file is not supported: regent run serves local files and bundles (remote bundles: regent relay)',
-    )
+  let agentConfig: AgentOptions
+  try {
+    agentConfig = readAgentOptions(paths, flags.bundle === true ? [] : flags.bundle, flags)
+  } catch (err) {
+    if (err instanceof AgentFlagError) throw new RunUsageError(err.message)
+    throw err
   }
-  const remote = [...paths, ...(flags.bundle === true ? [] : flags.bundle)].find((p) =>
-    /^https?:\/\//i.test(p),
-  )
-  if (remote)
-    throw new RunUsageError(
-      `remote bundles are not supported (${remote}): download it first, or serve it through regent relay`,
-    )
+  const localPaths = agentConfig.localPaths
+  const configuredAuthz = agentConfig.config?.default_authorization_decision
+  if (agent.authorizationDecision !== undefined && configuredAuthz !== undefined)
+    agent = { ...agent, authorizationDecision: configuredAuthz }
   const allBundles = flags.bundle === true
   const isTarball = (p: string) => /\.(tar\.gz|tgz)$/i.test(p)
-  const bundles = [
-    ...(flags.bundle === true ? [] : flags.bundle),
-    ...paths.filter((p) => allBundles || isTarball(p)),
-  ]
-  const files = paths.filter((p) => !allBundles && !isTarball(p))
+  const bundles = [...agentConfig.localBundles, ...localPaths.filter((p) => allBundles || isTarball(p))]
+  const files = localPaths.filter((p) => !allBundles && !isTarball(p))
   const v0 = flags.v0Compatible === true
   const unixAddrs = flags.addr.filter((a) => a.startsWith('unix://'))
   for (const a of unixAddrs) {
@@ -226,10 +246,11 @@ export function runSettings(paths: string[], flags: RunFlags): RunSettings {
     regoVersion: v0 ? 'v0' : 'v1',
     graceMs: agent.graceMs,
     maxErrors: nonNegative('--max-errors', flags.maxErrors),
-    defaultDecision: defaultDecision(flags.set),
+    defaultDecision: defaultDecision(agentConfig.config?.default_decision),
     verification: verification(flags, bundles.length > 0),
     ...evaluationSettings(flags),
     unixAddrs,
+    agentConfig,
     agent,
   }
 }
@@ -258,21 +279,11 @@ function nonNegative(flag: string, text: string): number {
   return n
 }
 
-function defaultDecision(sets: string[]): string {
-  let decision = 'system/main'
-  for (const set of sets) {
-    const eq = set.indexOf('=')
-    const key = eq < 0 ? set : set.slice(0, eq)
-    if (key !== 'default_decision' || eq < 0) {
-      throw new RunUsageError(`--set ${set}: only default_decision=<path> is supported`)
-    }
-    decision = set
-      .slice(eq + 1)
-      .replace(/^data\./, '')
-      .replaceAll('.', '/')
-      .replace(/^\/+|\/+$/g, '')
-  }
-  return decision
+/** OPA's `default_decision` (`/system/main`; a `data.x.y` ref is accepted too) as a slash path. */
+function defaultDecision(configured: string | undefined): string {
+  if (configured === undefined) return 'system/main'
+  const path = configured.startsWith('data.') ? configured.slice(5).replaceAll('.', '/') : configured
+  return path.replace(/^\/+|\/+$/g, '')
 }
 
 function verification(flags: RunFlags, haveBundles: boolean): VerificationConfig | undefined {
@@ -346,11 +357,21 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
     (loaded) => new ServerState(loaded, { regoVersion: settings.regoVersion, maxErrors: settings.maxErrors }),
   )
   if (!state) return
+  const instanceId = crypto.randomUUID()
+  const plugins = await startConfiguredAgent(settings.agentConfig, {
+    state,
+    instanceId,
+    version: REGENT_VERSION,
+    logger,
+  })
+  if (plugins === 'failed') return
   const runtime = fromJS({ version: REGENT_VERSION, commit: '', env: { ...process.env } })
   const appOptions = {
     state,
     logger,
     version: REGENT_VERSION,
+    instanceId,
+    ...(plugins ? { plugins, ...(plugins.decisionLog ? { decisionLog: plugins.decisionLog } : {}) } : {}),
     runtime,
     defaultDecision: settings.defaultDecision,
     budget: settings.budget,
@@ -369,6 +390,13 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
         ...settings.unixAddrs.map((a) => listenAddress('--addr', a)),
       ],
       server: settings.agent,
+      ...(plugins
+        ? {
+            metricsRegistries: [plugins.registry],
+            // OPA waits for bundles and discovery only when --ready-timeout is positive.
+            ready: settings.agent.readyTimeoutSeconds > 0 ? [bundlesActivated(plugins)] : [],
+          }
+        : {}),
       ...(settings.agent.watch
         ? {
             watch: {
@@ -384,6 +412,7 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
         : {}),
     })
   } catch (err) {
+    await plugins?.stop()
     process.stderr.write(`regent run: cannot listen: ${(err as Error).message}\n`)
     process.exitCode = 1
     return
@@ -398,7 +427,24 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
     },
     'server started',
   )
-  stopOnSignals(logger, () => agent.stop())
+  stopOnSignals(logger, async () => {
+    await agent.stop()
+    await plugins?.stop()
+  })
+}
+
+// Resolves once every configured bundle (and discovery) has been activated.
+function bundlesActivated(plugins: AgentPlugins): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!plugins.bundlesReady()) return
+      clearInterval(timer)
+      resolve()
+    }
+    const timer = setInterval(check, 100)
+    timer.unref()
+    check()
+  })
 }
 
 // Bundle modules get the id `<bundle path>/<module path>` (agent/load.ts); --watch leaves them.

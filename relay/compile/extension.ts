@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino'
 import { compileRunnerRoutes } from '../../compile/route.js'
-import type { BundleCache, ServedBundle } from '../bundles/bundle-cache.js'
+import type { BundleCache, ServedBundle } from '../../plugins/bundle/bundle-cache.js'
 import type { RelayContext, RelayExtension } from '../types.js'
 import { CompilePool } from './compile-pool.js'
 import { type CompileConfig, compileConfigSchema } from './config.js'

@@ -6,11 +6,11 @@
  * and reports under `decision_logs` in `/v1/relay/status`.
  */
 import { ConfigError } from '../../core/config.js'
+import { adoptFallbackBuffer } from '../../plugins/logs/adopt-fallback.js'
+import { type DecisionLogsConfig, decisionLogsSectionSchema } from '../../plugins/logs/config.js'
+import type { UpstreamTarget } from '../../plugins/logs/upload.js'
 import type { RelayContext, RelayExtension, RelayExtensionFactory } from '../types.js'
-import { adoptFallbackBuffer } from './adopt-fallback.js'
-import { type DecisionLogsConfig, decisionLogsSectionSchema } from './config.js'
 import { DecisionLogs } from './decision-logs.js'
-import type { UpstreamTarget } from './upload.js'
 
 /** Validates `relay.decision_logs`; the ConfigError names each bad key under that prefix. */
 export function readDecisionLogsConfig(section: unknown): DecisionLogsConfig {

@@ -20,12 +20,12 @@ import {
   serviceUnavailable,
   unsupportedMediaType,
 } from '../../core/http/index.js'
+import type { AppendAnswer } from '../../plugins/logs/buffer-protocol.js'
+import type { BufferThread } from '../../plugins/logs/buffer-thread.js'
+import type { DecisionLogsConfig } from '../../plugins/logs/config.js'
+import type { DecisionLogMetrics } from '../../plugins/logs/metrics.js'
+import type { ParsePool } from '../../plugins/logs/parse-pool.js'
 import type { AppendOutcome } from '../../store/decision-buffer/index.js'
-import type { AppendAnswer } from './buffer-protocol.js'
-import type { BufferThread } from './buffer-thread.js'
-import type { DecisionLogsConfig } from './config.js'
-import type { DecisionLogMetrics } from './metrics.js'
-import type { ParsePool } from './parse-pool.js'
 
 /** What the intake routes need from the decision-log part. */
 export interface IntakeDeps {

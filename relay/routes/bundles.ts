@@ -6,10 +6,10 @@
  */
 import type { Context, Hono } from 'hono'
 import { type AppEnv, HttpError, notFound, serviceUnavailable } from '../../core/http/index.js'
-import type { BundleCache, ServedBundle, TargetState } from '../bundles/bundle-cache.js'
+import type { BundleCache, ServedBundle, TargetState } from '../../plugins/bundle/bundle-cache.js'
+import { LONG_POLL_CONTENT_TYPE } from '../../plugins/bundle/fetch-bundle.js'
+import { normaliseResource } from '../../plugins/bundle/targets.js'
 import type { RelayMetrics } from '../metrics.js'
-import { normaliseResource } from '../targets.js'
-import { LONG_POLL_CONTENT_TYPE } from '../upstream/fetch-bundle.js'
 
 export interface BundleRouteOptions {
   cache: BundleCache

@@ -5,7 +5,7 @@
  */
 import type { Hono } from 'hono'
 import type { AppEnv } from '../../core/http/index.js'
-import type { BundleCache } from '../bundles/bundle-cache.js'
+import type { BundleCache } from '../../plugins/bundle/bundle-cache.js'
 import type { RelayMetrics } from '../metrics.js'
 import { type RelayStatusSources, relayStatusView } from '../status/relay-status.js'
 

@@ -20,7 +20,7 @@ import {
   readBodyText,
   refuseDeepJson,
 } from '../../core/http/index.js'
-import type { AgentStatuses } from '../status/agent-statuses.js'
+import type { AgentStatuses } from '../../plugins/status/agent-statuses.js'
 
 /** The status intake's bounds (`relay.status`). */
 export interface StatusLimits {

@@ -4,8 +4,8 @@
  * report shape (UpdateRequestV1), posted upstream so the control plane sees the relay beside its
  * agents.
  */
-import type { BundleCache, TargetState } from '../bundles/bundle-cache.js'
-import type { AgentStatuses } from './agent-statuses.js'
+import type { BundleCache, TargetState } from '../../plugins/bundle/bundle-cache.js'
+import type { AgentStatuses } from '../../plugins/status/agent-statuses.js'
 
 /** Facts about this relay process. */
 export interface RelayIdentity {

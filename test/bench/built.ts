@@ -11,8 +11,8 @@ import { join } from 'node:path'
 import { ROOT } from '../support/logs-child.js'
 
 const WORKERS = [
-  'relay/decision-logs/buffer-worker',
-  'relay/decision-logs/parse-worker',
+  'plugins/logs/buffer-worker',
+  'plugins/logs/parse-worker',
   'relay/compile/compile-worker',
   'service/evaluation/evaluation-worker',
 ]

@@ -67,7 +67,6 @@ describe('regent run flags', () => {
   })
 
   it.each([
-    [{ configFile: 'c.yaml' }, '--config-file is not supported'],
     [{ authentication: 'tls' }, '--authentication tls needs --tls-cert-file'],
     [{ tlsCertFile: 'c.pem' }, '--tls-cert-file and --tls-private-key-file must be given together'],
     [{ tlsCaCertFile: 'ca.pem' }, '--tls-ca-cert-file needs --tls-cert-file'],
@@ -80,10 +79,14 @@ describe('regent run flags', () => {
     [{ addr: ['unix://'] }, 'expected unix:///path/to/socket'],
     [{ diagnosticAddr: ['nope'] }, '--diagnostic-addr: invalid address'],
     [{ shutdownWaitPeriod: '1.5' }, '--shutdown-wait-period: expected a non-negative integer'],
-    [{ set: ['decision_logs.console=true'] }, 'only default_decision=<path> is supported'],
+    [{ configFile: '/nonexistent/c.yaml' }, '/nonexistent/c.yaml: invalid configuration'],
+    [
+      { set: ['decision_logs.reporting.min_delay_seconds=soon'] },
+      'decision_logs.reporting.min_delay_seconds: expected a positive integer',
+    ],
     [{ addr: ['nope'] }, '--addr: invalid address'],
     [{ shutdownGracePeriod: '-1' }, '--shutdown-grace-period: expected a non-negative integer'],
-    [{ bundle: ['https://example.com/b.tar.gz'] }, 'remote bundles are not supported'],
+    [{ set: ['decision_logs.plugin=p'] }, 'decision_logs.plugin: custom plugins are not supported'],
   ] as Array<[Partial<Flags>, string]>)('refuses %j', (flags, message) => {
     expect(() => settings([], flags)).toThrow(RunUsageError)
     expect(() => settings([], flags)).toThrow(message)

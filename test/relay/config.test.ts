@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import { ConfigError, parseConfig } from '../../core/config.js'
+import { resolveTargets } from '../../plugins/bundle/targets.js'
 import { relayConfigSchema } from '../../relay/config.js'
-import { resolveTargets } from '../../relay/targets.js'
 
 const parse = (text: string, env: NodeJS.ProcessEnv = {}) => parseConfig(text, relayConfigSchema, { env })
 

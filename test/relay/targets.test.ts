@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../core/config.js'
+import { resolveTargets } from '../../plugins/bundle/targets.js'
 import { relayConfigSchema } from '../../relay/config.js'
-import { resolveTargets } from '../../relay/targets.js'
 
 const targetsOf = (yaml: string) => resolveTargets(parseConfig(yaml, relayConfigSchema, { env: {} }))
 

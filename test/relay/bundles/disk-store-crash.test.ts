@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BundleDiskStore } from '../../../relay/bundles/disk-store.js'
+import { BundleDiskStore } from '../../../plugins/bundle/disk-store.js'
 import { tempDir } from '../helpers.js'
 import { payloadOf } from '../support/disk-writer.js'
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { BundleDiskStore, sha256Hex } from '../../../relay/bundles/disk-store.js'
+import { BundleDiskStore, sha256Hex } from '../../../plugins/bundle/disk-store.js'
 
 const logger = pino({ level: 'silent' })
 const meta = (revision: string) => ({

@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { type Bundle, bundleFromParts, readBundle, writeBundle } from '../../../core/bundle/index.js'
-import { verifyDownload } from '../../../relay/bundles/verify.js'
-import { resolveTargets, type Target } from '../../../relay/targets.js'
+import { resolveTargets, type Target } from '../../../plugins/bundle/targets.js'
+import { verifyDownload } from '../../../plugins/bundle/verify.js'
 import { makeBundle } from '../../support/fault-upstream.js'
 import { relayConfig } from '../helpers.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LongPollWaiters } from '../../../relay/bundles/waiters.js'
+import { LongPollWaiters } from '../../../plugins/bundle/waiters.js'
 
 describe('LongPollWaiters', () => {
   it('wakes every waiter of a resource at once and leaves others waiting', async () => {

@@ -2,10 +2,10 @@ import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bundleFromParts, writeBundle } from '../../../core/bundle/index.js'
 import { createApp } from '../../../core/http/index.js'
-import { BundleCache } from '../../../relay/bundles/bundle-cache.js'
-import { LongPollWaiters } from '../../../relay/bundles/waiters.js'
+import { BundleCache } from '../../../plugins/bundle/bundle-cache.js'
+import type { Target } from '../../../plugins/bundle/targets.js'
+import { LongPollWaiters } from '../../../plugins/bundle/waiters.js'
 import { compileExtension } from '../../../relay/compile/extension.js'
-import type { Target } from '../../../relay/targets.js'
 import type { RelayContext, RelayExtension } from '../../../relay/types.js'
 
 const logger = pino({ level: 'silent' })

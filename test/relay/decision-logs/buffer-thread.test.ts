@@ -5,7 +5,7 @@ import type { Worker } from 'node:worker_threads'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { splitEventSpans } from '../../../core/decision-events/index.js'
 import { createLogger } from '../../../core/log.js'
-import { BufferThread } from '../../../relay/decision-logs/buffer-thread.js'
+import { BufferThread } from '../../../plugins/logs/buffer-thread.js'
 import { BufferOpenError, type DecisionBufferOptions } from '../../../store/decision-buffer/index.js'
 import { makeEvents } from '../../support/logs-agent.js'
 

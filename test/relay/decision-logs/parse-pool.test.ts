@@ -1,8 +1,8 @@
 import { gzipSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createLogger } from '../../../core/log.js'
-import { ParsePool } from '../../../relay/decision-logs/parse-pool.js'
-import { parseUpload } from '../../../relay/decision-logs/parse-upload.js'
+import { ParsePool } from '../../../plugins/logs/parse-pool.js'
+import { parseUpload } from '../../../plugins/logs/parse-upload.js'
 import { gzipArray, makeEvents } from '../../support/logs-agent.js'
 
 const logger = createLogger({ level: 'silent' })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { AgentStatuses } from '../../../relay/status/agent-statuses.js'
+import { AgentStatuses } from '../../../plugins/status/agent-statuses.js'
 
 describe('AgentStatuses', () => {
   it('keeps only the latest report per agent and forgets the oldest agent past the cap', () => {

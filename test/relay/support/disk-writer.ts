@@ -4,7 +4,7 @@
  * Usage: node --import tsx test/relay/support/disk-writer.ts DIR
  */
 import pino from 'pino'
-import { BundleDiskStore } from '../../../relay/bundles/disk-store.js'
+import { BundleDiskStore } from '../../../plugins/bundle/disk-store.js'
 
 /** The bytes saved as revision `n`: 4 MiB whose content depends on n's parity. */
 export function payloadOf(n: number): Uint8Array {

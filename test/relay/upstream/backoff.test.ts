@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { errorBackoffMs, sleep, successDelayMs } from '../../../relay/upstream/backoff.js'
+import { errorBackoffMs, sleep, successDelayMs } from '../../../plugins/bundle/backoff.js'
 
 describe('backoff', () => {
   it('spreads success delays uniformly over [min, max]', () => {

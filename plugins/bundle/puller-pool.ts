@@ -5,19 +5,19 @@
  * added and removed while running (bundles learned from a discovery bundle).
  */
 import type { Logger } from 'pino'
-import type { BundleCache } from '../bundles/bundle-cache.js'
-import type { BundleDiskStore } from '../bundles/disk-store.js'
-import { verifyDownload } from '../bundles/verify.js'
-import type { RelayMetrics } from '../metrics.js'
-import type { Target } from '../targets.js'
+import type { PluginMetrics } from '../metrics.js'
+import type { ServiceClient } from '../rest/service-client.js'
+import type { BundleCache } from './bundle-cache.js'
+import type { BundleDiskStore } from './disk-store.js'
 import { BundlePuller, type PromotionListener } from './puller.js'
-import type { ServiceClient } from './service-client.js'
+import type { Target } from './targets.js'
+import { verifyDownload } from './verify.js'
 
 export interface PullerPoolOptions {
   services: ReadonlyMap<string, ServiceClient>
   cache: BundleCache
   disk?: BundleDiskStore
-  metrics: RelayMetrics
+  metrics: PluginMetrics
   logger: Logger
   onPromote?: PromotionListener
   onContact?: (at: Date, ok: boolean) => void

@@ -46,11 +46,8 @@ export async function postBatch(
   const timeout = AbortSignal.timeout(timeoutMs)
   const signal = AbortSignal.any([stop, timeout])
   try {
-    const headers = {
-      'content-type': 'application/json',
-      'content-encoding': 'gzip',
-      'user-agent': USER_AGENT,
-    }
+    // The User-Agent is the sender's: a service client sets its own, a plain POST says regent-relay.
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' }
     const send = target.send ?? plainPost(target.url)
     const res = await send({ body: gzipBody, headers, signal, timeoutMs })
     const status = res.statusCode
@@ -84,7 +81,14 @@ export async function postBatch(
 
 function plainPost(url: string): UpstreamSend {
   return ({ body, headers, signal, timeoutMs }) =>
-    request(url, { method: 'POST', headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+    request(url, {
+      method: 'POST',
+      headers: { ...headers, 'user-agent': USER_AGENT },
+      body,
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    })
 }
 
 /**

@@ -7,19 +7,20 @@
  * (4xx) or that cannot be serialised is dropped, so one bad report never holds back the others.
  */
 import type { Logger } from 'pino'
-import type { RelayMetrics } from '../metrics.js'
-import { errorBackoffMs, sleep } from '../upstream/backoff.js'
-import type { ServiceClient } from '../upstream/service-client.js'
+import { errorBackoffMs, sleep } from '../bundle/backoff.js'
+import type { PluginMetrics } from '../metrics.js'
+import type { ServiceClient } from '../rest/service-client.js'
 import type { AgentStatuses } from './agent-statuses.js'
 
 export interface StatusForwarderOptions {
   client: ServiceClient
   /** `status.partition_name` of the relay's config: where the relay's own report goes. */
   partition?: string
-  agents: AgentStatuses
+  /** Reports of agents behind a relay, forwarded before the own report (none for a single agent). */
+  agents?: AgentStatuses
   ownReport: () => Record<string, unknown>
   intervalMs: number
-  metrics: RelayMetrics
+  metrics: PluginMetrics
   logger: Logger
 }
 
@@ -45,12 +46,12 @@ export class StatusForwarder {
   /** Posts everything pending once; resolves to whether every post succeeded. Exposed for tests. */
   async forwardOnce(signal?: AbortSignal): Promise<boolean> {
     const { agents } = this.options
-    agents.expire()
-    for (const status of agents.pending()) {
+    agents?.expire()
+    for (const status of agents?.pending() ?? []) {
       const outcome = await this.post(status.body, status.partition ?? this.options.partition, signal)
       if (outcome === 'failed') return false
       // Posted, or refused for good: either way this report is done (a newer one is sent anew).
-      agents.markForwarded(status)
+      agents?.markForwarded(status)
     }
     const own = this.options.ownReport()
     // Timestamps inside the report change on every pull; compare without them.

@@ -5,9 +5,9 @@
  * an agent is never woken to a bundle that a restart could lose.
  */
 import type { Logger } from 'pino'
-import type { Target } from '../targets.js'
 import type { BundleDiskStore } from './disk-store.js'
 import { sha256Hex } from './disk-store.js'
+import type { Target } from './targets.js'
 import type { LongPollWaiters } from './waiters.js'
 
 /** A verified bundle as served to agents. */

@@ -4,7 +4,7 @@
  * `wait=N`. The body is read with a byte limit enforced while it streams, so an oversized or
  * endless response is cut off without being buffered whole.
  */
-import type { ServiceClient } from './service-client.js'
+import type { ServiceClient } from '../rest/service-client.js'
 
 /** The media type that keeps an agent (and the relay, upstream) in long-poll mode. */
 export const LONG_POLL_CONTENT_TYPE = 'application/vnd.openpolicyagent.bundles'

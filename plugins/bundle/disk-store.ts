@@ -13,7 +13,7 @@ import { open, readdir, readFile, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { makePrivateDirAsync, PRIVATE_FILE_MODE } from '../../core/state-files.js'
-import type { TargetKind } from '../targets.js'
+import type { TargetKind } from './targets.js'
 
 /** What is kept beside the bytes. */
 export interface StoredBundleMeta {

@@ -6,13 +6,13 @@
  */
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
-import type { BundleCache, TargetState } from '../bundles/bundle-cache.js'
-import { BundleRejected, type VerifiedBundle, verifyDownload } from '../bundles/verify.js'
-import type { RelayMetrics } from '../metrics.js'
-import type { Target } from '../targets.js'
+import type { PluginMetrics } from '../metrics.js'
+import type { ServiceClient } from '../rest/service-client.js'
 import { errorBackoffMs, sleep, successDelayMs } from './backoff.js'
+import type { BundleCache, TargetState } from './bundle-cache.js'
 import { fetchBundle, LONG_POLL_CONTENT_TYPE, UpstreamError } from './fetch-bundle.js'
-import type { ServiceClient } from './service-client.js'
+import type { Target } from './targets.js'
+import { BundleRejected, type VerifiedBundle, verifyDownload } from './verify.js'
 
 /** Called after each promotion (discovery uses it to learn bundles). */
 export type PromotionListener = (target: Target, verified: VerifiedBundle) => void | Promise<void>
@@ -21,7 +21,7 @@ export interface PullerOptions {
   target: Target
   client: ServiceClient
   cache: BundleCache
-  metrics: RelayMetrics
+  metrics: PluginMetrics
   logger: Logger
   onPromote?: PromotionListener
   /** Called after every upstream exchange, successful or not (status reporting). */

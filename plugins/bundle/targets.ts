@@ -3,15 +3,15 @@
  * OPA-format config the way an OPA agent resolves them: the default resource `bundles/<name>`,
  * a service inferred only when there is exactly one, slashes trimmed from resources.
  */
-import type { VerificationConfig } from '../core/bundle/index.js'
+import type { VerificationConfig } from '../../core/bundle/index.js'
 import type {
   BundleConfig,
   DiscoveryConfig,
   KeyConfig,
   PollingConfig,
-  RelayConfig,
   SigningConfig,
-} from './config.js'
+  UpstreamConfig,
+} from '../config.js'
 
 /** Whether a target is a policy bundle or the discovery bundle. */
 export type TargetKind = 'bundle' | 'discovery'
@@ -38,6 +38,8 @@ export interface Target {
    * is true with a `signing` block: an unsigned bundle is then refused even without a key id.
    */
   verification?: { config: VerificationConfig; signatureRequired: boolean }
+  /** `--skip-verify` of `regent run`: signatures are neither required nor checked. */
+  skipVerification?: boolean
   /** Counted for readiness: false for bundles learned from discovery after start. */
   required: boolean
 }
@@ -51,10 +53,9 @@ export function normaliseResource(resource: string): string {
 }
 
 /** All targets of a config, in config order, discovery first. */
-export function resolveTargets(config: RelayConfig): Target[] {
+export function resolveTargets(config: UpstreamConfig, maxInflatedBytes?: number): Target[] {
   const services = Object.keys(config.services)
   const targets: Target[] = []
-  const maxInflatedBytes = config.relay.bundles.max_inflated_bytes
   if (config.discovery) {
     targets.push({ ...discoveryTarget(config.discovery, services, config.keys), maxInflatedBytes })
   }
