@@ -12,6 +12,7 @@ import { idpCategory } from './idp.js'
 import { ldapCategory } from './ldap.js'
 import { cloudObjectStoreCategory, store2ContentCategory } from './object-store.js'
 import { restCategory } from './rest.js'
+import { streamCategory } from './stream.js'
 import type { DatasourceCategory } from './types.js'
 import { UNBUILT_CATEGORIES } from './unbuilt.js'
 
@@ -28,6 +29,7 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   store2BundleCategory,
   idpCategory,
   cloudEcrCategory,
+  streamCategory,
   ...UNBUILT_CATEGORIES,
 ]
 

@@ -5,35 +5,10 @@
  * built it moves to a file of its own with its `fetch`.
  */
 import { z } from 'zod'
-import {
-  bothOrNeitherFilter,
-  common,
-  mtlsPair,
-  poller,
-  rateLimiter,
-  regoFiltering,
-  tlsSettings,
-} from './mixins.js'
+import { bothOrNeitherFilter, common, poller, rateLimiter, regoFiltering } from './mixins.js'
 import { type DatasourceCategory, defineCategory } from './types.js'
 
 const text = () => z.string({ error: 'expected a string' })
-
-const stream = z
-  .strictObject({
-    category: z.literal('stream'),
-    ...common,
-    ...poller,
-    ...regoFiltering,
-    ...tlsSettings,
-    urls: z
-      .array(text().min(1, { error: 'expected a broker address' }), { error: 'required: the brokers' })
-      .min(1, {
-        error: 'expected at least one broker',
-      }),
-    topic: text().optional(),
-  })
-  .superRefine(bothOrNeitherFilter)
-  .superRefine(mtlsPair)
 
 const clusterResources = z
   .strictObject({
@@ -65,7 +40,6 @@ const unbuilt = (category: string, schema: z.ZodType<Record<string, unknown>>): 
 
 /** Categories validated but not fetched by this build, in the spec's order. */
 export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
-  unbuilt('stream', stream),
   unbuilt('cluster/resources', clusterResources),
   unbuilt('policy-library', policyLibrary),
 ]
