@@ -3,6 +3,7 @@
  * docs/datasources.md read it. Adding a category is one file and one line here.
  */
 import { bundleObjectStoreCategory, store2BundleCategory } from './bundle-object-store.js'
+import { clusterResourcesCategory } from './cluster-resources.js'
 import { cloudEcrCategory } from './ecr.js'
 import { gitBlameCategory } from './git-blame.js'
 import { gitContentCategory } from './git-content.js'
@@ -30,6 +31,7 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   idpCategory,
   cloudEcrCategory,
   streamCategory,
+  clusterResourcesCategory,
   ...UNBUILT_CATEGORIES,
 ]
 

@@ -5,33 +5,8 @@
  * built it moves to a file of its own with its `fetch`.
  */
 import { z } from 'zod'
-import { bothOrNeitherFilter, common, poller, rateLimiter, regoFiltering } from './mixins.js'
+import { common, poller } from './mixins.js'
 import { type DatasourceCategory, defineCategory } from './types.js'
-
-const text = () => z.string({ error: 'expected a string' })
-
-const clusterResources = z
-  .strictObject({
-    category: z.literal('cluster/resources'),
-    ...common,
-    // NOTE(datasources): the spec makes on_premises required and true here: the cluster is read from inside.
-    on_premises: z.literal(true, { error: 'required: must be true (cluster/resources runs on premises)' }),
-    ...rateLimiter,
-    ...poller,
-    ...regoFiltering,
-    masks: z
-      .record(text(), z.array(text()), { error: 'expected a map of resource group to property paths' })
-      .optional(),
-    namespaces: z
-      .record(text(), z.boolean({ error: 'expected true or false' }), {
-        error: 'expected a map of namespace to true/false',
-      })
-      .optional(),
-    selectors: z
-      .record(text(), text(), { error: 'expected a map of resource group to field selector' })
-      .optional(),
-  })
-  .superRefine(bothOrNeitherFilter)
 
 const policyLibrary = z.strictObject({ category: z.literal('policy-library'), ...common, ...poller })
 
@@ -39,7 +14,4 @@ const unbuilt = (category: string, schema: z.ZodType<Record<string, unknown>>): 
   defineCategory({ category, schema, mode: 'poll' })
 
 /** Categories validated but not fetched by this build, in the spec's order. */
-export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
-  unbuilt('cluster/resources', clusterResources),
-  unbuilt('policy-library', policyLibrary),
-]
+export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [unbuilt('policy-library', policyLibrary)]
