@@ -202,8 +202,11 @@ async function fetchCluster(config: ClusterConfig, ctx: FetchContext): Promise<F
       const selector = entryFor(config.selectors, type)
       let items: unknown[] | undefined
       if (type.namespaced && onlyNamed) {
-        items = []
-        for (const ns of named) items.push(...((await listItems(api, type, ns, selector)) ?? []))
+        // Left out only when no named namespace may be listed.
+        for (const ns of named) {
+          const listed = await listItems(api, type, ns, selector)
+          if (listed) items = [...(items ?? []), ...listed]
+        }
       } else items = await listItems(api, type, undefined, selector)
       if (items === undefined) continue
       const group: Record<string, unknown> = {}
