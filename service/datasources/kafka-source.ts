@@ -67,6 +67,21 @@ export function kafkaSource(connection: StreamConnection): StreamSource {
             reject(err)
           }
           consumer.on(consumer.events.CRASH, (event) => fail(event.payload.error))
+          /** Marks `partition` read once a batch reached the high-water mark seen at the start. */
+          const reached = (partition: number, lastOffset: string) => {
+            const high = remaining.get(partition)
+            if (high === undefined || BigInt(lastOffset) < high - 1n) return
+            remaining.delete(partition)
+            consumer.pause([{ topic, partitions: [partition] }])
+            if (remaining.size === 0) {
+              signal.removeEventListener('abort', stop)
+              resolve()
+            }
+          }
+          // A batch of transaction markers only never reaches eachBatch, but ends a batch all the same.
+          consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
+            reached(payload.partition, payload.lastOffset),
+          )
           consumer
             .run({
               autoCommit: false,
@@ -84,14 +99,7 @@ export function kafkaSource(connection: StreamConnection): StreamSource {
                   fail(err)
                   return
                 }
-                if (BigInt(batch.lastOffset()) >= high - 1n) {
-                  remaining.delete(batch.partition)
-                  consumer.pause([{ topic, partitions: [batch.partition] }])
-                  if (remaining.size === 0) {
-                    signal.removeEventListener('abort', stop)
-                    resolve()
-                  }
-                }
+                reached(batch.partition, batch.lastOffset())
               },
             })
             .catch(fail)

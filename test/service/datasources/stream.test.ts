@@ -231,3 +231,22 @@ describe.skipIf(!brokers)('stream against a real broker (REGENT_TEST_KAFKA_BROKE
     expect(fetched.content).toEqual({ alice: { role: 'editor' }, carol: 'not json' })
   }, 90_000)
 })
+
+describe('stream through kafkajs', () => {
+  it('fails with a connection error when no broker listens', async () => {
+    const { createServer } = await import('node:net')
+    // A port that was free a moment ago: bound, then closed.
+    const server = createServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as { port: number }).port
+    await new Promise((resolve) => server.close(resolve))
+    const started = Date.now()
+    await expect(
+      category.fetch!(
+        config({ urls: [`kafka://127.0.0.1:${port}`] }),
+        context({ signal: AbortSignal.timeout(20_000) }),
+      ),
+    ).rejects.toThrow(/^connection error: the brokers did not answer/)
+    expect(Date.now() - started).toBeLessThan(20_000)
+  }, 30_000)
+})
