@@ -33,7 +33,11 @@ export class ClusterApi {
   }
 
   /** GET `path` (with `query`). @throws RunError on a connection or TLS failure, the byte limit or a malformed body. */
-  async get(path: string, query: Record<string, string | undefined> = {}): Promise<ApiAnswer> {
+  async get(
+    path: string,
+    query: Record<string, string | undefined> = {},
+    accept = 'application/json',
+  ): Promise<ApiAnswer> {
     const url = new URL(path, this.access.server)
     for (const [name, value] of Object.entries(query))
       if (value !== undefined) url.searchParams.set(name, value)
@@ -43,7 +47,7 @@ export class ClusterApi {
         () =>
           request(url, {
             method: 'GET',
-            headers: { authorization: `Bearer ${this.access.token}`, accept: 'application/json' },
+            headers: { authorization: `Bearer ${this.access.token}`, accept },
             dispatcher: this.#dispatcher,
             signal: ctx.signal,
           }),

@@ -1,9 +1,10 @@
 /**
  * Category `cluster/resources`: the state of a Kubernetes cluster's resources, read through the
  * API server's list endpoints (cluster-api.ts) with the service account of the service
- * (cluster-access.ts). Each run discovers the resource types the API serves (`/api/v1` and the
- * preferred version of every group under `/apis`), then lists every type that can be listed, 500
- * items a page, following `metadata.continue`:
+ * (cluster-access.ts). Each run discovers the resource types the API serves (aggregated
+ * discovery from `/api` and `/apis` where the server has it, else `/api/v1` and the preferred
+ * version of every group under `/apis`), then lists every type that can be listed, 500 items a
+ * page, following `metadata.continue`:
  *
  * - `namespaces` includes or excludes namespaces by name: a namespace named there follows its
  *   value, `*` sets the rule for every other namespace (default: included), `""` includes or
@@ -127,11 +128,70 @@ async function resourcesOf(api: ClusterApi, groupVersion: string, apiPath: strin
     .filter((r) => !NOT_READ.has(r.key))
 }
 
+/**
+ * Aggregated discovery (Kubernetes 1.26+): every group's resources in one answer, so a run spends
+ * two requests on discovery instead of one per group. Older API servers answer the plain lists.
+ */
+const AGGREGATED = [
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList',
+  'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList',
+  'application/json',
+].join(',')
+
+interface DiscoveredGroup {
+  metadata?: { name?: string }
+  versions?: Array<{
+    version: string
+    freshness?: string
+    resources?: Array<{
+      resource: string
+      responseKind?: { kind?: string }
+      scope?: string
+      singularResource?: string
+      verbs?: string[]
+    }>
+  }>
+}
+
+/** The resource types of an APIGroupDiscoveryList: the first (preferred) version of each group. */
+function fromAggregated(items: DiscoveredGroup[], core: boolean): ResourceType[] {
+  const types: ResourceType[] = []
+  for (const item of items) {
+    const group = item.metadata?.name ?? ''
+    const version = item.versions?.[0]
+    if (!version || version.freshness === 'Stale') continue
+    const groupVersion = group === '' ? version.version : `${group}/${version.version}`
+    const apiPath = core ? `/api/${version.version}` : `/apis/${groupVersion}`
+    for (const r of version.resources ?? []) {
+      if (!(r.verbs ?? []).includes('list')) continue
+      const kind = r.responseKind?.kind ?? r.resource
+      types.push({
+        key: group === '' ? r.resource : `${group}/${r.resource}`,
+        groupVersion,
+        apiPath,
+        name: r.resource,
+        singular: r.singularResource || kind.toLowerCase(),
+        kind,
+        namespaced: r.scope === 'Namespaced',
+      })
+    }
+  }
+  return types.filter((t) => !NOT_READ.has(t.key))
+}
+
+const isAggregated = (body: unknown): body is { items?: DiscoveredGroup[] } =>
+  (body as { kind?: unknown } | undefined)?.kind === 'APIGroupDiscoveryList'
+
 /** Every listable resource type: the core group's, then each group's preferred version's. */
 export async function discoverResources(api: ClusterApi): Promise<ResourceType[]> {
-  const types = await resourcesOf(api, 'v1', '/api/v1')
-  const groups = await api.get('/apis')
+  const core = await api.get('/api', {}, AGGREGATED)
+  if (core.status !== 200) throw failed('GET /api', core.status, core.body)
+  const groups = await api.get('/apis', {}, AGGREGATED)
   if (groups.status !== 200) throw failed('GET /apis', groups.status, groups.body)
+  const types = isAggregated(core.body)
+    ? fromAggregated(core.body.items ?? [], true)
+    : await resourcesOf(api, 'v1', '/api/v1')
+  if (isAggregated(groups.body)) return [...types, ...fromAggregated(groups.body.items ?? [], false)]
   const list =
     (groups.body as { groups?: Array<{ preferredVersion?: { groupVersion?: string } }> }).groups ?? []
   for (const group of list) {

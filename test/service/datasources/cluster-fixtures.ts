@@ -182,3 +182,76 @@ export const INGRESS_CLASSES = [
 export function statusBody(code: number, reason: string, message: string) {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code }
 }
+
+/** `/api` of a server without aggregated discovery. */
+export const API_VERSIONS = {
+  kind: 'APIVersions',
+  versions: ['v1'],
+  serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '172.18.0.2:6443' }],
+}
+
+type LegacyResource = (typeof CORE_RESOURCES.resources)[number]
+
+/** A group in the shape of aggregated discovery (apidiscovery.k8s.io/v2), from its legacy list. */
+function discoveredGroup(group: string, version: string, resources: LegacyResource[], freshness = 'Current') {
+  const top = resources.filter((r) => !r.name.includes('/'))
+  return {
+    metadata: group === '' ? { creationTimestamp: null } : { name: group, creationTimestamp: null },
+    versions: [
+      {
+        version,
+        resources: top.map((r) => ({
+          resource: r.name,
+          responseKind: { group, version, kind: r.kind },
+          scope: r.namespaced ? 'Namespaced' : 'Cluster',
+          singularResource: r.singularName,
+          verbs: r.verbs,
+          ...(resources.some((s) => s.name === `${r.name}/status`)
+            ? {
+                subresources: [
+                  {
+                    subresource: 'status',
+                    responseKind: { group, version, kind: r.kind },
+                    verbs: ['get', 'patch', 'update'],
+                  },
+                ],
+              }
+            : {}),
+        })),
+        freshness,
+      },
+    ],
+  }
+}
+
+/** `/api` with aggregated discovery. */
+export const AGGREGATED_CORE = {
+  kind: 'APIGroupDiscoveryList',
+  apiVersion: 'apidiscovery.k8s.io/v2',
+  metadata: {},
+  items: [discoveredGroup('', 'v1', CORE_RESOURCES.resources)],
+}
+
+/** `/apis` with aggregated discovery: the metrics API down, so marked stale. */
+export const AGGREGATED_GROUPS = {
+  kind: 'APIGroupDiscoveryList',
+  apiVersion: 'apidiscovery.k8s.io/v2',
+  metadata: {},
+  items: [
+    discoveredGroup('networking.k8s.io', 'v1', NETWORKING_RESOURCES.resources as LegacyResource[]),
+    discoveredGroup(
+      'metrics.k8s.io',
+      'v1beta1',
+      [
+        {
+          name: 'pods',
+          singularName: 'podmetrics',
+          namespaced: true,
+          kind: 'PodMetrics',
+          verbs: ['get', 'list'],
+        },
+      ] as LegacyResource[],
+      'Stale',
+    ),
+  ],
+}

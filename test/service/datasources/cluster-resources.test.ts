@@ -18,7 +18,10 @@ import { BACKENDS } from '../../store/backends.js'
 import { createTestPki, type TestPki } from '../../support/test-pki.js'
 import { startTestService, type TestService } from '../harness.js'
 import {
+  AGGREGATED_CORE,
+  AGGREGATED_GROUPS,
   API_GROUPS,
+  API_VERSIONS,
   CORE_RESOURCES,
   INGRESS_CLASSES,
   INGRESSES,
@@ -65,7 +68,7 @@ function matchesFieldSelector(item: Item, selector: string | null): boolean {
 }
 
 function kubeApi(pki: TestPki) {
-  const state = { requests: [] as string[], expireContinue: false }
+  const state = { requests: [] as string[], expireContinue: false, aggregated: false }
   const server: Server = createServer({ key: pki.serverKey, cert: pki.serverCert }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://127.0.0.1')
     state.requests.push(`${url.pathname}${url.search}`)
@@ -75,8 +78,10 @@ function kubeApi(pki: TestPki) {
     }
     if (req.headers.authorization !== `Bearer ${TOKEN}`)
       return send(401, statusBody(401, 'Unauthorized', 'Unauthorized'))
+    const aggregated = state.aggregated && String(req.headers.accept).includes('as=APIGroupDiscoveryList')
+    if (url.pathname === '/api') return send(200, aggregated ? AGGREGATED_CORE : API_VERSIONS)
+    if (url.pathname === '/apis') return send(200, aggregated ? AGGREGATED_GROUPS : API_GROUPS)
     if (url.pathname === '/api/v1') return send(200, CORE_RESOURCES)
-    if (url.pathname === '/apis') return send(200, API_GROUPS)
     if (url.pathname === '/apis/networking.k8s.io/v1') return send(200, NETWORKING_RESOURCES)
     if (url.pathname.startsWith('/apis/metrics.k8s.io'))
       return send(
@@ -206,42 +211,60 @@ for (const backend of BACKENDS) {
       await new Promise((resolve) => api?.server.close(resolve))
     })
 
-    it('lists every listable type, page by page, into group → namespace → name', async () => {
-      api.state.requests.length = 0
-      await put('cluster')
-      expect(await run('cluster')).toMatchObject({ code: 'ok' })
-      const cluster = await data('cluster')
-      expect(Object.keys(cluster).sort()).toEqual([
-        'namespaces',
-        'networking.k8s.io/ingressclasses',
-        'networking.k8s.io/ingresses',
-        'pods',
-        'secrets',
-      ])
-      expect(Object.keys(cluster.pods)).toEqual(['default', 'payments', 'kube-system'])
-      expect(Object.keys(cluster.pods.default)).toEqual(['web-1', 'web-2'])
-      expect(cluster.pods.payments['api-1']).toMatchObject({
-        kind: 'Pod',
-        apiVersion: 'v1',
-        status: { phase: 'Running' },
-      })
-      expect(Object.keys(cluster.namespaces)).toEqual(['default', 'payments', 'kube-system'])
-      expect(cluster.namespaces.payments.kind).toBe('Namespace')
-      expect(cluster['networking.k8s.io/ingresses'].payments.shop).toMatchObject({
-        kind: 'Ingress',
-        apiVersion: 'networking.k8s.io/v1',
-      })
-      expect(cluster['networking.k8s.io/ingressclasses'].nginx.spec.controller).toBe('k8s.io/ingress-nginx')
-      // Secrets keep their names and types, never their values.
-      expect(cluster.secrets.payments.db).not.toHaveProperty('data')
-      expect(cluster.secrets.payments.db.type).toBe('Opaque')
-      // 5 pods at 2 a page: 3 requests, the later ones continuing where the last stopped.
-      const podRequests = api.state.requests.filter((r) => r.startsWith('/api/v1/pods'))
-      expect(podRequests).toHaveLength(3)
-      expect(podRequests[0]).toBe('/api/v1/pods?limit=500')
-      expect(podRequests[1]).toMatch(/^\/api\/v1\/pods\?limit=500&continue=/)
-      expect(api.state.requests.some((r) => r.startsWith('/api/v1/events'))).toBe(false)
-    })
+    it.each([
+      ['per-group discovery', false],
+      ['aggregated discovery', true],
+    ])(
+      'lists every listable type, page by page, into group → namespace → name (%s)',
+      async (_, aggregated) => {
+        api.state.requests.length = 0
+        api.state.aggregated = aggregated
+        const name = aggregated ? 'aggregated' : 'cluster'
+        try {
+          await put(name)
+          expect(await run(name)).toMatchObject({ code: 'ok' })
+        } finally {
+          api.state.aggregated = false
+        }
+        const discovery = api.state.requests.filter((r) => !r.includes('limit='))
+        expect(discovery).toEqual(
+          aggregated
+            ? ['/api', '/apis']
+            : ['/api', '/apis', '/api/v1', '/apis/networking.k8s.io/v1', '/apis/metrics.k8s.io/v1beta1'],
+        )
+        const cluster = await data(name)
+        expect(Object.keys(cluster).sort()).toEqual([
+          'namespaces',
+          'networking.k8s.io/ingressclasses',
+          'networking.k8s.io/ingresses',
+          'pods',
+          'secrets',
+        ])
+        expect(Object.keys(cluster.pods)).toEqual(['default', 'payments', 'kube-system'])
+        expect(Object.keys(cluster.pods.default)).toEqual(['web-1', 'web-2'])
+        expect(cluster.pods.payments['api-1']).toMatchObject({
+          kind: 'Pod',
+          apiVersion: 'v1',
+          status: { phase: 'Running' },
+        })
+        expect(Object.keys(cluster.namespaces)).toEqual(['default', 'payments', 'kube-system'])
+        expect(cluster.namespaces.payments.kind).toBe('Namespace')
+        expect(cluster['networking.k8s.io/ingresses'].payments.shop).toMatchObject({
+          kind: 'Ingress',
+          apiVersion: 'networking.k8s.io/v1',
+        })
+        expect(cluster['networking.k8s.io/ingressclasses'].nginx.spec.controller).toBe('k8s.io/ingress-nginx')
+        // Secrets keep their names and types, never their values.
+        expect(cluster.secrets.payments.db).not.toHaveProperty('data')
+        expect(cluster.secrets.payments.db.type).toBe('Opaque')
+        // 5 pods at 2 a page: 3 requests, the later ones continuing where the last stopped.
+        const podRequests = api.state.requests.filter((r) => r.startsWith('/api/v1/pods'))
+        expect(podRequests).toHaveLength(3)
+        expect(podRequests[0]).toBe('/api/v1/pods?limit=500')
+        expect(podRequests[1]).toMatch(/^\/api\/v1\/pods\?limit=500&continue=/)
+        expect(api.state.requests.some((r) => r.startsWith('/api/v1/events'))).toBe(false)
+      },
+    )
 
     it('lists only the namespaces named true when * is false, with field selectors and masks', async () => {
       api.state.requests.length = 0
