@@ -33,12 +33,23 @@ async function turn(): Promise<() => void> {
   }
 }
 
+/**
+ * Heap of a decode worker: about 32 times the document (what a parsed JSON document of small
+ * values takes, with room to spare), at least 256 MiB, at most 4 GiB. Past it only the worker
+ * dies (a document crafted to blow up cannot take the service down) and the run fails.
+ */
+export function decodeHeapMb(bytes: number): number {
+  return Math.min(4096, Math.max(256, Math.ceil((bytes / (1024 * 1024)) * 32)))
+}
+
 /** Options of {@link decodeDocument}. */
 export interface DecodeOptions {
   /** Stops a decode in progress (its worker is terminated). */
   signal?: AbortSignal
   /** Bytes above which the decode leaves the main thread (OFF_THREAD_BYTES; tests set less). */
   offThreadBytes?: number
+  /** The worker's heap in MiB (decodeHeapMb of the document; tests set less). */
+  maxHeapMb?: number
 }
 
 /**
@@ -58,7 +69,8 @@ export async function decodeDocument(
   const release = await turn()
   try {
     options.signal?.throwIfAborted()
-    return await decodeOnWorker(bytes, format, where, maxYamlNodes, options.signal)
+    const heapMb = options.maxHeapMb ?? decodeHeapMb(bytes.byteLength)
+    return await decodeOnWorker(bytes, format, where, maxYamlNodes, heapMb, options.signal)
   } finally {
     release()
   }
@@ -69,10 +81,13 @@ function decodeOnWorker(
   format: ContentFormat,
   where: string,
   maxYamlNodes: number,
+  heapMb: number,
   signal: AbortSignal | undefined,
 ): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const worker: Worker = startModuleWorker(import.meta.url, 'decode-worker')
+    const worker: Worker = startModuleWorker(import.meta.url, 'decode-worker', {
+      resourceLimits: { maxOldGenerationSizeMb: heapMb },
+    })
     const assembler = new DocumentAssembler()
     let settled = false
     const finish = (err: Error | undefined) => {
@@ -103,7 +118,13 @@ function decodeOnWorker(
         )
     })
     worker.on('error', (err) =>
-      finish(new RunError(`decode error: ${where}: the decoder failed: ${err.message}`)),
+      finish(
+        new RunError(
+          (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? `decode error: ${where}: the document needs more than ${heapMb} MiB to decode`
+            : `decode error: ${where}: the decoder failed: ${err.message}`,
+        ),
+      ),
     )
     worker.on('exit', (code) =>
       finish(new RunError(`decode error: ${where}: the decoder stopped (exit ${code})`)),

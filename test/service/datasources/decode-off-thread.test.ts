@@ -1,7 +1,7 @@
 import { isLosslessNumber, LosslessNumber } from 'lossless-json'
 import { describe, expect, it } from 'vitest'
 import { decodeContent } from '../../../service/datasources/decode.js'
-import { decodeDocument } from '../../../service/datasources/decode-off-thread.js'
+import { decodeDocument, decodeHeapMb } from '../../../service/datasources/decode-off-thread.js'
 import { DocumentAssembler, pieceBatches } from '../../../service/datasources/decode-transfer.js'
 import { jsonEqual } from '../../../service/json-document.js'
 
@@ -50,7 +50,7 @@ describe('pieces of a document', () => {
 
 describe('decodeDocument', () => {
   it('decodes small documents in place and large ones on a worker, to the same value', async () => {
-    const text = usersJson(20_000)
+    const text = usersJson(10_000)
     expect(text.length).toBeGreaterThan(1024 * 1024)
     const inline = decodeContent(bytes(text), 'json', 'f', 1000)
     const offThread = await decodeDocument(bytes(text), 'json', 'f', 1000)
@@ -94,6 +94,15 @@ describe('decodeDocument', () => {
       decodeDocument(new Uint8Array([0xff, 0xfe, 0xfd]), 'json', 'src', 1000, { offThreadBytes: 1 }),
     ).rejects.toThrow('not UTF-8')
   })
+
+  it('fails the decode, not the service, when a document needs more heap than its worker has', async () => {
+    const text = bytes(usersJson(40_000))
+    await expect(decodeDocument(text, 'json', 'big.json', 1000, { maxHeapMb: 16 })).rejects.toThrow(
+      'decode error: big.json: the document needs more than 16 MiB to decode',
+    )
+    expect(decodeHeapMb(64 * 1024 * 1024)).toBe(2048)
+    expect(decodeHeapMb(2 * 1024 * 1024)).toBe(256)
+  }, 20_000)
 
   it('stops the worker when the signal aborts', async () => {
     const controller = new AbortController()
