@@ -238,7 +238,10 @@ async function listItems(
     const body = answer.body as { items?: unknown[]; metadata?: { continue?: string } }
     if (!Array.isArray(body.items)) throw new RunError(`cluster error: GET ${path} answered no items`)
     items.push(...body.items)
-    token = body.metadata?.continue || undefined
+    const next = body.metadata?.continue || undefined
+    if (next !== undefined && next === token)
+      throw new RunError(`cluster error: GET ${path} answered the same continue token twice`)
+    token = next
   } while (token !== undefined)
   return items
 }
