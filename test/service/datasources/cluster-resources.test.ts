@@ -68,7 +68,7 @@ function matchesFieldSelector(item: Item, selector: string | null): boolean {
 }
 
 function kubeApi(pki: TestPki) {
-  const state = { requests: [] as string[], expireContinue: false, aggregated: false }
+  const state = { requests: [] as string[], expireContinue: false, aggregated: false, stuck: false }
   const server: Server = createServer({ key: pki.serverKey, cert: pki.serverCert }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://127.0.0.1')
     state.requests.push(`${url.pathname}${url.search}`)
@@ -118,6 +118,9 @@ function kubeApi(pki: TestPki) {
         (!scoped || item.metadata.namespace === scoped[2]) &&
         matchesFieldSelector(item, url.searchParams.get('fieldSelector')),
     )
+    // A broken server: the second page names itself as the next one.
+    if (token && state.stuck)
+      return send(200, { kind: list.kind, apiVersion: 'v1', metadata: { continue: token }, items: [] })
     const start = token ? Number(Buffer.from(token, 'base64').toString()) : 0
     const size = Math.min(Number(url.searchParams.get('limit') ?? 1000), PAGE)
     const next =
@@ -328,6 +331,19 @@ for (const backend of BACKENDS) {
         )
       } finally {
         api.state.expireContinue = false
+      }
+    })
+
+    it('fails when a list answers the same continue token again', async () => {
+      await put('stuck', { namespaces: { '': false } })
+      api.state.stuck = true
+      try {
+        expect(await run('stuck')).toMatchObject({
+          code: 'error',
+          message: 'cluster error: GET /api/v1/pods answered the same continue token twice',
+        })
+      } finally {
+        api.state.stuck = false
       }
     })
 
