@@ -89,6 +89,16 @@ export class ClusterApi {
   }
 }
 
+/** The RunError for an API answer that is not the expected 200. */
+export function apiFailure(what: string, status: number, body: unknown): RunError {
+  if (status === 401)
+    return new RunError(
+      `auth error: the API server refused the service account token (401)${statusMessage(body)}`,
+    )
+  if (status === 403) return new RunError(`auth error: ${what} is forbidden (403)${statusMessage(body)}`)
+  return new RunError(`cluster error: ${what} answered ${status}${statusMessage(body)}`)
+}
+
 /** The message of a Kubernetes `Status` body, if it is one. */
 export function statusMessage(body: unknown): string {
   const message = (body as { message?: unknown } | undefined)?.message
