@@ -61,6 +61,7 @@ export function kafkaSource(connection: StreamConnection): StreamSource {
         await consumer.subscribe({ topics: [topic], fromBeginning: true })
         await new Promise<void>((resolve, reject) => {
           const stop = () => reject(signal.reason)
+          if (signal.aborted) return stop()
           signal.addEventListener('abort', stop, { once: true })
           const fail = (err: unknown) => {
             signal.removeEventListener('abort', stop)
