@@ -165,6 +165,22 @@ export const serviceSectionSchema = z
         timeout: durationField()
           .refine((text) => (parseGoDuration(text) ?? 0) >= 1, { error: 'expected a positive duration' })
           .default('30s'),
+        /** How `cluster/resources` datasources reach the Kubernetes API (docs/datasources.md). */
+        cluster: z
+          .strictObject({
+            /** The API server's https URL; empty: in the cluster, from KUBERNETES_SERVICE_HOST and _PORT. */
+            api_server: z
+              .string()
+              .refine((text) => text === '' || /^https:\/\/[^/]+\/?$/.test(text), {
+                error: 'expected https://host[:port] or empty (in-cluster)',
+              })
+              .default(''),
+            /** The service account token, read again on every run (projected tokens rotate). */
+            token_file: z.string().min(1).default('/var/run/secrets/kubernetes.io/serviceaccount/token'),
+            /** The CA certificates that sign the API server's certificate. */
+            ca_file: z.string().min(1).default('/var/run/secrets/kubernetes.io/serviceaccount/ca.crt'),
+          })
+          .prefault({}),
       })
       .prefault({}),
     /** OIDC issuers whose bearer JWTs are accepted besides API tokens (service/identity/config.ts). */

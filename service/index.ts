@@ -155,6 +155,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         defaultTimeoutMs: parseGoDuration(config.datasources.timeout) ?? 30_000,
         dataDir,
         knownHosts: config.git.known_hosts,
+        cluster: config.datasources.cluster,
       },
       tickMs: parseGoDuration(config.datasources.scheduler_interval) ?? 1000,
       maxConcurrentRuns: config.datasources.max_concurrent_runs,

@@ -3,6 +3,7 @@
  * docs/datasources.md read it. Adding a category is one file and one line here.
  */
 import { bundleObjectStoreCategory, store2BundleCategory } from './bundle-object-store.js'
+import { clusterResourcesCategory } from './cluster-resources.js'
 import { cloudEcrCategory } from './ecr.js'
 import { gitBlameCategory } from './git-blame.js'
 import { gitContentCategory } from './git-content.js'
@@ -12,6 +13,7 @@ import { idpCategory } from './idp.js'
 import { ldapCategory } from './ldap.js'
 import { cloudObjectStoreCategory, store2ContentCategory } from './object-store.js'
 import { restCategory } from './rest.js'
+import { streamCategory } from './stream.js'
 import type { DatasourceCategory } from './types.js'
 import { UNBUILT_CATEGORIES } from './unbuilt.js'
 
@@ -28,6 +30,8 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   store2BundleCategory,
   idpCategory,
   cloudEcrCategory,
+  streamCategory,
+  clusterResourcesCategory,
   ...UNBUILT_CATEGORIES,
 ]
 

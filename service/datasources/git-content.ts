@@ -9,7 +9,8 @@
 import { z } from 'zod'
 import { DataConflictError, placeAt } from '../data-tree.js'
 import { GitError, readTree } from '../git/index.js'
-import { decodeContent, formatOf } from './decode.js'
+import { formatOf } from './decode.js'
+import { decodeDocument } from './decode-off-thread.js'
 import { describeGitError, gitRunTimeoutMs, openRepository } from './git-source.js'
 import { bothOrNeitherFilter, common, gitCommon, poller, rateLimiter, regoFiltering } from './mixins.js'
 import { defineCategory, type FetchContext, type Fetched, RunError } from './types.js'
@@ -44,7 +45,9 @@ async function fetchGitContent(config: GitContentConfig, ctx: FetchContext): Pro
       const text = tree.files[file]!
       const bytes = new TextEncoder().encode(text)
       size += bytes.byteLength
-      const document = decodeContent(bytes, formatOf(undefined, file), file, ctx.maxYamlNodes)
+      const document = await decodeDocument(bytes, formatOf(undefined, file), file, ctx.maxYamlNodes, {
+        signal: ctx.signal,
+      })
       const segments = file.replace(CONTENT_FILE, '').split('/')
       try {
         placeAt(content, segments, document, file)

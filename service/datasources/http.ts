@@ -7,7 +7,8 @@
  */
 import { Agent, request, errors as undiciErrors } from 'undici'
 import { z } from 'zod'
-import { decodeContent, formatOf } from './decode.js'
+import { formatOf } from './decode.js'
+import { decodeDocument } from './decode-off-thread.js'
 import {
   bothOrNeitherFilter,
   common,
@@ -169,7 +170,10 @@ async function fetchHttp(config: HttpConfig, ctx: FetchContext): Promise<Fetched
     }
     const contentType = response.headers['content-type']
     const format = formatOf(Array.isArray(contentType) ? contentType[0] : contentType, new URL(url).pathname)
-    return { content: decodeContent(Buffer.concat(chunks), format, url, ctx.maxYamlNodes), size }
+    const content = await decodeDocument(Buffer.concat(chunks), format, url, ctx.maxYamlNodes, {
+      signal: ctx.signal,
+    })
+    return { content, size }
   } finally {
     await dispatcher.close().catch(() => {})
   }

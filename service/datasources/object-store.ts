@@ -13,7 +13,8 @@ import { XMLParser } from 'fast-xml-parser'
 import { z } from 'zod'
 import { DataConflictError, placeAt } from '../data-tree.js'
 import { emptyUserProblem } from '../secrets/login.js'
-import { decodeContent, formatOf } from './decode.js'
+import { formatOf } from './decode.js'
+import { decodeDocument } from './decode-off-thread.js'
 import {
   bothOrNeitherFilter,
   common,
@@ -168,7 +169,9 @@ async function fetchObjects(config: ObjectStoreConfig, ctx: FetchContext): Promi
     size += bytes.byteLength
     if (size > ctx.maxBytes) throw new RunError(`size limit: the objects exceed ${ctx.maxBytes} bytes`)
     const relative = key.slice(prefix.length)
-    const document = decodeContent(bytes, formatOf(undefined, key), key, ctx.maxYamlNodes)
+    const document = await decodeDocument(bytes, formatOf(undefined, key), key, ctx.maxYamlNodes, {
+      signal: ctx.signal,
+    })
     try {
       placeAt(content, relative.replace(CONTENT_OBJECT, '').split('/').filter(Boolean), document, key)
     } catch (err) {

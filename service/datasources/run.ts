@@ -9,6 +9,7 @@ import type { GitOriginFields } from '../git-origin/origin.js'
 import { parseGoDuration } from '../go-duration.js'
 import { readLogin } from '../secrets/login.js'
 import type { SecretVault } from '../secrets/vault.js'
+import type { ClusterSettings } from './cluster-access.js'
 import { itemCount } from './decode.js'
 import { applyFilter } from './filter.js'
 import { RequestGate } from './request-gate.js'
@@ -26,6 +27,8 @@ export interface RunLimits {
   dataDir: string
   /** `service.git.known_hosts`: ssh hosts of git datasources named there are checked against these lines only. */
   knownHosts: readonly string[]
+  /** `service.datasources.cluster`: how cluster/resources reaches the Kubernetes API. */
+  cluster?: ClusterSettings
 }
 
 /** What a run fetched and filtered, ready to store. */
@@ -102,6 +105,7 @@ export async function fetchAndFilter(options: {
       gitCredentials,
       gate,
       dataDir: limits.dataDir,
+      cluster: limits.cluster,
     })
   } catch (err) {
     if (options.stopSignal.aborted) throw new RunError('interrupted: the service stopped during the run')

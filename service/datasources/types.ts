@@ -3,6 +3,7 @@ import type { z } from 'zod'
 import type { GitCredentials } from '../git/index.js'
 import type { GitOriginFields } from '../git-origin/origin.js'
 import type { SecretLogin } from '../secrets/login.js'
+import type { ClusterSettings } from './cluster-access.js'
 import type { RequestGate } from './request-gate.js'
 
 /** What a category's fetch may use during one run. */
@@ -35,6 +36,8 @@ export interface FetchContext {
   gate: RequestGate
   /** The service's data folder (git mirrors live under it). */
   dataDir: string
+  /** How cluster/resources reaches the Kubernetes API (`service.datasources.cluster`). */
+  cluster?: ClusterSettings
 }
 
 /** What one fetch produced: the decoded document and how many bytes were read for it. */
