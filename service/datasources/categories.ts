@@ -11,6 +11,7 @@ import { httpCategory } from './http.js'
 import { idpCategory } from './idp.js'
 import { ldapCategory } from './ldap.js'
 import { cloudObjectStoreCategory, store2ContentCategory } from './object-store.js'
+import { policyLibraryCategory } from './policy-library.js'
 import { restCategory } from './rest.js'
 import type { DatasourceCategory } from './types.js'
 import { UNBUILT_CATEGORIES } from './unbuilt.js'
@@ -28,6 +29,7 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   store2BundleCategory,
   idpCategory,
   cloudEcrCategory,
+  policyLibraryCategory,
   ...UNBUILT_CATEGORIES,
 ]
 

@@ -60,6 +60,8 @@ export function pollingIntervalMs(config: Record<string, unknown>): number {
 export async function fetchAndFilter(options: {
   category: DatasourceCategory
   config: Record<string, unknown>
+  /** The datasource's id. */
+  id: string
   store: ServiceRepositories
   secrets: SecretVault
   limits: RunLimits
@@ -102,6 +104,8 @@ export async function fetchAndFilter(options: {
       gitCredentials,
       gate,
       dataDir: limits.dataDir,
+      datasourceId: options.id,
+      store,
     })
   } catch (err) {
     if (options.stopSignal.aborted) throw new RunError('interrupted: the service stopped during the run')

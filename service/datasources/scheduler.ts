@@ -139,6 +139,7 @@ export class DatasourceScheduler {
       const output = await fetchAndFilter({
         category,
         config,
+        id: row.id,
         store,
         secrets: this.options.secrets,
         limits: this.options.limits,
@@ -162,7 +163,7 @@ export class DatasourceScheduler {
         })
         // Deleted, or the lease expired and another replica took it: its run decides, store nothing.
         if (!mine) return undefined
-        return writeDatasourceData(tx, row.id, row.system_id, output.content)
+        return (category.land ?? writeDatasourceData)(tx, row.id, row.system_id, output.content)
       })
       if (changed === undefined) return undefined
       logger.info(

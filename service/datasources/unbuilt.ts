@@ -58,8 +58,6 @@ const clusterResources = z
   })
   .superRefine(bothOrNeitherFilter)
 
-const policyLibrary = z.strictObject({ category: z.literal('policy-library'), ...common, ...poller })
-
 const unbuilt = (category: string, schema: z.ZodType<Record<string, unknown>>): DatasourceCategory =>
   defineCategory({ category, schema, mode: 'poll' })
 
@@ -67,5 +65,4 @@ const unbuilt = (category: string, schema: z.ZodType<Record<string, unknown>>): 
 export const UNBUILT_CATEGORIES: readonly DatasourceCategory[] = [
   unbuilt('stream', stream),
   unbuilt('cluster/resources', clusterResources),
-  unbuilt('policy-library', policyLibrary),
 ]

@@ -79,6 +79,7 @@ export async function validateDatasource(
   const problems = filterProblems(config)
   if (problems.length > 0) throw badRequest(`invalid datasource: ${problems[0]}`, problems)
   await assertSecretsExist(store, secretReferences(config), 'datasource')
+  await category.checkTarget?.(id, store)
   if (!isBuilt(category))
     throw new HttpError(
       501,

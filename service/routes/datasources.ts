@@ -26,6 +26,7 @@ import {
   objectMeta,
 } from '../../store/service/index.js'
 import { inChangeTransaction } from '../activity/change-transaction.js'
+import { categoryNamed } from '../datasources/categories.js'
 import { itemCount } from '../datasources/decode.js'
 import type { DatasourceScheduler } from '../datasources/scheduler.js'
 import { type DatasourceStatus, parseStatus, pendingStatus } from '../datasources/status.js'
@@ -172,8 +173,10 @@ export function datasourceRoutes(
   app.delete('/v1/datasources/*', async (c) => {
     const { id, systemId } = datasourceIdOf(pathAfter(c, PREFIX))
     const hadData = await inChangeTransaction(c, store, async (tx) => {
-      if (!(await tx.datasources.delete(id))) throw notFound(`datasource ${id} not found`)
-      const deleted = await tx.dataDocuments.delete(id)
+      const row = await tx.datasources.get(id)
+      if (!row || !(await tx.datasources.delete(id))) throw notFound(`datasource ${id} not found`)
+      const remove = categoryNamed(row.category)?.remove ?? ((t, at) => t.dataDocuments.delete(at))
+      const deleted = await remove(tx, id)
       if (deleted && systemId !== null) await tx.systems.bumpContentVersion(systemId)
       return deleted
     })
