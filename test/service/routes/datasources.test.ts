@@ -211,11 +211,11 @@ for (const backend of BACKENDS) {
     })
 
     it('validates a category this build does not fetch, then refuses it with 501', async () => {
-      const res = await put('systems/app/library', { category: 'policy-library' })
+      const res = await put('systems/app/events', { category: 'stream', urls: ['127.0.0.1:9092'] })
       expect(res.status).toBe(501)
       expect(res.body.code).toBe('not_implemented')
-      expect(res.body.message).toContain('policy-library is not implemented in this build')
-      expect((await t.json('GET', '/v1/datasources/systems/app/library')).status).toBe(404)
+      expect(res.body.message).toContain('stream is not implemented in this build')
+      expect((await t.json('GET', '/v1/datasources/systems/app/events')).status).toBe(404)
     })
 
     it('refuses ids that name no system datasource or a missing system', async () => {
