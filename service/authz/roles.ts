@@ -164,8 +164,11 @@ export const BUILTIN_ROLES: readonly BuiltinRole[] = [
 /** What an agent token may do for its own system (not a role: it follows from the token row). */
 export const AGENT_ACTIONS = ['bundles.pull', 'systems.install', 'agent.report', 'status.read'] as const
 
-/** Actions any authenticated caller may take: listing roles and asking about its own rights. */
-export const OPEN_ACTIONS = ['authz.roles', 'authz.evaluate'] as const
+/**
+ * Actions any authenticated caller may take: listing roles, asking about its own rights, and
+ * listing the libraries it may read (the route filters the list by `libraries.read`).
+ */
+export const OPEN_ACTIONS = ['authz.roles', 'authz.evaluate', 'libraries.list'] as const
 
 const byId = new Map(BUILTIN_ROLES.map((r) => [r.id, r]))
 

@@ -120,8 +120,9 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   row('PUT', '/v1/datasources/{path...}', 'datasources.write'),
   row('POST', '/v1/datasources/{path...}', 'datasources.write'),
   row('DELETE', '/v1/datasources/{path...}', 'datasources.write'),
-  // Policy libraries (docs/libraries.md): the list is the workspace's, one library its own resource
-  row('GET', '/v1/libraries', 'libraries.read'),
+  // Policy libraries (docs/libraries.md): one library is its own resource; the list is open to
+  // every caller and answers only the libraries the caller may read (libraries.read on each)
+  row('GET', '/v1/libraries', 'libraries.list'),
   row('GET', '/v1/libraries/{library}', 'libraries.read', 'library'),
   row('PUT', '/v1/libraries/{library}', 'libraries.write', 'library'),
   row('DELETE', '/v1/libraries/{library}', 'libraries.write', 'library'),

@@ -1,7 +1,7 @@
 /**
  * `/v1/libraries`: policy libraries (docs/libraries.md), named sets of Rego modules under
  * `data.libraries.<id>` that systems import with a `policy-library` datasource
- * (`systems/<sys>/libraries/<id>`). PUT validates every module (parse errors and packages outside
+ * (`systems/<sys>/libraries/<id>`). The list holds the libraries the caller may read. PUT validates every module (parse errors and packages outside
  * the library's namespace: 400 naming module and line) and compiles the library with the others;
  * a stored change makes the datasources importing the library due at once, so their systems'
  * bundles follow without waiting a polling interval. DELETE refuses (409) while a datasource
@@ -30,7 +30,10 @@ export function libraryRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
   }
 
   app.get('/v1/libraries', async (c) => {
-    const rows = await store.libraries.list()
+    const principal = c.var.principal
+    const rows = (await store.libraries.list()).filter((row) =>
+      deps.authorizer.allows(principal, 'libraries.read', { kind: 'library', id: row.id }),
+    )
     return envelope(c, rows.map(libraryView))
   })
 

@@ -204,6 +204,7 @@ for (const backend of BACKENDS) {
         expect: (row) =>
           row.action === 'authz.roles' ||
           row.action === 'authz.evaluate' ||
+          row.action === 'libraries.list' ||
           row.authentication === 'shared-secret',
       })
       const opa = parseYaml(await (await t.call('GET', `/v1/systems/${OWN}/assets/opa-config`)).text())

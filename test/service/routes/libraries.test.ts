@@ -170,8 +170,10 @@ for (const backend of BACKENDS) {
       expect((await put('common', body, { token: owner })).status).toBe(200)
       expect((await put('other', body, { token: owner })).status).toBe(403)
       expect((await t.json('GET', '/v1/libraries/other', { token: owner })).status).toBe(403)
-      // The list is the workspace's: a library role does not open it.
-      expect((await t.json('GET', '/v1/libraries', { token: owner })).status).toBe(403)
+      // The list answers the libraries the caller may read, nothing else.
+      const own = await t.json<{ result: Library[] }>('GET', '/v1/libraries', { token: owner })
+      expect(own.status).toBe(200)
+      expect(own.body.result.map((l) => l.id)).toEqual(['common'])
       // An owner manages access to its library (v1 bindings under libraries/<id>).
       const binding = await t.json('PUT', '/v1/authz/rolebindings/libraries/common/readers', {
         token: owner,
@@ -195,6 +197,12 @@ for (const backend of BACKENDS) {
       expect(all.status).toBe(200)
       expect(all.body.result.map((l) => l.id)).toContain('other')
       expect((await put('other', body, { token: wsViewer })).status).toBe(403)
+      const nobody = await t.json('PUT', '/v1/tokens/lib-nobody', { body: { description: 'no role' } })
+      const none = await t.json<{ result: Library[] }>('GET', '/v1/libraries', {
+        token: nobody.body.result as string,
+      })
+      expect(none.status).toBe(200)
+      expect(none.body.result).toEqual([])
     })
 
     it('refuses a binding on a library that does not exist, and drops bindings with the library', async () => {
