@@ -28,6 +28,7 @@ import {
 import { inChangeTransaction } from '../activity/change-transaction.js'
 import { categoryNamed } from '../datasources/categories.js'
 import { itemCount } from '../datasources/decode.js'
+import { libraryOfDatasource } from '../datasources/policy-library.js'
 import type { DatasourceScheduler } from '../datasources/scheduler.js'
 import { type DatasourceStatus, parseStatus, pendingStatus } from '../datasources/status.js'
 import { writeDatasourceData } from '../datasources/store-data.js'
@@ -40,6 +41,17 @@ const PREFIX = '/v1/datasources/'
 
 /** Where a datasource's data can be read and where agents see it. */
 function resourcesOf(row: DatasourceRow) {
+  const library = row.category === 'policy-library' ? libraryOfDatasource(row.id) : undefined
+  // A policy-library datasource places modules: the system's policy at its id (docs/libraries.md).
+  if (library !== undefined)
+    return [
+      {
+        kind: 'policy',
+        path: `/v1/policies/${row.id}`,
+        system: row.system_id,
+        library: `/v1/libraries/${library}`,
+      },
+    ]
   const resource: Record<string, unknown> = { kind: 'data', path: `/v1/data/${row.id}` }
   if (row.system_id !== null) {
     resource.system = row.system_id

@@ -84,7 +84,18 @@ for (const backend of BACKENDS) {
         body: { category: 'policy-library' },
       })
       expect(put.status, put.body.message).toBe(200)
-      expect(put.body.result).toMatchObject({ polling_interval: '30s', enabled: true })
+      expect(put.body.result).toMatchObject({
+        polling_interval: '30s',
+        enabled: true,
+        resources: [
+          {
+            kind: 'policy',
+            path: '/v1/policies/systems/app/libraries/common',
+            system: 'app',
+            library: '/v1/libraries/common',
+          },
+        ],
+      })
       expect(await run()).toMatchObject({ code: 'ok', items: 1 })
       const policy = await t.json<{ message?: string }>('PUT', '/v1/policies/systems/app/rules', {
         body: { modules: { 'authz.rego': SYSTEM_POLICY } },
