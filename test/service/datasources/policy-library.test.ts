@@ -5,9 +5,11 @@
  * the system fails the run with the compiler's error and keeps the last good copy; DELETE of the
  * datasource takes the modules out of the bundle; ids and missing libraries are refused at PUT.
  */
+import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readBundle } from '../../../core/bundle/index.js'
 import { BACKENDS } from '../../store/backends.js'
+import { makeOrigin, tempDir } from '../git/fixtures.js'
 import { startTestService, type TestService } from '../harness.js'
 
 interface Status {
@@ -31,8 +33,8 @@ for (const backend of BACKENDS) {
       expect(res.status, res.body.message).toBe(200)
       return res.body.result
     }
-    const bundleModules = async () => {
-      const bytes = new Uint8Array(await (await t.call('GET', '/v1/bundles/systems/app')).arrayBuffer())
+    const bundleModules = async (system = 'app') => {
+      const bytes = new Uint8Array(await (await t.call('GET', `/v1/bundles/systems/${system}`)).arrayBuffer())
       const bundle = await readBundle(bytes)
       return Object.fromEntries(bundle.modules.map((m) => [m.path.replace(/^\//, ''), m.source]))
     }
@@ -42,7 +44,10 @@ for (const backend of BACKENDS) {
       })
 
     beforeAll(async () => {
-      t = await startTestService(backend, 'datasources: {scheduler_interval: 1h}')
+      t = await startTestService(
+        backend,
+        '{datasources: {scheduler_interval: 1h}, git: {poll_interval: "0"}}',
+      )
       await t.json('PUT', '/v1/systems/app', {
         body: { name: 'app', type: 'custom' },
         headers: { 'If-None-Match': '*' },
@@ -151,6 +156,46 @@ for (const backend of BACKENDS) {
       expect(Object.keys(modules).filter((path) => path.startsWith('libraries/'))).toEqual([])
       expect((await t.json('GET', '/v1/policies/systems/app/libraries/common')).status).toBe(404)
       expect((await t.json('DELETE', '/v1/libraries/common')).status).toBe(200)
+    })
+
+    it("imports a library into a system built from git: the copy joins the repository's modules", async () => {
+      const root = tempDir()
+      try {
+        const origin = makeOrigin(root, { 'policies/authz.rego': SYSTEM_POLICY })
+        origin.push({})
+        expect((await putLibrary(LIB_V1)).status).toBe(200)
+        const created = await t.json<{ result: { id: string }; message?: string }>('POST', '/v1/systems', {
+          body: {
+            name: 'gitapp',
+            type: 'custom',
+            source_control: {
+              origin: {
+                url: `file://${origin.bare}`,
+                reference: 'main',
+                commit: '',
+                path: 'policies',
+                credentials: '',
+              },
+            },
+          },
+        })
+        expect(created.status, created.body.message).toBe(200)
+        const id = created.body.result.id
+        const status = async () =>
+          (await t.json<{ result: { status: string } }>('GET', `/v1/systems/${id}`)).body.result.status
+        // The repository's policy calls the library, which the system does not import yet.
+        await t.json('POST', `/v1/systems/${id}/source-control/sync`)
+        expect(await status()).toBe('BundleBuildFailed')
+        const ds = `/v1/datasources/systems/${id}/libraries/common`
+        expect((await t.json('PUT', ds, { body: { category: 'policy-library' } })).status).toBe(200)
+        expect((await t.json<{ result: Status }>('POST', ds)).body.result).toMatchObject({ code: 'ok' })
+        expect(await status()).toBe('Ready')
+        const modules = await bundleModules(id)
+        expect(modules['libraries/common/url.rego']).toBe(LIB_V1)
+        expect(modules['authz.rego']).toBe(SYSTEM_POLICY)
+      } finally {
+        rmSync(root, { recursive: true, force: true })
+      }
     })
   })
 }
