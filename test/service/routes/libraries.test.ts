@@ -131,6 +131,15 @@ for (const backend of BACKENDS) {
       })
       expect(calls.status, calls.body.message).toBe(200)
 
+      // Hostile shapes: not an object, too many modules, a source that is not text.
+      expect((await put('fields', [])).status).toBe(400)
+      const many = Object.fromEntries(
+        Array.from({ length: 1001 }, (_, i) => [`m${i}.rego`, 'package libraries.fields\n']),
+      )
+      const tooMany = await put('fields', { modules: many })
+      expect(tooMany.status).toBe(400)
+      expect(tooMany.body.message).toContain('at most 1000 modules')
+      expect((await put('fields', { modules: { 'a.rego': 42 } })).status).toBe(400)
       const unknown = await put('fields', { modules: {}, owner: 'me' })
       expect(unknown.status).toBe(400)
       expect(unknown.body.message).toContain('unknown field owner')
