@@ -12,6 +12,7 @@ import {
   type BodyLimits,
   badRequest,
   conflict,
+  forbidden,
   mediaType,
   notFound,
   readBodyText,
@@ -105,6 +106,16 @@ export function datasourceRoutes(
     const { id, systemId } = datasourceIdOf(pathAfter(c, PREFIX))
     const body = await readStructuredBody(c, limits)
     const { category, config } = await validateDatasource(store, id, body)
+    // Importing a library copies its sources into the system, where the system's readers see
+    // them: only a caller who may read the library may import it.
+    const library = category.category === 'policy-library' ? libraryOfDatasource(id) : undefined
+    if (
+      library !== undefined &&
+      !deps.authorizer.allows(c.var.principal, 'libraries.read', { kind: 'library', id: library })
+    )
+      throw forbidden(
+        `${c.var.principal.kind} ${c.var.principal.id} may not libraries.read on library ${library}: importing it needs that`,
+      )
     const createOnly = c.req.header('If-None-Match')?.trim() === '*'
     const actor: Actor = { by: c.var.principal.id, through: 'api' }
     const now = new Date()

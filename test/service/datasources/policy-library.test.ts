@@ -84,6 +84,26 @@ for (const backend of BACKENDS) {
       expect(extra.body.message).toContain('unknown field url')
     })
 
+    it('lets only a caller who may read the library import it', async () => {
+      const created = await t.json('PUT', '/v1/tokens/app-owner', { body: { description: 'owns app' } })
+      const owner = created.body.result as string
+      const bind = (role: string, resource: { kind: string; id: string }) =>
+        t.json('POST', '/v2/authz/rolebindings', {
+          body: { resource_filter: resource, role_id: role, subjects: [{ kind: 'token', id: 'app-owner' }] },
+        })
+      expect((await bind('SystemOwner', { kind: 'system', id: 'app' })).status).toBe(200)
+      const refused = await t.json<{ message: string }>('PUT', DS, {
+        token: owner,
+        body: { category: 'policy-library' },
+      })
+      expect(refused.status).toBe(403)
+      expect(refused.body.message).toContain('may not libraries.read on library common')
+      expect((await t.json('GET', DS)).status).toBe(404)
+      expect((await bind('LibraryViewer', { kind: 'library', id: 'common' })).status).toBe(200)
+      const allowed = await t.json('PUT', DS, { token: owner, body: { category: 'policy-library' } })
+      expect(allowed.status).toBe(200)
+    })
+
     it("copies the library's modules into the system's bundle, where the system's policies call them", async () => {
       const put = await t.json<{ result: Record<string, unknown>; message?: string }>('PUT', DS, {
         body: { category: 'policy-library' },
