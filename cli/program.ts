@@ -36,6 +36,8 @@ const COMMANDS: ReadonlyArray<[name: string, load: () => CommandModule, factory:
   ['run', () => import('./commands/run.js'), 'runCommand'],
   ['capabilities', () => import('./commands/capabilities.js'), 'capabilitiesCommand'],
   ['license', () => import('./commands/license.js'), 'licenseCommand'],
+  ['login', () => import('./commands/login.js'), 'loginCommand'],
+  ['pull', () => import('./commands/pull.js'), 'pullCommand'],
 ]
 
 /**

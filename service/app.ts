@@ -22,6 +22,7 @@ import { dataRoutes } from './routes/data.js'
 import { datasourceRoutes } from './routes/datasources.js'
 import { decisionRoutes } from './routes/decisions.js'
 import { healthRoutes } from './routes/health.js'
+import { libraryRoutes } from './routes/libraries.js'
 import { logReplayRoutes } from './routes/logreplay.js'
 import { logRoutes } from './routes/logs.js'
 import { policyRoutes } from './routes/policies.js'
@@ -66,6 +67,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', systemRoutes(deps))
   app.route('/', sourceControlSyncRoutes(deps, deps.gitSource))
   app.route('/', policyRoutes(deps))
+  app.route('/', libraryRoutes(deps))
   app.route('/', dataRoutes(deps, limits))
   app.route('/', logReplayRoutes(deps))
   app.route('/', datasourceRoutes(deps, deps.datasources, limits))

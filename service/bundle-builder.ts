@@ -9,10 +9,11 @@
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import { type Bundle, BundleError, bundleFromParts, writeBundle } from '../core/bundle/index.js'
-import type { BundleKind, ServiceStore, SystemRow } from '../store/service/index.js'
+import type { BundleKind, PolicyRow, ServiceStore, SystemRow } from '../store/service/index.js'
 import { discoveryDocument, type PublishedKey } from './agent-config.js'
 import type { BundleWatch } from './bundle-watch.js'
 import { DataConflictError, placeAt } from './data-tree.js'
+import { DATASOURCE_ACTOR } from './datasources/store-data.js'
 import { copyJson, isJsonObject, parseJsonDocument, stringifyJsonDocument } from './json-document.js'
 import type { ServiceMetrics } from './metrics.js'
 import { checkModuleSet, describeRegoError, type ModuleValidator } from './policy-validation.js'
@@ -141,8 +142,13 @@ export class BundleBuilder {
       await this.buildDiscovery(system)
       const sourced = await this.options.source?.content(system)
       const bundle = sourced
-        ? // Data pushed to the system (by datasources, by /v1/data) joins the source's own.
-          this.sourcedBundle({ ...sourced, data: await this.storedData(systemId, sourced.data) })
+        ? // Data pushed to the system (by datasources, by /v1/data) joins the source's own, and
+          // so do the libraries its policy-library datasources copied in (docs/libraries.md).
+          this.sourcedBundle({
+            ...sourced,
+            modules: [...sourced.modules, ...(await this.datasourceModules(systemId))],
+            data: await this.storedData(systemId, sourced.data),
+          })
         : await this.storedBundle(systemId)
       const revision = bundle.manifest.revision as string
       const signed = this.options.signer ? await this.options.signer.sign(bundle) : bundle
@@ -179,8 +185,25 @@ export class BundleBuilder {
 
   /** The bundle of what is pushed to the store under `systems/{id}`. */
   private async storedBundle(systemId: string): Promise<Bundle> {
+    return this.sourcedBundle({
+      modules: await this.storedModules(systemId, () => true),
+      data: await this.storedData(systemId, {}),
+      revision: (digest) => digest,
+    })
+  }
+
+  /** The modules datasources (policy-library) stored for a system whose policies come from git. */
+  private datasourceModules(systemId: string): Promise<ContentModule[]> {
+    return this.storedModules(systemId, (policy) => policy.last_modified_through === DATASOURCE_ACTOR.through)
+  }
+
+  /** The modules of the policies stored under `systems/{id}` that `keep` keeps, placed relative to it. */
+  private async storedModules(
+    systemId: string,
+    keep: (policy: PolicyRow) => boolean,
+  ): Promise<ContentModule[]> {
     const { store } = this.options
-    const policies = await store.policies.listForSystem(systemId)
+    const policies = (await store.policies.listForSystem(systemId)).filter(keep)
     const prefix = `systems/${systemId}`
     const modules: ContentModule[] = []
     for (const policy of policies) {
@@ -194,11 +217,7 @@ export class BundleBuilder {
         })
       }
     }
-    return this.sourcedBundle({
-      modules,
-      data: await this.storedData(systemId, {}),
-      revision: (digest) => digest,
-    })
+    return modules
   }
 
   /** `base` with the data documents stored under `systems/{id}` placed into it. */

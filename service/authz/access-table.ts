@@ -29,7 +29,11 @@ export function tableCell(role: BuiltinRole, row: RouteRow): 'yes' | 'own' | 'no
   if (!roleAllows(role, row.action)) return 'no'
   if (role.resource_kind === 'workspace') return 'yes'
   if ((OPEN_ACTIONS as readonly string[]).includes(row.action)) return 'yes'
-  return row.resource === 'path' || row.resource === 'query' || row.resource === 'binding' ? 'own' : 'no'
+  const own =
+    role.resource_kind === 'library'
+      ? row.resource === 'library' || row.resource === 'binding'
+      : row.resource === 'path' || row.resource === 'query' || row.resource === 'binding'
+  return own ? 'own' : 'no'
 }
 
 /** What a system's agent token may do on a row (its own system only). */

@@ -13,7 +13,7 @@ import { isSharedSecretRoute, matchRoute, UNLISTED_ACTION } from './route-table.
 
 /** A resource a request acts on. */
 export interface Resource {
-  kind: 'workspace' | 'system'
+  kind: 'workspace' | 'system' | 'library'
   id: string
 }
 
@@ -95,9 +95,10 @@ function indexGrants(rows: GrantRow[]): GrantIndex {
   return index
 }
 
-/** A binding's resource: a system, or the workspace for anything else. */
+/** A binding's resource: a system or a library, or the workspace for anything else. */
 export function resourceOf(kind: unknown, id: unknown): Resource {
-  return kind === 'system' && typeof id === 'string' && id !== '' ? { kind: 'system', id } : WORKSPACE
+  if ((kind === 'system' || kind === 'library') && typeof id === 'string' && id !== '') return { kind, id }
+  return WORKSPACE
 }
 
 function sameResource(a: Resource, b: Resource): boolean {
@@ -194,6 +195,8 @@ export class Authorizer {
         return { action, resources: [WORKSPACE] }
       case 'path':
         return { action, resources: [{ kind: 'system', id: decodeSegment(match.params.system ?? '') }] }
+      case 'library':
+        return { action, resources: [{ kind: 'library', id: decodeSegment(match.params.library ?? '') }] }
       case 'caller':
         return {
           action,

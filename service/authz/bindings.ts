@@ -14,11 +14,19 @@ import {
 } from '../../store/service/index.js'
 import { roleById, roleByName } from './roles.js'
 
-export const RESOURCE_KINDS = ['workspace', 'system'] as const
+export const RESOURCE_KINDS = ['workspace', 'system', 'library'] as const
 
 /** v1 path resource types and the resource kinds they stand for. */
-export const V1_RESOURCE_TYPES: Record<string, string> = { systems: 'system', workspace: 'workspace' }
-const V1_TYPE_OF_KIND: Record<string, string> = { system: 'systems', workspace: 'workspace' }
+export const V1_RESOURCE_TYPES: Record<string, string> = {
+  systems: 'system',
+  libraries: 'library',
+  workspace: 'workspace',
+}
+const V1_TYPE_OF_KIND: Record<string, string> = {
+  system: 'systems',
+  library: 'libraries',
+  workspace: 'workspace',
+}
 
 export const subjectSchema = z.strictObject({
   kind: z.enum(['user', 'token', 'claim']),
@@ -154,10 +162,12 @@ export async function checkBinding(
 ): Promise<void> {
   if (!(RESOURCE_KINDS as readonly string[]).includes(binding.resourceKind))
     throw badRequest(
-      `${fields.kind}: unknown resource kind "${binding.resourceKind}" (expected workspace or system)`,
+      `${fields.kind}: unknown resource kind "${binding.resourceKind}" (expected workspace, system or library)`,
     )
   if (binding.resourceKind === 'system' && !(await tx.systems.get(binding.resourceId)))
     throw badRequest(`${fields.id}: system "${binding.resourceId}" does not exist`)
+  if (binding.resourceKind === 'library' && !(await tx.libraries.get(binding.resourceId)))
+    throw badRequest(`${fields.id}: library "${binding.resourceId}" does not exist`)
   const role = roleById(binding.role)
   if (!role) throw badRequest(`${fields.role}: unknown role "${binding.role}"`)
   if (role.resource_kind !== binding.resourceKind)

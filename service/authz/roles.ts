@@ -15,7 +15,7 @@ export interface BuiltinRole {
   id: string
   /** The v1 short name (`GET /v1/authz/roles`, v1 bindings' `role_name`). */
   v1Name: string
-  resource_kind: 'workspace' | 'system'
+  resource_kind: 'workspace' | 'system' | 'library'
   description: string
   inherit_roles: InheritRole[]
   /** The actions this role allows; `*` is every action. */
@@ -35,6 +35,7 @@ const READ_EVERYTHING = [
   'activity.read',
   'blueprints.read',
   'authz.read',
+  'libraries.read',
 ] as const
 
 export const BUILTIN_ROLES: readonly BuiltinRole[] = [
@@ -142,13 +143,32 @@ export const BUILTIN_ROLES: readonly BuiltinRole[] = [
     inherit_roles: [],
     actions: ['systems.read', 'data.read', 'data.write', 'datasources.read', 'datasources.write'],
   },
+  {
+    id: 'LibraryOwner',
+    v1Name: 'owner',
+    resource_kind: 'library',
+    description: 'Full control of one policy library: its modules, its deletion and who may access it.',
+    inherit_roles: [],
+    actions: ['libraries.read', 'libraries.write', 'authz.read', 'authz.write'],
+  },
+  {
+    id: 'LibraryViewer',
+    v1Name: 'viewer',
+    resource_kind: 'library',
+    description: 'Reads one policy library (and pulls it with `regent pull`).',
+    inherit_roles: [],
+    actions: ['libraries.read'],
+  },
 ]
 
 /** What an agent token may do for its own system (not a role: it follows from the token row). */
 export const AGENT_ACTIONS = ['bundles.pull', 'systems.install', 'agent.report', 'status.read'] as const
 
-/** Actions any authenticated caller may take: listing roles and asking about its own rights. */
-export const OPEN_ACTIONS = ['authz.roles', 'authz.evaluate'] as const
+/**
+ * Actions any authenticated caller may take: listing roles, asking about its own rights, and
+ * listing the libraries it may read (the route filters the list by `libraries.read`).
+ */
+export const OPEN_ACTIONS = ['authz.roles', 'authz.evaluate', 'libraries.list'] as const
 
 const byId = new Map(BUILTIN_ROLES.map((r) => [r.id, r]))
 

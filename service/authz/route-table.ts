@@ -11,12 +11,13 @@
 /**
  * Where the resource comes from: the workspace; the `{system}` segment of the path; the
  * `system` query parameter (each listed system, or the workspace without it); the caller's
- * own system for agent tokens (the workspace for anyone else); or the role binding acted on
- * (`binding`): the stored binding's resource for a `{rolebinding}` path (the workspace for an
- * unknown id), and for the collection's POST the body's `resource_filter` plus, when the body's
- * `id` names a stored binding, that binding's resource (a replacement acts on both).
+ * own system for agent tokens (the workspace for anyone else); the `{library}` segment of the
+ * path (`library`: a policy library); or the role binding acted on (`binding`): the stored
+ * binding's resource for a `{rolebinding}` path (the workspace for an unknown id), and for the
+ * collection's POST the body's `resource_filter` plus, when the body's `id` names a stored
+ * binding, that binding's resource (a replacement acts on both).
  */
-export type ResourceSource = 'workspace' | 'path' | 'query' | 'caller' | 'binding'
+export type ResourceSource = 'workspace' | 'path' | 'query' | 'caller' | 'binding' | 'library'
 
 export interface RouteRow {
   method: string
@@ -119,6 +120,12 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   row('PUT', '/v1/datasources/{path...}', 'datasources.write'),
   row('POST', '/v1/datasources/{path...}', 'datasources.write'),
   row('DELETE', '/v1/datasources/{path...}', 'datasources.write'),
+  // Policy libraries (docs/libraries.md): one library is its own resource; the list is open to
+  // every caller and answers only the libraries the caller may read (libraries.read on each)
+  row('GET', '/v1/libraries', 'libraries.list'),
+  row('GET', '/v1/libraries/{library}', 'libraries.read', 'library'),
+  row('PUT', '/v1/libraries/{library}', 'libraries.write', 'library'),
+  row('DELETE', '/v1/libraries/{library}', 'libraries.write', 'library'),
   // Decisions
   row('GET', '/v1/decisions', 'decisions.read'),
   row('POST', '/v1/decisions', 'decisions.read'),
@@ -151,6 +158,10 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   row('GET', '/v1/authz/rolebindings/systems/{system}/{rolebinding}', 'authz.read', 'path'),
   row('PUT', '/v1/authz/rolebindings/systems/{system}/{rolebinding}', 'authz.write', 'path'),
   row('DELETE', '/v1/authz/rolebindings/systems/{system}/{rolebinding}', 'authz.write', 'path'),
+  row('GET', '/v1/authz/rolebindings/libraries/{library}', 'authz.read', 'library'),
+  row('GET', '/v1/authz/rolebindings/libraries/{library}/{rolebinding}', 'authz.read', 'library'),
+  row('PUT', '/v1/authz/rolebindings/libraries/{library}/{rolebinding}', 'authz.write', 'library'),
+  row('DELETE', '/v1/authz/rolebindings/libraries/{library}/{rolebinding}', 'authz.write', 'library'),
   row('GET', '/v1/authz/rolebindings/{resourcetype}/{resource}', 'authz.read'),
   row('GET', '/v1/authz/rolebindings/{resourcetype}/{resource}/{rolebinding}', 'authz.read'),
   row('PUT', '/v1/authz/rolebindings/{resourcetype}/{resource}/{rolebinding}', 'authz.write'),

@@ -12,10 +12,10 @@ import { httpCategory } from './http.js'
 import { idpCategory } from './idp.js'
 import { ldapCategory } from './ldap.js'
 import { cloudObjectStoreCategory, store2ContentCategory } from './object-store.js'
+import { policyLibraryCategory } from './policy-library.js'
 import { restCategory } from './rest.js'
 import { streamCategory } from './stream.js'
 import type { DatasourceCategory } from './types.js'
-import { UNBUILT_CATEGORIES } from './unbuilt.js'
 
 export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   httpCategory,
@@ -32,7 +32,7 @@ export const DATASOURCE_CATEGORIES: readonly DatasourceCategory[] = [
   cloudEcrCategory,
   streamCategory,
   clusterResourcesCategory,
-  ...UNBUILT_CATEGORIES,
+  policyLibraryCategory,
 ]
 
 const byName = new Map(DATASOURCE_CATEGORIES.map((c) => [c.category, c]))
@@ -40,9 +40,4 @@ const byName = new Map(DATASOURCE_CATEGORIES.map((c) => [c.category, c]))
 /** The category called `name`, if any. */
 export function categoryNamed(name: string): DatasourceCategory | undefined {
   return byName.get(name)
-}
-
-/** True when this build fetches (or, for `rest`, takes) the category's data. */
-export function isBuilt(category: DatasourceCategory): boolean {
-  return category.mode === 'push' || category.fetch !== undefined
 }

@@ -63,6 +63,8 @@ export function pollingIntervalMs(config: Record<string, unknown>): number {
 export async function fetchAndFilter(options: {
   category: DatasourceCategory
   config: Record<string, unknown>
+  /** The datasource's id. */
+  id: string
   store: ServiceRepositories
   secrets: SecretVault
   limits: RunLimits
@@ -70,7 +72,8 @@ export async function fetchAndFilter(options: {
   stopSignal: AbortSignal
 }): Promise<RunOutput> {
   const { category, config, store, secrets, limits } = options
-  if (!category.fetch) throw new RunError(`category ${category.category} is not implemented in this build`)
+  if (!category.fetch)
+    throw new RunError(`category ${category.category} takes its data by POST; it is not polled`)
   const timeoutMs = runTimeoutMs(category, config, limits)
   const signal = AbortSignal.any([options.stopSignal, AbortSignal.timeout(timeoutMs)])
   const gate = new RequestGate({
@@ -106,6 +109,8 @@ export async function fetchAndFilter(options: {
       gate,
       dataDir: limits.dataDir,
       cluster: limits.cluster,
+      datasourceId: options.id,
+      store,
     })
   } catch (err) {
     if (options.stopSignal.aborted) throw new RunError('interrupted: the service stopped during the run')

@@ -42,6 +42,8 @@ export class DatasourceScheduler {
   /** This instance's name in lease rows. */
   readonly owner = `scheduler-${randomUUID()}`
   private readonly running = new Map<string, Promise<DatasourceStatus | undefined>>()
+  /** On-demand runs between their trigger and their launch (reading and claiming the row). */
+  private readonly starting = new Map<string, Promise<DatasourceStatus | undefined>>()
   private readonly stopping = new AbortController()
   private readonly loop: BackgroundLoop
 
@@ -74,13 +76,24 @@ export class DatasourceScheduler {
    *   pushes, or runs on another replica.
    */
   async runNow(id: string): Promise<DatasourceStatus> {
-    const inProgress = this.running.get(id)
+    // Two triggers at once (a library change and a POST) share one run: the second must not
+    // see its claim refused by the first's lease and report "another replica".
+    const inProgress = this.running.get(id) ?? this.starting.get(id)
     if (inProgress) return (await inProgress) ?? parseStatus('')
-    const row = await this.options.store.datasources.get(id)
-    if (!row) throw notFound(`datasource ${id} not found`)
-    if (row.scheduled !== 1) throw conflict(`datasource ${id} does not poll: it is disabled or takes pushes`)
-    if (!(await this.claim(row))) throw conflict(`datasource ${id} is running on another replica`)
-    return (await this.launch(row)) ?? parseStatus('')
+    const start = (async () => {
+      const row = await this.options.store.datasources.get(id)
+      if (!row) throw notFound(`datasource ${id} not found`)
+      if (row.scheduled !== 1)
+        throw conflict(`datasource ${id} does not poll: it is disabled or takes pushes`)
+      if (!(await this.claim(row))) throw conflict(`datasource ${id} is running on another replica`)
+      return this.launch(row)
+    })()
+    this.starting.set(id, start)
+    try {
+      return (await start) ?? parseStatus('')
+    } finally {
+      this.starting.delete(id)
+    }
   }
 
   private async tick(): Promise<number> {
@@ -144,6 +157,7 @@ export class DatasourceScheduler {
       const output = await fetchAndFilter({
         category,
         config,
+        id: row.id,
         store,
         secrets: this.options.secrets,
         limits: this.options.limits,
@@ -167,7 +181,7 @@ export class DatasourceScheduler {
         })
         // Deleted, or the lease expired and another replica took it: its run decides, store nothing.
         if (!mine) return undefined
-        return writeDatasourceData(tx, row.id, row.system_id, output.content)
+        return (category.land ?? writeDatasourceData)(tx, row.id, row.system_id, output.content)
       })
       if (changed === undefined) return undefined
       logger.info(

@@ -1,5 +1,6 @@
 /** Types shared by the datasource categories, the validator, the scheduler and the routes. */
 import type { z } from 'zod'
+import type { ServiceRepositories } from '../../store/service/index.js'
 import type { GitCredentials } from '../git/index.js'
 import type { GitOriginFields } from '../git-origin/origin.js'
 import type { SecretLogin } from '../secrets/login.js'
@@ -38,6 +39,10 @@ export interface FetchContext {
   dataDir: string
   /** How cluster/resources reaches the Kubernetes API (`service.datasources.cluster`). */
   cluster?: ClusterSettings
+  /** The id of the datasource being run (`policy-library` reads its library from it). */
+  datasourceId: string
+  /** The service's store, for categories whose source is the service itself (`policy-library`). */
+  store: ServiceRepositories
 }
 
 /** What one fetch produced: the decoded document and how many bytes were read for it. */
@@ -58,7 +63,24 @@ export interface DatasourceCategory {
   fetch?: (config: Record<string, unknown>, ctx: FetchContext) => Promise<Fetched>
   /** Milliseconds one run may take, when the category configures it (Git.Common `timeout`). */
   timeoutMs?: (config: Record<string, unknown>) => number | undefined
+  /** Checks the datasource's id at PUT beyond the common rules (400 naming the id). */
+  checkTarget?: (id: string, store: ServiceRepositories) => Promise<void>
+  /**
+   * Stores a run's content inside the run's transaction, resolving to true when it changed;
+   * undefined: the data document at the id (store-data.ts).
+   */
+  land?: LandContent
+  /** Removes what `land` stored, at DELETE of the datasource; true when something was removed. */
+  remove?: (tx: ServiceRepositories, id: string) => Promise<boolean>
 }
+
+/** Where a category stores a run's content (the datasource's id and system, its content). */
+export type LandContent = (
+  tx: ServiceRepositories,
+  id: string,
+  systemId: string | null,
+  content: unknown,
+) => Promise<boolean>
 
 /**
  * Declares a category with its configuration typed by its schema.
@@ -70,6 +92,9 @@ export function defineCategory<S extends z.ZodType<Record<string, unknown>>>(def
   mode: 'poll' | 'push'
   fetch?: (config: z.output<S>, ctx: FetchContext) => Promise<Fetched>
   timeoutMs?: (config: z.output<S>) => number | undefined
+  checkTarget?: DatasourceCategory['checkTarget']
+  land?: LandContent
+  remove?: DatasourceCategory['remove']
 }): DatasourceCategory {
   return definition as unknown as DatasourceCategory
 }

@@ -10,7 +10,7 @@ import type { ServiceRepositories } from '../../store/service/index.js'
 import { isJsonObject } from '../json-document.js'
 import { assertSecretsExist, type SecretReference } from '../secrets/references.js'
 import { checkSlashPath, printable, validateBody } from '../validation.js'
-import { categoryNamed, DATASOURCE_CATEGORIES, isBuilt } from './categories.js'
+import { categoryNamed, DATASOURCE_CATEGORIES } from './categories.js'
 import { filterProblems } from './filter.js'
 import { SECRET_ID_FIELDS } from './mixins.js'
 import type { DatasourceCategory } from './types.js'
@@ -79,16 +79,7 @@ export async function validateDatasource(
   const problems = filterProblems(config)
   if (problems.length > 0) throw badRequest(`invalid datasource: ${problems[0]}`, problems)
   await assertSecretsExist(store, secretReferences(config), 'datasource')
-  if (!isBuilt(category))
-    throw new HttpError(
-      501,
-      'not_implemented',
-      `datasource category ${category.category} is not implemented in this build (implemented: ${DATASOURCE_CATEGORIES.filter(
-        isBuilt,
-      )
-        .map((c) => c.category)
-        .join(', ')}); see docs/datasources.md`,
-    )
+  await category.checkTarget?.(id, store)
   return { category, config }
 }
 

@@ -23,7 +23,10 @@ import { checkId, envelope, validateBody } from '../validation.js'
 
 function resourceKindOf(type: string): string {
   const kind = V1_RESOURCE_TYPES[type]
-  if (!kind) throw badRequest(`resourcetype: unknown resource type "${type}" (expected systems or workspace)`)
+  if (!kind)
+    throw badRequest(
+      `resourcetype: unknown resource type "${type}" (expected systems, libraries or workspace)`,
+    )
   return kind
 }
 

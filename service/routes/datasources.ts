@@ -12,6 +12,7 @@ import {
   type BodyLimits,
   badRequest,
   conflict,
+  forbidden,
   mediaType,
   notFound,
   readBodyText,
@@ -26,7 +27,9 @@ import {
   objectMeta,
 } from '../../store/service/index.js'
 import { inChangeTransaction } from '../activity/change-transaction.js'
+import { categoryNamed } from '../datasources/categories.js'
 import { itemCount } from '../datasources/decode.js'
+import { libraryOfDatasource } from '../datasources/policy-library.js'
 import type { DatasourceScheduler } from '../datasources/scheduler.js'
 import { type DatasourceStatus, parseStatus, pendingStatus } from '../datasources/status.js'
 import { writeDatasourceData } from '../datasources/store-data.js'
@@ -39,6 +42,17 @@ const PREFIX = '/v1/datasources/'
 
 /** Where a datasource's data can be read and where agents see it. */
 function resourcesOf(row: DatasourceRow) {
+  const library = row.category === 'policy-library' ? libraryOfDatasource(row.id) : undefined
+  // A policy-library datasource places modules: the system's policy at its id (docs/libraries.md).
+  if (library !== undefined)
+    return [
+      {
+        kind: 'policy',
+        path: `/v1/policies/${row.id}`,
+        system: row.system_id,
+        library: `/v1/libraries/${library}`,
+      },
+    ]
   const resource: Record<string, unknown> = { kind: 'data', path: `/v1/data/${row.id}` }
   if (row.system_id !== null) {
     resource.system = row.system_id
@@ -92,6 +106,16 @@ export function datasourceRoutes(
     const { id, systemId } = datasourceIdOf(pathAfter(c, PREFIX))
     const body = await readStructuredBody(c, limits)
     const { category, config } = await validateDatasource(store, id, body)
+    // Importing a library copies its sources into the system, where the system's readers see
+    // them: only a caller who may read the library may import it.
+    const library = category.category === 'policy-library' ? libraryOfDatasource(id) : undefined
+    if (
+      library !== undefined &&
+      !deps.authorizer.allows(c.var.principal, 'libraries.read', { kind: 'library', id: library })
+    )
+      throw forbidden(
+        `${c.var.principal.kind} ${c.var.principal.id} may not libraries.read on library ${library}: importing it needs that`,
+      )
     const createOnly = c.req.header('If-None-Match')?.trim() === '*'
     const actor: Actor = { by: c.var.principal.id, through: 'api' }
     const now = new Date()
@@ -172,8 +196,10 @@ export function datasourceRoutes(
   app.delete('/v1/datasources/*', async (c) => {
     const { id, systemId } = datasourceIdOf(pathAfter(c, PREFIX))
     const hadData = await inChangeTransaction(c, store, async (tx) => {
-      if (!(await tx.datasources.delete(id))) throw notFound(`datasource ${id} not found`)
-      const deleted = await tx.dataDocuments.delete(id)
+      const row = await tx.datasources.get(id)
+      if (!row || !(await tx.datasources.delete(id))) throw notFound(`datasource ${id} not found`)
+      const remove = categoryNamed(row.category)?.remove ?? ((t, at) => t.dataDocuments.delete(at))
+      const deleted = await remove(tx, id)
       if (deleted && systemId !== null) await tx.systems.bumpContentVersion(systemId)
       return deleted
     })

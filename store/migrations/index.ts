@@ -14,6 +14,7 @@ import { activityMigration } from './0006-activity.js'
 import { datasourcesMigration } from './0007-datasources.js'
 import { gitSyncMigration } from './0008-git-sync.js'
 import { bundleRegistryMigration } from './0009-bundle-registry.js'
+import { librariesMigration } from './0010-libraries.js'
 
 /** Every migration in order; the key is its version name. */
 export function serviceMigrations(dialect: SqlDialect): Record<string, Migration> {
@@ -27,6 +28,7 @@ export function serviceMigrations(dialect: SqlDialect): Record<string, Migration
     '0007-datasources': datasourcesMigration(dialect),
     '0008-git-sync': gitSyncMigration(),
     '0009-bundle-registry': bundleRegistryMigration(dialect),
+    '0010-libraries': librariesMigration(),
   }
 }
 

@@ -13,6 +13,7 @@ import { DatasourceRepository } from './datasources.js'
 import { DecisionRepository } from './decisions.js'
 import { GitSyncRepository } from './git-sync.js'
 import { GrantRepository } from './grants.js'
+import { LibraryRepository } from './libraries.js'
 import { PolicyRepository } from './policies.js'
 import { RegistryBundleRepository } from './registry-bundles.js'
 import { SecretRepository } from './secrets.js'
@@ -40,6 +41,7 @@ export class ServiceRepositories {
   readonly registryBundles: RegistryBundleRepository
   readonly gitSync: GitSyncRepository
   readonly datasources: DatasourceRepository
+  readonly libraries: LibraryRepository
 
   constructor(db: Kysely<ServiceTables>, dialect: SqlDialect) {
     this.settings = new SettingsRepository(db)
@@ -56,6 +58,7 @@ export class ServiceRepositories {
     this.registryBundles = new RegistryBundleRepository(db)
     this.gitSync = new GitSyncRepository(db)
     this.datasources = new DatasourceRepository(db)
+    this.libraries = new LibraryRepository(db)
   }
 }
 

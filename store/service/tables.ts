@@ -63,6 +63,13 @@ export interface PoliciesTable extends AuditColumns {
   modules: string
 }
 
+export interface LibrariesTable extends AuditColumns {
+  id: string
+  description: string
+  /** JSON object: module file name to Rego source. */
+  modules: string
+}
+
 export interface DataDocumentsTable extends AuditColumns {
   path: string
   system_id: string | null
@@ -240,4 +247,5 @@ export interface ServiceTables {
   registry_bundles: RegistryBundlesTable
   git_sync: GitSyncTable
   datasources: DatasourcesTable
+  libraries: LibrariesTable
 }

@@ -49,6 +49,13 @@ const CHANGES: Array<{
     },
     check: '/v2/authz/rolebindings/durable-binding',
   },
+  {
+    method: 'PUT',
+    path: '/v1/libraries/durable_lib',
+    body: { modules: { 'a.rego': 'package libraries.durable_lib\n\nx := 1\n' } },
+    check: '/v1/libraries/durable_lib',
+  },
+  // Last: its check (the list of systems) is compared as a whole below.
   { method: 'POST', path: '/v1/blueprints/api-authorization', check: '/v1/systems' },
 ]
 

@@ -12,6 +12,7 @@ import { connectionOf, readStream, type StreamConfig } from '../../../service/da
 import { LatestByKey } from '../../../service/datasources/stream-document.js'
 import type { StreamRecord, StreamSource } from '../../../service/datasources/stream-source.js'
 import { type FetchContext, RunError } from '../../../service/datasources/types.js'
+import type { ServiceRepositories } from '../../../store/service/index.js'
 
 const category = categoryNamed('stream')!
 
@@ -72,6 +73,9 @@ function context(overrides: Partial<FetchContext> = {}): FetchContext {
     gitCredentials: async () => undefined,
     gate: new RequestGate({ rateLimit: Number.POSITIVE_INFINITY, parallel: 10 }),
     dataDir: '/nonexistent',
+    datasourceId: 'systems/app/events',
+    // The stream category never reads the service's store.
+    store: {} as ServiceRepositories,
     ...overrides,
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The route × role test: every row of the route table, for every built-in role (bound on the
- * workspace, or on the "own" system for system roles), an agent token and a token without
- * bindings, against the own system, another system and the workspace. A request the table
+ * workspace, on the "own" system for system roles, on the "own" library for library roles), an
+ * agent token and a token without bindings, against the own system or library, another one and
+ * the workspace. A request the table
  * allows must not answer 403; one it refuses must. The permission check must answer the same
  * for every request.
  */
@@ -16,29 +17,49 @@ import { startTestService, type TestService } from '../harness.js'
 
 const OWN = 'sys-own'
 const OTHER = 'sys-other'
+const OWN_LIB = 'lib_own'
+const OTHER_LIB = 'lib_other'
 type Target = 'workspace' | 'own' | 'other'
+/** What a caller's "own" resource is: a system (system roles, everyone else) or a library. */
+type OwnKind = 'system' | 'library'
 
 interface Caller {
   name: string
   token: string
+  ownKind: OwnKind
   /** Whether the table lets this caller do `row` on `target`. */
   expect(row: RouteRow, target: Target): boolean
 }
 
 /** A role binding of the fixture on each target, for the rows whose resource is a binding. */
-const FIXTURE_BINDING: Record<Target, string> = { own: 'fx-own', other: 'fx-other', workspace: 'fx-ws' }
-const FIXTURE_FILTER: Record<Target, { kind: string; id: string }> = {
-  own: { kind: 'system', id: OWN },
-  other: { kind: 'system', id: OTHER },
-  workspace: { kind: 'workspace', id: '' },
+const FIXTURE_BINDING: Record<OwnKind, Record<Target, string>> = {
+  system: { own: 'fx-own', other: 'fx-other', workspace: 'fx-ws' },
+  library: { own: 'fx-lib-own', other: 'fx-lib-other', workspace: 'fx-ws' },
 }
+const FIXTURE_FILTER: Record<OwnKind, Record<Target, { kind: string; id: string }>> = {
+  system: {
+    own: { kind: 'system', id: OWN },
+    other: { kind: 'system', id: OTHER },
+    workspace: { kind: 'workspace', id: '' },
+  },
+  library: {
+    own: { kind: 'library', id: OWN_LIB },
+    other: { kind: 'library', id: OTHER_LIB },
+    workspace: { kind: 'workspace', id: '' },
+  },
+}
+const LIBRARY_OF: Record<string, string> = { [OWN_LIB]: OWN_LIB, [OTHER_LIB]: OTHER_LIB }
 const TARGETS: Target[] = ['own', 'other', 'workspace']
 
 /** Concrete requests for a row: one per target its resource can take (with the body it sends). */
-function requestsFor(row: RouteRow): Array<{ target: Target; path: string; body?: unknown }> {
+function requestsFor(
+  row: RouteRow,
+  ownKind: OwnKind,
+): Array<{ target: Target; path: string; body?: unknown }> {
   const fill = (system: string) =>
     row.pattern
       .replace('{system}', system)
+      .replace('{library}', LIBRARY_OF[system] ?? 'x')
       .replace('{assettype}', 'opa-config')
       .replace('{resourcetype}', 'workspace')
       .replace('{resource}', 'ws')
@@ -49,10 +70,15 @@ function requestsFor(row: RouteRow): Array<{ target: Target; path: string; body?
       { target: 'own', path: fill(OWN) },
       { target: 'other', path: fill(OTHER) },
     ]
+  if (row.resource === 'library')
+    return [
+      { target: 'own', path: fill(OWN_LIB).replace('{rolebinding}', 'x') },
+      { target: 'other', path: fill(OTHER_LIB).replace('{rolebinding}', 'x') },
+    ]
   if (row.resource === 'binding' && row.pattern.includes('{rolebinding}'))
     return TARGETS.map((target) => ({
       target,
-      path: row.pattern.replace('{rolebinding}', FIXTURE_BINDING[target]),
+      path: row.pattern.replace('{rolebinding}', FIXTURE_BINDING[ownKind][target]),
     }))
   // The collection's POST: the body's resource_filter is the resource (no role_id: a caller let
   // through is answered 400, which is not a refusal, and nothing is created).
@@ -60,7 +86,7 @@ function requestsFor(row: RouteRow): Array<{ target: Target; path: string; body?
     return TARGETS.map((target) => ({
       target,
       path: row.pattern,
-      body: { resource_filter: FIXTURE_FILTER[target], subjects: [] },
+      body: { resource_filter: FIXTURE_FILTER[ownKind][target], subjects: [] },
     }))
   if (row.resource === 'query')
     return [
@@ -98,13 +124,35 @@ for (const backend of BACKENDS) {
       await createFixtureBinding('own')
     }
 
+    /** A library with one module; `own` also gets the library roles' bindings and fixture. */
+    async function createLibrary(target: 'own' | 'other'): Promise<void> {
+      const id = target === 'own' ? OWN_LIB : OTHER_LIB
+      const res = await t.json('PUT', `/v1/libraries/${id}`, {
+        body: { modules: { 'a.rego': `package libraries.${id}\n\nx := 1\n` } },
+      })
+      expect(res.status).toBe(200)
+      if (target === 'own')
+        for (const role of BUILTIN_ROLES.filter((r) => r.resource_kind === 'library')) {
+          const bound = await t.json('POST', '/v2/authz/rolebindings', {
+            body: {
+              resource_filter: { kind: 'library', id },
+              role_id: role.id,
+              subjects: [{ kind: 'token', id: `t-${role.id}` }],
+            },
+          })
+          expect(bound.status).toBe(200)
+        }
+      await createFixtureBinding(target, 'library')
+    }
+
     /** The fixture binding on `target` (a viewer role, for a user nobody is). */
-    async function createFixtureBinding(target: Target): Promise<void> {
+    async function createFixtureBinding(target: Target, kind: OwnKind = 'system'): Promise<void> {
+      const viewer = { system: 'SystemViewer', library: 'LibraryViewer' }[kind]
       const bound = await t.json('POST', '/v2/authz/rolebindings', {
         body: {
-          id: FIXTURE_BINDING[target],
-          resource_filter: FIXTURE_FILTER[target],
-          role_id: target === 'workspace' ? 'WorkspaceViewer' : 'SystemViewer',
+          id: FIXTURE_BINDING[kind][target],
+          resource_filter: FIXTURE_FILTER[kind][target],
+          role_id: target === 'workspace' ? 'WorkspaceViewer' : viewer,
           subjects: [{ kind: 'user', id: 'fixture-user' }],
         },
       })
@@ -130,6 +178,7 @@ for (const backend of BACKENDS) {
         callers.push({
           name: role.id,
           token: created.body.result as string,
+          ownKind: role.resource_kind === 'library' ? 'library' : 'system',
           expect: (row, target) => verdict(tableCell(role, row), target),
         })
         if (role.resource_kind === 'workspace') {
@@ -144,20 +193,25 @@ for (const backend of BACKENDS) {
         }
       }
       await createOwnSystem()
+      await createLibrary('own')
+      await createLibrary('other')
       await createFixtureBinding('workspace')
       const none = await t.json('PUT', '/v1/tokens/t-none', { body: {} })
       callers.push({
         name: 'no binding',
         token: none.body.result as string,
+        ownKind: 'system',
         expect: (row) =>
           row.action === 'authz.roles' ||
           row.action === 'authz.evaluate' ||
+          row.action === 'libraries.list' ||
           row.authentication === 'shared-secret',
       })
       const opa = parseYaml(await (await t.call('GET', `/v1/systems/${OWN}/assets/opa-config`)).text())
       callers.push({
         name: 'agent token',
         token: opa.services[0].credentials.bearer.token as string,
+        ownKind: 'system',
         // Agent reports (resource `caller`) are about the agent's own system.
         expect: (row, target) => verdict(agentCell(row), row.resource === 'caller' ? 'own' : target),
       })
@@ -170,7 +224,7 @@ for (const backend of BACKENDS) {
       for (const caller of callers) {
         const asked: Array<{ method: string; path: string; body: unknown; allowed: boolean }> = []
         for (const row of ROUTE_TABLE) {
-          for (const { target, path, body = {} } of requestsFor(row)) {
+          for (const { target, path, body = {} } of requestsFor(row, caller.ownKind)) {
             const res = await t.call(row.method, path, {
               token: caller.token,
               ...(row.method === 'GET' ? {} : { body }),
@@ -188,8 +242,12 @@ for (const backend of BACKENDS) {
             if (row.method === 'DELETE' && path === `/v1/systems/${OWN}` && res.ok) await createOwnSystem()
             if (row.method === 'DELETE' && path === `/v1/systems/${OTHER}` && res.ok)
               await createOtherSystem()
+            if (row.method === 'DELETE' && path === `/v1/libraries/${OWN_LIB}` && res.ok)
+              await createLibrary('own')
+            if (row.method === 'DELETE' && path === `/v1/libraries/${OTHER_LIB}` && res.ok)
+              await createLibrary('other')
             if (row.method === 'DELETE' && row.pattern === '/v2/authz/rolebindings/{rolebinding}' && res.ok)
-              await createFixtureBinding(target)
+              await createFixtureBinding(target, caller.ownKind)
           }
         }
         const check = await t.json<{

@@ -210,12 +210,17 @@ for (const backend of BACKENDS) {
       expect(query.body.message).toContain('policy_query:')
     })
 
-    it('validates a category this build does not fetch, then refuses it with 501', async () => {
-      const res = await put('systems/app/library', { category: 'policy-library' })
-      expect(res.status).toBe(501)
-      expect(res.body.code).toBe('not_implemented')
-      expect(res.body.message).toContain('policy-library is not implemented in this build')
-      expect((await t.json('GET', '/v1/datasources/systems/app/library')).status).toBe(404)
+    it('stores every category of the spec, stream included, with its defaults filled in', async () => {
+      const res = await put('systems/app/events', {
+        category: 'stream',
+        urls: ['127.0.0.1:9092'],
+        topic: 'users',
+      })
+      expect(res.status).toBe(200)
+      const got = await t.json('GET', '/v1/datasources/systems/app/events')
+      expect(got.status).toBe(200)
+      expect(got.body.result).toMatchObject({ category: 'stream', enabled: true, polling_interval: '30s' })
+      expect((await t.json('DELETE', '/v1/datasources/systems/app/events')).status).toBe(200)
     })
 
     it('refuses ids that name no system datasource or a missing system', async () => {
