@@ -8,15 +8,14 @@ import { writeFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
 import { BUILTIN_LINT_RULES } from '../../core/lint/builtin-rules.js'
 import type { RuleSelection } from '../../core/lint/config.js'
-import { loadCustomRules } from '../../core/lint/custom-rules.js'
 import { lint } from '../../core/lint/engine.js'
 import type { LintRule } from '../../core/lint/types.js'
+import { parseDuration } from '../../core/rego/builtins/go-time.js'
 import { RegoErrors } from '../../core/rego/errors.js'
-import { FILTERING_RULES } from '../lint/filtering.js'
+import { FILTERING_RULES } from '../lint/filtering-rules.js'
 import { loadLintConfig, readCustomRuleFiles, readRegoFiles } from '../lint/load.js'
 import { REPORT_FORMATS, type ReportFormat, renderReport } from '../lint/reporters.js'
 import { collect } from '../query-options.js'
-import { parseDuration } from './eval.js'
 
 /** Exit code when violations at level error were found (Regal's). */
 export const LINT_ERRORS_EXIT = 3
@@ -106,9 +105,14 @@ async function runLint(paths: string[], options: LintOptions): Promise<number> {
   }
   let deadline: number | undefined
   if (options.timeout !== undefined) {
-    const ms = parseDuration(options.timeout)
-    if (!Number.isFinite(ms) || ms < 0) return fail(`invalid --timeout ${options.timeout} (e.g. 30s, 1m)`)
-    if (ms > 0) deadline = Date.now() + ms
+    let ns: bigint
+    try {
+      ns = parseDuration(options.timeout)
+    } catch {
+      return fail(`invalid --timeout ${options.timeout} (e.g. 30s, 1m)`)
+    }
+    if (ns < 0n) return fail(`invalid --timeout ${options.timeout} (e.g. 30s, 1m)`)
+    if (ns > 0n) deadline = Date.now() + Number(ns / 1_000_000n)
   }
   try {
     const config = loadLintConfig(options.configFile, paths)
@@ -119,6 +123,8 @@ async function runLint(paths: string[], options: LintOptions): Promise<number> {
     const customSources = await readCustomRuleFiles(options.rules, config)
     if (customSources.length > 0) {
       const print = options.enablePrint ? (m: string) => process.stderr.write(`${m}\n`) : undefined
+      // Loaded on demand: the Rego compiler and evaluator are only needed for custom rules.
+      const { loadCustomRules } = await import('../../core/lint/custom-rules.js')
       const custom = loadCustomRules(customSources, print ? { print } : {})
       debug(`custom rules: ${custom.map((r) => `${r.category}/${r.name}`).join(', ')}`)
       rules.push(...custom)

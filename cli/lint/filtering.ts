@@ -32,34 +32,27 @@ interface FilterError {
 // One compile run per lint run and target list: every file's check reads from it.
 const runs = new WeakMap<readonly LintFile[], Map<string, Promise<FilterError[]>>>()
 
-/** The rule (and the category's only rule): `filter-fragment`. */
-export const filterFragment: LintRule = {
-  name: 'filter-fragment',
-  category: 'filtering',
-  description: 'Not supported by the compile endpoint',
-  async check({ file, all, options }) {
-    const targets = Array.isArray(options.targets)
-      ? options.targets.filter((t): t is string => typeof t === 'string')
-      : DEFAULT_TARGETS
-    let byTargets = runs.get(all)
-    if (!byTargets) {
-      byTargets = new Map()
-      runs.set(all, byTargets)
-    }
-    const key = targets.join(',')
-    let run = byTargets.get(key)
-    if (!run) {
-      run = filterErrors(all, targets)
-      byTargets.set(key, run)
-    }
-    const errors = await run
-    return errors
-      .filter((e) => e.file === file.file)
-      .map((e): Finding => ({ location: { row: e.row, col: e.col }, message: e.message }))
-  },
+/** The check of `filter-fragment` (declared in filtering-rules.ts, which loads this file on demand). */
+export const filterFragmentCheck: LintRule['check'] = async ({ file, all, options }) => {
+  const targets = Array.isArray(options.targets)
+    ? options.targets.filter((t): t is string => typeof t === 'string')
+    : DEFAULT_TARGETS
+  let byTargets = runs.get(all)
+  if (!byTargets) {
+    byTargets = new Map()
+    runs.set(all, byTargets)
+  }
+  const key = targets.join(',')
+  let run = byTargets.get(key)
+  if (!run) {
+    run = filterErrors(all, targets)
+    byTargets.set(key, run)
+  }
+  const errors = await run
+  return errors
+    .filter((e) => e.file === file.file)
+    .map((e): Finding => ({ location: { row: e.row, col: e.col }, message: e.message }))
 }
-
-export const FILTERING_RULES: readonly LintRule[] = [filterFragment]
 
 /** Every filter rule of `files`, compiled as the endpoint compiles it; the errors it would answer. */
 async function filterErrors(files: readonly LintFile[], targets: readonly string[]): Promise<FilterError[]> {
