@@ -16,6 +16,7 @@
  * package path, its description from the package's `# METADATA` title/description (else the rule
  * name); its location from `location: {row, col}` (what `result.location` returns).
  */
+import { createBuiltinContext } from '../rego/builtins/context.js'
 import { RegoError, RegoErrors } from '../rego/errors.js'
 import { compile, evaluate } from '../rego/index.js'
 import type { Module } from '../rego/syntax/ast.js'
@@ -84,15 +85,17 @@ export function loadCustomRules(
       async check({ file: target }) {
         const run = await evaluate(`x := ${query}.report`, astInput(target), {
           policy,
-          ctx: {
-            strictBuiltinErrors: false,
-            random: Math.random,
+          // No network for lint rules; `rego.metadata.*` answers from the rule's own policy.
+          ctx: createBuiltinContext({
             print: options.print ?? (() => {}),
-            timeNs: BigInt(Date.now()) * 1_000_000n,
-            cache: new Map(),
             allowNet: [],
-          },
+            regoMetadata: policy.regoMetadata,
+            parseModule: policy.parseModule,
+          }),
         })
+        // A built-in error would silently drop violations: fail the run instead.
+        const [builtinError] = run.builtinErrors
+        if (builtinError) throw new Error(`custom rule ${category}/${name}: ${builtinError.message}`)
         const found: Finding[] = []
         for (const result of run.results) {
           const report = toJS(result.bindings.get('x') as never)
