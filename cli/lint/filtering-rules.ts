@@ -3,7 +3,7 @@
  * docs/lint.md). The compile pipeline it runs is loaded only when a file has annotations, so
  * linting policies without filter rules does not pay for loading compile/.
  */
-import type { LintRule } from '../../core/lint/types.js'
+import type { LintFile, LintRule } from '../../core/lint/types.js'
 
 /**
  * filter-fragment: Rego in a filter rule (one with `compile` unknowns in its annotations) that the
@@ -14,13 +14,24 @@ export const filterFragment: LintRule = {
   category: 'filtering',
   description: 'Not supported by the compile endpoint',
   async check(ctx) {
-    const annotated = ctx.all.some(
-      (f) => f.module.annotations.length > 0 || f.module.rules.some((r) => (r.annotations?.length ?? 0) > 0),
-    )
-    if (!annotated) return []
+    if (!hasAnnotations(ctx.all)) return []
     const { filterFragmentCheck } = await import('./filtering.js')
     return filterFragmentCheck(ctx)
   },
+}
+
+// Whether any file of the run has annotations, computed once per run (keyed by its file list).
+const annotatedRuns = new WeakMap<readonly LintFile[], boolean>()
+
+function hasAnnotations(all: readonly LintFile[]): boolean {
+  let annotated = annotatedRuns.get(all)
+  if (annotated === undefined) {
+    annotated = all.some(
+      (f) => f.module.annotations.length > 0 || f.module.rules.some((r) => (r.annotations?.length ?? 0) > 0),
+    )
+    annotatedRuns.set(all, annotated)
+  }
+  return annotated
 }
 
 export const FILTERING_RULES: readonly LintRule[] = [filterFragment]

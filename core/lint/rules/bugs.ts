@@ -4,7 +4,8 @@
 import { DEFAULT_BUILTINS } from '../../rego/builtins/registry.js'
 import type { Rule } from '../../rego/syntax/ast.js'
 import { isCallExpr, isTerm, operatorName } from '../../rego/syntax/ast.js'
-import { stringifyOpaJson } from '../../rego/syntax/json.js'
+import { toOpaJson } from '../../rego/syntax/json.js'
+import { locationText } from '../../rego/syntax/source.js'
 import { exprs, walk } from '../../rego/syntax/walk.js'
 import {
   allRules,
@@ -16,7 +17,7 @@ import {
   topLevelNames,
   varCounts,
 } from '../ast-helpers.js'
-import type { Finding, LintRule } from '../types.js'
+import type { Finding, LintFile, LintRule } from '../types.js'
 
 const COMPARISONS = new Set(['equal', 'neq', 'lt', 'lte', 'gt', 'gte', 'eq'])
 
@@ -102,15 +103,8 @@ export const impossibleNot: LintRule = {
   description: 'Impossible `not` condition',
   check({ file, all }) {
     const pkg = packageName(file.module)
-    const multiValue = new Set<string>()
-    for (const other of all) {
-      if (packageName(other.module) !== pkg) continue
-      for (const rule of other.module.rules) {
-        const name = ruleName(rule)
-        if (name && rule.head.ref.length === 1 && rule.head.key && !rule.head.value) multiValue.add(name)
-      }
-    }
-    if (multiValue.size === 0) return []
+    const multiValue = multiValueRules(all).get(pkg)
+    if (!multiValue) return []
     const fullPrefix = `data.${pkg}.`
     const found: Finding[] = []
     for (const rule of allRules(file.module)) {
@@ -125,6 +119,27 @@ export const impossibleNot: LintRule = {
     }
     return found
   },
+}
+
+// Multi-value rule names by package, computed once per run.
+const multiValueIndex = new WeakMap<readonly LintFile[], Map<string, Set<string>>>()
+
+function multiValueRules(all: readonly LintFile[]): Map<string, Set<string>> {
+  let index = multiValueIndex.get(all)
+  if (index) return index
+  index = new Map()
+  for (const f of all) {
+    for (const rule of f.module.rules) {
+      const name = ruleName(rule)
+      if (!name || rule.head.ref.length !== 1 || !rule.head.key || rule.head.value) continue
+      const pkg = packageName(f.module)
+      const names = index.get(pkg) ?? new Set<string>()
+      names.add(name)
+      index.set(pkg, names)
+    }
+  }
+  multiValueIndex.set(all, index)
+  return index
 }
 
 /**
@@ -211,27 +226,40 @@ export const duplicateRule: LintRule = {
   category: 'bugs',
   description: 'Duplicate rule found',
   check({ file, all }) {
-    const pkg = packageName(file.module)
-    const seen = new Map<string, Rule>()
     const found: Finding[] = []
-    for (const other of all) {
-      if (packageName(other.module) !== pkg) continue
-      for (const rule of other.module.rules) {
-        // Locations are left out, so the key is the rule's shape, not where it was written.
-        const key = stringifyOpaJson(rule, { comments: false })
-        const first = seen.get(key)
-        if (!first) seen.set(key, rule)
-        else if (other === file) {
-          const at = first.location
-          found.push({
-            location: rule.location,
-            message: `Duplicate rule found${at ? ` (same as ${at.file}:${at.row})` : ''}`,
-          })
-        }
-      }
+    for (const [rule, first] of duplicatesOf(all).get(file) ?? []) {
+      const at = first.location
+      found.push({
+        location: rule.location,
+        message: `Duplicate rule found${at ? ` (same as ${at.file}:${at.row})` : ''}`,
+      })
     }
     return found
   },
+}
+
+// Computed once per run (keyed by the run's file list): each file's duplicates and their first copy.
+const duplicateIndex = new WeakMap<readonly LintFile[], Map<LintFile, Array<[Rule, Rule]>>>()
+
+function duplicatesOf(all: readonly LintFile[]): Map<LintFile, Array<[Rule, Rule]>> {
+  let index = duplicateIndex.get(all)
+  if (index) return index
+  index = new Map()
+  const seen = new Map<string, Rule>()
+  for (const f of all) {
+    const pkg = packageName(f.module)
+    for (const rule of f.module.rules) {
+      // The rule's source with whitespace collapsed: cheap, and what a reader sees as "the same
+      // rule"; rules without source text (generated) fall back to their AST.
+      const text = locationText(rule.location)?.replace(/\s+/g, ' ')
+      const key = `${pkg}\u0000${text ?? JSON.stringify(toOpaJson(rule, { comments: false }))}`
+      const first = seen.get(key)
+      if (!first) seen.set(key, rule)
+      else index.set(f, [...(index.get(f) ?? []), [rule, first]])
+    }
+  }
+  duplicateIndex.set(all, index)
+  return index
 }
 
 /**

@@ -19,7 +19,7 @@ export const walkNoPath: LintRule = {
   check({ file }) {
     const found: Finding[] = []
     for (const rule of file.module.rules) {
-      const counts = varCounts([rule])
+      let counts: Map<string, number> | undefined // only counted for rules that call walk
       walk(rule, (n) => {
         let args: Term[] | undefined
         if (n.type === 'call') args = n.value
@@ -27,7 +27,9 @@ export const walkNoPath: LintRule = {
         if (!args || operatorName(args[0]) !== 'walk') return
         const out = args[2]
         const path = out?.type === 'array' ? out.value[0] : undefined
-        if (path?.type === 'var' && !isWildcard(path) && counts.get(path.value) === 1) {
+        if (path?.type !== 'var' || isWildcard(path)) return
+        counts ??= varCounts([rule])
+        if (counts.get(path.value) === 1) {
           found.push({ location: path.location ?? n.location })
         }
       })
