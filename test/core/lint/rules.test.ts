@@ -2,6 +2,7 @@
  * One fixture per rule: a snippet that breaks it (the rule must report it, at the given row) and a
  * clean one (the rule must stay silent). Every shipped rule must have a fixture.
  */
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { BUILTIN_LINT_RULES } from '../../../core/lint/builtin-rules.js'
 import { emptyConfig } from '../../../core/lint/config.js'
@@ -196,6 +197,12 @@ async function run(rule: LintRule, text: string, file: string) {
 }
 
 describe('lint rules', () => {
+  it('every rule has its rationale under its name in docs/lint.md', () => {
+    const doc = readFileSync(new URL('../../../docs/lint.md', import.meta.url), 'utf8')
+    const names = [...BUILTIN_LINT_RULES.map((r) => r.name), 'filter-fragment']
+    expect(names.filter((n) => !doc.includes(`\n#### ${n}\n`))).toEqual([])
+  })
+
   it('every rule has a fixture', () => {
     expect(BUILTIN_LINT_RULES.map((r) => r.name).filter((n) => !FIXTURES[n])).toEqual([])
   })
