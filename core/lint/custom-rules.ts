@@ -18,7 +18,7 @@
  */
 import { createBuiltinContext } from '../rego/builtins/context.js'
 import { RegoError, RegoErrors } from '../rego/errors.js'
-import { compile, evaluate } from '../rego/index.js'
+import { compile, DEFAULT_EVALUATION_BUDGET, evaluate } from '../rego/index.js'
 import type { Module } from '../rego/syntax/ast.js'
 import { stringifyOpaJson } from '../rego/syntax/json.js'
 import { parseModuleWithErrors } from '../rego/syntax/module-parser.js'
@@ -85,6 +85,8 @@ export function loadCustomRules(
       async check({ file: target }) {
         const run = await evaluate(`x := ${query}.report`, astInput(target), {
           policy,
+          // A custom rule that loops or explodes stops with an error instead of hanging the run.
+          budget: DEFAULT_EVALUATION_BUDGET,
           // No network for lint rules; `rego.metadata.*` answers from the rule's own policy.
           ctx: createBuiltinContext({
             print: options.print ?? (() => {}),

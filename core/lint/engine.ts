@@ -57,9 +57,7 @@ export async function lint(options: LintOptions): Promise<LintResult> {
     if (isIgnored(file, globalIgnore)) continue
     scanned++
     checkDeadline(options.deadline)
-    const result = time('timer_lint_parse_ns', () =>
-      parseModuleWithErrors(text, { file, regoVersion: options.regoVersion ?? 'v1' }),
-    )
+    const result = time('timer_lint_parse_ns', () => parseEitherVersion(file, text, options.regoVersion))
     if (!result.module) {
       failed++
       parseErrors.push(
@@ -126,6 +124,18 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   }
   if (options.metrics) report.metrics = timers
   return { report, parseErrors }
+}
+
+/**
+ * Parses as `version` when given; otherwise as Rego v1 and, when that fails but v0 succeeds, as v0
+ * (as Regal lints both): a project mid-migration gets its v0 files linted rather than refused.
+ * The v1 errors are the ones reported when neither parses.
+ */
+function parseEitherVersion(file: string, text: string, version: 'v0' | 'v1' | undefined) {
+  const v1 = parseModuleWithErrors(text, { file, regoVersion: version ?? 'v1' })
+  if (v1.module || version) return v1
+  const v0 = parseModuleWithErrors(text, { file, regoVersion: 'v0' })
+  return v0.module ? v0 : v1
 }
 
 function checkDeadline(deadline: number | undefined): void {
