@@ -104,7 +104,12 @@ function iterationVars(body: Body, local: (name: string) => boolean): Set<string
   for (const expr of body) {
     walk(expr, (n) => {
       if (n.type === 'somedecl') {
-        for (const s of n.symbols) for (const v of varsIn(s)) if (local(v)) loop.add(v)
+        // `some x` and `some k, v in xs` declare their vars here, even when an outer var has the
+        // same name (the declaration shadows it); the domain `xs` is not declared.
+        for (const s of n.symbols) {
+          const declared = s.type === 'call' ? s.value.slice(1, -1) : [s]
+          for (const d of declared) for (const v of varsIn(d)) loop.add(v)
+        }
       } else if (n.type === 'ref') {
         for (const part of n.value.slice(1))
           if (part.type === 'var' && local(part.value)) loop.add(part.value)
