@@ -117,10 +117,10 @@ async function runLint(paths: string[], options: LintOptions): Promise<number> {
   try {
     const config = loadLintConfig(options.configFile, paths)
     debug(config.path ? `config ${config.path}` : 'no config file; every rule at its default level')
-    const files = await readRegoFiles(paths)
+    const files = await readRegoFiles(paths, ['.regal'])
     debug(`${files.length} file(s) under ${paths.join(', ')}`)
     const rules: LintRule[] = [...BUILTIN_LINT_RULES, ...FILTERING_RULES]
-    const customSources = await readCustomRuleFiles(options.rules, config)
+    const customSources = await readCustomRuleFiles(options.rules, paths)
     if (customSources.length > 0) {
       const print = options.enablePrint ? (m: string) => process.stderr.write(`${m}\n`) : undefined
       // Loaded on demand: the Rego compiler and evaluator are only needed for custom rules.

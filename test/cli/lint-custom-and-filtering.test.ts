@@ -125,6 +125,22 @@ describe.concurrent('regent lint: custom rules and filtering', { timeout: timeou
     expect(code).toBe(3)
   })
 
+  it('loads .regal/rules above the linted path without a config file, and does not lint them as policy', async () => {
+    const project = join(dir, 'project')
+    mkdirSync(join(project, '.regal', 'rules'), { recursive: true })
+    mkdirSync(join(project, 'policy'))
+    writeFileSync(
+      join(project, '.regal', 'rules', 'naming.rego'),
+      readFileSync(join(dir, 'rules', 'naming.rego')),
+    )
+    writeFileSync(join(project, 'policy', 'target.rego'), readFileSync(target))
+    const { code, stdout } = await runRegent(['lint', '-f', 'json', join(project, 'policy')], { timeoutMs })
+    const report = JSON.parse(stdout) as { violations: Array<{ title: string; location: { file: string } }> }
+    expect(report.violations.map((v) => v.title)).toEqual(['no-deny-prefix'])
+    expect(report.violations.every((v) => !v.location.file.includes('.regal'))).toBe(true)
+    expect(code).toBe(3)
+  })
+
   it('refuses an unknown rule name with exit 1', async () => {
     const { code, stderr } = await runRegent(['lint', '-d', 'no-such-rule', target], { timeoutMs })
     expect(stderr).toBe('regent: unknown rule no-such-rule (rules: docs/lint.md)\n')
