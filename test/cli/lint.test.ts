@@ -47,6 +47,7 @@ interface JsonReport {
     location: { file: string; row: number }
   }>
   summary: { files_scanned: number; num_violations: number }
+  metrics?: Record<string, number>
 }
 
 describe.concurrent('regent lint', { timeout: timeoutMs }, () => {
@@ -56,10 +57,13 @@ describe.concurrent('regent lint', { timeout: timeoutMs }, () => {
     expect(code).toBe(0)
   })
 
-  it('exits 3 on error-level violations and prints Regal JSON with -f json', async () => {
-    const { code, stdout } = await runRegent(['lint', '-f', 'json', '--ignore-files', 'vendor/', bad], {
-      timeoutMs,
-    })
+  it('exits 3 on error-level violations and prints Regal JSON with -f json (timers with --metrics)', async () => {
+    const { code, stdout } = await runRegent(
+      ['lint', '-f', 'json', '--metrics', '--ignore-files', 'vendor/', bad],
+      {
+        timeoutMs,
+      },
+    )
     expect(code).toBe(3)
     const report = JSON.parse(stdout) as JsonReport
     const titles = report.violations.map((v) => `${v.category}/${v.title}@${v.location.row}`)
@@ -74,6 +78,8 @@ describe.concurrent('regent lint', { timeout: timeoutMs }, () => {
       report.violations.every((v) => v.level === 'error' && v.location.file.endsWith('policy.rego')),
     ).toBe(true)
     expect(report.summary).toMatchObject({ files_scanned: 1, num_violations: report.violations.length })
+    expect(report.metrics?.timer_lint_parse_ns).toBeGreaterThan(0)
+    expect(report.metrics?.['timer_lint_rule_style_opa-fmt_ns']).toBeGreaterThan(0)
   })
 
   it('reads .regal/config.yaml above the path: levels, per-rule ignore; warnings pass at the default fail level', async () => {
