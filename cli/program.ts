@@ -25,6 +25,7 @@ const COMMANDS: ReadonlyArray<[name: string, load: () => CommandModule, factory:
   ['parse', () => import('./commands/parse.js'), 'parseCommand'],
   ['fmt', () => import('./commands/fmt.js'), 'fmtCommand'],
   ['check', () => import('./commands/check.js'), 'checkCommand'],
+  ['lint', () => import('./commands/lint.js'), 'lintCommand'],
   ['build', () => import('./commands/build.js'), 'buildCommand'],
   ['sign', () => import('./commands/sign.js'), 'signCommand'],
   ['inspect', () => import('./commands/inspect.js'), 'inspectCommand'],
