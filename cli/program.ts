@@ -28,6 +28,7 @@ const COMMANDS: ReadonlyArray<[name: string, load: () => CommandModule, factory:
   ['build', () => import('./commands/build.js'), 'buildCommand'],
   ['sign', () => import('./commands/sign.js'), 'signCommand'],
   ['inspect', () => import('./commands/inspect.js'), 'inspectCommand'],
+  ['bundle', () => import('./commands/bundle.js'), 'bundleCommand'],
   ['eval', () => import('./commands/eval.js'), 'evalCommand'],
   ['exec', () => import('./commands/exec.js'), 'execCommand'],
   ['test', () => import('./commands/test.js'), 'testCommand'],
