@@ -21,7 +21,6 @@ import {
 
 const MAX_DEPTH = 1000
 const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/
-const decoder = new TextDecoder('utf-8', { fatal: true })
 
 /** Raised for bytes that are not well-formed binary JSON; the message says where. */
 export class BinaryJsonError extends Error {
@@ -48,14 +47,18 @@ export function binaryJsonToText(raw: Uint8Array, maxChars = 64 * 1024 * 1024): 
 
 class BinaryJsonReader {
   private readonly view: DataView
+  private readonly buf: Buffer
   private readonly parts: string[] = []
   private chars = 0
+  /** JSON text of scalars and names by offset: the writer stores equal strings once, so they repeat. */
+  private readonly scalars = new Map<number, string>()
 
   constructor(
     private readonly raw: Uint8Array,
     private readonly maxChars: number,
   ) {
     this.view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength)
+    this.buf = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
   }
 
   document(): string {
@@ -73,32 +76,49 @@ class BinaryJsonReader {
   }
 
   private value(offset: number, depth: number): void {
-    if (offset === -BJSON_NULL) return this.emit('null')
-    if (offset === -BJSON_FALSE) return this.emit('false')
-    if (offset === -BJSON_TRUE) return this.emit('true')
+    if (offset < 0) {
+      this.emit(this.embedded(offset))
+      return
+    }
     if (depth > MAX_DEPTH) throw new BinaryJsonError(`binary JSON nests deeper than ${MAX_DEPTH}`)
     const type = this.byteAt(offset)
+    if (type === BJSON_ARRAY) this.array(offset, depth)
+    else if (type === BJSON_OBJECT_FULL || type === BJSON_OBJECT_THIN) this.object(offset, depth)
+    else {
+      let text = this.scalars.get(offset)
+      if (text === undefined) {
+        text = this.scalar(offset, type)
+        this.scalars.set(offset, text)
+      }
+      this.emit(text)
+    }
+  }
+
+  /** A null, false or true stored in its parent's slot as -1, -2 or -3. */
+  private embedded(offset: number): string {
+    if (offset === -BJSON_NULL) return 'null'
+    if (offset === -BJSON_FALSE) return 'false'
+    if (offset === -BJSON_TRUE) return 'true'
+    throw new BinaryJsonError(`binary JSON: negative offset ${offset} is no embedded value`)
+  }
+
+  private scalar(offset: number, type: number): string {
     switch (type) {
       case BJSON_NULL:
-        return this.emit('null')
+        return 'null'
       case BJSON_FALSE:
-        return this.emit('false')
+        return 'false'
       case BJSON_TRUE:
-        return this.emit('true')
+        return 'true'
       case BJSON_STRING:
-        return this.emit(JSON.stringify(this.text(offset + 1).value))
+        return JSON.stringify(this.text(offset + 1).value)
       case BJSON_STRING_INT:
-        return this.emit(`"${this.varint(offset + 1).value}"`)
+        return `"${this.bigVarint(offset + 1)}"`
       case BJSON_NUMBER: {
         const text = this.text(offset + 1).value
         if (!JSON_NUMBER.test(text)) throw this.fail(offset, `number ${JSON.stringify(text)} is not JSON`)
-        return this.emit(text)
+        return text
       }
-      case BJSON_ARRAY:
-        return this.array(offset, depth)
-      case BJSON_OBJECT_FULL:
-      case BJSON_OBJECT_THIN:
-        return this.object(offset, depth)
       default:
         throw this.fail(offset, `unknown type byte ${type}`)
     }
@@ -129,8 +149,13 @@ class BinaryJsonReader {
     this.emit('{')
     for (let i = 0; i < count; i++) {
       if (i > 0) this.emit(',')
-      const name = this.text(this.int32At(nameOffsets + 4 * i)).value
-      this.emit(`${JSON.stringify(name)}:`)
+      const nameAt = this.int32At(nameOffsets + 4 * i)
+      let name = this.scalars.get(-nameAt - 1)
+      if (name === undefined) {
+        name = `${JSON.stringify(this.text(nameAt).value)}:`
+        this.scalars.set(-nameAt - 1, name)
+      }
+      this.emit(name)
       this.value(this.int32At(valueOffsets + 4 * i), depth + 1)
     }
     this.emit('}')
@@ -139,36 +164,47 @@ class BinaryJsonReader {
   /** A count: a varint that must be non-negative and fit the bytes left (4 per entry). */
   private count(at: number): { value: number; next: number } {
     const { value, next } = this.varint(at)
-    if (value < 0n || value * 4n > BigInt(this.raw.length - next)) {
+    if (value < 0 || value * 4 > this.raw.length - next) {
       throw this.fail(at, `length ${value} does not fit the document`)
     }
-    return { value: Number(value), next }
+    return { value, next }
   }
 
   private text(at: number): { value: string; next: number } {
     const { value: length, next } = this.varint(at)
-    if (length < 0n || BigInt(next) + length > BigInt(this.raw.length)) {
+    if (length < 0 || next + length > this.raw.length) {
       throw this.fail(at, `string length ${length} does not fit the document`)
     }
-    const end = next + Number(length)
-    try {
-      return { value: decoder.decode(this.raw.subarray(next, end)), next: end }
-    } catch {
-      throw this.fail(at, 'string is not UTF-8')
-    }
+    const end = next + length
+    return { value: this.buf.toString('utf8', next, end), next: end }
   }
 
-  /** Go's `binary.ReadVarint`: at most 10 bytes, zigzag-decoded. */
-  private varint(at: number): { value: bigint; next: number } {
+  /**
+   * Go's `binary.ReadVarint` (at most 10 bytes, zigzag) as a number: exact up to 2^53, which
+   * covers every length and count; `bigVarint` is for integer strings that may go past it.
+   */
+  private varint(at: number): { value: number; next: number } {
+    let result = 0
+    let scale = 1
+    for (let i = 0; i < 10; i++) {
+      const b = this.byteAt(at + i)
+      result += (b & 0x7f) * scale
+      if (b < 0x80) {
+        const value = result % 2 === 1 ? -(result + 1) / 2 : result / 2
+        return { value, next: at + i + 1 }
+      }
+      scale *= 128
+    }
+    throw this.fail(at, 'varint longer than 10 bytes')
+  }
+
+  private bigVarint(at: number): bigint {
     let result = 0n
     let shift = 0n
     for (let i = 0; i < 10; i++) {
       const b = this.byteAt(at + i)
       result |= BigInt(b & 0x7f) << shift
-      if (b < 0x80) {
-        const value = result & 1n ? -((result >> 1n) + 1n) : result >> 1n
-        return { value, next: at + i + 1 }
-      }
+      if (b < 0x80) return result & 1n ? -((result >> 1n) + 1n) : result >> 1n
       shift += 7n
     }
     throw this.fail(at, 'varint longer than 10 bytes')
