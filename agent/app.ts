@@ -19,9 +19,11 @@ import {
 import { DEFAULT_EVALUATION_BUDGET, type EvaluationBudget } from '../core/rego/index.js'
 import { fromJS, type Value } from '../core/rego/values/index.js'
 import { createInterQueryCache } from './evaluate.js'
+import { ImpactRecorder } from './impact.js'
 import { dataReadRoutes } from './routes/data.js'
 import { dataWriteRoutes } from './routes/data-write.js'
 import { healthRoutes } from './routes/health.js'
+import { impactRoutes } from './routes/impact.js'
 import { policyRoutes } from './routes/policies.js'
 import { queryRoutes } from './routes/query.js'
 import { systemRoutes } from './routes/system.js'
@@ -64,6 +66,7 @@ export function createRunApp(options: RunAppOptions): Hono<AppEnv> {
     instanceId: options.instanceId ?? crypto.randomUUID(),
     budget: options.budget ?? DEFAULT_EVALUATION_BUDGET,
     allowNet: options.allowNet,
+    impact: new ImpactRecorder(),
   }
   const app = createApp({ errorStyle: 'opa', logger: options.logger })
   app.use(compress({ encoding: 'gzip', threshold: 1024 }))
@@ -75,6 +78,7 @@ export function createRunApp(options: RunAppOptions): Hono<AppEnv> {
     policyRoutes(deps),
     healthRoutes(deps),
     systemRoutes(deps),
+    impactRoutes(deps),
   ]) {
     app.route('/', routes)
   }

@@ -3,6 +3,7 @@ import type { BodyLimits } from '../core/http/index.js'
 import type { InterQueryCache } from '../core/rego/builtins/context.js'
 import type { EvaluationBudget } from '../core/rego/index.js'
 import type { Value } from '../core/rego/values/index.js'
+import type { ImpactRecorder } from './impact.js'
 import type { ServerState } from './state.js'
 
 /** What every route of the server needs. */
@@ -24,4 +25,6 @@ export interface RunServerDeps {
   budget: EvaluationBudget
   /** Hosts http.send may reach (capabilities `allow_net`); undefined: every host. */
   allowNet: readonly string[] | undefined
+  /** Live impact analysis recordings (`POST /v0/impact`), fed by every decision. */
+  impact?: ImpactRecorder
 }

@@ -35,6 +35,7 @@ const COMMANDS: ReadonlyArray<[name: string, load: () => CommandModule, factory:
   ['bench', () => import('./commands/bench.js'), 'benchCommand'],
   ['deps', () => import('./commands/deps.js'), 'depsCommand'],
   ['run', () => import('./commands/run.js'), 'runCommand'],
+  ['impact', () => import('./commands/impact.js'), 'impactCommand'],
   ['capabilities', () => import('./commands/capabilities.js'), 'capabilitiesCommand'],
   ['license', () => import('./commands/license.js'), 'licenseCommand'],
 ]
