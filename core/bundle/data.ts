@@ -5,7 +5,7 @@
  * library OPA uses, so `yes` is `true` there as here.
  */
 import { readYaml, YamlError } from '../yaml.js'
-import { binaryJsonToText, isBinaryJson } from './binary-json-read.js'
+import { binaryJsonToText, binaryJsonToValue, isBinaryJson } from './binary-json-read.js'
 import { bundleError, reason } from './errors.js'
 import { dataPathOf } from './paths.js'
 import type { BundleDataFile } from './types.js'
@@ -14,7 +14,18 @@ const decoder = new TextDecoder()
 
 /** The value of one data file, parsed as JSON or YAML by its name. */
 export function parseDataFile(file: BundleDataFile): unknown {
-  const text = dataFileText(file)
+  if (file.path.endsWith('.json') && isBinaryJson(file.raw)) {
+    try {
+      return binaryJsonToValue(file.raw) // built directly, as JSON.parse would give it
+    } catch (err) {
+      throw bundleError(
+        'bundle_data_invalid',
+        `data file ${file.path} is not valid binary JSON: ${reason(err)}`,
+        err,
+      )
+    }
+  }
+  const text = decoder.decode(file.raw)
   if (file.path.endsWith('.json')) {
     try {
       return JSON.parse(text)

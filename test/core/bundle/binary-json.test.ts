@@ -5,7 +5,12 @@
  */
 import { LosslessNumber } from 'lossless-json'
 import { describe, expect, it } from 'vitest'
-import { BinaryJsonError, binaryJsonToText, isBinaryJson } from '../../../core/bundle/binary-json-read.js'
+import {
+  BinaryJsonError,
+  binaryJsonToText,
+  binaryJsonToValue,
+  isBinaryJson,
+} from '../../../core/bundle/binary-json-read.js'
 import { encodeBinaryJson } from '../../../core/bundle/binary-json-write.js'
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
@@ -132,3 +137,33 @@ function shift(body: Buffer, by: number): Buffer {
   }
   return out
 }
+
+describe('binaryJsonToValue', () => {
+  it('gives what JSON.parse gives for the same text, without aliasing shared values', () => {
+    const doc = {
+      a: [{ k: 'v' }, { k: 'v' }],
+      b: { k: 'v' },
+      n: [1.5, -2, 1e21],
+      s: ['12', 'x'],
+      z: null,
+      t: true,
+    }
+    const raw = encodeBinaryJson(doc)
+    const value = binaryJsonToValue(raw) as typeof doc
+    expect(value).toEqual(JSON.parse(binaryJsonToText(raw)))
+    expect(value.a[0]).not.toBe(value.a[1])
+    const proto = binaryJsonToValue(
+      encodeBinaryJson(JSON.parse('{"__proto__": {"polluted": true}}')),
+    ) as object
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype)
+    expect(Object.keys(proto)).toEqual(['__proto__'])
+  })
+
+  it('refuses the same hostile documents, and caps the values built', () => {
+    const cyclic = Buffer.concat([Buffer.from([7, 2]), int32(0)])
+    expect(() => binaryJsonToValue(cyclic)).toThrow(/nests deeper/)
+    expect(() => binaryJsonToValue(encodeBinaryJson(Array.from({ length: 100 }, () => 1)), 50)).toThrow(
+      /more than 50 values/,
+    )
+  })
+})
