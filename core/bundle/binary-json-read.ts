@@ -293,7 +293,14 @@ class BinaryJsonValueReader extends BinaryJsonReader {
     if (++this.values > this.maxValues) {
       throw new BinaryJsonError(`binary JSON holds more than ${this.maxValues} values`)
     }
-    if (offset < 0) return JSON.parse(this.embeddedText(offset))
+    if (offset < 0)
+      return offset === -BJSON_NULL
+        ? null
+        : offset === -BJSON_TRUE
+          ? true
+          : offset === -BJSON_FALSE
+            ? false
+            : JSON.parse(this.embeddedText(offset))
     if (depth > MAX_DEPTH) throw new BinaryJsonError(`binary JSON nests deeper than ${MAX_DEPTH}`)
     const type = this.typeAt(offset)
     if (type === BJSON_ARRAY) {
@@ -322,9 +329,15 @@ class BinaryJsonValueReader extends BinaryJsonReader {
     }
     let scalar = this.strings.get(offset)
     if (scalar === undefined) {
-      scalar = JSON.parse(this.scalarText(offset, type))
+      scalar = this.scalarValue(offset, type)
       this.strings.set(offset, scalar)
     }
     return scalar
+  }
+
+  private scalarValue(offset: number, type: number): unknown {
+    if (type === BJSON_STRING) return this.textAt(offset + 1)
+    if (type === BJSON_NUMBER) return Number(this.scalarText(offset, type)) // text checked there
+    return JSON.parse(this.scalarText(offset, type))
   }
 }
