@@ -3,8 +3,9 @@
  * tar.gz it came from: size on disk, and load time (`readBundle`: gunzip, untar, data parse) for
  * a generated bundle of about 20 MB of JSON data. Baseline in the same run: JSON.parse of the
  * data text alone. The binary format exists for the reference tool's memory layout (it reads
- * values in place); regent turns it back into JSON text and parses that, so expect it to load
- * no faster than the tarball here: the figures say by how much.
+ * values in place); regent builds ordinary values from it (core/bundle) or goes through JSON
+ * text (the agent, for exact numbers), so expect it to load no faster than the tarball here: the
+ * figures say by how much.
  */
 import {
   binaryJsonToText,
