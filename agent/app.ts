@@ -22,11 +22,13 @@ import { type AuthenticationScheme, authenticationMiddleware } from './authn.js'
 import { authorizationMiddleware } from './authz.js'
 import type { DecisionLogSink } from './decision-logging.js'
 import { createInterQueryCache } from './evaluate.js'
+import { ImpactRecorder } from './impact.js'
 import { type AgentMetrics, metricsMiddleware, metricsRoutes } from './metrics.js'
 import { pprofRoutes } from './pprof.js'
 import { dataReadRoutes } from './routes/data.js'
 import { dataWriteRoutes } from './routes/data-write.js'
 import { healthRoutes } from './routes/health.js'
+import { impactRoutes } from './routes/impact.js'
 import { policyRoutes } from './routes/policies.js'
 import { queryRoutes } from './routes/query.js'
 import { systemRoutes } from './routes/system.js'
@@ -83,6 +85,7 @@ export function createRunDeps(options: RunAppOptions): RunServerDeps {
     allowNet: options.allowNet,
     decisionLog: options.decisionLog,
     plugins: options.plugins,
+    impact: new ImpactRecorder(),
   }
 }
 
@@ -107,6 +110,7 @@ export function createRunApp(options: RunAppOptions): Hono<AppEnv> {
     policyRoutes(deps),
     healthRoutes(deps),
     systemRoutes(deps),
+    impactRoutes(deps),
   ]) {
     app.route('/', routes)
   }

@@ -37,6 +37,7 @@ export async function evaluateDocument(
     metrics.stop('timer_rego_query_compile_ns')
   }
   metrics.count('counter_server_query_cache_hit', prepared.cached ? 1 : 0)
+  const started = process.hrtime.bigint()
   const run = await runQuery(prepared.query, {
     policy,
     input: request.input,
@@ -48,7 +49,13 @@ export async function evaluateDocument(
     budget: deps.budget,
     allowNet: deps.allowNet,
   })
-  return run.results[0]?.expressions[0]?.value
+  const result = run.results[0]?.expressions[0]?.value
+  // Live impact analysis samples the answered decision; the candidate runs later (agent/impact.ts).
+  if (deps.impact?.active) {
+    const evalNs = Number(process.hrtime.bigint() - started)
+    deps.impact.observe({ ref: request.ref, input: request.input, result, evalNs, log: c.var.log, deps })
+  }
+  return result
 }
 
 /**

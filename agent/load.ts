@@ -8,7 +8,7 @@
  */
 import { readFile, stat } from 'node:fs/promises'
 import { posix } from 'node:path'
-import { parseYamlData } from '../core/bundle/data.js'
+import { dataFileText, parseYamlData } from '../core/bundle/data.js'
 import { type Bundle, BundleError, readBundle, type VerificationConfig } from '../core/bundle/index.js'
 import { dataPathOf } from '../core/bundle/paths.js'
 import { loadPolicy } from '../core/bundle/policy-files.js'
@@ -36,8 +36,6 @@ export interface LoadedState {
   data: ObjectValue
   bundles: ActiveBundle[]
 }
-
-const decoder = new TextDecoder()
 
 /**
  * Loads everything; throws `RegoErrors` for modules that do not parse and an `Error` naming the
@@ -152,7 +150,7 @@ function moduleVersion(
 }
 
 function parseDataFile(bundle: string, path: string, raw: Uint8Array): Value {
-  const text = decoder.decode(raw)
+  const text = dataFileText({ path, raw }) // binary bundles (`regent bundle convert`) included
   if (path.endsWith('.json')) {
     try {
       return parseJSON(text)

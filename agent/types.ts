@@ -4,6 +4,7 @@ import type { InterQueryCache } from '../core/rego/builtins/context.js'
 import type { EvaluationBudget } from '../core/rego/index.js'
 import type { Value } from '../core/rego/values/index.js'
 import type { DecisionLogSink } from './decision-logging.js'
+import type { ImpactRecorder } from './impact.js'
 import type { ServerState } from './state.js'
 
 /** What every route of the server needs. */
@@ -29,6 +30,8 @@ export interface RunServerDeps {
   decisionLog?: DecisionLogSink
   /** The `-c` plugins' state for `/health?bundles` and `/v1/status`; undefined without `-c`. */
   plugins?: PluginsView
+  /** Live impact analysis recordings (`POST /v0/impact`), fed by every decision. */
+  impact?: ImpactRecorder
 }
 
 /** What the routes read of the running plugins. */

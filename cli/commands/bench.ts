@@ -6,6 +6,8 @@
  * `BenchmarkResult`: as a table (pretty), as JSON, or in the Go benchmark text format (gobench).
  * Measuring is in cli/bench/measure.ts, printing in cli/bench/render.ts. Allocation counts cannot
  * be measured in Node.js and are reported as `n/a` (null in JSON, left out of gobench lines).
+ * With `--e2e` each operation is an HTTP request to a `regent run -s` server started in process
+ * (cli/bench/e2e.ts), and the request's round trip is the timer reported.
  */
 import { Command, Option } from 'commander'
 import { AsyncCallNeeded } from '../../core/rego/eval/calls.js'
@@ -19,6 +21,7 @@ import {
   partialEvaluateSync,
   RegoErrors,
 } from '../../core/rego/index.js'
+import { type E2eBench, startE2eBench } from '../bench/e2e.js'
 import {
   type BenchmarkResult,
   type BenchmarkSettings,
@@ -27,6 +30,7 @@ import {
   runBenchmark,
 } from '../bench/measure.js'
 import { renderBenchmark } from '../bench/render.js'
+import { schemaCompileOptions } from '../input-schema.js'
 import { renderJson } from '../presentation.js'
 import { collect, loadQueryPolicy, readQueryInput, withQueryOptions } from '../query-options.js'
 import { readStdin } from '../stdin.js'
@@ -51,6 +55,13 @@ interface BenchOptions {
   benchtime: string
   partial?: boolean
   unknowns: string[]
+  e2e?: boolean
+  configFile?: string
+  schema?: string
+  target: string
+  shutdownGracePeriod: string
+  shutdownWaitPeriod: string
+  optimizeStoreForReadSpeed?: boolean
 }
 
 /** Parses Go's `-benchtime` syntax: a duration (`1s`, `200ms`) or an iteration count (`100x`). */
@@ -91,7 +102,41 @@ export function benchCommand(): Command {
       collect,
       [],
     )
+    .option('--e2e', 'benchmark over HTTP against a regent run -s server started in this process')
+    .option('-c, --config-file <path>', 'configuration file of the --e2e server (see the notice)')
+    .option('-s, --schema <file>', 'JSON Schema of input, for the type checker')
+    .addOption(
+      new Option('-t, --target <target>', 'runtime to benchmark (wasm is not available in regent)')
+        .choices(['rego', 'wasm'])
+        .default('rego'),
+    )
+    .option(
+      '--shutdown-grace-period <seconds>',
+      'with --e2e: seconds in-flight requests get at shutdown',
+      '10',
+    )
+    .option('--shutdown-wait-period <seconds>', 'with --e2e: seconds to wait before shutting down', '0')
+    .option('--optimize-store-for-read-speed', 'accepted for compatibility (regent has one store layout)')
     .action(async (queryArg: string | undefined, options: BenchOptions) => {
+      if (options.target === 'wasm') {
+        process.stderr.write(
+          'regent: -t wasm is not supported: regent has no WebAssembly runtime; use -t rego (the default)\n',
+        )
+        process.exitCode = 1
+        return
+      }
+      for (const flag of ['shutdownGracePeriod', 'shutdownWaitPeriod'] as const) {
+        if (!/^[0-9]+$/.test(options[flag]))
+          return usage(`invalid --${kebab(flag)} ${options[flag]} (whole seconds)`)
+      }
+      if (options.configFile) {
+        process.stderr.write(
+          'regent: bench -c is accepted; the --e2e server loads only -d and -b (services, bundles and plugins of a config file are regent run -s -c)\n',
+        )
+      }
+      if (options.optimizeStoreForReadSpeed) {
+        process.stderr.write('regent: --optimize-store-for-read-speed ignored: regent has one store layout\n')
+      }
       if (options.stdin && options.stdinInput) return usage('--stdin and --stdin-input cannot be combined')
       const query = options.stdin ? await readStdin() : queryArg
       if (!query?.trim()) return usage('missing query (give it as an argument or with --stdin)')
@@ -109,19 +154,55 @@ export function benchCommand(): Command {
 
 async function runBench(query: string, options: BenchOptions, count: number, benchtime: BenchTime) {
   let op: Operation
+  let e2e: E2eBench | undefined
   try {
-    op = await prepareOperation(query, options)
+    if (options.e2e) {
+      e2e = await startE2eBench(
+        {
+          data: options.data,
+          bundles: options.bundle,
+          ignore: options.ignore,
+          regoVersion: options.v0Compatible ? 'v0' : 'v1',
+          shutdownGraceSeconds: Number(options.shutdownGracePeriod),
+          shutdownWaitSeconds: Number(options.shutdownWaitPeriod),
+        },
+        {
+          query,
+          input: await readQueryInput(options),
+          partial: options.partial === true,
+          unknowns: options.unknowns.length > 0 ? options.unknowns : ['input'],
+          fail: options.fail,
+        },
+      )
+      op = e2e.op
+    } else op = await prepareOperation(query, options)
   } catch (err) {
     writeBenchError(err, options.format)
     return
   }
+  try {
+    await runAll(op, options, count, benchtime, e2e !== undefined)
+  } finally {
+    await e2e?.stop()
+  }
+}
+
+async function runAll(
+  op: Operation,
+  options: BenchOptions,
+  count: number,
+  benchtime: BenchTime,
+  e2e: boolean,
+) {
   const settings: BenchmarkSettings = {
     benchtime,
     benchmem: options.benchmem,
     timer: options.metrics
-      ? options.partial
-        ? 'timer_rego_partial_eval_ns'
-        : 'timer_rego_query_eval_ns'
+      ? e2e
+        ? 'timer_server_request_ns'
+        : options.partial
+          ? 'timer_rego_partial_eval_ns'
+          : 'timer_rego_query_eval_ns'
       : undefined,
   }
   for (let i = 0; i < count; i++) {
@@ -142,7 +223,10 @@ async function prepareOperation(query: string, options: BenchOptions): Promise<O
   const input = await readQueryInput(options)
   // print() calls are dropped (as OPA's rego package does unless asked): one line per iteration
   // would flood the terminal and time the terminal, not the policy.
-  const policy = compile(loaded.modules, loaded.data, { enablePrintStatements: false })
+  const policy = compile(loaded.modules, loaded.data, {
+    enablePrintStatements: false,
+    ...(await schemaCompileOptions(options.schema)),
+  })
   if (options.partial) {
     const unknowns = options.unknowns.length > 0 ? options.unknowns : ['input']
     const partialOptions = { ...(input !== undefined ? { input } : {}), unknowns }
@@ -220,6 +304,10 @@ function writeBenchError(err: unknown, format: string): void {
 function errorText(err: unknown): string {
   if (err instanceof RegoErrors) return err.toString()
   return `1 error occurred: ${err instanceof Error && 'code' in err ? String(err) : err instanceof Error ? err.message : String(err)}`
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 }
 
 function usage(message: string): void {

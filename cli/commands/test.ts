@@ -22,10 +22,14 @@ import { parseDuration } from './eval.js'
 import { runTestBenchmarks } from './test-bench.js'
 import { discoverTests, type TestCase } from './test-discovery.js'
 import { testBootstrapCommand, testNewCommand } from './test-generate.js'
+import { PARALLEL_MIN_TESTS, parallelism, runTestsInWorkers } from './test-parallel.js'
 import { outcome, reportEnd, subResultLines } from './test-report.js'
 import { type SubResultMap, subResults, subResultsDoc } from './test-sub-results.js'
+import { watchAndRun } from './test-watch.js'
 
-interface TestOptions {
+export interface TestOptions {
+  parallel: string
+  watch?: boolean
   verbose?: boolean
   run?: string
   format: string
@@ -104,140 +108,180 @@ export function testCommand(): Command {
         'with --bench: run each benchmark this long (1s) or this many times (100x)',
         '1s',
       )
+      .option(
+        '-p, --parallel <n>',
+        `test threads (worker threads; suites under ${PARALLEL_MIN_TESTS} tests and coverage runs use one)`,
+        '2',
+      )
+      .option('-w, --watch', 'run again whenever a file under the paths changes')
       .action(async (paths: string[], options: TestOptions, command: Command) => {
-        if (options.target === 'wasm') {
-          // OPA fails a run whose runtime is missing with exit 1; regent never has a Wasm runtime.
-          process.stderr.write(`regent: ${WASM_REFUSAL}\n`)
-          process.exitCode = 1
-          return
-        }
-        const threshold = Number(options.threshold)
-        if (!(threshold >= 0 && threshold <= 100)) {
-          process.stderr.write('Code coverage threshold must be between 0 and 100\n')
-          process.exitCode = 1
-          return
-        }
-        if (options.format === 'gobench' && !options.bench) {
-          process.stderr.write('regent: -f gobench needs --bench\n')
-          process.exitCode = 2
-          return
-        }
-        if (options.bench && (options.coverage || threshold > 0)) {
-          process.stderr.write('regent: --bench cannot be combined with coverage\n')
-          process.exitCode = 2
-          return
-        }
-        // Spec: the test timeout is 5s, 30s when benchmarking.
-        if (options.bench && command.getOptionValueSource('timeout') === 'default') options.timeout = '30s'
-        let timeoutMs: number
-        let benchtime: ReturnType<typeof parseBenchTime> | undefined
-        try {
-          timeoutMs = parseDuration(options.timeout)
-          if (options.bench) benchtime = parseBenchTime(options.benchtime)
-        } catch (err) {
-          process.stderr.write(`regent: ${(err as Error).message}\n`)
-          process.exitCode = 2
-          return
-        }
-        if (options.explain) options.verbose = true
-        let policy: Policy
-        let loaded: Awaited<ReturnType<typeof loadPolicy>>
-        try {
-          loaded = await loadPolicy({
-            paths: options.bundle ? [] : paths,
-            bundles: options.bundle ? paths : [],
-            ignore: options.ignore,
-            allDataFiles: true,
-            ...(options.v0Compatible ? { v0: true } : {}),
-          })
-          policy = compilePolicy(loaded.modules, loaded.data, {
-            maxErrors: Number(options.maxErrors) || 0,
-            tests: true,
-          })
-        } catch (err) {
-          process.stderr.write(`${err instanceof RegoErrors ? err.toString() : (err as Error).message}\n`)
-          process.exitCode = 1
-          return
-        }
-        let filter: RE2JS | undefined
-        try {
-          // Go's regexp syntax, as `opa test -r` reads it.
-          filter = options.run ? RE2JS.compile(options.run) : undefined
-        } catch (err) {
-          process.stderr.write(`${(err as Error).message}\n`)
-          process.exitCode = 1
-          return
-        }
-        const tests = discoverTests(policy, filter)
-        if (benchtime) {
-          const failed = await runTestBenchmarks(
-            policy,
-            tests,
-            {
-              format: options.format,
-              benchmem: options.benchmem,
-              count: Math.max(1, Number(options.count) || 1),
-              benchtime,
-              timeoutMs,
-              exitZeroOnSkipped: options.exitZeroOnSkipped === true,
-              verbose: options.verbose === true,
-            },
-            {
-              runTest: (t) => runTest(policy, t, timeoutMs, options, undefined),
-              resultDoc,
-            },
+        if (!/^[1-9][0-9]*$/.test(options.parallel)) {
+          process.stderr.write(
+            `regent: --parallel must be a positive whole number, got ${options.parallel}\n`,
           )
-          if (failed) process.exitCode = 2
+          process.exitCode = 2
           return
         }
-        const coverage = options.coverage || threshold > 0 ? new CoverageTracer() : undefined
-        let results: TestResult[] = []
-        for (let i = 0; i < Math.max(1, Number(options.count) || 1); i++) {
-          results = []
-          for (const t of tests) results.push(await runTest(policy, t, timeoutMs, options, coverage))
+        if (options.watch) {
+          await watchAndRun(paths, () => runOnce(paths, options, command))
+          return
         }
-        const failed = results.some(
-          (r) => r.error !== undefined || r.fail || (r.test.skip && !options.exitZeroOnSkipped),
-        )
-        if (coverage) {
-          const report = coverage.report(loaded.modules)
-          // As OPA's coverage reporter: an error is printed alone, failures are reported and the
-          // first one repeated on stderr; both exit 1 (only a missed threshold exits 2).
-          const errored = results.find((r) => r.error !== undefined)
-          if (errored) {
-            process.stderr.write(`${errored.error}\n`)
-            process.exitCode = 1
-            return
-          }
-          const failures = results.filter((r) => r.fail)
-          if (failures.length > 0) {
-            process.stdout.write(pretty(failures, options))
-            const first = failures[0] as TestResult
-            process.stderr.write(
-              `${[`${first.test.pkg}.${first.test.name}: ${outcome(first)}`, ...subResultLines(first, true)].join('\n')}\n\n`,
-            )
-            process.exitCode = 1
-            return
-          }
-          if (report.coverage < threshold) {
-            process.stderr.write(
-              `Code coverage threshold not met: got ${report.coverage.toFixed(2)} instead of ${threshold.toFixed(2)}\n`,
-            )
-            process.exitCode = 2
-            return
-          }
-          process.stdout.write(`${renderJson(coverageDoc(report))}\n`)
-        } else if (options.format === 'json') {
-          process.stdout.write(`${renderJson(results.map(resultDoc))}\n`)
-        } else {
-          process.stdout.write(pretty(results, options))
-        }
-        if (failed) process.exitCode = 2
+        await runOnce(paths, options, command)
       })
   )
 }
 
-async function runTest(
+/** One run of the tests as the flags ask; sets `process.exitCode`. */
+async function runOnce(paths: string[], options: TestOptions, command: Command): Promise<void> {
+  process.exitCode = 0
+  if (options.target === 'wasm') {
+    // OPA fails a run whose runtime is missing with exit 1; regent never has a Wasm runtime.
+    process.stderr.write(`regent: ${WASM_REFUSAL}\n`)
+    process.exitCode = 1
+    return
+  }
+  const threshold = Number(options.threshold)
+  if (!(threshold >= 0 && threshold <= 100)) {
+    process.stderr.write('Code coverage threshold must be between 0 and 100\n')
+    process.exitCode = 1
+    return
+  }
+  if (options.format === 'gobench' && !options.bench) {
+    process.stderr.write('regent: -f gobench needs --bench\n')
+    process.exitCode = 2
+    return
+  }
+  if (options.bench && (options.coverage || threshold > 0)) {
+    process.stderr.write('regent: --bench cannot be combined with coverage\n')
+    process.exitCode = 2
+    return
+  }
+  // Spec: the test timeout is 5s, 30s when benchmarking.
+  if (options.bench && command.getOptionValueSource('timeout') === 'default') options.timeout = '30s'
+  let timeoutMs: number
+  let benchtime: ReturnType<typeof parseBenchTime> | undefined
+  try {
+    timeoutMs = parseDuration(options.timeout)
+    if (options.bench) benchtime = parseBenchTime(options.benchtime)
+  } catch (err) {
+    process.stderr.write(`regent: ${(err as Error).message}\n`)
+    process.exitCode = 2
+    return
+  }
+  if (options.explain) options.verbose = true
+  let policy: Policy
+  let loaded: Awaited<ReturnType<typeof loadPolicy>>
+  try {
+    ;({ policy, loaded } = await loadTestPolicy(paths, options))
+  } catch (err) {
+    process.stderr.write(`${err instanceof RegoErrors ? err.toString() : (err as Error).message}\n`)
+    process.exitCode = 1
+    return
+  }
+  let filter: RE2JS | undefined
+  try {
+    // Go's regexp syntax, as `opa test -r` reads it.
+    filter = options.run ? RE2JS.compile(options.run) : undefined
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`)
+    process.exitCode = 1
+    return
+  }
+  const tests = discoverTests(policy, filter)
+  if (benchtime) {
+    const failed = await runTestBenchmarks(
+      policy,
+      tests,
+      {
+        format: options.format,
+        benchmem: options.benchmem,
+        count: Math.max(1, Number(options.count) || 1),
+        benchtime,
+        timeoutMs,
+        exitZeroOnSkipped: options.exitZeroOnSkipped === true,
+        verbose: options.verbose === true,
+      },
+      {
+        runTest: (t) => runTest(policy, t, timeoutMs, options, undefined),
+        resultDoc,
+      },
+    )
+    if (failed) process.exitCode = 2
+    return
+  }
+  const coverage = options.coverage || threshold > 0 ? new CoverageTracer() : undefined
+  const parallel = parallelism(options.parallel, tests.length, coverage !== undefined)
+  let results: TestResult[] = []
+  for (let i = 0; i < Math.max(1, Number(options.count) || 1); i++) {
+    if (parallel > 1) {
+      results = await runTestsInWorkers(paths, options, tests, parallel, timeoutMs, (t) =>
+        runTest(policy, t, timeoutMs, options, undefined),
+      )
+      continue
+    }
+    results = []
+    for (const t of tests) results.push(await runTest(policy, t, timeoutMs, options, coverage))
+  }
+  const failed = results.some(
+    (r) => r.error !== undefined || r.fail || (r.test.skip && !options.exitZeroOnSkipped),
+  )
+  if (coverage) {
+    const report = coverage.report(loaded.modules)
+    // As OPA's coverage reporter: an error is printed alone, failures are reported and the
+    // first one repeated on stderr; both exit 1 (only a missed threshold exits 2).
+    const errored = results.find((r) => r.error !== undefined)
+    if (errored) {
+      process.stderr.write(`${errored.error}\n`)
+      process.exitCode = 1
+      return
+    }
+    const failures = results.filter((r) => r.fail)
+    if (failures.length > 0) {
+      process.stdout.write(pretty(failures, options))
+      const first = failures[0] as TestResult
+      process.stderr.write(
+        `${[`${first.test.pkg}.${first.test.name}: ${outcome(first)}`, ...subResultLines(first, true)].join('\n')}\n\n`,
+      )
+      process.exitCode = 1
+      return
+    }
+    if (report.coverage < threshold) {
+      process.stderr.write(
+        `Code coverage threshold not met: got ${report.coverage.toFixed(2)} instead of ${threshold.toFixed(2)}\n`,
+      )
+      process.exitCode = 2
+      return
+    }
+    process.stdout.write(`${renderJson(coverageDoc(report))}\n`)
+  } else if (options.format === 'json') {
+    process.stdout.write(`${renderJson(results.map(resultDoc))}\n`)
+  } else {
+    process.stdout.write(pretty(results, options))
+  }
+  if (failed) process.exitCode = 2
+}
+
+/** Loads and compiles the policies and tests under `paths` as the flags say (also in workers). */
+export async function loadTestPolicy(
+  paths: string[],
+  options: Pick<TestOptions, 'bundle' | 'ignore' | 'v0Compatible' | 'maxErrors'>,
+): Promise<{ policy: Policy; loaded: Awaited<ReturnType<typeof loadPolicy>> }> {
+  const loaded = await loadPolicy({
+    paths: options.bundle ? [] : paths,
+    bundles: options.bundle ? paths : [],
+    ignore: options.ignore,
+    allDataFiles: true,
+    ...(options.v0Compatible ? { v0: true } : {}),
+  })
+  const policy = compilePolicy(loaded.modules, loaded.data, {
+    maxErrors: Number(options.maxErrors) || 0,
+    tests: true,
+  })
+  return { policy, loaded }
+}
+
+/** Runs one test (exported for the worker threads of `-p`). */
+export async function runTest(
   policy: Policy,
   test: TestCase,
   timeoutMs: number,

@@ -5,6 +5,7 @@
  * library OPA uses, so `yes` is `true` there as here.
  */
 import { readYaml, YamlError } from '../yaml.js'
+import { binaryJsonToText, binaryJsonToValue, isBinaryJson } from './binary-json-read.js'
 import { bundleError, reason } from './errors.js'
 import { dataPathOf } from './paths.js'
 import type { BundleDataFile } from './types.js'
@@ -13,6 +14,17 @@ const decoder = new TextDecoder()
 
 /** The value of one data file, parsed as JSON or YAML by its name. */
 export function parseDataFile(file: BundleDataFile): unknown {
+  if (file.path.endsWith('.json') && isBinaryJson(file.raw)) {
+    try {
+      return binaryJsonToValue(file.raw) // built directly, as JSON.parse would give it
+    } catch (err) {
+      throw bundleError(
+        'bundle_data_invalid',
+        `data file ${file.path} is not valid binary JSON: ${reason(err)}`,
+        err,
+      )
+    }
+  }
   const text = decoder.decode(file.raw)
   if (file.path.endsWith('.json')) {
     try {
@@ -26,6 +38,25 @@ export function parseDataFile(file: BundleDataFile): unknown {
     }
   }
   return parseYamlData(text, `data file ${file.path}`)
+}
+
+/**
+ * The text of a data file; a `data.json` in the reference tool's binary JSON (a binary bundle
+ * made by `bundle convert`) is turned into JSON text first, so binary bundles load everywhere
+ * tarballs do.
+ * @throws BundleError `bundle_data_invalid` when the binary JSON is malformed.
+ */
+export function dataFileText(file: BundleDataFile): string {
+  if (!file.path.endsWith('.json') || !isBinaryJson(file.raw)) return decoder.decode(file.raw)
+  try {
+    return binaryJsonToText(file.raw)
+  } catch (err) {
+    throw bundleError(
+      'bundle_data_invalid',
+      `data file ${file.path} is not valid binary JSON: ${reason(err)}`,
+      err,
+    )
+  }
 }
 
 /**

@@ -144,3 +144,6 @@ export function bundleFromParts(parts: {
   checkBundleRoots(bundle)
   return bundle
 }
+export { type BinaryBundleResult, binaryBundleData, isBinaryBundle, toBinaryBundle } from './binary-bundle.js'
+export { BinaryJsonError, binaryJsonToText, isBinaryJson } from './binary-json-read.js'
+export { encodeBinaryJson } from './binary-json-write.js'
