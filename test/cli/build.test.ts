@@ -184,9 +184,9 @@ describe('regent build', () => {
     expect(bad.code).toBe(1)
     expect(bad.io.err).toMatch(/is not a capabilities JSON file/)
     // A version regent has no capabilities for is refused rather than silently ignored.
-    const version = await build(['authz'], { bundle: true, output: out('c.tar.gz'), capabilities: 'v0.17.0' })
+    const version = await build(['authz'], { bundle: true, output: out('c.tar.gz'), capabilities: 'v0.9.0' })
     expect(version.code).toBe(1)
-    expect(version.io.err).toMatch(/--capabilities v0\.17\.0: no capabilities for this version/)
+    expect(version.io.err).toMatch(/--capabilities v0\.9\.0: no capabilities for this version/)
     const own = await build(['authz'], {
       bundle: true,
       output: out('c.tar.gz'),
