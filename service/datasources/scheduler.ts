@@ -18,7 +18,7 @@ import { nextRunDelay } from './backoff.js'
 import { categoryNamed } from './categories.js'
 import { fetchAndFilter, pollingIntervalMs, type RunLimits, runTimeoutMs } from './run.js'
 import { type DatasourceStatus, parseStatus } from './status.js'
-import { writeDatasourceData } from './store-data.js'
+import { datasourceText, writeDatasourceData } from './store-data.js'
 import { RunError } from './types.js'
 
 export interface SchedulerOptions {
@@ -159,6 +159,7 @@ export class DatasourceScheduler {
         size: output.size,
         items: output.items,
       }
+      const prepared = await datasourceText(output.content)
       const changed = await store.transaction(async (tx) => {
         const mine = await tx.datasources.finish(row.id, this.owner, {
           status: JSON.stringify(status),
@@ -167,7 +168,7 @@ export class DatasourceScheduler {
         })
         // Deleted, or the lease expired and another replica took it: its run decides, store nothing.
         if (!mine) return undefined
-        return writeDatasourceData(tx, row.id, row.system_id, output.content)
+        return writeDatasourceData(tx, row.id, row.system_id, prepared)
       })
       if (changed === undefined) return undefined
       logger.info(
