@@ -37,7 +37,7 @@ async function write(value: unknown, slicer: Slicer): Promise<string | undefined
   if (Array.isArray(value) && value.length > LARGE_CONTAINER) {
     const parts: string[] = []
     for (const item of value) {
-      parts.push((await write(item, slicer)) ?? 'null')
+      parts.push((isLarge(item) ? await write(item, slicer) : stringify(item)) ?? 'null')
       await slicer.maybeYield()
     }
     return `[${parts.join(',')}]`
@@ -47,7 +47,8 @@ async function write(value: unknown, slicer: Slicer): Promise<string | undefined
     if (keys.length > LARGE_CONTAINER || keys.some((k) => isLarge(value[k]))) {
       const parts: string[] = []
       for (const key of keys) {
-        const text = await write(value[key], slicer)
+        const child = value[key]
+        const text = isLarge(child) ? await write(child, slicer) : stringify(child)
         if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`)
         await slicer.maybeYield()
       }
