@@ -8,6 +8,7 @@
  */
 import { notFound } from '../../core/http/index.js'
 import { overlay } from '../data-tree.js'
+import { parseJsonDocument } from '../json-document.js'
 import type { ServiceDeps } from '../types.js'
 import { systemOfPath } from '../validation.js'
 import { checkRequest, type DataRequest, jsonText } from './data-request.js'
@@ -36,14 +37,19 @@ export async function evaluateDataRequest(
   let cached: SystemScope | undefined
   if (!sandbox && scope.systemId !== null) {
     cached = await systemScopeCache(deps).get(deps, scope.systemId)
-    scope = { ...scope, modules: cached.modules, data: cached.data }
+    scope = { ...scope, modules: cached.modules }
   }
   const documentPath = [...(request.query_package ? request.query_package.split('.') : []), ...scope.path]
   const config = deps.evaluator.config
   const task: EvaluationTask = {
     modules: { ...scope.modules, ...request.rego_modules },
     dataText: request.data
-      ? jsonText(overlay(scope.data, request.data))
+      ? jsonText(
+          overlay(
+            cached ? (parseJsonDocument(cached.dataText) as Record<string, unknown>) : scope.data,
+            request.data,
+          ),
+        )
       : (cached?.dataText ?? jsonText(scope.data)),
     ...(request.input !== undefined ? { inputText: jsonText(request.input) } : {}),
     query:

@@ -27,7 +27,7 @@ export interface SystemScope {
   key: string
   version: number
   modules: Record<string, string>
-  data: Record<string, unknown>
+  /** The data tree's JSON text (only the text is kept: the tree would be several times larger). */
   dataText: string
 }
 
@@ -40,7 +40,6 @@ async function loadScope(deps: ServiceDeps, system: SystemRow, key: string): Pro
     key,
     version: system.content_version,
     modules: content.modules,
-    data: content.data,
     dataText: jsonText(content.data),
   }
 }
