@@ -37,7 +37,8 @@ export async function writeDatasourceData(
   prepared: DatasourceText,
 ): Promise<boolean> {
   const { text, etag } = prepared
-  const existing = await tx.dataDocuments.get(id)
+  // Only the ETag is compared: the stored value is not read back.
+  const existing = await tx.dataDocuments.getMeta(id)
   if (existing?.etag === etag) return false
   const actor = { by: `${DATASOURCE_ACTOR.by}:${id}`, through: DATASOURCE_ACTOR.through }
   await tx.dataDocuments.upsert({
