@@ -9,9 +9,16 @@
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import { type Bundle, BundleError, bundleFromParts, writeBundle } from '../core/bundle/index.js'
-import type { BundleKind, PolicyRow, ServiceStore, SystemRow } from '../store/service/index.js'
+import type {
+  BundleKind,
+  DataDocumentRow,
+  PolicyRow,
+  ServiceStore,
+  SystemRow,
+} from '../store/service/index.js'
 import { discoveryDocument, type PublishedKey } from './agent-config.js'
 import type { BundleWatch } from './bundle-watch.js'
+import { spliceDocuments, storedContentDigest } from './data-text.js'
 import { DataConflictError, placeAt } from './data-tree.js'
 import { DATASOURCE_ACTOR } from './datasources/store-data.js'
 import { copyJson, isJsonObject, parseJsonDocument, stringifyJsonDocument } from './json-document.js'
@@ -185,9 +192,26 @@ export class BundleBuilder {
 
   /** The bundle of what is pushed to the store under `systems/{id}`. */
   private async storedBundle(systemId: string): Promise<Bundle> {
+    const modules = await this.storedModules(systemId, () => true)
+    const prefix = `systems/${systemId}`
+    const { store } = this.options
+    const documents = await store.dataDocuments.listForSystem(systemId)
+    const placed = documents.map((doc) => ({
+      path: relativeTo(prefix, doc.path),
+      text: doc.value,
+      etag: doc.etag,
+    }))
+    const dataText = spliceDocuments(placed)
+    if (dataText !== undefined) {
+      // The documents' texts go into data.json as stored: nothing is parsed or written again.
+      const bundlePaths = Object.fromEntries(modules.map((m) => [m.bundlePath, m.source]))
+      const digest = storedContentDigest(bundlePaths, placed)
+      return this.sourcedBundle({ modules, data: {}, revision: () => digest }, dataText)
+    }
+    // Documents that overlap merge as trees.
     return this.sourcedBundle({
-      modules: await this.storedModules(systemId, () => true),
-      data: await this.storedData(systemId, {}),
+      modules,
+      data: await this.storedData(systemId, {}, documents),
       revision: (digest) => digest,
     })
   }
@@ -224,9 +248,10 @@ export class BundleBuilder {
   private async storedData(
     systemId: string,
     base: Record<string, unknown>,
+    listed?: DataDocumentRow[],
   ): Promise<Record<string, unknown>> {
     const prefix = `systems/${systemId}`
-    const documents = await this.options.store.dataDocuments.listForSystem(systemId)
+    const documents = listed ?? (await this.options.store.dataDocuments.listForSystem(systemId))
     const data = documents.length === 0 ? base : copyJson(base)
     for (const doc of documents) {
       const rel = relativeTo(prefix, doc.path)
@@ -235,8 +260,11 @@ export class BundleBuilder {
     return data
   }
 
-  /** Checks the modules (each parses, all compile together) and makes the bundle. */
-  private sourcedBundle(content: SourcedContent): Bundle {
+  /**
+   * Checks the modules (each parses, all compile together) and makes the bundle; with `dataText`
+   * (the data tree already written, its digest in `content.revision`) `content.data` is unused.
+   */
+  private sourcedBundle(content: SourcedContent, dataText?: string): Bundle {
     const modules: Record<string, string> = {}
     const named: Record<string, string> = {}
     for (const module of content.modules) {
@@ -249,9 +277,11 @@ export class BundleBuilder {
     // later change (a policy deleted, pushes racing) can still leave a set that does not compile.
     const compileErrors = checkModuleSet(named)
     if (compileErrors.length > 0) throw new ContentError(compileErrors.map((e) => describeRegoError(e)))
-    const revision = content.revision(contentDigest(modules, content.data))
+    const revision = content.revision(dataText === undefined ? contentDigest(modules, content.data) : '')
     const manifest = content.metadata ? { revision, metadata: content.metadata } : { revision }
-    return bundleFromParts({ modules, data: content.data, manifest })
+    return dataText === undefined
+      ? bundleFromParts({ modules, data: content.data, manifest })
+      : bundleFromParts({ modules, dataText, manifest })
   }
 
   private async buildDiscovery(system: SystemRow): Promise<void> {

@@ -117,13 +117,16 @@ export function bundleFromFiles(files: readonly BundleEntry[]): Bundle {
 
 /**
  * A bundle from in-memory parts, for builders such as the service: modules by path, one data
- * tree (written as a root `data.json`; lossless-json numbers keep their digits), an optional
- * manifest. Roots are checked.
+ * tree (written as a root `data.json`; lossless-json numbers keep their digits) or that tree's
+ * JSON text already written, an optional manifest. Roots are checked. The bundle's `data` tree is
+ * parsed from the text only when read: builders that only write the bundle never pay for it.
  * @example bundleFromParts({ modules: { 'authz/policy.rego': 'package authz\n' }, data: { x: 1 } })
  */
 export function bundleFromParts(parts: {
   modules: Record<string, string>
   data?: Record<string, unknown>
+  /** The data tree's JSON text (an object), instead of `data`. */
+  dataText?: string
   manifest?: BundleManifest
 }): Bundle {
   const modules = Object.entries(parts.modules).map(([path, source]) => ({
@@ -131,14 +134,21 @@ export function bundleFromParts(parts: {
     source,
     raw: encoder.encode(source),
   }))
-  const data = parts.data ?? {}
   // lossless-json writes numbers held as text (LosslessNumber) as the numbers they are.
-  const dataText = stringifyLossless(data) ?? '{}'
+  const dataText = parts.dataText ?? stringifyLossless(parts.data ?? {}) ?? '{}'
+  const empty = parts.dataText === undefined ? Object.keys(parts.data ?? {}).length === 0 : dataText === '{}'
+  let data: Record<string, unknown> | undefined
   const bundle: Bundle = {
     manifest: manifestWithDefaults(parts.manifest),
     modules,
-    dataFiles: Object.keys(data).length > 0 ? [{ path: 'data.json', raw: encoder.encode(dataText) }] : [],
-    data: JSON.parse(dataText) as Record<string, unknown>,
+    dataFiles: empty ? [] : [{ path: 'data.json', raw: encoder.encode(dataText) }],
+    get data() {
+      data ??= JSON.parse(dataText) as Record<string, unknown>
+      return data
+    },
+    set data(value) {
+      data = value
+    },
     files: [],
   }
   checkBundleRoots(bundle)

@@ -54,7 +54,8 @@ export function checkBundleRoots(bundle: Bundle): void {
       )
     }
   }
-  checkDataRoots(bundle.data, '', roots)
+  // The root '' permits all data (and is then the only root): no need to walk the tree.
+  if (!roots.includes('')) checkDataRoots(bundle.data, '', roots)
   for (const op of bundle.patch?.data ?? []) {
     const path = op.path.replace(/^\/+|\/+$/g, '')
     if (!rootsContain(roots, path)) {

@@ -11,14 +11,14 @@ import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { BackgroundLoop } from '../../core/background-loop.js'
 import { conflict, notFound } from '../../core/http/index.js'
-import type { DatasourceRow, ServiceStore } from '../../store/service/index.js'
+import type { DatasourceRow, ServiceRepositories, ServiceStore } from '../../store/service/index.js'
 import type { BundleBuilder } from '../bundle-builder.js'
 import type { SecretVault } from '../secrets/vault.js'
 import { nextRunDelay } from './backoff.js'
 import { categoryNamed } from './categories.js'
 import { fetchAndFilter, pollingIntervalMs, type RunLimits, runTimeoutMs } from './run.js'
 import { type DatasourceStatus, parseStatus } from './status.js'
-import { writeDatasourceData } from './store-data.js'
+import { datasourceText, writeDatasourceData } from './store-data.js'
 import { RunError } from './types.js'
 
 export interface SchedulerOptions {
@@ -173,6 +173,14 @@ export class DatasourceScheduler {
         size: output.size,
         items: output.items,
       }
+      // Categories that land elsewhere (policy-library: modules) take the content itself; data is
+      // written to text before the transaction opens (in slices that yield).
+      const land = category.land
+      const storeOutput: (tx: ServiceRepositories) => Promise<boolean> = land
+        ? (tx) => land(tx, row.id, row.system_id, output.content)
+        : await datasourceText(output.content).then(
+            (prepared) => (tx) => writeDatasourceData(tx, row.id, row.system_id, prepared),
+          )
       const changed = await store.transaction(async (tx) => {
         const mine = await tx.datasources.finish(row.id, this.owner, {
           status: JSON.stringify(status),
@@ -181,7 +189,7 @@ export class DatasourceScheduler {
         })
         // Deleted, or the lease expired and another replica took it: its run decides, store nothing.
         if (!mine) return undefined
-        return (category.land ?? writeDatasourceData)(tx, row.id, row.system_id, output.content)
+        return storeOutput(tx)
       })
       if (changed === undefined) return undefined
       logger.info(

@@ -6,24 +6,39 @@
  */
 import type { ServiceRepositories } from '../../store/service/index.js'
 import { upsertedBy } from '../../store/service/index.js'
-import { documentEtag, stringifyJsonDocument } from '../json-document.js'
+import { etagYielding, stringifyYielding } from '../json-text-yielding.js'
 
 /** Who the audit columns of datasource-written documents name. */
 export const DATASOURCE_ACTOR = { by: 'datasource', through: 'datasource' }
 
+/** A datasource's data as it is stored: its JSON text and ETag. */
+export interface DatasourceText {
+  text: string
+  etag: string
+}
+
 /**
- * Stores `content` as the data of datasource `id` (inside the caller's transaction); resolves to
- * true when the document changed (the system's bundle must be rebuilt).
+ * The stored form of `content`, written in slices that yield to the event loop (tens of MB from
+ * a run). Before the transaction: a transaction holds the database while it is open.
+ */
+export async function datasourceText(content: unknown): Promise<DatasourceText> {
+  const text = await stringifyYielding(content)
+  return { text, etag: await etagYielding(text) }
+}
+
+/**
+ * Stores `prepared` (datasourceText) as the data of datasource `id` (inside the caller's
+ * transaction); resolves to true when the document changed (the system's bundle must be rebuilt).
  */
 export async function writeDatasourceData(
   tx: ServiceRepositories,
   id: string,
   systemId: string | null,
-  content: unknown,
+  prepared: DatasourceText,
 ): Promise<boolean> {
-  const text = stringifyJsonDocument(content)
-  const etag = documentEtag(text)
-  const existing = await tx.dataDocuments.get(id)
+  const { text, etag } = prepared
+  // Only the ETag is compared: the stored value is not read back.
+  const existing = await tx.dataDocuments.getMeta(id)
   if (existing?.etag === etag) return false
   const actor = { by: `${DATASOURCE_ACTOR.by}:${id}`, through: DATASOURCE_ACTOR.through }
   await tx.dataDocuments.upsert({

@@ -8,12 +8,13 @@
  */
 import { notFound } from '../../core/http/index.js'
 import { overlay } from '../data-tree.js'
-import { originFieldsOf } from '../git-origin/origin.js'
+import { parseJsonDocument } from '../json-document.js'
 import type { ServiceDeps } from '../types.js'
+import { systemOfPath } from '../validation.js'
 import { checkRequest, type DataRequest, jsonText } from './data-request.js'
 import type { EvaluationTask } from './evaluate-request.js'
 import { loadStoredScope } from './stored-scope.js'
-import { loadSystemContent } from './system-content.js'
+import { type SystemScope, systemScopeCache } from './system-scope-cache.js'
 
 /** `data.a.b`, bracketed where a segment is not a name (for messages). */
 function documentRef(path: readonly string[]): string {
@@ -31,20 +32,25 @@ export async function evaluateDataRequest(
   const startedAt = Date.now()
   const { request, mocks } = checkRequest(raw)
   const sandbox = request.sandbox === true
-  let scope = await loadStoredScope(deps.store, path, sandbox)
+  // The workspace's content is read for each request; a system's is cached per content version.
+  let scope = await loadStoredScope(deps.store, path, sandbox || systemOfPath(path) !== null)
+  let cached: SystemScope | undefined
   if (!sandbox && scope.systemId !== null) {
-    // A system built from git: its modules (none are stored) and data files come from its commit.
-    const system = await deps.store.systems.get(scope.systemId)
-    if (system && originFieldsOf(system)) {
-      const content = await loadSystemContent(deps, scope.systemId)
-      scope = { ...scope, modules: content.modules, data: content.data }
-    }
+    cached = await systemScopeCache(deps).get(deps, scope.systemId)
+    scope = { ...scope, modules: cached.modules }
   }
   const documentPath = [...(request.query_package ? request.query_package.split('.') : []), ...scope.path]
   const config = deps.evaluator.config
   const task: EvaluationTask = {
     modules: { ...scope.modules, ...request.rego_modules },
-    dataText: jsonText(request.data ? overlay(scope.data, request.data) : scope.data),
+    dataText: request.data
+      ? jsonText(
+          overlay(
+            cached ? (parseJsonDocument(cached.dataText) as Record<string, unknown>) : scope.data,
+            request.data,
+          ),
+        )
+      : (cached?.dataText ?? jsonText(scope.data)),
     ...(request.input !== undefined ? { inputText: jsonText(request.input) } : {}),
     query:
       request.rego !== undefined
@@ -62,6 +68,15 @@ export async function evaluateDataRequest(
     allowNet: sandbox ? [] : config.allow_net,
     allowFiles: sandbox ? [] : config.allow_files,
     instructionLimit: config.instruction_limit,
+    // The worker keeps the compiled policy of stored content as it is (no supplied modules or
+    // data, nothing mocked, no seeded cache: those change what is compiled).
+    ...(cached &&
+    request.data === undefined &&
+    request.rego_modules === undefined &&
+    mocks.builtins.length === 0 &&
+    request.nd_builtin_cache === undefined
+      ? { compiledKey: `${cached.key}|strict=${request.strict === true}` }
+      : {}),
   }
   const answer = await deps.evaluator.run(task, startedAt)
   if (!answer.defined && options.undefinedIsNotFound) {

@@ -22,6 +22,7 @@ import {
 import { fromJS, ObjectValue, parseJSON, toJS, toJSONText, type Value } from '../../core/rego/values/index.js'
 import { describeRegoError } from '../policy-validation.js'
 import { BuiltinMocks, type MocksReport } from './builtin-mocks.js'
+import { CompiledPolicies } from './compiled-policies.js'
 import { extractJsonPath, JsonPathError } from './json-path.js'
 import type { ValidatedMocks } from './mock-request.js'
 
@@ -44,6 +45,11 @@ export interface EvaluationTask {
   allowNet: string[]
   allowFiles: string[]
   instructionLimit: number
+  /**
+   * Names the content (modules, data, strict) when it is stored content as it is: the worker
+   * keeps the compiled policy under it (compiled-policies.ts). Absent: compiled for this task only.
+   */
+  compiledKey?: string
 }
 
 /** The worker's answer. */
@@ -57,6 +63,9 @@ export type EvaluationAnswer =
       ndBuiltinCacheText?: string
     }
   | { ok: false; status: 400; code: string; message: string; errors?: unknown[] }
+
+/** This worker's compiled policies of stored content (the worker runs one task at a time). */
+const COMPILED = new CompiledPolicies()
 
 /** The config key behind each budget error, named in its message. */
 const BUDGET_KEYS: Partial<Record<string, string>> = {
@@ -150,13 +159,19 @@ export async function evaluateTask(task: EvaluationTask, deadline: number): Prom
   const mocked = mocks.wrap(BUILTINS_WITH_STORES)
   const builtins = nd ? nd.wrap(mocked) : mocked
 
-  const compiled = compileModules(task.modules, task.dataText, builtins, task.strict)
-  if ('refusal' in compiled) return compiled.refusal
-  const { policy } = compiled
+  const key = task.compiledKey
+  let policy = key === undefined ? undefined : COMPILED.get(key)
+  if (!policy) {
+    const compiled = compileModules(task.modules, task.dataText, builtins, task.strict)
+    if ('refusal' in compiled) return compiled.refusal
+    policy = compiled.policy
+    if (key !== undefined) COMPILED.set(key, policy)
+  }
   const text = task.query.kind === 'rego' ? task.query.text : documentQuery(task.query.path)
   let prepared: ReturnType<typeof policy.query>
   try {
     prepared = policy.query(text)
+    if (key !== undefined) COMPILED.noteQuery(key, text)
   } catch (err) {
     if (err instanceof RegoErrors || err instanceof RegoError) return regoRefusal('rego', err)
     throw err

@@ -32,7 +32,7 @@ import { itemCount } from '../datasources/decode.js'
 import { libraryOfDatasource } from '../datasources/policy-library.js'
 import type { DatasourceScheduler } from '../datasources/scheduler.js'
 import { type DatasourceStatus, parseStatus, pendingStatus } from '../datasources/status.js'
-import { writeDatasourceData } from '../datasources/store-data.js'
+import { datasourceText, writeDatasourceData } from '../datasources/store-data.js'
 import { datasourceIdOf, validateDatasource } from '../datasources/validate.js'
 import { parseJsonDocument } from '../json-document.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
@@ -184,10 +184,11 @@ export function datasourceRoutes(
       size: Buffer.byteLength(text),
       items: itemCount(content),
     }
+    const prepared = await datasourceText(content)
     const changed = await inChangeTransaction(c, store, async (tx) => {
       if (!(await tx.datasources.setStatus(row.id, JSON.stringify(status))))
         throw notFound(`datasource ${row.id} not found`)
-      return writeDatasourceData(tx, row.id, row.system_id, content)
+      return writeDatasourceData(tx, row.id, row.system_id, prepared)
     })
     if (changed && row.system_id !== null) await builder.rebuild(row.system_id)
     return status

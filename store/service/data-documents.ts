@@ -13,6 +13,28 @@ export class DataDocumentRepository {
     return this.db.selectFrom('data_documents').selectAll().where('path', '=', path).executeTakeFirst()
   }
 
+  /**
+   * The document at `path` without its value: its ETag and audit columns, for a writer that only
+   * compares ETags (a datasource's document may be tens of MB).
+   */
+  getMeta(path: string): Promise<Omit<DataDocumentRow, 'value'> | undefined> {
+    return this.db
+      .selectFrom('data_documents')
+      .select([
+        'path',
+        'system_id',
+        'etag',
+        'created_at',
+        'created_by',
+        'created_through',
+        'last_modified_at',
+        'last_modified_by',
+        'last_modified_through',
+      ])
+      .where('path', '=', path)
+      .executeTakeFirst()
+  }
+
   /** The documents stored at any of `paths` (used to find a path's ancestors). */
   getMany(paths: string[]): Promise<DataDocumentRow[]> {
     if (paths.length === 0) return Promise.resolve([])

@@ -3,7 +3,9 @@
  * `POST /v1/datasources/{id}` (fetch over HTTP on 127.0.0.1, decode, optional Rego filter, store,
  * and the system's bundle rebuilt before the POST answers), its wall time split into the run's own
  * `status.duration` (fetch + decode + filter) and the rest (store + bundle rebuild), and the
- * process's peak RSS growth, and the longest stall of the event loop (the service's) meanwhile. Rows: unfiltered, then filtered with Rego (active users' groups).
+ * process's peak RSS growth, and the longest stall of the event loop (the service's) meanwhile,
+ * overall and in the store + rebuild phase. Rows: unfiltered, then filtered with Rego (active
+ * users' groups).
  * Baseline in the same run: JSON.parse of the same bytes plus writing them raw to a file.
  * Bounded: two runs of one datasource, each under the run timeout (120 s).
  */
@@ -51,22 +53,34 @@ function document(): { bytes: Buffer; items: number } {
 
 const rssMb = () => process.memoryUsage().rss / MB
 
+/** A stall of the event loop: when it began (performance.now) and how long it lasted. */
+interface Stall {
+  at: number
+  ms: number
+}
+
 /**
- * Samples the RSS every 20 ms while `work` runs; resolves to its result, the highest sample and
- * the longest the event loop was blocked (the service runs in this process).
+ * Samples the RSS every 20 ms while `work` runs; resolves to its result, the highest sample,
+ * the longest the event loop was blocked (the service runs in this process) and each stall over
+ * 20 ms with its start, so a run's phases can be told apart.
  */
 async function withPeakRss<T>(
   work: () => Promise<T>,
-): Promise<{ value: T; peakMb: number; blockedMs: number }> {
+): Promise<{ value: T; peakMb: number; blockedMs: number; stalls: Stall[] }> {
   let peakMb = rssMb()
   const delay = monitorEventLoopDelay({ resolution: 10 })
   delay.enable()
+  const stalls: Stall[] = []
+  let last = performance.now()
   const timer = setInterval(() => {
+    const now = performance.now()
+    if (now - last > 20 + 20) stalls.push({ at: last, ms: now - last - 20 })
+    last = now
     peakMb = Math.max(peakMb, rssMb())
   }, 20)
   try {
     const value = await work()
-    return { value, peakMb: Math.max(peakMb, rssMb()), blockedMs: delay.max / 1e6 }
+    return { value, peakMb: Math.max(peakMb, rssMb()), blockedMs: delay.max / 1e6, stalls }
   } finally {
     clearInterval(timer)
     delay.disable()
@@ -133,6 +147,7 @@ export async function run(): Promise<void> {
         value: answer,
         peakMb,
         blockedMs,
+        stalls,
       } = await withPeakRss(() => api(service.url, 'POST', `/v1/datasources/systems/${id}/${name}`))
       const total = performance.now() - started
       const status = answer.result as {
@@ -143,13 +158,18 @@ export async function run(): Promise<void> {
         items: number
       }
       if (status.code !== 'ok') throw new Error(`${label}: ${status.message}`)
+      // Stalls that began after the run's fetch, decode and filter: the store and the rebuild.
+      const storeStallMs = Math.max(
+        0,
+        ...stalls.filter((x) => x.at >= started + status.duration).map((x) => x.ms),
+      )
       const bundle = await fetch(`${service.url}/v1/bundles/systems/${id}`, {
         headers: { Authorization: `Bearer ${ADMIN}` },
       })
       const bundleBytes = (await bundle.arrayBuffer()).byteLength
       console.log(
         `   ${label.padEnd(38)} total ${(total / 1000).toFixed(2)} s = fetch+decode+filter ${(status.duration / 1000).toFixed(2)} s + store+rebuild ${((total - status.duration) / 1000).toFixed(2)} s; ` +
-          `${status.items} items stored; bundle ${(bundleBytes / MB).toFixed(1)} MB gz; peak RSS ${Math.round(peakMb)} MB (+${Math.round(peakMb - rssBefore)} MB over the run's start); event loop blocked up to ${(blockedMs / 1000).toFixed(2)} s`,
+          `${status.items} items stored; bundle ${(bundleBytes / MB).toFixed(1)} MB gz; peak RSS ${Math.round(peakMb)} MB (+${Math.round(peakMb - rssBefore)} MB over the run's start); event loop blocked up to ${(blockedMs / 1000).toFixed(2)} s (store+rebuild: ${Math.round(storeStallMs)} ms)`,
       )
       // The next row starts from a system holding only its own data.
       await api(service.url, 'DELETE', `/v1/datasources/systems/${id}/${name}`)

@@ -121,6 +121,13 @@ for (const backend of BACKENDS) {
       expect((await store.dataDocuments.getMany(['d/a', 'd/x'])).map((d) => d.path)).toEqual(['d/a'])
     })
 
+    it("reads a data document's ETag and audit columns without its value", async () => {
+      const meta = await store.dataDocuments.getMeta('d/a')
+      expect(meta).toMatchObject({ path: 'd/a', system_id: null, etag: '"e"', created_by: actor.by })
+      expect(meta).not.toHaveProperty('value')
+      expect(await store.dataDocuments.getMeta('d/none')).toBeUndefined()
+    })
+
     it('never replaces a bundle with an older build', async () => {
       const base = { system_id: 's1', kind: 'policy', size: 3, built_at: new Date().toISOString() }
       expect(
