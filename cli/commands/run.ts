@@ -30,6 +30,7 @@ import {
   readAgentOptions,
   startConfiguredAgent,
 } from '../run-options/agent-config.js'
+import { addRunCompatOptions } from '../run-options/compat-flags.js'
 import {
   addServerOptions,
   listenAddress,
@@ -104,7 +105,7 @@ const collect = (value: string, previous: string[] | true) => [...(previous === 
 
 /** Builds the `run` command. */
 export function runCommand(): Command {
-  return addServerOptions(new Command('run'))
+  return addRunCompatOptions(addServerOptions(new Command('run')))
     .description(
       'start the interactive shell, or an OPA-compatible policy server (-s), on regent’s Rego engine',
     )

@@ -15,6 +15,7 @@ import { type CoverageReport, CoverageTracer } from '../../core/rego/eval/covera
 import { compilePolicy, type Policy } from '../../core/rego/eval/policy.js'
 import { BufferTracer, prettyTrace, type TraceOp, type Tracer } from '../../core/rego/eval/trace.js'
 import type { Value } from '../../core/rego/values/index.js'
+import { type CommandLogFlags, commandLog, withLogFlags } from '../command-log.js'
 import { type Doc, renderJson } from '../presentation.js'
 import { collect } from '../query-options.js'
 import { parseBenchTime } from './bench.js'
@@ -22,13 +23,16 @@ import { parseDuration } from './eval.js'
 import { runTestBenchmarks } from './test-bench.js'
 import { discoverTests, type TestCase } from './test-discovery.js'
 import { testBootstrapCommand, testNewCommand } from './test-generate.js'
+import { logResults } from './test-log.js'
 import { PARALLEL_MIN_TESTS, parallelism, runTestsInWorkers } from './test-parallel.js'
 import { outcome, reportEnd, subResultLines } from './test-report.js'
 import { type SubResultMap, subResults, subResultsDoc } from './test-sub-results.js'
 import { watchAndRun } from './test-watch.js'
 
-export interface TestOptions {
+export interface TestOptions extends Partial<CommandLogFlags> {
   parallel: string
+  /** Record the values of each traced expression's variables (`--var-values`). */
+  varValues?: boolean
   watch?: boolean
   verbose?: boolean
   run?: string
@@ -67,7 +71,8 @@ export interface TestResult {
 
 /** Builds the `test` command. */
 export function testCommand(): Command {
-  return (
+  // The log flags as `regent eval` has them: lines on stderr, JSON at info by default.
+  return withLogFlags(
     new Command('test')
       // `test bootstrap -f` is the subcommand's --force, not test's --format.
       .enablePositionalOptions()
@@ -114,21 +119,23 @@ export function testCommand(): Command {
         '2',
       )
       .option('-w, --watch', 'run again whenever a file under the paths changes')
-      .action(async (paths: string[], options: TestOptions, command: Command) => {
-        if (!/^[1-9][0-9]*$/.test(options.parallel)) {
-          process.stderr.write(
-            `regent: --parallel must be a positive whole number, got ${options.parallel}\n`,
-          )
-          process.exitCode = 2
-          return
-        }
-        if (options.watch) {
-          await watchAndRun(paths, () => runOnce(paths, options, command))
-          return
-        }
-        await runOnce(paths, options, command)
-      })
-  )
+      .option(
+        '--var-values',
+        'show the values of the variables of failed expressions (under each failure; in traces with -v)',
+      ),
+    { level: 'info', format: 'json', timestamp: false },
+  ).action(async (paths: string[], options: TestOptions, command: Command) => {
+    if (!/^[1-9][0-9]*$/.test(options.parallel)) {
+      process.stderr.write(`regent: --parallel must be a positive whole number, got ${options.parallel}\n`)
+      process.exitCode = 2
+      return
+    }
+    if (options.watch) {
+      await watchAndRun(paths, () => runOnce(paths, options, command))
+      return
+    }
+    await runOnce(paths, options, command)
+  })
 }
 
 /** One run of the tests as the flags ask; sets `process.exitCode`. */
@@ -169,6 +176,7 @@ async function runOnce(paths: string[], options: TestOptions, command: Command):
     return
   }
   if (options.explain) options.verbose = true
+  const log = commandLog({ logLevel: options.logLevel ?? 'info', logFormat: options.logFormat ?? 'json' })
   let policy: Policy
   let loaded: Awaited<ReturnType<typeof loadPolicy>>
   try {
@@ -178,6 +186,7 @@ async function runOnce(paths: string[], options: TestOptions, command: Command):
     process.exitCode = 1
     return
   }
+  log.debug('policies loaded', { modules: loaded.modules.size })
   let filter: RE2JS | undefined
   try {
     // Go's regexp syntax, as `opa test -r` reads it.
@@ -188,6 +197,7 @@ async function runOnce(paths: string[], options: TestOptions, command: Command):
     return
   }
   const tests = discoverTests(policy, filter)
+  log.debug('tests discovered', { tests: tests.length })
   if (benchtime) {
     const failed = await runTestBenchmarks(
       policy,
@@ -225,6 +235,7 @@ async function runOnce(paths: string[], options: TestOptions, command: Command):
   const failed = results.some(
     (r) => r.error !== undefined || r.fail || (r.test.skip && !options.exitZeroOnSkipped),
   )
+  logResults(log, results)
   if (coverage) {
     const report = coverage.report(loaded.modules)
     // As OPA's coverage reporter: an error is printed alone, failures are reported and the
@@ -299,7 +310,11 @@ export async function runTest(
   }
   if (test.skip) return result
   const output: string[] = []
-  const buffer = options.verbose ? new BufferTracer() : undefined
+  // `--var-values` needs the trace even without -v: the failed expressions are shown with values.
+  const buffer =
+    options.verbose || options.varValues
+      ? new BufferTracer({ varValues: options.varValues === true })
+      : undefined
   const tracer = coverage ?? buffer
   const start = process.hrtime.bigint()
   try {
@@ -331,7 +346,9 @@ export async function runTest(
       notes: new Set<TraceOp>(['Note']),
       full: undefined,
     }
-    const ops = options.explain ? modes[options.explain] : new Set<TraceOp>(['Note', 'Fail'])
+    const ops = options.explain
+      ? modes[options.explain]
+      : new Set<TraceOp>(options.verbose ? ['Note', 'Fail'] : ['Fail'])
     result.trace = prettyTrace(buffer.events, ops)
   }
   return result
@@ -364,6 +381,9 @@ function pretty(results: TestResult[], options: TestOptions): string {
         '',
       )
     if (r.error !== undefined) lines.push(`  ${r.error}`)
+    // -v prints the trace under FAILURES; without it `--var-values` shows the failed expressions here.
+    if (r.fail && r.trace && options.varValues && !options.verbose)
+      lines.push('', ...r.trace.split('\n').map((l) => `  ${l}`), '')
   }
   lines.push(...reportEnd(results, options.verbose === true, dirty))
   return `${lines.join('\n')}\n`

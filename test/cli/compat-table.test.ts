@@ -15,12 +15,7 @@ import { parseSpecCommands, readCliSpec } from './compat/spec-flags.js'
  * Spec entries the program does not have yet (`command` or `command flag`), still open in
  * issue 22. Remove an entry when it lands.
  */
-const KNOWN_GAPS = new Set<string>([
-  ...['-l', '--log-format', '--var-values'].map((f) => `test ${f}`),
-  ...['--disable-telemetry', '-O', '--optimize-store-for-read-speed', '--skip-known-schema-check'].map(
-    (f) => `run ${f}`,
-  ),
-])
+const KNOWN_GAPS = new Set<string>([])
 
 const DOC = fileURLToPath(new URL('../../docs/cli.md', import.meta.url))
 const spec = readCliSpec()
