@@ -7,7 +7,7 @@
  */
 import { Writable } from 'node:stream'
 import { createLogger, type Logger, type LogLevel } from '../core/log.js'
-import { formatGoTime } from './go-time-layout.js'
+import { formatTime } from '../core/rego/builtins/go-layout.js'
 
 export type LogFormat = 'json' | 'json-pretty' | 'text'
 
@@ -59,7 +59,8 @@ export function formatLine(line: string, format: LogFormat, timestampFormat: str
     return line
   }
   if (timestampFormat !== undefined && typeof entry.time === 'number') {
-    entry.time = formatGoTime(new Date(entry.time), timestampFormat)
+    // Go's layouts as `time.format` writes them, in the process's time zone (Go's time.Now()).
+    entry.time = formatTime(BigInt(entry.time) * 1_000_000n, 'Local', timestampFormat)
   }
   if (format === 'json') return JSON.stringify(entry)
   if (typeof entry.level === 'number') entry.level = LEVEL_NAMES[entry.level] ?? entry.level

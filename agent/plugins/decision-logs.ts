@@ -21,7 +21,7 @@ import { BufferThread } from '../../plugins/logs/buffer-thread.js'
 import { type DecisionLogsConfig, decisionLogsSectionSchema } from '../../plugins/logs/config.js'
 import { Forwarder } from '../../plugins/logs/forwarder.js'
 import { DecisionLogMetrics } from '../../plugins/logs/metrics.js'
-import type { UpstreamTarget } from '../../plugins/logs/upload.js'
+import { serviceUploadTarget } from '../../plugins/logs/upload.js'
 import type { ServiceClient } from '../../plugins/rest/service-client.js'
 import type { AgentDecisionLogsConfig } from '../config/schema.js'
 import type { DecisionLogSink } from '../decision-logging.js'
@@ -84,7 +84,13 @@ export class AgentDecisionLogs implements DecisionLogSink {
       this.buffer?.isClosed === false ? this.buffer.stats() : undefined,
     )
     const resource = config.resource ?? (config.partition_name ? `/logs/${config.partition_name}` : '/logs')
-    this.forwarder = new Forwarder(this.buffer, upstreamOf(client, resource), settings, this.metrics, logger)
+    this.forwarder = new Forwarder(
+      this.buffer,
+      serviceUploadTarget(client, resource),
+      settings,
+      this.metrics,
+      logger,
+    )
     logger.info(
       {
         path: join(options.persistenceDir, AGENT_BUFFER_FILE),
@@ -151,20 +157,4 @@ function bufferSettings(config: AgentDecisionLogsConfig): DecisionLogsConfig {
       ...(r.max_delay_seconds !== undefined ? { max_delay_ms: r.max_delay_seconds * 1000 } : {}),
     },
   })
-}
-
-function upstreamOf(client: ServiceClient, resource: string): UpstreamTarget {
-  return {
-    url: client.urlOf(resource),
-    send: ({ body, headers, signal, timeoutMs }) =>
-      client.send({
-        method: 'POST',
-        resource,
-        headers,
-        body,
-        signal,
-        headersTimeoutMs: timeoutMs,
-        bodyTimeoutMs: timeoutMs,
-      }),
-  }
 }

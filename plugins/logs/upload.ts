@@ -4,6 +4,7 @@
  * is classified here so the forwarder's retry policy reads as a table.
  */
 import { type Dispatcher, request } from 'undici'
+import type { ServiceClient } from '../rest/service-client.js'
 
 /** Sends one upload request; the relay passes its service client (credentials, TLS) here. */
 export type UpstreamSend = (request: {
@@ -19,6 +20,23 @@ export interface UpstreamTarget {
   url: string
   /** How to send; a plain undici POST to `url` when absent. */
   send?: UpstreamSend
+}
+
+/** The logs resource of a configured service, sent through its client (credentials, TLS, headers). */
+export function serviceUploadTarget(client: ServiceClient, resource: string): UpstreamTarget {
+  return {
+    url: client.urlOf(resource),
+    send: ({ body, headers, signal, timeoutMs }) =>
+      client.send({
+        method: 'POST',
+        resource,
+        headers,
+        body,
+        signal,
+        headersTimeoutMs: timeoutMs,
+        bodyTimeoutMs: timeoutMs,
+      }),
+  }
 }
 
 /** How an attempt ended, and what the forwarder does about it. */

@@ -8,7 +8,7 @@
 import { ConfigError } from '../../core/config.js'
 import { adoptFallbackBuffer } from '../../plugins/logs/adopt-fallback.js'
 import { type DecisionLogsConfig, decisionLogsSectionSchema } from '../../plugins/logs/config.js'
-import type { UpstreamTarget } from '../../plugins/logs/upload.js'
+import { serviceUploadTarget, type UpstreamTarget } from '../../plugins/logs/upload.js'
 import type { RelayContext, RelayExtension, RelayExtensionFactory } from '../types.js'
 import { DecisionLogs } from './decision-logs.js'
 
@@ -43,19 +43,7 @@ export function resolveUpstream(
   if (!client) throw new ConfigError([`relay.decision_logs.upload.service: no service named "${name}"`])
   const partition = str(opa.partition_name)
   const resource = config.upload.resource ?? str(opa.resource) ?? (partition ? `/logs/${partition}` : '/logs')
-  return {
-    url: client.urlOf(resource),
-    send: ({ body, headers, signal, timeoutMs }) =>
-      client.send({
-        method: 'POST',
-        resource,
-        headers,
-        body,
-        signal,
-        headersTimeoutMs: timeoutMs,
-        bodyTimeoutMs: timeoutMs,
-      }),
-  }
+  return serviceUploadTarget(client, resource)
 }
 
 /** The extension factory to list in the relay command's RELAY_EXTENSIONS. */

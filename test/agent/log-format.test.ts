@@ -4,8 +4,8 @@
  */
 import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { formatGoTime } from '../../agent/go-time-layout.js'
 import { createAgentLogger, formatLine, type LogFormat } from '../../agent/log-format.js'
+import { formatTime } from '../../core/rego/builtins/go-layout.js'
 
 function capture(
   format: LogFormat | undefined,
@@ -69,18 +69,19 @@ describe('log formats', () => {
 })
 
 describe('Go time layouts', () => {
+  const goTime = (d: Date, layout: string) => formatTime(BigInt(d.getTime()) * 1_000_000n, 'Local', layout)
   const utc = process.env.TZ
   it('formats the reference layouts', () => {
     process.env.TZ = 'UTC'
     try {
       const d = new Date(Date.UTC(2026, 0, 5, 13, 4, 9, 120))
       // RFC 3339 (OPA's default), with fractions, kitchen and ANSIC-like layouts.
-      expect(formatGoTime(d, '2006-01-02T15:04:05Z07:00')).toBe('2026-01-05T13:04:09Z')
-      expect(formatGoTime(d, '2006-01-02T15:04:05.000Z07:00')).toBe('2026-01-05T13:04:09.120Z')
-      expect(formatGoTime(d, '15:04:05.999999')).toBe('13:04:09.12')
-      expect(formatGoTime(d, '3:04PM')).toBe('1:04PM')
-      expect(formatGoTime(d, 'Mon Jan _2 15:04:05 2006')).toBe('Mon Jan  5 13:04:09 2026')
-      expect(formatGoTime(d, 'Monday, 02-January-06 -0700')).toBe('Monday, 05-January-26 +0000')
+      expect(goTime(d, '2006-01-02T15:04:05Z07:00')).toBe('2026-01-05T13:04:09Z')
+      expect(goTime(d, '2006-01-02T15:04:05.000Z07:00')).toBe('2026-01-05T13:04:09.120Z')
+      expect(goTime(d, '15:04:05.999999')).toBe('13:04:09.12')
+      expect(goTime(d, '3:04PM')).toBe('1:04PM')
+      expect(goTime(d, 'Mon Jan _2 15:04:05 2006')).toBe('Mon Jan  5 13:04:09 2026')
+      expect(goTime(d, 'Monday, 02-January-06 -0700')).toBe('Monday, 05-January-26 +0000')
     } finally {
       if (utc === undefined) delete process.env.TZ
       else process.env.TZ = utc
