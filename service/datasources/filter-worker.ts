@@ -1,0 +1,25 @@
+/**
+ * A filter worker (started by filter-off-thread.ts for one large document): parses the content's
+ * JSON text, evaluates the filter (filter.ts's runFilter) and answers with the result's JSON text,
+ * so neither the evaluation nor the result's parse and stringify run on the main thread.
+ */
+import { parentPort } from 'node:worker_threads'
+import { parseJsonDocument } from '../json-document.js'
+import { runFilter } from './filter.js'
+import type { FromFilterWorker, ToFilterWorker } from './filter-protocol.js'
+import { RunError } from './types.js'
+
+const port = parentPort
+if (!port) throw new Error('filter-worker runs on a worker thread only')
+const post = (message: FromFilterWorker) => port.postMessage(message)
+
+port.once('message', async (message: ToFilterWorker) => {
+  try {
+    const content = parseJsonDocument(message.inputText)
+    const output = await runFilter(message.policyFilter, message.policyQuery, content)
+    post({ kind: 'done', ...output })
+  } catch (err) {
+    const text = err instanceof Error ? err.message : String(err)
+    post({ kind: 'error', message: text, runError: err instanceof RunError })
+  }
+})
