@@ -10,10 +10,11 @@ import type { FromFilterWorker, ToFilterWorker } from './filter-protocol.js'
 import { RunError } from './types.js'
 
 /**
- * Number literals a double may not hold exactly: 15 or more digits in a row, or a 3-digit exponent
- * (matched anywhere, strings included: a match only means the slower parse).
+ * Number literals a double may not hold exactly: 15 or more digits, a decimal point among them
+ * (`12345678.12345678`), or a 3-digit exponent (matched anywhere, strings included: a match only
+ * means the slower parse).
  */
-const MAYBE_INEXACT = /\d{15}|[eE][+-]?\d{3}/
+const MAYBE_INEXACT = /\d[\d.]{14}|[eE][+-]?\d{3}/
 
 /**
  * parseJsonDocument's value of `text` (written by stringifyJsonDocument, so valid JSON). With no

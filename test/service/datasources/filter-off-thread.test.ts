@@ -47,6 +47,11 @@ describe('applyFilter', () => {
     const stored = parseJsonDocument(inPlace!.text) as Array<{ attributes: { level: unknown } }>
     const big = stored.map((u) => u.attributes.level).find(isLosslessNumber) as LosslessNumber
     expect(big.value).toBe('12345678901234567890123')
+    // A decimal of 16 significant digits also keeps them all.
+    const decimal = parseJsonDocument('[{"name":"d","admin":true,"attributes":{"level":12345678.12345678}}]')
+    const kept = await applyFilter(admins, decimal, 10, { offThreadBytes: 1 })
+    expect(kept?.text).toContain('12345678.12345678')
+    expect(kept).toEqual(await applyFilter(admins, decimal, 10))
     // Without such a number the worker parses its input natively: still the same output.
     const plain = users(300, false)
     expect(await applyFilter(admins, plain, 10, { offThreadBytes: 1 })).toEqual(
