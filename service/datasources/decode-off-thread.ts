@@ -15,13 +15,17 @@ import { RunError } from './types.js'
 /** Documents larger than this (bytes) are decoded on a worker thread. */
 export const OFF_THREAD_BYTES = 1024 * 1024
 
-/** Large decodes running at once (each on a worker of its own); the rest wait. */
+/** Large decodes and filters running at once (each on a worker of its own); the rest wait. */
 export const MAX_DECODE_WORKERS = 2
 
 let running = 0
 const waiting: Array<() => void> = []
 
-async function turn(): Promise<() => void> {
+/**
+ * Waits for a free worker slot (shared by large decodes and large filters, filter-off-thread.ts);
+ * resolves to the function that frees it.
+ */
+export async function workerTurn(): Promise<() => void> {
   if (running >= MAX_DECODE_WORKERS) await new Promise<void>((resolve) => waiting.push(resolve))
   running++
   let released = false
@@ -66,7 +70,7 @@ export async function decodeDocument(
 ): Promise<unknown> {
   if (bytes.byteLength <= (options.offThreadBytes ?? OFF_THREAD_BYTES))
     return decodeContent(bytes, format, where, maxYamlNodes)
-  const release = await turn()
+  const release = await workerTurn()
   try {
     options.signal?.throwIfAborted()
     const heapMb = options.maxHeapMb ?? decodeHeapMb(bytes.byteLength)

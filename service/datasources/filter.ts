@@ -13,14 +13,15 @@ import {
   EvalError as RegoEvalError,
   toJSONText,
 } from '../../core/rego/index.js'
-import { parseJsonDocument } from '../json-document.js'
+import { parseJsonDocument, stringifyJsonDocument } from '../json-document.js'
 import { checkModuleSet, describeRegoError } from '../policy-validation.js'
+import { itemCount } from './decode.js'
 import { RunError } from './types.js'
 
 /** The file name errors of a filter module carry. */
 export const FILTER_FILE = 'policy_filter.rego'
 
-interface FilterFields {
+export interface FilterFields {
   policy_filter?: unknown
   policy_query?: unknown
 }
@@ -49,19 +50,31 @@ export function filterProblems(config: FilterFields): string[] {
   }
 }
 
+/** A filter's result as it is stored: its JSON text (stringifyJsonDocument's) and item count. */
+export interface FilterOutput {
+  text: string
+  items: number
+}
+
 /**
- * `content` run through the configuration's filter, or `content` itself without one.
+ * `content` run through the filter `policy_filter` / `policy_query` (filter-off-thread.ts decides
+ * on which thread).
  * @throws RunError naming file:line of an evaluation error, or saying the query was undefined.
  */
-export async function applyFilter(config: FilterFields, content: unknown): Promise<unknown> {
-  if (typeof config.policy_filter !== 'string' || typeof config.policy_query !== 'string') return content
+export async function runFilter(
+  policyFilter: string,
+  policyQuery: string,
+  content: unknown,
+): Promise<FilterOutput> {
   try {
-    const policy = compileFilter(config.policy_filter)
-    const run = await evaluate(config.policy_query, content, { policy })
+    const policy = compileFilter(policyFilter)
+    const run = await evaluate(policyQuery, content, { policy })
     const first = run.results[0]?.expressions[0]
     if (first === undefined) throw new RunError('filter error: policy_query is undefined for this content')
-    // Through JSON text so numbers keep every digit, as stored documents do.
-    return parseJsonDocument(toJSONText(first.value))
+    // Through JSON text so numbers keep every digit, as stored documents do; written back as the
+    // store writes documents, so an unchanged result keeps its ETag.
+    const result = parseJsonDocument(toJSONText(first.value))
+    return { text: stringifyJsonDocument(result), items: itemCount(result) }
   } catch (err) {
     if (err instanceof RunError) throw err
     if (err instanceof RegoEvalError) {

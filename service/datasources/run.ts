@@ -7,11 +7,12 @@ import type { ServiceRepositories } from '../../store/service/index.js'
 import { MissingSecretError, originCredentials } from '../git-origin/credentials.js'
 import type { GitOriginFields } from '../git-origin/origin.js'
 import { parseGoDuration } from '../go-duration.js'
+import { parseJsonDocument } from '../json-document.js'
 import { readLogin } from '../secrets/login.js'
 import type { SecretVault } from '../secrets/vault.js'
 import type { ClusterSettings } from './cluster-access.js'
 import { itemCount } from './decode.js'
-import { applyFilter } from './filter.js'
+import { applyFilter } from './filter-off-thread.js'
 import { RequestGate } from './request-gate.js'
 import { type DatasourceCategory, RunError } from './types.js'
 
@@ -31,9 +32,14 @@ export interface RunLimits {
   cluster?: ClusterSettings
 }
 
-/** What a run fetched and filtered, ready to store. */
+/**
+ * What a run fetched and filtered, ready to store: a filtered run's result as its JSON text
+ * (`text`, what the store writes; `content` only for categories that land it themselves), an
+ * unfiltered run's as the decoded `content`.
+ */
 export interface RunOutput {
-  content: unknown
+  content?: unknown
+  text?: string
   size: number
   items: number
 }
@@ -118,6 +124,10 @@ export async function fetchAndFilter(options: {
     if (err instanceof RunError) throw err
     throw new RunError(`fetch error: ${err instanceof Error ? err.message : String(err)}`)
   }
-  const content = await applyFilter(config, fetched.content)
-  return { content, size: fetched.size, items: itemCount(content) }
+  const filtered = await applyFilter(config, fetched.content, fetched.size, { signal: options.stopSignal })
+  if (!filtered) return { content: fetched.content, size: fetched.size, items: itemCount(fetched.content) }
+  const { text, items } = filtered
+  // Categories that land content themselves (policy-library: a few modules) take it parsed.
+  const content = category.land ? parseJsonDocument(text) : undefined
+  return { content, text, size: fetched.size, items }
 }

@@ -18,7 +18,7 @@ import { nextRunDelay } from './backoff.js'
 import { categoryNamed } from './categories.js'
 import { fetchAndFilter, pollingIntervalMs, type RunLimits, runTimeoutMs } from './run.js'
 import { type DatasourceStatus, parseStatus } from './status.js'
-import { datasourceText, writeDatasourceData } from './store-data.js'
+import { datasourceText, preparedText, writeDatasourceData } from './store-data.js'
 import { RunError } from './types.js'
 
 export interface SchedulerOptions {
@@ -178,7 +178,7 @@ export class DatasourceScheduler {
       const land = category.land
       const storeOutput: (tx: ServiceRepositories) => Promise<boolean> = land
         ? (tx) => land(tx, row.id, row.system_id, output.content)
-        : await datasourceText(output.content).then(
+        : await (output.text !== undefined ? preparedText(output.text) : datasourceText(output.content)).then(
             (prepared) => (tx) => writeDatasourceData(tx, row.id, row.system_id, prepared),
           )
       const changed = await store.transaction(async (tx) => {

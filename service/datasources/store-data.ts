@@ -22,7 +22,11 @@ export interface DatasourceText {
  * a run). Before the transaction: a transaction holds the database while it is open.
  */
 export async function datasourceText(content: unknown): Promise<DatasourceText> {
-  const text = await stringifyYielding(content)
+  return preparedText(await stringifyYielding(content))
+}
+
+/** The stored form of data already written as JSON text (a filter's result, filter-off-thread.ts). */
+export async function preparedText(text: string): Promise<DatasourceText> {
   return { text, etag: await etagYielding(text) }
 }
 

@@ -1,0 +1,13 @@
+/** The messages between applyFilter (filter-off-thread.ts) and its worker (filter-worker.ts). */
+
+/** From the main thread: the filter and the content as JSON text (stringifyJsonDocument's). */
+export interface ToFilterWorker {
+  policyFilter: string
+  policyQuery: string
+  inputText: string
+}
+
+/** From the worker: the filter's output, or why it failed (a RunError's message when runError). */
+export type FromFilterWorker =
+  | { kind: 'done'; text: string; items: number }
+  | { kind: 'error'; message: string; runError: boolean }
