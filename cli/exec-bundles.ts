@@ -19,6 +19,8 @@ import { REGENT_VERSION } from './version-info.js'
 /** Downloaded bundle files and how to remove them. */
 export interface DownloadedBundles {
   paths: string[]
+  /** Each downloaded bundle's revision by name (the `bundles` of decision-log events). */
+  revisions: Record<string, { revision: string }>
   /** The configuration's `default_decision`, when it sets one. */
   defaultDecision: string | undefined
   cleanup(): Promise<void>
@@ -64,6 +66,7 @@ export async function downloadConfiguredBundles(
   const cleanup = () => rm(dir, { recursive: true, force: true })
   try {
     const paths: string[] = []
+    const revisions: Record<string, { revision: string }> = {}
     for (const target of resolveTargets(config).filter((t) => t.kind === 'bundle')) {
       const client = clients.get(target.service)
       if (!client) throw new Error(`bundle ${target.name}: no service named "${target.service}"`)
@@ -74,16 +77,17 @@ export async function downloadConfiguredBundles(
         },
       )
       if (fetched.kind !== 'modified') throw new Error(`bundle ${target.name}: the service sent no bundle`)
-      await verifyDownload(fetched.bytes, target).catch((err) => {
+      const verified = await verifyDownload(fetched.bytes, target).catch((err) => {
         throw named(err)
       })
+      revisions[target.name] = { revision: verified.revision }
       onDownloaded(target.name, fetched.bytes.byteLength)
       const path = join(dir, `${paths.length}.tar.gz`)
       await writeFile(path, fetched.bytes)
       paths.push(path)
     }
     const raw = (config as { default_decision?: unknown }).default_decision
-    return { paths, defaultDecision: typeof raw === 'string' ? raw : undefined, cleanup }
+    return { paths, revisions, defaultDecision: typeof raw === 'string' ? raw : undefined, cleanup }
   } catch (err) {
     await cleanup()
     throw err
