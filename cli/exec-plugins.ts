@@ -20,6 +20,7 @@ import { createAgentPluginMetrics } from '../agent/plugins/metrics.js'
 import { addServiceClients } from '../agent/plugins/services.js'
 import { AgentStatus, type StatusSources } from '../agent/plugins/status.js'
 import { ConfigError, parseConfig } from '../core/config.js'
+import type { TargetState } from '../plugins/bundle/bundle-cache.js'
 import type { ServiceClient } from '../plugins/rest/service-client.js'
 import type { CommandLog } from './command-log.js'
 import { configTextWithOverrides } from './config-overrides.js'
@@ -58,6 +59,7 @@ export async function startExecPlugins(
   file: string | undefined,
   overrides: ConfigOverrides,
   log: CommandLog,
+  bundles: readonly TargetState[] = [],
 ): Promise<ExecPlugins | undefined> {
   const text = configTextWithOverrides(file, overrides.sets, overrides.setFiles) ?? '{}'
   const config = parseConfig(text, agentConfigSchema, file ? { file } : {})
@@ -74,6 +76,7 @@ export async function startExecPlugins(
     id: crypto.randomUUID(),
     version: REGENT_VERSION,
   }
+  const activatedAt = new Date().toISOString()
   const clients = new Map<string, ServiceClient>()
   addServiceClients(clients, config, `regent-exec/${REGENT_VERSION}`)
   const metrics = createAgentPluginMetrics(new Registry())
@@ -81,7 +84,8 @@ export async function startExecPlugins(
   let status: AgentStatus | undefined
   const sources: StatusSources = {
     labels,
-    bundles: () => [],
+    // Every bundle was activated before the plugins started: the policy was built from them all.
+    bundles: () => bundles.map((state) => ({ state, activation: { lastSuccessfulActivation: activatedAt } })),
     decisionLogs: () => (logs ? { ...logs.status() } : undefined),
   }
   try {

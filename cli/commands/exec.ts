@@ -209,7 +209,12 @@ export function execCommand(): Command {
       let plugins: ExecPlugins | undefined
       try {
         plugins = fromConfig
-          ? await startExecPlugins(options.configFile, { sets: options.set, setFiles: options.setFile }, log)
+          ? await startExecPlugins(
+              options.configFile,
+              { sets: options.set, setFiles: options.setFile },
+              log,
+              downloaded?.states,
+            )
           : undefined
       } catch (err) {
         await downloaded?.cleanup()

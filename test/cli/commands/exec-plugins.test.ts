@@ -167,6 +167,10 @@ describe('regent exec -c with decision_logs and status', () => {
     expect((last.labels as Record<string, string>).id).toBe(alice.labels.id)
     expect((last.plugins as Record<string, { state: string }>).decision_logs?.state).toBe('OK')
     expect(last.decision_logs).toEqual({})
+    const bundle = (last.bundles as Record<string, Record<string, unknown>>).authz!
+    expect(bundle).toMatchObject({ name: 'authz', active_revision: 'rev-7', type: 'snapshot' })
+    expect(typeof bundle.last_successful_activation).toBe('string')
+    expect((last.plugins as Record<string, { state: string }>).bundle?.state).toBe('OK')
   })
 
   it('logs an undefined decision without a result, and keeps the input numbers exact', async () => {
