@@ -114,16 +114,15 @@ export async function startExecPlugins(
     logsDecisions: logs !== undefined,
     record: (decision) => logs?.record(eventText(labels, decision)) ?? Promise.resolve(),
     async stop() {
-      await logs?.stop()
-      const undelivered = logs?.status().code !== undefined
+      const undelivered = (await logs?.stop()) ?? 0
       await status?.stop()
       await Promise.all([...clients.values()].map((c) => c.close()))
-      if (undelivered) {
+      if (undelivered > 0) {
         log.error(
           temporary
             ? 'decision logs not delivered before exit; they are dropped (set persistence_directory to keep them)'
             : 'decision logs not delivered before exit; they wait in persistence_directory for the next run',
-          { persistence_directory: persistenceDir },
+          { events: undelivered, ...(temporary ? {} : { persistence_directory: persistenceDir }) },
         )
       }
       if (temporary) await rm(persistenceDir, { recursive: true, force: true })
