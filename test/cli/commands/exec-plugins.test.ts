@@ -3,79 +3,16 @@
  * CLI as a child process, against a small receiver on 127.0.0.1 that serves the bundle and records
  * the gzip'd `POST /logs` bodies and the `POST /status` reports. Each decision must arrive once,
  * with OPA's event fields; a status report must arrive; exec must exit after a bounded flush when
- * the service refuses the logs, and a persistence_directory keeps them for the next run.
+ * the service refuses the logs (exec-plugins-unreachable.test.ts: a service that never answers,
+ * and a persistence_directory keeping the logs for the next run).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { Receiver } from '../../support/decision-log-receiver.js'
 import { makeBundle } from '../../support/fault-upstream.js'
 import { runRegent } from '../../support/run-cli.js'
-
-interface LoggedEvent {
-  labels: Record<string, string>
-  decision_id: string
-  bundles?: Record<string, { revision: string }>
-  path: string
-  input: unknown
-  result?: unknown
-  timestamp: string
-}
-
-/** Serves one bundle; records decision-log events and status reports; can refuse the logs. */
-class Receiver {
-  events: LoggedEvent[] = []
-  /** The gunzipped body texts, to check numbers keep every digit. */
-  logTexts: string[] = []
-  statuses: Array<Record<string, unknown>> = []
-  logPosts: Array<{ encoding: string | undefined; type: string | undefined }> = []
-  refuseLogs = false
-  url = ''
-  private server!: Server
-
-  constructor(private readonly bundle: Uint8Array) {}
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = []
-      req.on('data', (c: Buffer) => chunks.push(c))
-      req.on('end', () => {
-        const body = Buffer.concat(chunks)
-        if (req.method === 'GET' && req.url === '/bundles/authz') {
-          res.writeHead(200, { 'Content-Type': 'application/gzip', ETag: '"r1"' }).end(this.bundle)
-        } else if (req.method === 'POST' && req.url === '/logs') {
-          if (this.refuseLogs) {
-            res.writeHead(503).end()
-            return
-          }
-          this.logPosts.push({
-            encoding: req.headers['content-encoding'],
-            type: req.headers['content-type'],
-          })
-          const text = gunzipSync(body).toString('utf8')
-          this.logTexts.push(text)
-          this.events.push(...(JSON.parse(text) as LoggedEvent[]))
-          res.writeHead(200).end()
-        } else if (req.method === 'POST' && req.url === '/status') {
-          this.statuses.push(JSON.parse(body.toString('utf8')) as Record<string, unknown>)
-          res.writeHead(200).end()
-        } else {
-          res.writeHead(404).end()
-        }
-      })
-    })
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
-  }
-
-  stop(): Promise<void> {
-    this.server.closeAllConnections()
-    return new Promise((resolve) => this.server.close(() => resolve()))
-  }
-}
 
 const POLICY =
   'package authz\n\ndefault allow := false\n\nallow if input.user == "alice"\n\nreason := sprintf("user %s", [input.user])\n'
@@ -204,34 +141,6 @@ describe('regent exec -c with decision_logs and status', () => {
     // The final status tells the service the logs failed.
     const last = receiver.statuses.at(-1) as { decision_logs?: { code?: string; http_code?: number } }
     expect(last.decision_logs).toMatchObject({ code: 'decision_logs_error', http_code: 503 })
-  }, 30_000)
-
-  it('keeps undelivered decisions in persistence_directory and sends them on the next run', async () => {
-    const persisted = join(dir, 'persisted')
-    const withPersistence = config(`persistence_directory: ${persisted}\n`)
-    receiver.refuseLogs = true
-    const first = await runRegent(
-      ['exec', '-c', withPersistence, '--decision', 'authz/allow', join(dir, 'inputs', 'b.json')],
-      {
-        timeoutMs: 25_000,
-      },
-    )
-    expect(first.code).toBe(0)
-    expect(first.stderr).toContain('they wait in persistence_directory')
-    const firstId = entries(first.stdout)[0]!.decision_id
-    receiver.refuseLogs = false
-    const second = await runRegent([
-      'exec',
-      '-c',
-      withPersistence,
-      '--decision',
-      'authz/allow',
-      join(dir, 'inputs', 'a.json'),
-    ])
-    expect(second.code).toBe(0)
-    expect(second.stderr).toBe('')
-    const secondId = entries(second.stdout)[0]!.decision_id
-    expect(receiver.events.map((e) => e.decision_id).sort()).toEqual([firstId, secondId].sort())
   }, 30_000)
 
   it('refuses a decision_logs section naming an unknown service (exit 1)', async () => {
