@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig, parseConfig } from '../core/config.js'
+import type { TargetState } from '../plugins/bundle/bundle-cache.js'
 import { fetchBundle } from '../plugins/bundle/fetch-bundle.js'
 import { resolveTargets } from '../plugins/bundle/targets.js'
 import { verifyDownload } from '../plugins/bundle/verify.js'
@@ -19,6 +20,10 @@ import { REGENT_VERSION } from './version-info.js'
 /** Downloaded bundle files and how to remove them. */
 export interface DownloadedBundles {
   paths: string[]
+  /** Each downloaded bundle's revision by name (the `bundles` of decision-log events). */
+  revisions: Record<string, { revision: string }>
+  /** Each download as the bundle plugin records it (for the status report's `bundles`). */
+  states: TargetState[]
   /** The configuration's `default_decision`, when it sets one. */
   defaultDecision: string | undefined
   cleanup(): Promise<void>
@@ -64,6 +69,8 @@ export async function downloadConfiguredBundles(
   const cleanup = () => rm(dir, { recursive: true, force: true })
   try {
     const paths: string[] = []
+    const revisions: Record<string, { revision: string }> = {}
+    const states: TargetState[] = []
     for (const target of resolveTargets(config).filter((t) => t.kind === 'bundle')) {
       const client = clients.get(target.service)
       if (!client) throw new Error(`bundle ${target.name}: no service named "${target.service}"`)
@@ -74,8 +81,24 @@ export async function downloadConfiguredBundles(
         },
       )
       if (fetched.kind !== 'modified') throw new Error(`bundle ${target.name}: the service sent no bundle`)
-      await verifyDownload(fetched.bytes, target).catch((err) => {
+      const verified = await verifyDownload(fetched.bytes, target).catch((err) => {
         throw named(err)
+      })
+      revisions[target.name] = { revision: verified.revision }
+      const now = new Date()
+      states.push({
+        target,
+        served: {
+          bytes: fetched.bytes,
+          etag: fetched.etag ?? '',
+          revision: verified.revision,
+          verifiedAt: now,
+          source: 'upstream',
+        },
+        lastRequest: now,
+        lastSuccessfulRequest: now,
+        lastSuccessfulDownload: now,
+        rejections: {},
       })
       onDownloaded(target.name, fetched.bytes.byteLength)
       const path = join(dir, `${paths.length}.tar.gz`)
@@ -83,7 +106,7 @@ export async function downloadConfiguredBundles(
       paths.push(path)
     }
     const raw = (config as { default_decision?: unknown }).default_decision
-    return { paths, defaultDecision: typeof raw === 'string' ? raw : undefined, cleanup }
+    return { paths, revisions, states, defaultDecision: typeof raw === 'string' ? raw : undefined, cleanup }
   } catch (err) {
     await cleanup()
     throw err

@@ -137,10 +137,15 @@ export class AgentDecisionLogs implements DecisionLogSink {
     }
   }
 
-  /** Uploads what it can within the drain time, then closes the buffer (the rest waits on disk). */
-  async stop(): Promise<void> {
+  /**
+   * Uploads what it can within the drain time, then closes the buffer (the rest waits on disk).
+   * Resolves to the number of events left undelivered (`regent exec` reports it).
+   */
+  async stop(): Promise<number> {
     await this.forwarder?.stop()
+    const left = this.buffer?.isClosed === false ? this.buffer.stats().events : 0
     await this.buffer?.close()
+    return left
   }
 }
 

@@ -4,8 +4,9 @@
  * `.json`, `.yaml` and `.yml` files, in name order); each gets one entry in OPA's output
  * `{"result": [{"decision_id", "path", "result"} | {"path", "error": {code, message}}]}`. Policies
  * and data come from local bundles (`-b`), files (`-d`), and the bundles an OPA configuration names
- * (`-c`, with `--set`/`--set-file` overrides), downloaded and verified once as an agent would;
- * status and decision-log plugins are not run. `--timeout` and `--instruction-limit` bound each
+ * (`-c`, with `--set`/`--set-file` overrides), downloaded and verified once as an agent would.
+ * The configuration's `decision_logs` and `status` plugins run as `opa exec` runs them
+ * (cli/exec-plugins.ts): each decision is logged, and exit waits for a bounded upload. `--timeout` and `--instruction-limit` bound each
  * evaluation; the log flags write what happens (downloads, each decision) to stderr.
  */
 import { randomUUID } from 'node:crypto'
@@ -21,6 +22,7 @@ import { toJSONText, type Value } from '../../core/rego/values/index.js'
 import { type CommandLog, type CommandLogFlags, commandLog, withLogFlags } from '../command-log.js'
 import { budgetFromFlags } from '../evaluation-limits.js'
 import { downloadConfiguredBundles } from '../exec-bundles.js'
+import { type ExecPlugins, startExecPlugins } from '../exec-plugins.js'
 import { collect } from '../query-options.js'
 
 /** OPA's default decision (`default_decision` in its configuration). */
@@ -72,7 +74,8 @@ async function evaluate(
   file: string,
   budget: EvaluationBudget,
   log: CommandLog,
-) {
+  logged?: DecisionLogging,
+): Promise<ExecEntry> {
   let input: Value
   try {
     input = parseDocument(await readFile(file, 'utf8'), file)
@@ -83,6 +86,17 @@ async function evaluate(
     const started = performance.now()
     const run = await policy.prepare(query).eval({ input, budget })
     const value = run.results[0]?.expressions[0]?.value
+    const evalNs = Math.round((performance.now() - started) * 1e6)
+    const decisionId = randomUUID()
+    const resultText = value === undefined ? undefined : toJSONText(value)
+    await logged?.plugins.record({
+      decisionId,
+      path: decision.replace(/^\/+/, ''),
+      inputText: toJSONText(input),
+      ...(resultText !== undefined ? { resultText } : {}),
+      bundles: logged.bundles,
+      metrics: { timer_rego_query_eval_ns: evalNs },
+    })
     log.debug('decision evaluated', {
       path: file,
       decision,
@@ -96,7 +110,7 @@ async function evaluate(
       }
     }
     // Through JSON text, so numbers keep every digit in the output.
-    return { decision_id: randomUUID(), path: file, result: parseLossless(toJSONText(value)) }
+    return { decision_id: decisionId, path: file, result: parseLossless(resultText!) }
   } catch (err) {
     // Budget errors (eval_instruction_limit_error, eval_cancel_error) carry a code without being RegoErrors.
     const own = (err as { code?: unknown } | null)?.code
@@ -104,6 +118,12 @@ async function evaluate(
     log.error('decision failed', { path: file, decision, code })
     return { path: file, error: { code, message: (err as Error).message } }
   }
+}
+
+/** Where decisions are logged, and the bundle revisions each event names. */
+interface DecisionLogging {
+  plugins: ExecPlugins
+  bundles: Record<string, { revision: string }>
 }
 
 function isEmptyResult(result: unknown): boolean {
@@ -186,6 +206,21 @@ export function execCommand(): Command {
           ).catch(fail)
         : undefined
       if (fromConfig && !downloaded) return
+      let plugins: ExecPlugins | undefined
+      try {
+        plugins = fromConfig
+          ? await startExecPlugins(
+              options.configFile,
+              { sets: options.set, setFiles: options.setFile },
+              log,
+              downloaded?.states,
+            )
+          : undefined
+      } catch (err) {
+        await downloaded?.cleanup()
+        fail(err)
+        return
+      }
       try {
         configured = downloaded?.defaultDecision
         const loaded = await loadPolicy({
@@ -197,6 +232,7 @@ export function execCommand(): Command {
         policy = compilePolicy(loaded.modules, loaded.data, {})
         files = await inputFiles(paths)
       } catch (err) {
+        await plugins?.stop()
         fail(err)
         return
       } finally {
@@ -206,7 +242,14 @@ export function execCommand(): Command {
       const decision = chosen.startsWith('/') ? chosen : `/${chosen}`
       const query = decisionQuery(decision)
       const result: ExecEntry[] = []
-      for (const file of files) result.push(await evaluate(policy, query, decision, file, budget, log))
+      const logged = plugins?.logsDecisions ? { plugins, bundles: downloaded?.revisions ?? {} } : undefined
+      try {
+        for (const file of files)
+          result.push(await evaluate(policy, query, decision, file, budget, log, logged))
+      } finally {
+        // As `opa exec` on stop: a bounded flush of the decision logs, then the final status.
+        await plugins?.stop()
+      }
       process.stdout.write(`${stringify({ result }, undefined, 2)}\n`)
       const failed = result.some((e) => e.error !== undefined)
       const defined = result.filter((e) => e.error === undefined)
