@@ -9,11 +9,7 @@
 import { loadAgentConfig, wantsAgentConfig } from '../../agent/config/load-agent-config.js'
 import type { Override } from '../../agent/config/overrides.js'
 import type { AgentConfig } from '../../agent/config/schema.js'
-import {
-  type AgentPlugins,
-  type AgentPluginsOptions,
-  startAgentPlugins,
-} from '../../agent/plugins/agent-plugins.js'
+import type { AgentPlugins, AgentPluginsOptions } from '../../agent/plugins/agent-plugins.js'
 import { ConfigError } from '../../core/config.js'
 import { KeyFileError, readKeyOrSecret } from '../../core/key-files.js'
 

@@ -2,10 +2,10 @@
  * Checks a datasource PUT: the id (a slash path; `systems/<sys>/<name…>` belongs to that
  * system), then the body against its category's schema (unknown fields, wrong types, enums,
  * ranges, required fields and the mix-ins' rules: 400 naming the field), the Rego filter, the
- * secret ids it names (400 when one is not stored), and last whether this build fetches the
- * category (501 when not). Defaults are filled in by the schema.
+ * secret ids it names (400 when one is not stored), and the category's own target check
+ * (policy-library: the library exists). Defaults are filled in by the schema.
  */
-import { badRequest, HttpError } from '../../core/http/index.js'
+import { badRequest } from '../../core/http/index.js'
 import type { ServiceRepositories } from '../../store/service/index.js'
 import { isJsonObject } from '../json-document.js'
 import { assertSecretsExist, type SecretReference } from '../secrets/references.js'
