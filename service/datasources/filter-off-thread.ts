@@ -9,7 +9,7 @@ import type { Worker } from 'node:worker_threads'
 import { startModuleWorker } from '../../core/workers/start-worker.js'
 import { stringifyYielding } from '../json-text-yielding.js'
 import { decodeHeapMb, OFF_THREAD_BYTES, workerTurn } from './decode-off-thread.js'
-import { type FilterFields, type FilterOutput, runFilter } from './filter.js'
+import { type FilterFields, type FilterOutput, filterBudget, runFilter } from './filter.js'
 import type { FromFilterWorker, ToFilterWorker } from './filter-protocol.js'
 import { RunError } from './types.js'
 
@@ -17,6 +17,8 @@ import { RunError } from './types.js'
 export interface FilterOptions {
   /** Stops a filter in progress (its worker is terminated). */
   signal?: AbortSignal
+  /** The run's timeout, which the evaluation gets too (0: none). */
+  timeoutMs?: number
   /** Fetched bytes above which the filter leaves the main thread (OFF_THREAD_BYTES; tests set less). */
   offThreadBytes?: number
   /** The worker's heap in MiB (decodeHeapMb of the fetched bytes). */
@@ -36,14 +38,15 @@ export async function applyFilter(
   const { policy_filter: policyFilter, policy_query: policyQuery } = config
   if (typeof policyFilter !== 'string' || typeof policyQuery !== 'string') return undefined
   if (size <= (options.offThreadBytes ?? OFF_THREAD_BYTES))
-    return runFilter(policyFilter, policyQuery, content)
+    return runFilter(policyFilter, policyQuery, content, filterBudget(options.timeoutMs ?? 0, true))
   const release = await workerTurn()
   try {
     options.signal?.throwIfAborted()
     const inputText = await stringifyYielding(content)
     options.signal?.throwIfAborted()
     const heapMb = options.maxHeapMb ?? decodeHeapMb(size)
-    return await filterOnWorker({ policyFilter, policyQuery, inputText }, heapMb, options.signal)
+    const budget = filterBudget(options.timeoutMs ?? 0, false)
+    return await filterOnWorker({ policyFilter, policyQuery, inputText, budget }, heapMb, options.signal)
   } catch (err) {
     if (err instanceof RunError) throw err
     if (options.signal?.aborted) throw new RunError('filter error: the filter was stopped')

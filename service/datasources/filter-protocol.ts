@@ -1,3 +1,5 @@
+import type { EvaluationBudget } from '../../core/rego/index.js'
+
 /** The messages between applyFilter (filter-off-thread.ts) and its worker (filter-worker.ts). */
 
 /** From the main thread: the filter and the content as JSON text (stringifyJsonDocument's). */
@@ -5,6 +7,8 @@ export interface ToFilterWorker {
   policyFilter: string
   policyQuery: string
   inputText: string
+  /** The run's limits on the evaluation (filter.ts's filterBudget). */
+  budget: EvaluationBudget
 }
 
 /** From the worker: the filter's output, or why it failed (a RunError's message when runError). */

@@ -32,7 +32,7 @@ const post = (message: FromFilterWorker) => port.postMessage(message)
 port.once('message', async (message: ToFilterWorker) => {
   try {
     const content = parseContent(message.inputText)
-    const output = await runFilter(message.policyFilter, message.policyQuery, content)
+    const output = await runFilter(message.policyFilter, message.policyQuery, content, message.budget)
     post({ kind: 'done', ...output })
   } catch (err) {
     const text = err instanceof Error ? err.message : String(err)

@@ -6,6 +6,8 @@
  */
 import {
   compile,
+  DEFAULT_EVALUATION_BUDGET,
+  type EvaluationBudget,
   evaluate,
   type Policy,
   parseModuleWithErrors,
@@ -57,6 +59,18 @@ export interface FilterOutput {
 }
 
 /**
+ * The limits a filter evaluates under: the run's timeout always; on the main thread also the
+ * servers' default work limit, so a filter that never ends cannot hold the service's event loop
+ * for the whole run (on a worker it only holds its own thread, and big content needs more work).
+ */
+export function filterBudget(timeoutMs: number, onMainThread: boolean): EvaluationBudget {
+  return {
+    timeoutMs,
+    instructionLimit: onMainThread ? DEFAULT_EVALUATION_BUDGET.instructionLimit : 0,
+  }
+}
+
+/**
  * `content` run through the filter `policy_filter` / `policy_query` (filter-off-thread.ts decides
  * on which thread).
  * @throws RunError naming file:line of an evaluation error, or saying the query was undefined.
@@ -65,10 +79,11 @@ export async function runFilter(
   policyFilter: string,
   policyQuery: string,
   content: unknown,
+  budget: EvaluationBudget,
 ): Promise<FilterOutput> {
   try {
     const policy = compileFilter(policyFilter)
-    const run = await evaluate(policyQuery, content, { policy })
+    const run = await evaluate(policyQuery, content, { policy, budget })
     const first = run.results[0]?.expressions[0]
     if (first === undefined) throw new RunError('filter error: policy_query is undefined for this content')
     // Through JSON text so numbers keep every digit, as stored documents do; written back as the

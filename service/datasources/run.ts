@@ -124,7 +124,10 @@ export async function fetchAndFilter(options: {
     if (err instanceof RunError) throw err
     throw new RunError(`fetch error: ${err instanceof Error ? err.message : String(err)}`)
   }
-  const filtered = await applyFilter(config, fetched.content, fetched.size, { signal: options.stopSignal })
+  const filtered = await applyFilter(config, fetched.content, fetched.size, {
+    signal: options.stopSignal,
+    timeoutMs,
+  })
   if (!filtered) return { content: fetched.content, size: fetched.size, items: itemCount(fetched.content) }
   const { text, items } = filtered
   // Categories that land content themselves (policy-library: a few modules) take it parsed.

@@ -33,7 +33,20 @@ const outcome = (run: Promise<unknown>): Promise<{ output?: unknown; error?: str
     (err: Error) => ({ error: `${err.constructor.name}: ${err.message}` }),
   )
 
+const endless = {
+  policy_filter:
+    'package filter\n\npairs := count([1 | some a in numbers.range(1, 100000); some b in numbers.range(1, 100000)])\n',
+  policy_query: 'data.filter.pairs',
+}
+
 describe('applyFilter', () => {
+  it('stops a filter that would run for ages: by work on the main thread, by the run timeout on a worker', async () => {
+    const inPlace = await outcome(applyFilter(endless, [], 2, { timeoutMs: 60_000 }))
+    expect(inPlace.error).toMatch(/^RunError: filter error: .*eval_instruction_limit_error/)
+    const onWorker = await outcome(applyFilter(endless, [], 2, { timeoutMs: 300, offThreadBytes: 1 }))
+    expect(onWorker.error).toMatch(/^RunError: filter error: .*eval_cancel_error/)
+  })
+
   it('leaves content without a filter alone', async () => {
     expect(await applyFilter({}, [1], 3)).toBeUndefined()
   })
