@@ -26,6 +26,7 @@ import { runShell } from '../repl/shell.js'
 import { ShellState } from '../repl/state.js'
 import {
   AgentFlagError,
+  type AgentFlags,
   type AgentOptions,
   readAgentOptions,
   startConfiguredAgent,
@@ -46,7 +47,7 @@ export const DEFAULT_RUN_ADDR = 'localhost:8181'
 const DEFAULT_V0_ADDR = ':8181'
 
 /** Options as commander parses them. */
-interface RunFlags extends ServerFlags {
+interface RunFlags extends ServerFlags, AgentFlags {
   server?: boolean
   format?: 'pretty' | 'json'
   history?: string
@@ -55,15 +56,6 @@ interface RunFlags extends ServerFlags {
   ignore: string[]
   v0Compatible?: boolean
   maxErrors: string
-  set: string[]
-  setFile?: string[]
-  verificationKey?: string
-  verificationKeyId: string
-  signingAlg: string
-  scope?: string
-  excludeFilesVerify: string[]
-  skipVerify?: boolean
-  configFile?: string
   evalTimeout?: string
   instructionLimit?: string
   capabilities?: string

@@ -10,6 +10,7 @@ import { DEFAULT_AUTHORIZATION_DECISION } from '../../agent/authz.js'
 import { CipherSuiteError, opensslCipherList } from '../../agent/cipher-suites.js'
 import type { ListenAddress } from '../../agent/listen.js'
 import type { LogFormat } from '../../agent/log-format.js'
+import type { AgentServerSettings } from '../../agent/serve-agent.js'
 import type { TlsSettings } from '../../agent/tls.js'
 import { parseAddress } from '../../core/http/index.js'
 import type { LogLevel } from '../../core/log.js'
@@ -39,23 +40,12 @@ export interface ServerFlags {
   pprof?: boolean
 }
 
-/** The checked settings. */
-export interface ServerSettings {
-  authentication: AuthenticationScheme
-  /** The decision `--authorization basic` asks; undefined when authorization is off. */
-  authorizationDecision: string | undefined
-  tls: TlsSettings | undefined
-  diagnosticAddrs: ListenAddress[]
-  h2c: boolean
-  readyTimeoutSeconds: number
-  graceMs: number
-  waitMs: number
-  unixSocketPerm: number
+/** The checked settings: what the agent acts on, and what the CLI itself uses. */
+export interface ServerSettings extends AgentServerSettings {
   watch: boolean
   logLevel: LogLevel
   logFormat: LogFormat | undefined
   logTimestampFormat: string | undefined
-  pprof: boolean
 }
 
 const FLAG_DEFAULTS = {
