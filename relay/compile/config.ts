@@ -6,7 +6,9 @@
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { field } from '../../core/config.js'
-import { DEFAULT_EVALUATION_BUDGET } from '../../core/rego/index.js'
+// The budget's own file, not the engine's index: the relay reads this config at start and must
+// not load the Rego engine until the compile endpoint is used.
+import { DEFAULT_EVALUATION_BUDGET } from '../../core/rego/eval/budget.js'
 
 /**
  * One worker per core beside the one the main thread needs, at most 2: each worker may use up to

@@ -7,7 +7,7 @@
  * any later request (served-policies.ts).
  */
 import type { Logger } from 'pino'
-import { compileRunnerRoutes } from '../../compile/route.js'
+import { compileRunnerRoutes } from '../../compile/runner-route.js'
 import type { BundleCache, ServedBundle } from '../../plugins/bundle/bundle-cache.js'
 import type { RelayContext, RelayExtension } from '../types.js'
 import { CompilePool } from './compile-pool.js'

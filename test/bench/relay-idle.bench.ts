@@ -1,0 +1,168 @@
+/**
+ * The relay's idle memory as built (`npm run build` into dist/, the JavaScript the image ships),
+ * one bundle configured and served, beside a bare node:http server started the same way in the
+ * same run. A sidecar's idle RSS is paid once per agent, so this is the figure that scales with
+ * the fleet (issue 25: goal ≤ 1.5× the bare server, no compile engine loaded while idle).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { request } from 'undici'
+import { makeBundle, startFaultUpstream } from '../support/fault-upstream.js'
+import { ROOT } from '../support/logs-child.js'
+
+/** Time for the heap to settle after start (lazy compilation, first GC) before RSS is read. */
+const SETTLE_MS = 3000
+const READY_TIMEOUT_MS = 30_000
+/** Fresh relay and bare server pairs measured in one run. */
+const RUNS = 3
+
+function rssKb(pid: number | undefined): number {
+  if (!pid) return 0
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+async function statusOf(url: string): Promise<number> {
+  try {
+    const res = await request(url)
+    await res.body.dump()
+    return res.statusCode
+  } catch {
+    return 0
+  }
+}
+
+async function waitFor(url: string, what: string): Promise<void> {
+  const until = Date.now() + READY_TIMEOUT_MS
+  while (Date.now() < until) {
+    if ((await statusOf(url)) === 200) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${what} not ready within ${READY_TIMEOUT_MS} ms`)
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  // A child ended by a signal has signalCode set and exitCode null: both mean it is gone.
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+    setTimeout(() => child.kill('SIGKILL'), 5000).unref()
+  })
+}
+
+/** Builds dist/ with the project's own build script (tsc), as the image does. */
+function buildDist(): number {
+  const t0 = performance.now()
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+    },
+  )
+  return performance.now() - t0
+}
+
+async function startBare(): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort()
+  const script = `require('node:http').createServer((req, res) => { res.end('ok') }).listen(${port}, '127.0.0.1')`
+  const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' })
+  const url = `http://127.0.0.1:${port}/`
+  await waitFor(url, 'bare node:http')
+  return { child, url }
+}
+
+async function startBuiltRelay(dir: string, upstreamUrl: string, run: number) {
+  const port = await freePort()
+  const config = join(dir, `relay-${run}.yaml`)
+  writeFileSync(
+    config,
+    `services: { up: { url: "${upstreamUrl}/v1" } }
+bundles:
+  main: { polling: { min_delay_seconds: 60, max_delay_seconds: 120 } }
+`,
+  )
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'dist', 'cli', 'main.js'),
+      'relay',
+      '-c',
+      config,
+      '--addr',
+      `127.0.0.1:${port}`,
+      '--data-dir',
+      join(dir, `data-${run}`),
+    ],
+    { stdio: 'ignore', env: { ...process.env, REGENT_LOG_LEVEL: 'warn' } },
+  )
+  const base = `http://127.0.0.1:${port}`
+  await waitFor(`${base}/health/ready`, 'relay')
+  await waitFor(`${base}/v1/bundles/main`, 'bundle served by the relay')
+  return { child, base }
+}
+
+/** Prints the relay's idle RSS beside a bare node:http server's, before and after a first compile. */
+export async function run(): Promise<void> {
+  const buildMs = buildDist()
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js')))
+    throw new Error('npm run build made no dist/cli/main.js')
+  console.log(
+    `   built dist/ in ${(buildMs / 1000).toFixed(1)} s; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  )
+  const dir = mkdtempSync(join(tmpdir(), 'regent-relay-idle-'))
+  const upstream = await startFaultUpstream()
+  const children: ChildProcess[] = []
+  try {
+    upstream.setBundle('/v1/bundles/main', await makeBundle({ revision: 'idle-1' }), '"idle-1"')
+    const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`
+    // Fresh processes each run: the figure is a start-up state, and one run can catch a GC midway.
+    let relay: Awaited<ReturnType<typeof startBuiltRelay>> | undefined
+    for (let run = 1; run <= RUNS; run++) {
+      const bare = await startBare()
+      children.push(bare.child)
+      if (relay) await stop(relay.child)
+      relay = await startBuiltRelay(dir, upstream.url, run)
+      children.push(relay.child)
+      await new Promise((r) => setTimeout(r, SETTLE_MS))
+      const bareKb = rssKb(bare.child.pid)
+      const relayKb = rssKb(relay.child.pid)
+      await stop(bare.child)
+      console.log(
+        `   run ${run}: idle RSS, one bundle served: relay ${mb(relayKb)}, bare node:http ${mb(bareKb)} (relay / bare ${(relayKb / bareKb).toFixed(2)}×, goal ≤ 1.50×)`,
+      )
+    }
+    if (!relay) return
+    // The first compile request loads the engine and starts the workers: what that costs.
+    const res = await request(`${relay.base}/v1/compile`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/vnd.opa.ucast.all+json' },
+      body: JSON.stringify({ query: 'data.authz.allow == true', input: {}, unknowns: ['input.x'] }),
+    })
+    await res.body.dump()
+    await new Promise((r) => setTimeout(r, SETTLE_MS))
+    console.log(`   after a first /v1/compile (HTTP ${res.statusCode}): relay ${mb(rssKb(relay.child.pid))}`)
+  } finally {
+    for (const child of children) await stop(child)
+    await upstream.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
