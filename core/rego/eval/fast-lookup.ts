@@ -5,7 +5,7 @@
  * inside a `some perm in ...` loop is the shape this serves: the generic unify walked both refs
  * through evalTermValues/walkValue continuations for every element.
  */
-import { isObject, isSet, type Value } from '../values/index.js'
+import { isObject, isSet, ObjectValue, type Value } from '../values/index.js'
 import { TermBinding } from './bindings.js'
 import type { Evaluator } from './evaluator.js'
 import { K, type PRef, type PTerm, Root, type VNode } from './ir.js'
@@ -63,6 +63,16 @@ function refLookup(ref: PRef, root: VNode): Lookup | undefined {
     base = true
   } else if (ref.root !== Root.Input) {
     return undefined
+  }
+  const only = ref.path[0]
+  if (headSlot >= 0 && n === 1 && only?.k === K.Value && typeof only.v === 'string') {
+    // `perm.action`: the most common shape by far, without the loop.
+    const key = only.v
+    return (_e, s) => {
+      const h = s[headSlot]
+      if (h === undefined || h instanceof TermBinding) return GENERIC
+      return h instanceof ObjectValue ? h.get(key) : child(h as Value, key)
+    }
   }
   return (e, s) => {
     let cur: Value | undefined

@@ -165,7 +165,9 @@ function equalStep(x: PTerm, y: PTerm, root: VNode): FastStep | undefined {
     const b = ly(e, frame.s)
     if (b === GENERIC) return undefined
     if (b === undefined) return false
-    return same(a, b) ? iter() : false
+    // Equal strings are identical; a string never equals another type.
+    const equal = typeof a === 'string' ? a === b : same(a, b)
+    return equal ? iter() : false
   }
 }
 
