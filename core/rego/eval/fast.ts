@@ -6,8 +6,9 @@
  * tracing, and any shape or binding they do not expect falls back to the generic step.
  */
 import { isArray, isObject, isSet, type Value } from '../values/index.js'
-import { bindValue, type Frame, plug, TermBinding } from './bindings.js'
+import { bindValue, type Frame, plug, same, TermBinding } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
+import { GENERIC, lookupOf } from './fast-lookup.js'
 import { K, type PExpr, type PRef, type PTerm, Root, type VNode, X } from './ir.js'
 import { getChild } from './refs.js'
 
@@ -120,10 +121,25 @@ function each(e: Evaluator, v: Value, f: (k: Value, v: Value) => boolean): boole
   return false
 }
 
-function compareStep(call: NonNullable<PExpr['call']>): FastStep | undefined {
+function compareStep(call: NonNullable<PExpr['call']>, root: VNode): FastStep | undefined {
   const compare = call.compare
   if (!compare || call.output) return undefined
   const [x, y] = call.args as [PTerm, PTerm]
+  if (x.k === K.Ref || y.k === K.Ref) {
+    // `perm.action == input.action`: both sides read directly; a missing path makes it undefined.
+    const lx = lookupOf(x, root)
+    const ly = lookupOf(y, root)
+    if (lx && ly)
+      return (e, frame, iter) => {
+        if (!e.mocks.empty) return undefined
+        const a = lx(e, frame.s)
+        if (a === GENERIC) return undefined
+        const b = ly(e, frame.s)
+        if (b === GENERIC) return undefined
+        if (a === undefined || b === undefined) return false
+        return compare(a, b) ? iter() : false
+      }
+  }
   return (e, frame, iter) => {
     if (!e.mocks.empty) return undefined
     const a = plug(x, frame)
@@ -133,16 +149,39 @@ function compareStep(call: NonNullable<PExpr['call']>): FastStep | undefined {
   }
 }
 
+/**
+ * `a = b` where neither side is a var and at least one is a plain ref (`perm.action = input.action`
+ * after `==` became unification): with both sides ground it is an equality test.
+ */
+function equalStep(x: PTerm, y: PTerm, root: VNode): FastStep | undefined {
+  if (x.k !== K.Ref && y.k !== K.Ref) return undefined
+  const lx = lookupOf(x, root)
+  const ly = lookupOf(y, root)
+  if (!lx || !ly) return undefined
+  return (e, frame, iter) => {
+    const a = lx(e, frame.s)
+    if (a === GENERIC) return undefined
+    if (a === undefined) return false
+    const b = ly(e, frame.s)
+    if (b === GENERIC) return undefined
+    if (b === undefined) return false
+    // Equal strings are identical; a string never equals another type.
+    const equal = typeof a === 'string' ? a === b : same(a, b)
+    return equal ? iter() : false
+  }
+}
+
 /** The specialized step for `expr`, if its shape has one. */
 export function fastStep(expr: PExpr, root: VNode): FastStep | undefined {
   if (expr.negated || expr.with) return undefined
-  if (expr.kind === X.Call && expr.call) return compareStep(expr.call)
+  if (expr.kind === X.Call && expr.call) return compareStep(expr.call, root)
   if (expr.kind !== X.Unify) return undefined
   const a = expr.a as PTerm
   const b = expr.b as PTerm
   if (a.k === K.Var && b.k === K.Ref) return refStep(a.slot, b, root)
   if (b.k === K.Var && a.k === K.Ref) return refStep(b.slot, a, root)
   if (a.k === K.Var && b.k === K.Var) return copyStep(a.slot, b.slot)
+  if (a.k !== K.Var && b.k !== K.Var) return equalStep(a, b, root)
   return undefined
 }
 

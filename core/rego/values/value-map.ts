@@ -32,6 +32,8 @@ export class ValueMap<T> {
 
   /** The value stored under `key`, or undefined. */
   get(key: Value): T | undefined {
+    // Object keys are nearly always strings: one Map lookup, no float-form or primitive checks.
+    if (typeof key === 'string') return this.#prim.get(key)
     key = keyOf(key)
     if (isPrimitive(key)) return this.#prim.get(key)
     const bucket = this.#buckets?.get(hashValue(key))
