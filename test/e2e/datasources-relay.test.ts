@@ -1,0 +1,225 @@
+/**
+ * Every datasource category that runs here without an extra server reaches an agent through the
+ * relay (issue 20, "Tests and figures"): one service in-process, one `regent relay` process
+ * started from the system's generated relay-config with bearer agent auth, and one datasource per
+ * category in the same system: `http` (a local HTTP server), `rest` (the data POSTed), `git/content`
+ * and `git/rego` (a bare repository over file://), `cloud/objstore` and `bundle/objstore`
+ * (s3rver), and `policy-library` (a library PUT). Each is triggered with the documented
+ * `POST /v1/datasources/{id}`, then the bundle is fetched from the relay as an agent does (the
+ * system's agent token from its opa-config) until every category's data and modules are in it.
+ * `ldap` has its own e2e test (ldap-relay-compile); the others need servers of their own.
+ */
+
+import { rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { request } from 'undici'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parse, stringify } from 'yaml'
+import { type Bundle, readBundle } from '../../core/bundle/index.js'
+import { eventually, tempDir } from '../relay/helpers.js'
+import { type RegentProcess, startRegent } from '../relay/support/processes.js'
+import { goodBundle } from '../service/datasources/bundle-tarballs.js'
+import { tempDir as gitTempDir, makeOrigin } from '../service/git/fixtures.js'
+import { startTestService, type TestService } from '../service/harness.js'
+import { BACKENDS } from '../store/backends.js'
+import { S3RVER_ACCESS_KEY, S3RVER_SECRET_KEY, S3rverBucketServer } from '../support/s3rver-bucket.js'
+
+const sqlite = BACKENDS.find((b) => b.name === 'sqlite')!
+/** The service's bundle rebuilds, the relay's long poll answering and its download. */
+const PROPAGATION_MS = 15_000
+
+const LIBRARY = 'package libraries.common\n\nsplit_url(url) := split(trim(url, "/"), "/")\n'
+
+/** What each category's datasource should put where in the bundle's data. */
+const EXPECTED_DATA: Record<string, unknown> = {
+  http: { users: [{ name: 'alice', role: 'admin' }] },
+  rest: { tickets: { t1: { owner: 'bob' } } },
+  git_content: { teams: { red: { members: ['alice'] } }, regions: { regions: { eu: 'fr' } } },
+  git_rego: { flags: { beta: true } },
+  cloud_objstore: { users: { u0: { id: 0 } }, teams: { red: ['u0'] } },
+  bundle_objstore: { groups: { ops: ['carol'] } },
+}
+
+describe('every locally runnable datasource category -> service bundle -> relay -> agent', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let gitRoot: string
+  let httpSource: Server
+  let s3: S3rverBucketServer
+  let service: TestService
+  let relay: RegentProcess | undefined
+  let systemId: string
+  let agentToken: string
+
+  beforeAll(async () => {
+    dir = await tempDir('regent-e2e-datasources-')
+    httpSource = createServer((req, res) => {
+      if (req.url !== '/users') {
+        res.writeHead(404).end()
+        return
+      }
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(EXPECTED_DATA.http))
+    })
+    await new Promise<void>((resolve) => httpSource.listen(0, '127.0.0.1', resolve))
+
+    gitRoot = gitTempDir()
+    const origin = makeOrigin(gitRoot, {
+      'data/teams/red.json': '{"members": ["alice"]}',
+      'data/regions.xml': '<regions><eu>fr</eu></regions>',
+      'bundles/flags.tar.gz': await goodBundle(EXPECTED_DATA.git_rego as Record<string, unknown>),
+    })
+
+    s3 = await new S3rverBucketServer(['data']).start()
+    const text = (s: string) => new TextEncoder().encode(s)
+    await s3.put('data', 'feeds/users/u0.json', text('{"id": 0}'))
+    await s3.put('data', 'feeds/teams.yaml', text('red: [u0]\n'))
+    await s3.put(
+      'data',
+      'bundles/groups.tar.gz',
+      await goodBundle(EXPECTED_DATA.bundle_objstore as Record<string, unknown>),
+    )
+
+    service = await startTestService(sqlite, 'datasources: {scheduler_interval: 1h, timeout: 10s}')
+    const created = await service.json<{ result: { id: string } }>('POST', '/v1/systems', {
+      body: { name: 'everything', type: 'custom' },
+    })
+    expect(created.status).toBe(200)
+    systemId = created.body.result.id
+    expect(
+      (
+        await service.call('PUT', '/v1/secrets/s3/keys', {
+          body: { name: S3RVER_ACCESS_KEY, secret: S3RVER_SECRET_KEY },
+        })
+      ).status,
+    ).toBe(200)
+    expect(
+      (
+        await service.call('PUT', '/v1/libraries/common', {
+          body: { modules: { 'url.rego': LIBRARY } },
+        })
+      ).status,
+    ).toBe(200)
+
+    const s3Common = { bucket: 'data', credentials: 's3/keys', endpoint: s3.url, region: 'us-east-1' }
+    const gitCommon = { url: `file://${origin.bare}`, reference: 'refs/heads/main' }
+    const configs: Record<string, Record<string, unknown>> = {
+      http: { category: 'http', url: `http://127.0.0.1:${(httpSource.address() as AddressInfo).port}/users` },
+      rest: { category: 'rest' },
+      git_content: { category: 'git/content', ...gitCommon, path: 'data' },
+      git_rego: { category: 'git/rego', ...gitCommon, path: 'bundles/flags.tar.gz' },
+      cloud_objstore: { category: 'cloud/objstore', ...s3Common, path: 'feeds' },
+      bundle_objstore: { category: 'bundle/objstore', ...s3Common, path: 'bundles/groups.tar.gz' },
+      'libraries/common': { category: 'policy-library' },
+    }
+    for (const [name, body] of Object.entries(configs)) {
+      const res = await service.json<{ message?: string }>('PUT', datasource(name), { body })
+      expect(res.status, `${name}: ${res.body.message}`).toBe(200)
+    }
+
+    // The relay runs from the system's generated config, with agent auth on: only the system's
+    // agent token (what its opa-config carries) may fetch the bundle.
+    const opaConfig = parse(
+      await (await service.call('GET', `/v1/systems/${systemId}/assets/opa-config`)).text(),
+    ) as { services: unknown }
+    agentToken = bearerToken(opaConfig.services)
+    const relayConfig = parse(
+      await (await service.call('GET', `/v1/systems/${systemId}/assets/relay-config`)).text(),
+    ) as Record<string, unknown>
+    relayConfig.relay = {
+      ...((relayConfig.relay as object | null) ?? {}),
+      agent_auth: { type: 'bearer', tokens: [agentToken] },
+    }
+    const configFile = join(dir.dir, 'relay.yaml')
+    writeFileSync(configFile, stringify(relayConfig))
+    relay = await startRegent([
+      'relay',
+      '-c',
+      configFile,
+      '--addr',
+      '127.0.0.1:0',
+      '--data-dir',
+      join(dir.dir, 'relay'),
+    ])
+  }, 40_000)
+
+  afterAll(async () => {
+    await relay?.stop()
+    await service?.close()
+    await s3?.cleanup()
+    await new Promise((resolve) => httpSource?.close(resolve))
+    if (gitRoot) rmSync(gitRoot, { recursive: true, force: true })
+    await dir?.cleanup()
+  })
+
+  const datasource = (name: string) => `/v1/datasources/systems/${systemId}/${name}`
+
+  /** The bundle as an agent gets it from the relay: undefined while the relay has none yet. */
+  async function agentBundle(): Promise<Bundle | undefined> {
+    const res = await request(`${relay!.url}/v1/bundles/systems/${systemId}`, {
+      headers: { authorization: `Bearer ${agentToken}` },
+    })
+    if (res.statusCode !== 200) {
+      await res.body.dump()
+      return undefined
+    }
+    return readBundle(new Uint8Array(await res.body.arrayBuffer()))
+  }
+
+  it('triggers each category and finds its data (and the library modules) in the relayed bundle', async () => {
+    const rest = await service.json<{ result: { code: string }; message?: string }>(
+      'POST',
+      datasource('rest'),
+      {
+        body: EXPECTED_DATA.rest,
+      },
+    )
+    expect(rest.status, rest.body.message).toBe(200)
+    expect(rest.body.result.code).toBe('ok')
+    for (const name of [...Object.keys(EXPECTED_DATA).filter((n) => n !== 'rest'), 'libraries/common']) {
+      const run = await service.json<{ result: { code: string; message: string }; message?: string }>(
+        'POST',
+        datasource(name),
+      )
+      expect(run.status, `${name}: ${run.body.message}`).toBe(200)
+      expect(run.body.result, name).toMatchObject({ code: 'ok' })
+    }
+
+    let bundle: Bundle | undefined
+    const complete = (b: Bundle | undefined) => {
+      const data = (b?.data ?? {}) as Record<string, unknown>
+      return (
+        Object.keys(EXPECTED_DATA).every((name) => data[name] !== undefined) &&
+        (b?.modules ?? []).some((m) => m.path.replace(/^\//, '') === 'libraries/common/url.rego')
+      )
+    }
+    await eventually(
+      async () => {
+        bundle = await agentBundle()
+        return complete(bundle)
+      },
+      PROPAGATION_MS,
+      'every category in the relayed bundle',
+    )
+    const data = bundle!.data as Record<string, unknown>
+    for (const [name, expected] of Object.entries(EXPECTED_DATA)) expect(data[name], name).toEqual(expected)
+    const library = bundle!.modules.find((m) => m.path.replace(/^\//, '') === 'libraries/common/url.rego')
+    expect(library?.source).toBe(LIBRARY)
+    // git/rego takes the bundle file's data only; its policy stays out of the system's bundle.
+    expect(bundle!.modules.map((m) => m.source).join('\n')).not.toContain('package authz')
+
+    // The relay's agent auth is really on: without the token there is no bundle.
+    const anonymous = await request(`${relay!.url}/v1/bundles/systems/${systemId}`)
+    expect(anonymous.statusCode).toBe(401)
+    await anonymous.body.dump()
+  }, 30_000)
+})
+
+/** The bearer token of the (only) service in an OPA config's `services` (a list or a map). */
+function bearerToken(services: unknown): string {
+  const list = Array.isArray(services) ? services : Object.values(services as Record<string, unknown>)
+  const token = (list[0] as { credentials?: { bearer?: { token?: string } } })?.credentials?.bearer?.token
+  if (!token) throw new Error('the opa-config carries no bearer token')
+  return token
+}
