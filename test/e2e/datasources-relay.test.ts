@@ -4,7 +4,8 @@
  * started from the system's generated relay-config with bearer agent auth, and one datasource per
  * category in the same system: `http` (a local HTTP server), `rest` (the data POSTed), `git/content`
  * and `git/rego` (a bare repository over file://), `cloud/objstore` and `bundle/objstore`
- * (s3rver), and `policy-library` (a library PUT). Each is triggered with the documented
+ * (s3rver), `policy-library` (a library PUT) and `cluster/resources` (a minimal fake Kubernetes
+ * API server over HTTPS, test/support/fake-kube-api.ts). Each is triggered with the documented
  * `POST /v1/datasources/{id}`, then the bundle is fetched from the relay as an agent does (the
  * system's agent token from its opa-config) until every category's data and modules are in it.
  * `ldap` has its own e2e test (ldap-relay-compile); the others need servers of their own.
@@ -24,6 +25,7 @@ import { goodBundle } from '../service/datasources/bundle-tarballs.js'
 import { tempDir as gitTempDir, makeOrigin } from '../service/git/fixtures.js'
 import { startTestService, type TestService } from '../service/harness.js'
 import { BACKENDS } from '../store/backends.js'
+import { type FakeKubeApi, startFakeKubeApi } from '../support/fake-kube-api.js'
 import { S3RVER_ACCESS_KEY, S3RVER_SECRET_KEY, S3rverBucketServer } from '../support/s3rver-bucket.js'
 
 const sqlite = BACKENDS.find((b) => b.name === 'sqlite')!
@@ -47,6 +49,7 @@ describe('every locally runnable datasource category -> service bundle -> relay 
   let gitRoot: string
   let httpSource: Server
   let s3: S3rverBucketServer
+  let kube: FakeKubeApi
   let service: TestService
   let relay: RegentProcess | undefined
   let systemId: string
@@ -81,7 +84,14 @@ describe('every locally runnable datasource category -> service bundle -> relay 
       await goodBundle(EXPECTED_DATA.bundle_objstore as Record<string, unknown>),
     )
 
-    service = await startTestService(sqlite, 'datasources: {scheduler_interval: 1h, timeout: 10s}')
+    kube = await startFakeKubeApi([
+      ['web-1', 'default', 'Running'],
+      ['api-1', 'payments', 'Running'],
+    ])
+    service = await startTestService(
+      sqlite,
+      JSON.stringify({ datasources: { scheduler_interval: '1h', timeout: '10s', cluster: kube.settings } }),
+    )
     const created = await service.json<{ result: { id: string } }>('POST', '/v1/systems', {
       body: { name: 'everything', type: 'custom' },
     })
@@ -112,6 +122,7 @@ describe('every locally runnable datasource category -> service bundle -> relay 
       cloud_objstore: { category: 'cloud/objstore', ...s3Common, path: 'feeds' },
       bundle_objstore: { category: 'bundle/objstore', ...s3Common, path: 'bundles/groups.tar.gz' },
       'libraries/common': { category: 'policy-library' },
+      cluster: { category: 'cluster/resources', on_premises: true, masks: { pods: ['spec.containers.env'] } },
     }
     for (const [name, body] of Object.entries(configs)) {
       const res = await service.json<{ message?: string }>('PUT', datasource(name), { body })
@@ -148,6 +159,7 @@ describe('every locally runnable datasource category -> service bundle -> relay 
     await relay?.stop()
     await service?.close()
     await s3?.cleanup()
+    await kube?.close()
     await new Promise((resolve) => httpSource?.close(resolve))
     if (gitRoot) rmSync(gitRoot, { recursive: true, force: true })
     await dir?.cleanup()
@@ -177,7 +189,12 @@ describe('every locally runnable datasource category -> service bundle -> relay 
     )
     expect(rest.status, rest.body.message).toBe(200)
     expect(rest.body.result.code).toBe('ok')
-    for (const name of [...Object.keys(EXPECTED_DATA).filter((n) => n !== 'rest'), 'libraries/common']) {
+    const triggered = [
+      ...Object.keys(EXPECTED_DATA).filter((n) => n !== 'rest'),
+      'libraries/common',
+      'cluster',
+    ]
+    for (const name of triggered) {
       const run = await service.json<{ result: { code: string; message: string }; message?: string }>(
         'POST',
         datasource(name),
@@ -190,7 +207,7 @@ describe('every locally runnable datasource category -> service bundle -> relay 
     const complete = (b: Bundle | undefined) => {
       const data = (b?.data ?? {}) as Record<string, unknown>
       return (
-        Object.keys(EXPECTED_DATA).every((name) => data[name] !== undefined) &&
+        [...Object.keys(EXPECTED_DATA), 'cluster'].every((name) => data[name] !== undefined) &&
         (b?.modules ?? []).some((m) => m.path.replace(/^\//, '') === 'libraries/common/url.rego')
       )
     }
@@ -204,6 +221,13 @@ describe('every locally runnable datasource category -> service bundle -> relay 
     )
     const data = bundle!.data as Record<string, unknown>
     for (const [name, expected] of Object.entries(EXPECTED_DATA)) expect(data[name], name).toEqual(expected)
+    // cluster/resources: resources by type → namespace → name, kind filled in, masked paths gone.
+    const cluster = data.cluster as Record<string, Record<string, Record<string, Record<string, unknown>>>>
+    expect(Object.keys(cluster.namespaces ?? {}).sort()).toEqual(['default', 'kube-system', 'payments'])
+    expect(Object.keys(cluster.pods ?? {}).sort()).toEqual(['default', 'payments'])
+    const api1 = cluster.pods!.payments!['api-1']!
+    expect(api1).toMatchObject({ kind: 'Pod', apiVersion: 'v1', status: { phase: 'Running' } })
+    expect(JSON.stringify(api1)).not.toContain('hunter2')
     const library = bundle!.modules.find((m) => m.path.replace(/^\//, '') === 'libraries/common/url.rego')
     expect(library?.source).toBe(LIBRARY)
     // git/rego takes the bundle file's data only; its policy stays out of the system's bundle.
