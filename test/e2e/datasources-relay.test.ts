@@ -2,10 +2,10 @@
  * Every datasource category that runs here without an extra server reaches an agent through the
  * relay (issue 20, "Tests and figures"): one service in-process, one `regent relay` process
  * started from the system's generated relay-config with bearer agent auth, and one datasource per
- * category in the same system: `http` (a local HTTP server), `rest` (the data POSTed), `git/content`
- * and `git/rego` (a bare repository over file://), `cloud/objstore` and `bundle/objstore`
- * (s3rver), `policy-library` (a library PUT) and `cluster/resources` (a minimal fake Kubernetes
- * API server over HTTPS, test/support/fake-kube-api.ts). Each is triggered with the documented
+ * category in the same system: `http` (a local HTTP server), `rest` (the data POSTed), `git/content`,
+ * `git/rego` and `git/blame` (a bare repository over file://), `cloud/objstore`, `store2/content`,
+ * `bundle/objstore` and `store2/bundle` (s3rver), `policy-library` (a library PUT) and
+ * `cluster/resources` (a minimal fake Kubernetes API server over HTTPS, test/support/fake-kube-api.ts). Each is triggered with the documented
  * `POST /v1/datasources/{id}`, then the bundle is fetched from the relay as an agent does (the
  * system's agent token from its opa-config) until every category's data and modules are in it.
  * `ldap` has its own e2e test (ldap-relay-compile); the others need servers of their own.
@@ -22,7 +22,7 @@ import { type Bundle, readBundle } from '../../core/bundle/index.js'
 import { eventually, tempDir } from '../relay/helpers.js'
 import { type RegentProcess, startRegent } from '../relay/support/processes.js'
 import { goodBundle } from '../service/datasources/bundle-tarballs.js'
-import { tempDir as gitTempDir, makeOrigin } from '../service/git/fixtures.js'
+import { git, tempDir as gitTempDir, makeOrigin } from '../service/git/fixtures.js'
 import { startTestService, type TestService } from '../service/harness.js'
 import { BACKENDS } from '../store/backends.js'
 import { type FakeKubeApi, startFakeKubeApi } from '../support/fake-kube-api.js'
@@ -42,6 +42,8 @@ const EXPECTED_DATA: Record<string, unknown> = {
   git_rego: { flags: { beta: true } },
   cloud_objstore: { users: { u0: { id: 0 } }, teams: { red: ['u0'] } },
   bundle_objstore: { groups: { ops: ['carol'] } },
+  store2_content: { users: { u0: { id: 0 } }, teams: { red: ['u0'] } },
+  store2_bundle: { groups: { ops: ['carol'] } },
 }
 
 describe('every locally runnable datasource category -> service bundle -> relay -> agent', () => {
@@ -54,6 +56,7 @@ describe('every locally runnable datasource category -> service bundle -> relay 
   let relay: RegentProcess | undefined
   let systemId: string
   let agentToken: string
+  let headCommit: string
 
   beforeAll(async () => {
     dir = await tempDir('regent-e2e-datasources-')
@@ -73,6 +76,8 @@ describe('every locally runnable datasource category -> service bundle -> relay 
       'data/regions.xml': '<regions><eu>fr</eu></regions>',
       'bundles/flags.tar.gz': await goodBundle(EXPECTED_DATA.git_rego as Record<string, unknown>),
     })
+
+    headCommit = git(origin.work, 'rev-parse', 'HEAD')
 
     s3 = await new S3rverBucketServer(['data']).start()
     const text = (s: string) => new TextEncoder().encode(s)
@@ -121,6 +126,9 @@ describe('every locally runnable datasource category -> service bundle -> relay 
       git_rego: { category: 'git/rego', ...gitCommon, path: 'bundles/flags.tar.gz' },
       cloud_objstore: { category: 'cloud/objstore', ...s3Common, path: 'feeds' },
       bundle_objstore: { category: 'bundle/objstore', ...s3Common, path: 'bundles/groups.tar.gz' },
+      store2_content: { category: 'store2/content', ...s3Common, path: 'feeds' },
+      store2_bundle: { category: 'store2/bundle', ...s3Common, path: 'bundles/groups.tar.gz' },
+      git_blame: { category: 'git/blame', ...gitCommon, path_regexp: 'data/teams/.*' },
       'libraries/common': { category: 'policy-library' },
       cluster: { category: 'cluster/resources', on_premises: true, masks: { pods: ['spec.containers.env'] } },
     }
@@ -207,7 +215,7 @@ describe('every locally runnable datasource category -> service bundle -> relay 
     const complete = (b: Bundle | undefined) => {
       const data = (b?.data ?? {}) as Record<string, unknown>
       return (
-        [...Object.keys(EXPECTED_DATA), 'cluster'].every((name) => data[name] !== undefined) &&
+        [...Object.keys(EXPECTED_DATA), 'cluster', 'git_blame'].every((name) => data[name] !== undefined) &&
         (b?.modules ?? []).some((m) => m.path.replace(/^\//, '') === 'libraries/common/url.rego')
       )
     }
@@ -221,6 +229,10 @@ describe('every locally runnable datasource category -> service bundle -> relay 
     )
     const data = bundle!.data as Record<string, unknown>
     for (const [name, expected] of Object.entries(EXPECTED_DATA)) expect(data[name], name).toEqual(expected)
+    // git/blame: the matched file's one line, from the repository's one commit.
+    expect(data.git_blame).toEqual({
+      'data/teams/red.json': [expect.objectContaining({ start: 1, end: 1, commit: headCommit })],
+    })
     // cluster/resources: resources by type → namespace → name, kind filled in, masked paths gone.
     const cluster = data.cluster as Record<string, Record<string, Record<string, Record<string, unknown>>>>
     expect(Object.keys(cluster.namespaces ?? {}).sort()).toEqual(['default', 'kube-system', 'payments'])
