@@ -5,7 +5,8 @@
  * category in the same system: `http` (a local HTTP server), `rest` (the data POSTed), `git/content`,
  * `git/rego` and `git/blame` (a bare repository over file://), `cloud/objstore`, `store2/content`,
  * `bundle/objstore` and `store2/bundle` (s3rver), `policy-library` (a library PUT) and
- * `cluster/resources` (a minimal fake Kubernetes API server over HTTPS, test/support/fake-kube-api.ts). Each is triggered with the documented
+ * `cluster/resources` (a minimal fake Kubernetes API server over HTTPS, test/support/fake-kube-api.ts),
+ * `cloud/ecr` (a minimal ECR API, test/support/fake-ecr-api.ts). Each is triggered with the documented
  * `POST /v1/datasources/{id}`, then the bundle is fetched from the relay as an agent does (the
  * system's agent token from its opa-config) until every category's data and modules are in it.
  * `ldap` has its own e2e test (ldap-relay-compile); the others need servers of their own.
@@ -25,6 +26,7 @@ import { goodBundle } from '../service/datasources/bundle-tarballs.js'
 import { git, tempDir as gitTempDir, makeOrigin } from '../service/git/fixtures.js'
 import { startTestService, type TestService } from '../service/harness.js'
 import { BACKENDS } from '../store/backends.js'
+import { type FakeEcrApi, startFakeEcrApi } from '../support/fake-ecr-api.js'
 import { type FakeKubeApi, startFakeKubeApi } from '../support/fake-kube-api.js'
 import { S3RVER_ACCESS_KEY, S3RVER_SECRET_KEY, S3rverBucketServer } from '../support/s3rver-bucket.js'
 
@@ -52,6 +54,8 @@ describe('every locally runnable datasource category -> service bundle -> relay 
   let httpSource: Server
   let s3: S3rverBucketServer
   let kube: FakeKubeApi
+  let ecr: FakeEcrApi
+  const previousEcrEndpoint = process.env.AWS_ENDPOINT_URL_ECR
   let service: TestService
   let relay: RegentProcess | undefined
   let systemId: string
@@ -93,6 +97,14 @@ describe('every locally runnable datasource category -> service bundle -> relay 
       ['web-1', 'default', 'Running'],
       ['api-1', 'payments', 'Running'],
     ])
+    ecr = await startFakeEcrApi({
+      region: 'eu-west-1',
+      accessKeyId: 'AKIAREGENTE2E0000001',
+      registryId: '111111111111',
+      images: { api: ['v1', 'v2'] },
+    })
+    // The documented override that points cloud/ecr at another endpoint (the service is in-process).
+    process.env.AWS_ENDPOINT_URL_ECR = ecr.url
     service = await startTestService(
       sqlite,
       JSON.stringify({ datasources: { scheduler_interval: '1h', timeout: '10s', cluster: kube.settings } }),
@@ -106,6 +118,13 @@ describe('every locally runnable datasource category -> service bundle -> relay 
       (
         await service.call('PUT', '/v1/secrets/s3/keys', {
           body: { name: S3RVER_ACCESS_KEY, secret: S3RVER_SECRET_KEY },
+        })
+      ).status,
+    ).toBe(200)
+    expect(
+      (
+        await service.call('PUT', '/v1/secrets/aws/keys', {
+          body: { name: 'AKIAREGENTE2E0000001', secret: 'e2e-secret-key' },
         })
       ).status,
     ).toBe(200)
@@ -128,6 +147,7 @@ describe('every locally runnable datasource category -> service bundle -> relay 
       bundle_objstore: { category: 'bundle/objstore', ...s3Common, path: 'bundles/groups.tar.gz' },
       store2_content: { category: 'store2/content', ...s3Common, path: 'feeds' },
       store2_bundle: { category: 'store2/bundle', ...s3Common, path: 'bundles/groups.tar.gz' },
+      ecr: { category: 'cloud/ecr', region: 'eu-west-1', credentials: 'aws/keys' },
       git_blame: { category: 'git/blame', ...gitCommon, path_regexp: 'data/teams/.*' },
       'libraries/common': { category: 'policy-library' },
       cluster: { category: 'cluster/resources', on_premises: true, masks: { pods: ['spec.containers.env'] } },
@@ -168,6 +188,9 @@ describe('every locally runnable datasource category -> service bundle -> relay 
     await service?.close()
     await s3?.cleanup()
     await kube?.close()
+    await ecr?.close()
+    if (previousEcrEndpoint === undefined) delete process.env.AWS_ENDPOINT_URL_ECR
+    else process.env.AWS_ENDPOINT_URL_ECR = previousEcrEndpoint
     await new Promise((resolve) => httpSource?.close(resolve))
     if (gitRoot) rmSync(gitRoot, { recursive: true, force: true })
     await dir?.cleanup()
@@ -201,6 +224,8 @@ describe('every locally runnable datasource category -> service bundle -> relay 
       ...Object.keys(EXPECTED_DATA).filter((n) => n !== 'rest'),
       'libraries/common',
       'cluster',
+      'git_blame',
+      'ecr',
     ]
     for (const name of triggered) {
       const run = await service.json<{ result: { code: string; message: string }; message?: string }>(
@@ -215,8 +240,9 @@ describe('every locally runnable datasource category -> service bundle -> relay 
     const complete = (b: Bundle | undefined) => {
       const data = (b?.data ?? {}) as Record<string, unknown>
       return (
-        [...Object.keys(EXPECTED_DATA), 'cluster', 'git_blame'].every((name) => data[name] !== undefined) &&
-        (b?.modules ?? []).some((m) => m.path.replace(/^\//, '') === 'libraries/common/url.rego')
+        [...Object.keys(EXPECTED_DATA), 'cluster', 'git_blame', 'ecr'].every(
+          (name) => data[name] !== undefined,
+        ) && (b?.modules ?? []).some((m) => m.path.replace(/^\//, '') === 'libraries/common/url.rego')
       )
     }
     await eventually(
@@ -229,6 +255,12 @@ describe('every locally runnable datasource category -> service bundle -> relay 
     )
     const data = bundle!.data as Record<string, unknown>
     for (const [name, expected] of Object.entries(EXPECTED_DATA)) expect(data[name], name).toEqual(expected)
+    // cloud/ecr: repositories keyed by name, each with its images.
+    expect(data.ecr).toMatchObject({
+      repositories: {
+        api: { registryId: '111111111111', images: [{ imageTags: ['v1'] }, { imageTags: ['v2'] }] },
+      },
+    })
     // git/blame: the matched file's one line, from the repository's one commit.
     expect(data.git_blame).toEqual({
       'data/teams/red.json': [expect.objectContaining({ start: 1, end: 1, commit: headCommit })],
