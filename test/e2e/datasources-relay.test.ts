@@ -6,10 +6,10 @@
  * `git/rego` and `git/blame` (a bare repository over file://), `cloud/objstore`, `store2/content`,
  * `bundle/objstore` and `store2/bundle` (s3rver), `policy-library` (a library PUT) and
  * `cluster/resources` (a minimal fake Kubernetes API server over HTTPS, test/support/fake-kube-api.ts),
- * `cloud/ecr` (a minimal ECR API, test/support/fake-ecr-api.ts). Each is triggered with the documented
+ * `cloud/ecr` and `idp` (minimal ECR and Okta-style APIs, test/support/fake-{ecr,idp}-api.ts). Each is triggered with the documented
  * `POST /v1/datasources/{id}`, then the bundle is fetched from the relay as an agent does (the
  * system's agent token from its opa-config) until every category's data and modules are in it.
- * `ldap` has its own e2e test (ldap-relay-compile); the others need servers of their own.
+ * Not here: `ldap` (its own e2e test, ldap-relay-compile, with slapd) and `stream` (needs a Kafka broker).
  */
 
 import { rmSync, writeFileSync } from 'node:fs'
@@ -27,6 +27,7 @@ import { git, tempDir as gitTempDir, makeOrigin } from '../service/git/fixtures.
 import { startTestService, type TestService } from '../service/harness.js'
 import { BACKENDS } from '../store/backends.js'
 import { type FakeEcrApi, startFakeEcrApi } from '../support/fake-ecr-api.js'
+import { type FakeIdpApi, startFakeIdpApi } from '../support/fake-idp-api.js'
 import { type FakeKubeApi, startFakeKubeApi } from '../support/fake-kube-api.js'
 import { S3RVER_ACCESS_KEY, S3RVER_SECRET_KEY, S3rverBucketServer } from '../support/s3rver-bucket.js'
 
@@ -35,6 +36,9 @@ const sqlite = BACKENDS.find((b) => b.name === 'sqlite')!
 const PROPAGATION_MS = 15_000
 
 const LIBRARY = 'package libraries.common\n\nsplit_url(url) := split(trim(url, "/"), "/")\n'
+
+const IDP_USERS = [{ id: '00u1', status: 'ACTIVE', profile: { login: 'alice@example.com' } }]
+const IDP_GROUPS = [{ id: '00g1', type: 'OKTA_GROUP', profile: { name: 'admins' } }]
 
 /** What each category's datasource should put where in the bundle's data. */
 const EXPECTED_DATA: Record<string, unknown> = {
@@ -55,6 +59,7 @@ describe('every locally runnable datasource category -> service bundle -> relay 
   let s3: S3rverBucketServer
   let kube: FakeKubeApi
   let ecr: FakeEcrApi
+  let idp: FakeIdpApi
   const previousEcrEndpoint = process.env.AWS_ENDPOINT_URL_ECR
   let service: TestService
   let relay: RegentProcess | undefined
@@ -103,6 +108,12 @@ describe('every locally runnable datasource category -> service bundle -> relay 
       registryId: '111111111111',
       images: { api: ['v1', 'v2'] },
     })
+    idp = await startFakeIdpApi({
+      clientId: 'e2e-client',
+      clientSecret: 'e2e-client-secret',
+      users: IDP_USERS,
+      groups: IDP_GROUPS,
+    })
     // The documented override that points cloud/ecr at another endpoint (the service is in-process).
     process.env.AWS_ENDPOINT_URL_ECR = ecr.url
     service = await startTestService(
@@ -120,6 +131,9 @@ describe('every locally runnable datasource category -> service bundle -> relay 
           body: { name: S3RVER_ACCESS_KEY, secret: S3RVER_SECRET_KEY },
         })
       ).status,
+    ).toBe(200)
+    expect(
+      (await service.call('PUT', '/v1/secrets/idp/client', { body: { secret: 'e2e-client-secret' } })).status,
     ).toBe(200)
     expect(
       (
@@ -148,6 +162,14 @@ describe('every locally runnable datasource category -> service bundle -> relay 
       store2_content: { category: 'store2/content', ...s3Common, path: 'feeds' },
       store2_bundle: { category: 'store2/bundle', ...s3Common, path: 'bundles/groups.tar.gz' },
       ecr: { category: 'cloud/ecr', region: 'eu-west-1', credentials: 'aws/keys' },
+      idp: {
+        category: 'idp',
+        idp_tenant: idp.url,
+        idp_client_id: 'e2e-client',
+        idp_client_secret: 'idp/client',
+        idp_enable_roles: false,
+        idp_enable_apps: false,
+      },
       git_blame: { category: 'git/blame', ...gitCommon, path_regexp: 'data/teams/.*' },
       'libraries/common': { category: 'policy-library' },
       cluster: { category: 'cluster/resources', on_premises: true, masks: { pods: ['spec.containers.env'] } },
@@ -189,6 +211,7 @@ describe('every locally runnable datasource category -> service bundle -> relay 
     await s3?.cleanup()
     await kube?.close()
     await ecr?.close()
+    await idp?.close()
     if (previousEcrEndpoint === undefined) delete process.env.AWS_ENDPOINT_URL_ECR
     else process.env.AWS_ENDPOINT_URL_ECR = previousEcrEndpoint
     await new Promise((resolve) => httpSource?.close(resolve))
@@ -226,6 +249,7 @@ describe('every locally runnable datasource category -> service bundle -> relay 
       'cluster',
       'git_blame',
       'ecr',
+      'idp',
     ]
     for (const name of triggered) {
       const run = await service.json<{ result: { code: string; message: string }; message?: string }>(
@@ -240,7 +264,7 @@ describe('every locally runnable datasource category -> service bundle -> relay 
     const complete = (b: Bundle | undefined) => {
       const data = (b?.data ?? {}) as Record<string, unknown>
       return (
-        [...Object.keys(EXPECTED_DATA), 'cluster', 'git_blame', 'ecr'].every(
+        [...Object.keys(EXPECTED_DATA), 'cluster', 'git_blame', 'ecr', 'idp'].every(
           (name) => data[name] !== undefined,
         ) && (b?.modules ?? []).some((m) => m.path.replace(/^\//, '') === 'libraries/common/url.rego')
       )
@@ -255,6 +279,8 @@ describe('every locally runnable datasource category -> service bundle -> relay 
     )
     const data = bundle!.data as Record<string, unknown>
     for (const [name, expected] of Object.entries(EXPECTED_DATA)) expect(data[name], name).toEqual(expected)
+    // idp: the lists as the provider sends them, the switched-off ones absent.
+    expect(data.idp).toEqual({ users: IDP_USERS, groups: IDP_GROUPS })
     // cloud/ecr: repositories keyed by name, each with its images.
     expect(data.ecr).toMatchObject({
       repositories: {
