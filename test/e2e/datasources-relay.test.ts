@@ -2,14 +2,15 @@
  * Every datasource category that runs here without an extra server reaches an agent through the
  * relay (issue 20, "Tests and figures"): one service in-process, one `regent relay` process
  * started from the system's generated relay-config with bearer agent auth, and one datasource per
- * category in the same system: `http` (a local HTTP server), `rest` (the data POSTed), `git/content`,
- * `git/rego` and `git/blame` (a bare repository over file://), `cloud/objstore`, `store2/content`,
- * `bundle/objstore` and `store2/bundle` (s3rver), `policy-library` (a library PUT) and
- * `cluster/resources` (a minimal fake Kubernetes API server over HTTPS, test/support/fake-kube-api.ts),
- * `cloud/ecr` and `idp` (minimal ECR and Okta-style APIs, test/support/fake-{ecr,idp}-api.ts). Each is triggered with the documented
- * `POST /v1/datasources/{id}`, then the bundle is fetched from the relay as an agent does (the
- * system's agent token from its opa-config) until every category's data and modules are in it.
- * Not here: `ldap` (its own e2e test, ldap-relay-compile, with slapd) and `stream` (needs a Kafka broker).
+ * category in the same system: `http` (a local HTTP server), `rest` (the data POSTed),
+ * `git/content`, `git/rego` and `git/blame` (a bare repository over file://), `cloud/objstore`,
+ * `store2/content`, `bundle/objstore` and `store2/bundle` (s3rver), `policy-library` (a library
+ * PUT), `cluster/resources` (a minimal Kubernetes API over HTTPS, test/support/fake-kube-api.ts),
+ * `cloud/ecr` and `idp` (minimal ECR and Okta-style APIs, test/support/fake-{ecr,idp}-api.ts).
+ * Each is triggered with the documented `POST /v1/datasources/{id}`, then the bundle is fetched
+ * from the relay as an agent does (with the system's agent token from its opa-config) until every
+ * category's data and modules are in it. Not here: `ldap` (its own e2e test with slapd,
+ * ldap-relay-compile) and `stream` (needs a Kafka broker).
  */
 
 import { rmSync, writeFileSync } from 'node:fs'
