@@ -43,6 +43,9 @@ import { errorDocs, writeFailure } from './eval-errors.js'
 import { runPartialEval } from './eval-partial.js'
 import { coverageDoc } from './test.js'
 
+// In its own module so that `regent test` can parse --timeout without loading `regent eval`.
+export { parseDuration } from '../duration.js'
+
 interface EvalOptions {
   data: string[]
   bundle: string[]
@@ -86,28 +89,6 @@ interface EvalOptions {
   optimizeStoreForReadSpeed?: boolean
   logLevel: CommandLogFlags['logLevel']
   logFormat: CommandLogFlags['logFormat']
-}
-
-/** Parses Go-style durations (`5s`, `100ms`, `1m30s`) into milliseconds. */
-export function parseDuration(text: string): number {
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g
-  const unit: Record<string, number> = {
-    ns: 1e-6,
-    us: 1e-3,
-    µs: 1e-3,
-    ms: 1,
-    s: 1000,
-    m: 60_000,
-    h: 3_600_000,
-  }
-  let total = 0
-  let consumed = 0
-  for (const m of text.matchAll(re)) {
-    total += Number(m[1]) * (unit[m[2] as string] ?? 0)
-    consumed += m[0].length
-  }
-  if (consumed !== text.length || consumed === 0) throw new Error(`invalid duration ${JSON.stringify(text)}`)
-  return total
 }
 
 function usage(message: string): void {

@@ -15,12 +15,11 @@ import { type CoverageReport, CoverageTracer } from '../../core/rego/eval/covera
 import { compilePolicy, type Policy } from '../../core/rego/eval/policy.js'
 import { BufferTracer, prettyTrace, type TraceOp, type Tracer } from '../../core/rego/eval/trace.js'
 import type { Value } from '../../core/rego/values/index.js'
+import type { BenchTime } from '../bench/measure.js'
 import { type CommandLogFlags, commandLog, withLogFlags } from '../command-log.js'
+import { parseDuration } from '../duration.js'
 import { type Doc, renderJson } from '../presentation.js'
 import { collect } from '../query-options.js'
-import { parseBenchTime } from './bench.js'
-import { parseDuration } from './eval.js'
-import { runTestBenchmarks } from './test-bench.js'
 import { discoverTests, type TestCase } from './test-discovery.js'
 import { testBootstrapCommand, testNewCommand } from './test-generate.js'
 import { logResults } from './test-log.js'
@@ -166,10 +165,11 @@ async function runOnce(paths: string[], options: TestOptions, command: Command):
   // Spec: the test timeout is 5s, 30s when benchmarking.
   if (options.bench && command.getOptionValueSource('timeout') === 'default') options.timeout = '30s'
   let timeoutMs: number
-  let benchtime: ReturnType<typeof parseBenchTime> | undefined
+  let benchtime: BenchTime | undefined
   try {
     timeoutMs = parseDuration(options.timeout)
-    if (options.bench) benchtime = parseBenchTime(options.benchtime)
+    // The benchmark modules (and `regent bench`'s end-to-end server) load only with --bench.
+    if (options.bench) benchtime = (await import('./bench.js')).parseBenchTime(options.benchtime)
   } catch (err) {
     process.stderr.write(`regent: ${(err as Error).message}\n`)
     process.exitCode = 2
@@ -199,6 +199,7 @@ async function runOnce(paths: string[], options: TestOptions, command: Command):
   const tests = discoverTests(policy, filter)
   log.debug('tests discovered', { tests: tests.length })
   if (benchtime) {
+    const { runTestBenchmarks } = await import('./test-bench.js')
     const failed = await runTestBenchmarks(
       policy,
       tests,

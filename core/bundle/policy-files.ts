@@ -14,7 +14,6 @@ import { fromJS, isObject, ObjectValue, parseJSON, type Value } from '../rego/va
 import { readYaml } from '../yaml.js'
 import { bundleModuleVersion } from './bundle-compile.js'
 import { globMatch } from './glob.js'
-import { readBundle } from './index.js'
 
 /** What was loaded. */
 export interface LoadedPolicy {
@@ -72,6 +71,8 @@ export async function loadPolicy(options: LoadOptions): Promise<LoadedPolicy> {
   /** Adds the bundle at `path`: each module under `moduleId(its path)`, its data at `dataPath`. */
   const addBundle = async (path: string, dataPath: string[], moduleId: (modulePath: string) => string) => {
     const isDir = (await stat(path)).isDirectory()
+    // The bundle reader (tar, signatures) loads only for a bundle: `regent test x.rego` need not pay for it.
+    const { readBundle } = await import('./index.js')
     const bundle = await readBundle(isDir ? { dir: path } : await readFile(path), {
       ...(options.ignore ? { ignore: options.ignore } : {}),
     })

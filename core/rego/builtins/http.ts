@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
-import { Agent, type Dispatcher, getGlobalDispatcher, request } from 'undici'
+import { createRequire } from 'node:module'
+import type { Agent, Dispatcher } from 'undici'
 import type { Location } from '../syntax/ast.js'
 import { t } from '../types/index.js'
 import type { ObjectValue, Value } from '../values/index.js'
@@ -44,6 +45,11 @@ function pem(req: ObjectValue, base: string): string | undefined {
   return undefined
 }
 
+// undici loads on the first call: every program that evaluates Rego would otherwise pay for it.
+const require = createRequire(import.meta.url)
+let client: typeof import('undici') | undefined
+const undici = () => (client ??= require('undici') as typeof import('undici'))
+
 const agents = new Map<string, Agent>()
 
 function agentFor(req: ObjectValue): Agent | undefined {
@@ -58,7 +64,9 @@ function agentFor(req: ObjectValue): Agent | undefined {
   const key = JSON.stringify(tls)
   let agent = agents.get(key)
   if (!agent) {
-    agent = new Agent({ connect: Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)) })
+    agent = new (undici().Agent)({
+      connect: Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)),
+    })
     agents.set(key, agent)
   }
   return agent
@@ -91,11 +99,11 @@ async function fetchOnce(ctx: BuiltinContext, req: ObjectValue, url: URL): Promi
   const ms = timeoutMs(ctx, req)
   const signals = [AbortSignal.timeout(ms)]
   if (ctx.signal) signals.push(ctx.signal)
-  const dispatcher: Dispatcher = agentFor(req) ?? getGlobalDispatcher()
+  const dispatcher: Dispatcher = agentFor(req) ?? undici().getGlobalDispatcher()
   const signal = AbortSignal.any(signals)
   const follow = boolOption(req, 'enable_redirect', false)
   let target = url
-  let res = await request(target, { method: method as 'GET', headers, body, signal, dispatcher })
+  let res = await undici().request(target, { method: method as 'GET', headers, body, signal, dispatcher })
   // Redirects are followed here, not by undici, so that every hop passes the allow_net check.
   for (let hops = 0; follow && REDIRECT_STATUSES.has(res.statusCode); hops++) {
     const location = res.headers.location
@@ -107,7 +115,7 @@ async function fetchOnce(ctx: BuiltinContext, req: ObjectValue, url: URL): Promi
     // As Go's client: 303, and 301/302 after a POST, continue as a GET without a body.
     const asGet =
       res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')
-    res = await request(target, {
+    res = await undici().request(target, {
       method: (asGet ? 'GET' : method) as 'GET',
       headers,
       body: asGet ? undefined : body,

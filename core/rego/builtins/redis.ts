@@ -5,7 +5,8 @@
  * (`hgetall` as an object, as the client decodes it). The host must pass the capabilities'
  * `allow_net`. Clients are kept per address, database and user for the life of the thread.
  */
-import { Redis } from 'ioredis'
+import { createRequire } from 'node:module'
+import type { Redis } from 'ioredis'
 import { t } from '../types/index.js'
 import type { ObjectValue, Value } from '../values/index.js'
 import { fromJS, isObject, ObjectValue as Obj, toJS } from '../values/index.js'
@@ -49,6 +50,11 @@ export const REDIS_COMMANDS = [
   'strlen',
   'sunion',
 ] as const
+
+// ioredis loads on the first call: every program that evaluates Rego would otherwise pay for it.
+const require = createRequire(import.meta.url)
+let redisClass: typeof Redis | undefined
+const redisDriver = () => (redisClass ??= (require('ioredis') as { Redis: typeof Redis }).Redis)
 
 const clients = new Map<string, Redis>()
 
@@ -96,7 +102,7 @@ function clientFor(
   const key = JSON.stringify([host, port, db, auth.username ?? '', auth.password ?? ''])
   let client = clients.get(key)
   if (!client) {
-    client = new Redis({
+    client = new (redisDriver())({
       host,
       port,
       db,

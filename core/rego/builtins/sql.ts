@@ -8,10 +8,11 @@
  *
  * Clients are pooled per data source name for the life of the thread (`closeSqlClients` ends them).
  */
+import { createRequire } from 'node:module'
 import { resolve, sep } from 'node:path'
-import Database from 'better-sqlite3'
-import mysql from 'mysql2/promise'
-import pg from 'pg'
+import type Database from 'better-sqlite3'
+import type mysql from 'mysql2/promise'
+import type pg from 'pg'
 import { t } from '../types/index.js'
 import type { Value } from '../values/index.js'
 import { fromJS, ObjectValue, toJS } from '../values/index.js'
@@ -37,6 +38,14 @@ interface Table {
   columns: string[]
   rows: unknown[][]
 }
+
+// The drivers load on the first query that needs them: every program that evaluates Rego (each
+// `regent test` or `regent eval` start) would otherwise pay for loading all three.
+const require = createRequire(import.meta.url)
+const drivers: { sqlite?: typeof Database; pg?: typeof pg; mysql?: typeof mysql } = {}
+const sqliteDriver = () => (drivers.sqlite ??= require('better-sqlite3') as typeof Database)
+const pgDriver = () => (drivers.pg ??= require('pg') as typeof pg)
+const mysqlDriver = () => (drivers.mysql ??= require('mysql2/promise') as typeof mysql)
 
 const pgPools = new Map<string, pg.Pool>()
 const mysqlPools = new Map<string, mysql.Pool>()
@@ -77,7 +86,7 @@ function sqliteFile(ctx: BuiltinContext, dsn: string): string {
 }
 
 function querySqlite(ctx: BuiltinContext, dsn: string, query: string, args: readonly Value[]): Table {
-  const db = new Database(sqliteFile(ctx, dsn), { readonly: true, fileMustExist: true })
+  const db = new (sqliteDriver())(sqliteFile(ctx, dsn), { readonly: true, fileMustExist: true })
   try {
     const statement = db.prepare(query)
     const bound = args.map((a) => bindValue(a, true))
@@ -134,7 +143,7 @@ async function queryPostgres(
   checkNetAllowed(ctx, pgHost(config))
   let pool = pgPools.get(dsn)
   if (!pool) {
-    pool = new pg.Pool({ ...config, max: 4, idleTimeoutMillis: 10_000, allowExitOnIdle: true })
+    pool = new (pgDriver().Pool)({ ...config, max: 4, idleTimeoutMillis: 10_000, allowExitOnIdle: true })
     pool.on('error', () => {}) // an idle client's failure surfaces on the next query
     pgPools.set(dsn, pool)
   }
@@ -178,7 +187,7 @@ async function queryMysql(
   checkNetAllowed(ctx, config.socketPath ?? config.host ?? 'localhost')
   let pool = mysqlPools.get(dsn)
   if (!pool) {
-    pool = mysql.createPool({
+    pool = mysqlDriver().createPool({
       ...config,
       connectionLimit: 4,
       maxIdle: 1,
