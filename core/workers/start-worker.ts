@@ -50,6 +50,9 @@ function bundled(entry: URL): string | undefined {
     format: 'cjs',
     target: 'node20',
     packages: 'external',
+    // A CommonJS bundle has no import.meta: modules that resolve packages lazily from their own
+    // URL (createRequire(import.meta.url), the built-ins' client libraries) get the entry's.
+    define: { 'import.meta.url': JSON.stringify(entry.href) },
     write: false,
     logLevel: 'silent',
   })
