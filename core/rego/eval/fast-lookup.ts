@@ -46,24 +46,29 @@ export function lookupOf(t: PTerm, root: VNode): Lookup | undefined {
   return undefined
 }
 
+/**
+ * Where a ref the fast paths read starts: a local variable's slot (`headSlot`), base data
+ * (`base`: its first key leads out of the rule tree), or input; undefined for any other ref.
+ */
+export function refStart(ref: PRef, root: VNode): { headSlot: number; base: boolean } | undefined {
+  if (ref.root === Root.Term)
+    return ref.head?.k === K.Var ? { headSlot: ref.head.slot, base: false } : undefined
+  if (ref.root === Root.Data) {
+    const first = ref.path[0]
+    if (first?.k !== K.Value || root.child(first.v) !== undefined) return undefined
+    return { headSlot: -1, base: true }
+  }
+  return ref.root === Root.Input ? { headSlot: -1, base: false } : undefined
+}
+
 function refLookup(ref: PRef, root: VNode): Lookup | undefined {
   if (!ref.path.every((p) => p.k === K.Value || p.k === K.Var)) return undefined
   const n = ref.path.length
   const isVar = ref.path.map((p) => p.k === K.Var)
   const keys = ref.path.map((p) => (p.k === K.Value ? p.v : p.k === K.Var ? p.slot : 0))
-  let headSlot = -1
-  let base = false
-  if (ref.root === Root.Term) {
-    if (ref.head?.k !== K.Var) return undefined
-    headSlot = ref.head.slot
-  } else if (ref.root === Root.Data) {
-    // Only base documents: the first key must be a constant that leads out of the rule tree.
-    const first = ref.path[0]
-    if (first?.k !== K.Value || root.child(first.v) !== undefined) return undefined
-    base = true
-  } else if (ref.root !== Root.Input) {
-    return undefined
-  }
+  const start = refStart(ref, root)
+  if (!start) return undefined
+  const { headSlot, base } = start
   const only = ref.path[0]
   if (headSlot >= 0 && n === 1 && only?.k === K.Value && typeof only.v === 'string') {
     // `perm.action`: the most common shape by far, without the loop.

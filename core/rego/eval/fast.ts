@@ -8,7 +8,7 @@
 import { isArray, isObject, isSet, type Value } from '../values/index.js'
 import { bindValue, type Frame, plug, same, TermBinding } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
-import { GENERIC, lookupOf } from './fast-lookup.js'
+import { GENERIC, lookupOf, refStart } from './fast-lookup.js'
 import { K, type PExpr, type PRef, type PTerm, Root, type VNode, X } from './ir.js'
 import { getChild } from './refs.js'
 
@@ -44,19 +44,9 @@ function refStep(target: number, ref: PRef, root: VNode): FastStep | undefined {
   if (!spec) return undefined
   const isVar = ref.path.map((p) => p.k === K.Var)
   const n = spec.length
-  let headSlot = -1
-  let base = false
-  if (ref.root === Root.Term) {
-    if (ref.head?.k !== K.Var) return undefined
-    headSlot = ref.head.slot
-  } else if (ref.root === Root.Data) {
-    // Only base documents: the first key must be a constant that leads out of the rule tree.
-    const first = ref.path[0]
-    if (first?.k !== K.Value || root.child(first.v) !== undefined) return undefined
-    base = true
-  } else if (ref.root !== Root.Input) {
-    return undefined
-  }
+  const start = refStart(ref, root)
+  if (!start) return undefined
+  const { headSlot, base } = start
   const lastSlot = n > 0 && isVar[n - 1] ? (spec[n - 1] as number) : -1
   return (e, frame, iter) => {
     const s = frame.s
