@@ -17,6 +17,7 @@ COPY agent agent
 COPY store store
 COPY service service
 COPY cli cli
+COPY console console
 RUN npm run build && npm prune --omit=dev
 
 # --- run: production dependencies and dist/ only, as a non-root user -------------------------

@@ -18,6 +18,7 @@ import { authzV1Routes } from './routes/authz-v1.js'
 import { authzV2Routes } from './routes/authz-v2.js'
 import { blueprintRoutes } from './routes/blueprints.js'
 import { bundleRoutes } from './routes/bundles.js'
+import { consoleRoutes } from './routes/console.js'
 import { dataRoutes } from './routes/data.js'
 import { datasourceRoutes } from './routes/datasources.js'
 import { decisionRoutes } from './routes/decisions.js'
@@ -48,6 +49,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.use(countRequests(deps.metrics))
   app.use(trackWrites(deps.writeHealth))
   app.route('/', healthRoutes(deps))
+  if (deps.config.console.enabled) app.route('/', consoleRoutes(deps.config.console.dir))
   // Outermost of the API's middleware, so refusals by authentication and authorization are recorded.
   const activity = recordActivity({
     store: deps.store,

@@ -111,6 +111,14 @@ export const serviceSectionSchema = z
         pool_size: field.positiveInt().default(10),
       })
       .prefault({}),
+    /** The web console at `/console/` (docs/console.md). */
+    console: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        /** The built console's folder; default: `dist/console` of this installation. */
+        dir: z.string().min(1).optional(),
+      })
+      .prefault({}),
     /** The activity log (every management-API request): docs/activity.md. */
     activity: activitySchema,
     bundles: z

@@ -3,7 +3,7 @@
  * seeded with a known administrator token, for tests of commands that talk to a service.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { REGENT_BIN } from './run-cli.js'
@@ -22,16 +22,30 @@ export interface ServiceProcess {
   stop(): Promise<void>
 }
 
+export interface ServiceProcessOptions {
+  /** YAML of a config file (`log:` and `service:` sections) passed with `-c`. */
+  config?: string
+  /** Environment variables added to the child's. */
+  env?: NodeJS.ProcessEnv
+}
+
 /** Starts the service; rejects when it is not ready within 20 s. */
-export async function startServiceProcess(): Promise<ServiceProcess> {
+export async function startServiceProcess(options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'regent-service-proc-'))
   const adminToken = `admin-${Math.random().toString(36).slice(2)}-0123456789`
-  const env: NodeJS.ProcessEnv = { ...process.env, REGENT_LOG_LEVEL: 'info', REGENT_ADMIN_TOKEN: adminToken }
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [REGENT_BIN, 'service', '--addr', '127.0.0.1:0', '--data-dir', dataDir],
-    { env, stdio: ['ignore', 'pipe', 'pipe'] },
-  )
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    REGENT_LOG_LEVEL: 'info',
+    REGENT_ADMIN_TOKEN: adminToken,
+    ...options.env,
+  }
+  const args = [REGENT_BIN, 'service', '--addr', '127.0.0.1:0', '--data-dir', dataDir]
+  if (options.config !== undefined) {
+    const configFile = join(dataDir, 'config.yaml')
+    writeFileSync(configFile, options.config)
+    args.push('-c', configFile)
+  }
+  const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   child.stderr!.on('data', (d) => {

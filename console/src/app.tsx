@@ -1,0 +1,70 @@
+/** The console's frame: sign-in, navigation, theme, and the current view. */
+import { useMemo, useState } from 'preact/hooks'
+import { ApiClient } from './api/client'
+import { storedToken, storeToken } from './auth/session'
+import { SignIn } from './auth/sign-in'
+import { href, useLocation } from './router'
+import { applyTheme, nextTheme, storedTheme } from './ui/theme'
+import { VIEWS, viewFor } from './views/index'
+
+export function App() {
+  const [token, setToken] = useState<string | undefined>(storedToken)
+  const [theme, setTheme] = useState(storedTheme)
+  const loc = useLocation()
+
+  const signOut = () => {
+    storeToken(undefined)
+    setToken(undefined)
+  }
+  const api = useMemo(() => (token ? new ApiClient(token, signOut) : undefined), [token])
+
+  if (!api) {
+    return (
+      <SignIn
+        onSignedIn={(t) => {
+          storeToken(t)
+          setToken(t)
+        }}
+      />
+    )
+  }
+
+  const { view, rest } = viewFor(loc)
+  const switchTheme = () => {
+    const next = nextTheme(theme)
+    applyTheme(next)
+    setTheme(next)
+  }
+  return (
+    <div class="frame">
+      <a class="skip" href="#content">
+        Skip to content
+      </a>
+      <header>
+        <span class="brand">regent</span>
+        <nav aria-label="Views">
+          <ul>
+            {VIEWS.map((v) => (
+              <li key={v.id}>
+                <a href={href(v.id)} aria-current={v === view ? 'page' : undefined}>
+                  {v.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="tools">
+          <button type="button" class="secondary" onClick={switchTheme} title="Switch theme">
+            Theme: {theme}
+          </button>
+          <button type="button" class="secondary" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="content" tabIndex={-1}>
+        {view.render({ api, rest, params: loc.params })}
+      </main>
+    </div>
+  )
+}

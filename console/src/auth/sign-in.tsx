@@ -1,0 +1,67 @@
+/**
+ * Signing in: an API token (or an identity provider's JWT, which the service verifies the same
+ * way: it is also a bearer token). The token is checked with a call every subject may make
+ * before it is kept.
+ */
+import { useState } from 'preact/hooks'
+import { ApiClient, ApiError } from '../api/client'
+
+export function SignIn({ onSignedIn }: { onSignedIn: (token: string) => void }) {
+  const [token, setToken] = useState('')
+  const [error, setError] = useState<string | undefined>(undefined)
+  const [busy, setBusy] = useState(false)
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    const value = token.trim()
+    if (value === '') {
+      setError('Enter an API token.')
+      return
+    }
+    setBusy(true)
+    setError(undefined)
+    try {
+      await new ApiClient(value).post('/v1/authz/evaluation', [])
+      onSignedIn(value)
+    } catch (err) {
+      setError(
+        err instanceof ApiError && err.status === 401
+          ? 'The service does not accept this token.'
+          : `Could not reach the service: ${(err as Error).message}`,
+      )
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <main class="sign-in">
+      <h1>regent console</h1>
+      <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
+        <label for="token">API token or identity-provider token</label>
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autoComplete="off"
+          spellcheck={false}
+          value={token}
+          onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+          required
+        />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        {error && (
+          <p id="sign-in-error" class="error" role="alert">
+            {error}
+          </p>
+        )}
+      </form>
+      <p class="muted">
+        The token stays in this tab only and is sent to this service alone. Create one with{' '}
+        <code>PUT /v1/tokens/&lt;id&gt;</code> or ask an administrator.
+      </p>
+    </main>
+  )
+}

@@ -1,0 +1,32 @@
+/**
+ * The console's views, in the order of the navigation. Each view renders from the location's
+ * segments after its own id (`#/systems/<id>` → `Systems` with `['<id>']`).
+ */
+import type { JSX } from 'preact'
+import type { ApiClient } from '../api/client'
+import type { Location } from '../router'
+import { SystemsView } from './systems'
+
+export interface ViewProps {
+  api: ApiClient
+  /** Segments after the view's id. */
+  rest: string[]
+  params: URLSearchParams
+}
+
+export interface ConsoleView {
+  id: string
+  title: string
+  render: (props: ViewProps) => JSX.Element
+}
+
+export const VIEWS: ConsoleView[] = [
+  { id: 'systems', title: 'Systems', render: (p) => <SystemsView {...p} /> },
+]
+
+/** The view a location names, or the first one. */
+export function viewFor(loc: Location): { view: ConsoleView; rest: string[] } {
+  const [id, ...rest] = loc.segments
+  const view = VIEWS.find((v) => v.id === id)
+  return view ? { view, rest } : { view: VIEWS[0]!, rest: [] }
+}

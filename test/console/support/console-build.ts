@@ -1,0 +1,54 @@
+/**
+ * The console built once for the test run, into a cache folder named after a hash of its sources
+ * (and the lock file), so test files share one build and a changed source builds anew. Built into
+ * a temporary folder and renamed into place, so a concurrent test file never sees half a build.
+ */
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
+const CONSOLE = join(ROOT, 'console')
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? sourceFiles(path) : [path]
+  })
+}
+
+function sourceHash(): string {
+  const hash = createHash('sha256')
+  for (const file of [...sourceFiles(CONSOLE), join(ROOT, 'package-lock.json')].sort()) {
+    hash.update(file.slice(ROOT.length))
+    hash.update(readFileSync(file))
+  }
+  return hash.digest('hex').slice(0, 16)
+}
+
+/** The folder of a build of the current sources (built now if no test built it yet). */
+export async function builtConsole(): Promise<string> {
+  const cache = join(ROOT, 'node_modules', '.cache', 'regent-console')
+  const dir = join(cache, sourceHash())
+  if (existsSync(join(dir, 'index.html'))) return dir
+  mkdirSync(cache, { recursive: true })
+  const temp = `${dir}.${process.pid}.${Date.now()}`
+  const { build } = await import('vite')
+  const previous = process.env.REGENT_CONSOLE_OUT
+  process.env.REGENT_CONSOLE_OUT = temp
+  try {
+    await build({ configFile: join(CONSOLE, 'vite.config.ts'), logLevel: 'warn' })
+  } finally {
+    if (previous === undefined) delete process.env.REGENT_CONSOLE_OUT
+    else process.env.REGENT_CONSOLE_OUT = previous
+  }
+  try {
+    renameSync(temp, dir)
+  } catch (err) {
+    // Another test file finished the same build first: use theirs.
+    rmSync(temp, { recursive: true, force: true })
+    if (!existsSync(join(dir, 'index.html'))) throw err
+  }
+  return dir
+}
