@@ -166,9 +166,11 @@ export const AGENT_ACTIONS = ['bundles.pull', 'systems.install', 'agent.report',
 
 /**
  * Actions any authenticated caller may take: listing roles, asking about its own rights, and
- * listing the libraries it may read (the route filters the list by `libraries.read`).
+ * listing the systems and libraries it may read (the routes filter the lists by `systems.read`
+ * and `libraries.read`, so a system's viewer sees that system and a caller without any role an
+ * empty list).
  */
-export const OPEN_ACTIONS = ['authz.roles', 'authz.evaluate', 'libraries.list'] as const
+export const OPEN_ACTIONS = ['authz.roles', 'authz.evaluate', 'systems.list', 'libraries.list'] as const
 
 const byId = new Map(BUILTIN_ROLES.map((r) => [r.id, r]))
 

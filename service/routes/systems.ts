@@ -154,8 +154,11 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
         throw badRequest(`name: invalid regular expression: ${(err as Error).message}`)
       }
     }
+    const principal = c.var.principal
     const rows = (await store.systems.list(type ? { type } : {})).filter(
-      (row) => !nameFilter || nameFilter.test(row.name),
+      (row) =>
+        (!nameFilter || nameFilter.test(row.name)) &&
+        deps.authorizer.allows(principal, 'systems.read', { kind: 'system', id: row.id }),
     )
     if (c.req.query('compact') === 'true') {
       return envelope(

@@ -32,7 +32,7 @@ describe('bearer JWTs of a configured identity provider', () => {
   })
 
   it('authenticates a valid JWT as a user (no role yet: 403, not 401)', async () => {
-    const res = await t.json('GET', '/v1/systems', { token: await sign({}) })
+    const res = await t.json('GET', '/v1/tokens', { token: await sign({}) })
     expect(res.status).toBe(403)
     expect(res.body.code).toBe('forbidden')
   })
@@ -75,7 +75,7 @@ describe('bearer JWTs of a configured identity provider', () => {
       }
       expect(jwks.fetches).toBe(before + 1)
       // A token whose key was fetched before still authenticates.
-      expect((await t.json('GET', '/v1/systems', { token: await sign({}) })).status).toBe(403)
+      expect((await t.json('GET', '/v1/tokens', { token: await sign({}) })).status).toBe(403)
       expect(jwks.fetches).toBe(before + 1)
     } finally {
       jwks.serve([key])

@@ -60,7 +60,7 @@ for (const backend of BACKENDS) {
       await send('PUT', '/v1/data/activity-test', { body: { a: 1 } })
       await send('GET', '/v1/systems', { token: null })
       await send('GET', '/v1/systems', { token: 'not-a-token' })
-      await send('GET', '/v1/systems', { token: userToken })
+      await send('GET', '/v1/tokens', { token: userToken })
       await send('DELETE', '/v1/tokens/reader-nope', { token: userToken })
       await send('GET', '/v1/no-such-route')
       await send('POST', '/v1/activity', { body: { count: 5000 } })
@@ -282,7 +282,7 @@ for (const backend of BACKENDS) {
       try {
         const read = await t.json('GET', '/v1/systems')
         expect(read.status).toBe(200)
-        const refused = await t.json('GET', '/v1/systems', { token: userToken })
+        const refused = await t.json('GET', '/v1/tokens', { token: userToken })
         expect(refused.status).toBe(403)
       } finally {
         repo.append = original

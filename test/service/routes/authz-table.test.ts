@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import { agentCell, tableCell } from '../../../service/authz/access-table.js'
-import { BUILTIN_ROLES } from '../../../service/authz/roles.js'
+import { BUILTIN_ROLES, OPEN_ACTIONS } from '../../../service/authz/roles.js'
 import { ROUTE_TABLE, type RouteRow } from '../../../service/authz/route-table.js'
 import { BACKENDS } from '../../store/backends.js'
 import { startTestService, type TestService } from '../harness.js'
@@ -202,10 +202,7 @@ for (const backend of BACKENDS) {
         token: none.body.result as string,
         ownKind: 'system',
         expect: (row) =>
-          row.action === 'authz.roles' ||
-          row.action === 'authz.evaluate' ||
-          row.action === 'libraries.list' ||
-          row.authentication === 'shared-secret',
+          (OPEN_ACTIONS as readonly string[]).includes(row.action) || row.authentication === 'shared-secret',
       })
       const opa = parseYaml(await (await t.call('GET', `/v1/systems/${OWN}/assets/opa-config`)).text())
       callers.push({

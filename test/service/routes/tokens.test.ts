@@ -45,7 +45,7 @@ for (const backend of BACKENDS) {
       const expires = Date.parse(got.body.result.expires as string)
       expect(Math.abs(expires - (Date.now() + 720 * 3_600_000))).toBeLessThan(60_000)
       // A valid token without a role: authenticated (not 401) but forbidden.
-      const denied = await t.json('GET', '/v1/systems', { token: secret })
+      const denied = await t.json('GET', '/v1/tokens', { token: secret })
       expect(denied.status).toBe(403)
       expect(denied.body.code).toBe('forbidden')
       // Secrets never reach the logs.
@@ -71,12 +71,12 @@ for (const backend of BACKENDS) {
       })
       expect(update.status).toBe(200)
       expect(update.body.result).toBeUndefined()
-      expect((await t.json('GET', '/v1/systems', { token: first })).status).toBe(403)
+      expect((await t.json('GET', '/v1/systems/some-system', { token: first })).status).toBe(403)
       const second = (await t.json('PUT', '/v1/tokens/rot', { body: { description: 'b', regenerate: true } }))
         .body.result as string
       expect(second).not.toBe(first)
-      expect((await t.json('GET', '/v1/systems', { token: first })).status).toBe(401)
-      expect((await t.json('GET', '/v1/systems', { token: second })).status).toBe(403)
+      expect((await t.json('GET', '/v1/systems/some-system', { token: first })).status).toBe(401)
+      expect((await t.json('GET', '/v1/systems/some-system', { token: second })).status).toBe(403)
     })
 
     it('answers 401 for an expired token', async () => {
