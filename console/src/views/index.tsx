@@ -5,6 +5,8 @@
 import type { JSX } from 'preact'
 import type { ApiClient } from '../api/client'
 import type { Location } from '../router'
+import { AccessView } from './access'
+import { DatasourcesView } from './datasources'
 import { SystemsView } from './systems'
 
 export interface ViewProps {
@@ -22,6 +24,8 @@ export interface ConsoleView {
 
 export const VIEWS: ConsoleView[] = [
   { id: 'systems', title: 'Systems', render: (p) => <SystemsView {...p} /> },
+  { id: 'datasources', title: 'Datasources', render: (p) => <DatasourcesView {...p} /> },
+  { id: 'access', title: 'Access', render: (p) => <AccessView {...p} /> },
 ]
 
 /** The view a location names, or the first one. */
