@@ -18,6 +18,7 @@ import { authzV1Routes } from './routes/authz-v1.js'
 import { authzV2Routes } from './routes/authz-v2.js'
 import { blueprintRoutes } from './routes/blueprints.js'
 import { bundleRoutes } from './routes/bundles.js'
+import { compilePlaygroundRoutes } from './routes/compile-playground.js'
 import { consoleRoutes } from './routes/console.js'
 import { dataRoutes } from './routes/data.js'
 import { datasourceRoutes } from './routes/datasources.js'
@@ -68,6 +69,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', sourceControlRoutes(deps))
   app.route('/', systemRoutes(deps))
   app.route('/', sourceControlSyncRoutes(deps, deps.gitSource))
+  app.route('/', compilePlaygroundRoutes(deps))
   app.route('/', policyRoutes(deps))
   app.route('/', libraryRoutes(deps))
   app.route('/', dataRoutes(deps, limits))

@@ -72,6 +72,8 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   row('GET', '/v1/systems/{system}/bundles/{bundle}/{version}/bundle', 'policies.read', 'path'),
   row('GET', '/v1/systems/{system}/bundle-deploy', 'systems.read', 'path'),
   row('PUT', '/v1/systems/{system}/bundle-deploy', 'systems.update', 'path'),
+  // The compile playground evaluates the system's policies and data, as a data evaluation does
+  row('POST', '/v1/systems/{system}/compile/{path...}', 'data.read', 'path'),
   // Git sources: a sync takes the origin's policies, so it needs what pushing policies needs
   row('POST', '/v1/systems/{system}/source-control/sync', 'policies.write', 'path'),
   {

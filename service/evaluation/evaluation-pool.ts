@@ -6,9 +6,11 @@
  * naming the config key that sets the limit.
  */
 import type { Logger } from 'pino'
+import type { CompileAnswer } from '../../compile/answer.js'
 import { badRequest, HttpError, internalError, serviceUnavailable } from '../../core/http/index.js'
 import { startModuleWorker } from '../../core/workers/start-worker.js'
 import { PoolFullError, TaskPool, TaskTimeoutError, WorkerDiedError } from '../../core/workers/task-pool.js'
+import type { CompileTask, CompileTaskAnswer } from './compile-task.js'
 import type { EvaluationConfig } from './config.js'
 import type { EvaluationAnswer, EvaluationTask } from './evaluate-request.js'
 import type { ReplayAnswer, ReplayTask } from './replay-task.js'
@@ -59,6 +61,11 @@ export class EvaluationPool {
   /** Replays logged decisions (replay-task.ts) within the same deadline. */
   async replay(task: ReplayTask, startedAt = Date.now()): Promise<Extract<ReplayAnswer, { ok: true }>> {
     return (await this.#call({ kind: 'replay', task }, startedAt)) as Extract<ReplayAnswer, { ok: true }>
+  }
+
+  /** Answers a compile playground request (compile-task.ts) within the same deadline. */
+  async compile(task: CompileTask, startedAt = Date.now()): Promise<CompileAnswer> {
+    return ((await this.#call({ kind: 'compile', task }, startedAt)) as CompileTaskAnswer).answer
   }
 
   async #call(message: WorkerTask, startedAt: number): Promise<WorkerAnswer> {
