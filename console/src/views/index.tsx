@@ -5,6 +5,7 @@
 import type { JSX } from 'preact'
 import type { ApiClient } from '../api/client'
 import type { Location } from '../router'
+import { DecisionsView } from './decisions/decisions-view'
 import { SystemsView } from './systems'
 
 export interface ViewProps {
@@ -22,6 +23,7 @@ export interface ConsoleView {
 
 export const VIEWS: ConsoleView[] = [
   { id: 'systems', title: 'Systems', render: (p) => <SystemsView {...p} /> },
+  { id: 'decisions', title: 'Decisions', render: (p) => <DecisionsView {...p} /> },
 ]
 
 /** The view a location names, or the first one. */
