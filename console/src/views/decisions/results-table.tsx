@@ -34,8 +34,9 @@ export function ResultsTable({ items, now, fresh }: Props) {
           {items.map((d) => (
             <tr key={d.cursor} class={fresh.has(d.cursor) ? 'fresh' : undefined}>
               <td>
-                <a href={detailHref(d)} aria-label={`Decision ${d.decision_id}`}>
+                <a href={detailHref(d)}>
                   <TimeAgo at={d.timestamp ?? d.received} now={now} />
+                  <span class="visually-hidden"> decision {d.decision_id}</span>
                 </a>
               </td>
               <td>{d.system_id ?? <span class="muted">none</span>}</td>
