@@ -30,9 +30,12 @@ export function DecisionDetail({ api, id, system }: Props) {
       <p>
         <a href={href('decisions')}>← Decisions</a>
       </p>
-      <h1 id="decision-title">
-        Decision <code>{id}</code> <CopyButton text={id} label="Copy id" />
-      </h1>
+      <div class="row title-row">
+        <h1 id="decision-title">
+          Decision <code>{id}</code>
+        </h1>
+        <CopyButton text={id} label="Copy id" />
+      </div>
       {decision.error && <ErrorBox error={decision.error} />}
       {decision.loading && !d && <Loading what="the decision" />}
       {d && <DecisionBody api={api} d={d} />}
