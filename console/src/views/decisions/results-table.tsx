@@ -24,7 +24,9 @@ export function ResultsTable({ items, now, fresh }: Props) {
         <thead>
           <tr>
             <th scope="col">Time</th>
-            <th scope="col">System</th>
+            <th scope="col" class="col-system">
+              System
+            </th>
             <th scope="col">Path</th>
             <th scope="col">Result</th>
             <th scope="col">Agent</th>
@@ -39,7 +41,7 @@ export function ResultsTable({ items, now, fresh }: Props) {
                   <span class="visually-hidden"> decision {d.decision_id}</span>
                 </a>
               </td>
-              <td>{d.system_id ?? <span class="muted">none</span>}</td>
+              <td class="col-system">{d.system_id ?? <span class="muted">none</span>}</td>
               <td>
                 <code>{d.path ?? d.query ?? ''}</code>
               </td>
