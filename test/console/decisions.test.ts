@@ -239,6 +239,27 @@ for (const backend of BACKENDS) {
       await page.close()
     }, 90_000)
 
+    it('pages through older decisions with the cursor and back', async () => {
+      // Runs after the tail test: 6 + 2 decisions so far, 50 more make two pages of 50.
+      await logThroughRelay(
+        Array.from({ length: 50 }, (_, i) => agentEvent(`bulk-${i}`, 'gina', 1 + i, 'agent-bulk')),
+      )
+      const page = await openDecisions(ADMIN_TOKEN, '?range=24h')
+      const rows = page.locator('table.decisions tbody tr')
+      await expect.poll(() => rows.count()).toBe(50)
+      await page.getByRole('button', { name: 'Older decisions' }).click()
+      await expect.poll(() => rows.count()).toBe(USERS.length + 2)
+      expect(
+        await page.getByRole('status').filter({ hasText: 'off while reading older pages' }).count(),
+      ).toBe(1)
+      expect(await page.getByRole('button', { name: 'Older decisions' }).isDisabled()).toBe(true)
+      expect(await rows.last().textContent()).toContain('agent-7')
+      await page.getByRole('button', { name: 'Newer decisions' }).click()
+      await expect.poll(() => rows.count()).toBe(50)
+      expect(await rows.first().textContent()).toContain('agent-bulk')
+      await page.close()
+    }, 90_000)
+
     it('hides the replay action from a viewer, whom the API refuses if forced', async () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
       await signIn(page, service.url, viewer)
