@@ -28,6 +28,8 @@ const SYSTEM = 'shop'
 const POLICY = 'package authz\n\ndefault allow := false\n\nallow if input.user == "alice"\n'
 const CANDIDATE = 'package authz\n\ndefault allow := false\n\nallow if input.user in {"alice", "bob"}\n'
 const USERS = ['alice', 'bob', 'carol', 'alice', 'dave', 'bob']
+const BIG_PLACEHOLDER = '__big_req_id__'
+const BIG_REQ_ID = '18446744073709551615'
 
 /** The event an OPA agent would log for `user` at `ageS` seconds ago. */
 function agentEvent(id: string, user: string, ageS: number, agent = 'agent-7'): Record<string, unknown> {
@@ -39,6 +41,8 @@ function agentEvent(id: string, user: string, ageS: number, agent = 'agent-7'): 
     labels: { id: agent, version: '1.0.0' },
     bundles: { [SYSTEM]: { revision: 'rev-42' } },
     metrics: { timer_rego_query_eval_ns: 12345 },
+    // Beyond 2^53: written into the text by logThroughRelay, shown exactly by the console.
+    req_id: BIG_PLACEHOLDER,
     nd_builtin_cache: { 'time.now_ns': { '[]': 1700000000000000000 } },
     timestamp: new Date(Date.now() - ageS * 1000).toISOString(),
   }
@@ -54,7 +58,8 @@ for (const backend of BACKENDS) {
 
     /** Posts events to the relay as the agent does, and waits until the service stored them. */
     async function logThroughRelay(events: Array<Record<string, unknown>>): Promise<void> {
-      const res = await postLogs(`${relay!.url}/v1/logs`, JSON.stringify(events), { gzip: false })
+      const text = JSON.stringify(events).replaceAll(`"${BIG_PLACEHOLDER}"`, BIG_REQ_ID)
+      const res = await postLogs(`${relay!.url}/v1/logs`, text, { gzip: false })
       expect(res.status, res.body).toBeLessThan(300)
       // Bounded wait (expect.poll is for tests only; this also runs in beforeAll).
       const deadline = Date.now() + 30_000
@@ -160,6 +165,10 @@ for (const backend of BACKENDS) {
       )
       expect(await page.getByRole('table', { name: 'Bundle revisions' }).textContent()).toContain('rev-42')
       expect(await page.getByRole('table', { name: 'Metrics' }).textContent()).toContain('12345')
+      await page.getByText('The event as stored').click()
+      expect(await page.getByRole('region', { name: 'Event as stored' }).textContent()).toContain(
+        `"req_id": ${BIG_REQ_ID}`,
+      )
 
       // Replay against an edited module: bob would now be allowed.
       await page.getByRole('heading', { name: 'Replay against…' }).waitFor()

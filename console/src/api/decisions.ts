@@ -28,6 +28,8 @@ export interface DecisionItem {
   nd_builtin_cache?: unknown
   requested_by?: string
   filtered_fields?: string[]
+  /** The event as the service stored it, as JSON text (numbers exactly as sent). */
+  Decision?: string
 }
 
 export interface DecisionPage {

@@ -9,6 +9,7 @@ import { type DecisionItem, getDecision } from '../../api/decisions'
 import { useAllowed } from '../../auth/permissions'
 import { href } from '../../router'
 import { CopyButton } from '../../ui/copy-button'
+import { indentJsonText } from '../../ui/json-text'
 import { JsonView } from '../../ui/json-view'
 import { ErrorBox, Loading } from '../../ui/status-message'
 import { TimeAgo } from '../../ui/time'
@@ -113,9 +114,19 @@ function DecisionBody({ api, d }: { api: ApiClient; d: DecisionItem }) {
         <JsonView value={d.nd_builtin_cache} label="nd_builtin_cache" />
       )}
 
-      {mayReplay &&
-        d.system_id &&
-        (d.path !== undefined ? <ReplayPanel api={api} decision={d} system={d.system_id} /> : null)}
+      {d.Decision !== undefined && (
+        <details class="raw-event">
+          <summary>The event as stored (numbers exactly as sent)</summary>
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1). */}
+          <section class="json" aria-label="Event as stored" tabIndex={0}>
+            <pre>{indentJsonText(d.Decision)}</pre>
+          </section>
+        </details>
+      )}
+
+      {mayReplay && d.system_id && d.path !== undefined && (
+        <ReplayPanel api={api} decision={d} system={d.system_id} />
+      )}
       {mayReplay && d.system_id && d.path === undefined && (
         <p class="muted">This decision answered an ad-hoc query (no path): it cannot be replayed.</p>
       )}

@@ -73,6 +73,7 @@ export function DecisionList({ api, params }: Props) {
         )}
       </div>
       {list.error && <ErrorBox error={list.error} />}
+      {list.tailError && !list.error && <ErrorBox error={list.tailError} />}
       {list.loading && list.items.length === 0 && <Loading what="decisions" />}
       {!list.loading && !list.error && list.items.length === 0 && (
         <Empty>

@@ -20,6 +20,8 @@ export interface DecisionList {
   older: string | undefined
   partial: boolean
   error: Error | undefined
+  /** The last tail request's failure (the tail keeps asking; cleared by the next answer). */
+  tailError: Error | undefined
   loading: boolean
   /** Cursors of the newer pages, the first page's as undefined. */
   newer: Array<string | undefined>
@@ -40,6 +42,7 @@ export function useDecisionList(api: ApiClient, query: Query, tailable: boolean)
   const [older, setOlder] = useState<string | undefined>()
   const [partial, setPartial] = useState(false)
   const [error, setError] = useState<Error | undefined>()
+  const [tailError, setTailError] = useState<Error | undefined>()
   const [loading, setLoading] = useState(true)
   const [page, setPage] = useState<string | undefined>(undefined)
   const [newer, setNewer] = useState<Array<string | undefined>>([])
@@ -109,6 +112,7 @@ export function useDecisionList(api: ApiClient, query: Query, tailable: boolean)
         }
         if (controller.signal.aborted) return
         setNow(Date.now())
+        setTailError(undefined)
         if (arrived.length === 0) return
         const known = new Set(itemsRef.current.map((d) => d.cursor))
         const added = arrived.filter((d) => !known.has(d.cursor)).reverse()
@@ -119,7 +123,7 @@ export function useDecisionList(api: ApiClient, query: Query, tailable: boolean)
         setFresh((f) => new Set([...f, ...added.map((d) => d.cursor)]))
         setArrivals((n) => n + 1)
       } catch (e) {
-        if (!controller.signal.aborted) setError(e as Error)
+        if (!controller.signal.aborted) setTailError(e as Error)
       } finally {
         running = false
       }
@@ -147,6 +151,7 @@ export function useDecisionList(api: ApiClient, query: Query, tailable: boolean)
     older,
     partial,
     error,
+    tailError,
     loading,
     newer,
     showOlder,
