@@ -18,7 +18,7 @@ const KIND_COLOURS: Record<string, string> = {
 }
 const HEIGHT = 180
 
-export function CountsChart({ counts }: { counts: DecisionCounts }) {
+export function CountsChart({ counts, note }: { counts: DecisionCounts; note?: string }) {
   const box = useRef<HTMLDivElement>(null)
   const theme = useThemeGeneration()
   const kinds = counts.kinds.filter((k) => k !== 'ADVICE' || (counts.totals[k] ?? 0) > 0)
@@ -89,6 +89,7 @@ export function CountsChart({ counts }: { counts: DecisionCounts }) {
           </div>
         ))}
       </dl>
+      {note && <p class="muted note">{note}</p>}
     </figure>
   )
 }

@@ -55,5 +55,14 @@ export function CountsPanel({ api, filters, query, arrivals }: Props) {
 
   if (error) return <ErrorBox error={error} />
   if (!counts) return null
-  return <CountsChart counts={counts} />
+  return (
+    <CountsChart
+      counts={counts}
+      note={
+        query.search
+          ? 'The chart counts every decision of the range, system and result; the search terms do not apply to it.'
+          : undefined
+      }
+    />
+  )
 }
