@@ -7,6 +7,7 @@ export function indentJsonText(text: string, indent = '  '): string {
   let out = ''
   let depth = 0
   let inString = false
+  let unbalanced = false
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!
     if (inString) {
@@ -34,6 +35,7 @@ export function indentJsonText(text: string, indent = '  '): string {
       depth++
       out += `${ch}\n${indent.repeat(depth)}`
     } else if (ch === '}' || ch === ']') {
+      if (depth === 0) unbalanced = true
       depth = Math.max(0, depth - 1)
       out += `\n${indent.repeat(depth)}${ch}`
     } else if (ch === ',') {
@@ -44,5 +46,5 @@ export function indentJsonText(text: string, indent = '  '): string {
       out += ch
     }
   }
-  return inString || depth !== 0 ? text : out
+  return inString || unbalanced || depth !== 0 ? text : out
 }
