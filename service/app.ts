@@ -22,6 +22,7 @@ import { compilePlaygroundRoutes } from './routes/compile-playground.js'
 import { consoleRoutes } from './routes/console.js'
 import { dataRoutes } from './routes/data.js'
 import { datasourceRoutes } from './routes/datasources.js'
+import { decisionCountRoutes } from './routes/decision-counts.js'
 import { decisionRoutes } from './routes/decisions.js'
 import { healthRoutes } from './routes/health.js'
 import { libraryRoutes } from './routes/libraries.js'
@@ -80,6 +81,8 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', assetRoutes(deps))
   app.route('/', logRoutes(deps, limits))
   app.route('/', statusRoutes(deps, limits))
+  // Before the decisions' routes: `counts` is not a decision id.
+  app.route('/', decisionCountRoutes(deps))
   app.route('/', decisionRoutes(deps))
   app.route('/', blueprintRoutes(deps, new BlueprintCatalog(deps.config.blueprints.dir), limits))
   app.route('/', secretRoutes(deps))

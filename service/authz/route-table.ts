@@ -131,9 +131,12 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   // Decisions
   row('GET', '/v1/decisions', 'decisions.read'),
   row('POST', '/v1/decisions', 'decisions.read'),
+  row('GET', '/v1/decisions/counts', 'decisions.read'),
   row('GET', '/v1/decisions/{decision}', 'decisions.read'),
-  // Replays logged decisions against candidate modules: reads decisions, stores nothing.
-  row('POST', '/v1/logreplay', 'decisions.read'),
+  // Replays logged decisions against candidate modules: it stores nothing, but it runs the
+  // caller's Rego on the evaluation workers and may fetch the system's git origin with its
+  // credentials, so reading decisions is not enough (docs/decision-replay.md).
+  row('POST', '/v1/logreplay', 'decisions.replay'),
   // Tokens (a PUT whose body only asks to regenerate the secret is `tokens.refresh`)
   row('GET', '/v1/tokens', 'tokens.read'),
   row('GET', '/v1/tokens/{token}', 'tokens.read'),

@@ -1,7 +1,7 @@
 /**
  * `POST /v1/logreplay`: replays a system's logged decisions against candidate modules and answers
  * which decisions would change (the flip report to read before shipping a policy change). Body:
- * `{system, commit?, modules?, delete_modules?, start_time?, end_time?, limit?}`; each decision is
+ * `{system, commit?, modules?, delete_modules?, start_time?, end_time?, decision_id?, limit?}`; each decision is
  * evaluated at its logged path with its logged input and `nd_builtin_cache`, over the system's
  * content (stored, or from git: the followed commit or `commit`, ../evaluation/system-content.ts)
  * with `modules` added or replacing (by name) and `delete_modules` removed.
@@ -30,6 +30,8 @@ const replayRequestSchema = z.strictObject({
   delete_modules: z.array(z.string().min(1)).default([]),
   start_time: time.optional(),
   end_time: time.optional(),
+  /** Replays this one decision only (the console's "replay against…" on a decision). */
+  decision_id: z.string().min(1).max(1024).optional(),
   limit: z.int().min(1).max(MAX_REPLAY_DECISIONS).default(100),
 })
 
@@ -61,6 +63,9 @@ export function logReplayRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
       systemIds: [systemId],
       ...(request.start_time ? { startUs: Date.parse(request.start_time) * 1000 } : {}),
       ...(request.end_time ? { endUs: Date.parse(request.end_time) * 1000 } : {}),
+      ...(request.decision_id
+        ? { terms: [{ kind: 'decision_id' as const, value: request.decision_id }] }
+        : {}),
       order: 'DESC',
       limit: request.limit,
     })

@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely'
 import type { SqlDialect } from '../database.js'
+import { countDecisions, type DecisionCount, type DecisionCountQuery } from './decision-counts.js'
 import {
   type DecisionPosition,
   type DecisionQuery,
@@ -38,7 +39,7 @@ export class DecisionRepository {
 
   constructor(
     private readonly db: Kysely<ServiceTables>,
-    dialect: SqlDialect,
+    private readonly dialect: SqlDialect,
   ) {
     this.scanner = new DecisionScanner(db, dialect)
   }
@@ -126,6 +127,11 @@ export class DecisionRepository {
    */
   indexText(maxRows: number): Promise<number> {
     return this.scanner.indexText(maxRows)
+  }
+
+  /** Decisions per time bucket and result kind (see decision-counts.ts). */
+  countByBucket(query: DecisionCountQuery): Promise<DecisionCount[]> {
+    return countDecisions(this.db, this.dialect, query)
   }
 
   /** Number of stored decisions (for tests, benchmarks and metrics). */

@@ -7,6 +7,7 @@ import type { ApiClient } from '../api/client'
 import type { Location } from '../router'
 import { AccessView } from './access'
 import { DatasourcesView } from './datasources'
+import { DecisionsView } from './decisions/decisions-view'
 import { SystemsView } from './systems'
 
 export interface ViewProps {
@@ -24,6 +25,7 @@ export interface ConsoleView {
 
 export const VIEWS: ConsoleView[] = [
   { id: 'systems', title: 'Systems', render: (p) => <SystemsView {...p} /> },
+  { id: 'decisions', title: 'Decisions', render: (p) => <DecisionsView {...p} /> },
   { id: 'datasources', title: 'Datasources', render: (p) => <DatasourcesView {...p} /> },
   { id: 'access', title: 'Access', render: (p) => <AccessView {...p} /> },
 ]

@@ -110,4 +110,37 @@ describe('decision replay', () => {
     expect(parse.body.message).toMatch(/^rego_modules: x\.rego:\d+:\d+: rego_parse_error/)
     expect((await t.json('POST', '/v1/logreplay', { body: { system: 'nope' } })).status).toBe(404)
   })
+
+  it('replays one decision when decision_id names it', async () => {
+    const candidate = { [`systems/${id}/rules/authz.rego`]: CANDIDATE }
+    const flipped = await t.json<{ result: Record<string, unknown> }>('POST', '/v1/logreplay', {
+      body: { system: id, decision_id: 'd1', modules: candidate },
+    })
+    expect(flipped.status).toBe(200)
+    expect(flipped.body.result).toMatchObject({ replayed: 1, changed: 1, skipped: 0 })
+    expect((flipped.body.result.changes as Array<{ decision_id: string }>)[0]!.decision_id).toBe('d1')
+    const kept = await t.json<{ result: Record<string, unknown> }>('POST', '/v1/logreplay', {
+      body: { system: id, decision_id: 'd0', modules: candidate },
+    })
+    expect(kept.body.result).toMatchObject({ replayed: 1, changed: 0, changes: [] })
+    const unknown = await t.json<{ result: Record<string, unknown> }>('POST', '/v1/logreplay', {
+      body: { system: id, decision_id: 'no-such-decision' },
+    })
+    expect(unknown.body.result).toMatchObject({ replayed: 0, skipped: 0 })
+  })
+
+  it('is refused to a workspace viewer, who may read the decisions (decisions.replay)', async () => {
+    const viewer = (await t.json('PUT', '/v1/tokens/replay-viewer', { body: {} })).body.result as string
+    const bound = await t.json('POST', '/v2/authz/rolebindings', {
+      body: {
+        resource_filter: { kind: 'workspace', id: '' },
+        role_id: 'WorkspaceViewer',
+        subjects: [{ kind: 'token', id: 'replay-viewer' }],
+      },
+    })
+    expect(bound.status).toBe(200)
+    expect((await t.json('GET', '/v1/decisions?limit=1', { token: viewer })).status).toBe(200)
+    const refused = await t.json('POST', '/v1/logreplay', { body: { system: id }, token: viewer })
+    expect(refused.status).toBe(403)
+  })
 })
