@@ -22,6 +22,7 @@ import { consoleRoutes } from './routes/console.js'
 import { dataRoutes } from './routes/data.js'
 import { datasourceRoutes } from './routes/datasources.js'
 import { decisionRoutes } from './routes/decisions.js'
+import { fleetRoutes } from './routes/fleet.js'
 import { healthRoutes } from './routes/health.js'
 import { libraryRoutes } from './routes/libraries.js'
 import { logReplayRoutes } from './routes/logreplay.js'
@@ -78,6 +79,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', assetRoutes(deps))
   app.route('/', logRoutes(deps, limits))
   app.route('/', statusRoutes(deps, limits))
+  app.route('/', fleetRoutes(deps))
   app.route('/', decisionRoutes(deps))
   app.route('/', blueprintRoutes(deps, new BlueprintCatalog(deps.config.blueprints.dir), limits))
   app.route('/', secretRoutes(deps))
