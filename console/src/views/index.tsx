@@ -5,6 +5,8 @@
 import type { JSX } from 'preact'
 import type { ApiClient } from '../api/client'
 import type { Location } from '../router'
+import { ActivityView } from './activity/activity-view'
+import { FleetView } from './fleet/fleet-view'
 import { SystemsView } from './systems'
 
 export interface ViewProps {
@@ -21,7 +23,9 @@ export interface ConsoleView {
 }
 
 export const VIEWS: ConsoleView[] = [
+  { id: 'fleet', title: 'Fleet', render: (p) => <FleetView {...p} /> },
   { id: 'systems', title: 'Systems', render: (p) => <SystemsView {...p} /> },
+  { id: 'activity', title: 'Activity', render: (p) => <ActivityView {...p} /> },
 ]
 
 /** The view a location names, or the first one. */

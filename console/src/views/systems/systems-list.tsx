@@ -1,0 +1,52 @@
+/** Systems: the list, each with its type, status (and why when not Ready) and policies. */
+import type { System } from '../../api/systems'
+import { href } from '../../router'
+import { Empty, ErrorBox, Loading } from '../../ui/status-message'
+import { useApi } from '../../ui/use-api'
+import type { ViewProps } from '../index'
+import { SystemStatus } from './status-badge'
+import './systems.css'
+
+export function SystemsList({ api }: ViewProps) {
+  const systems = useApi((signal) => api.get<System[]>('/v1/systems', undefined, signal), [api])
+  return (
+    <section aria-labelledby="systems-title">
+      <h1 id="systems-title">Systems</h1>
+      {systems.error && <ErrorBox error={systems.error} />}
+      {systems.loading && !systems.data && <Loading what="systems" />}
+      {systems.data && systems.data.length === 0 && <Empty>No systems you may read.</Empty>}
+      {systems.data && systems.data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Status</th>
+                <th scope="col">Policies</th>
+                <th scope="col">Id</th>
+              </tr>
+            </thead>
+            <tbody>
+              {systems.data.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    <a href={href('systems', s.id)}>{s.name}</a>
+                  </td>
+                  <td>{s.type}</td>
+                  <td>
+                    <SystemStatus system={s} brief />
+                  </td>
+                  <td>{s.policies?.length ?? 0}</td>
+                  <td>
+                    <code>{s.id}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  )
+}
