@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { ActivityPage, ActivityRecord } from '../../api/activity'
 import { withQuery } from '../../api/client'
 import { replaceParams } from '../../router'
+import { ScrollTable } from '../../ui/scroll-table'
 import { Empty, ErrorBox, Loading } from '../../ui/status-message'
 import { useApi, useInterval } from '../../ui/use-api'
 import type { ViewProps } from '../index'
@@ -68,7 +69,7 @@ export function ActivityView({ api, params }: ViewProps) {
       )}
       {first.data && records.length === 0 && <Empty>No activity matches.</Empty>}
       {records.length > 0 && (
-        <div class="table-wrap">
+        <ScrollTable label="activity records">
           <table class="activity-table">
             <thead>
               <tr>
@@ -85,7 +86,7 @@ export function ActivityView({ api, params }: ViewProps) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       )}
       {olderError && <ErrorBox error={olderError} />}
       {cursor && (

@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useState } from 'preact/hooks'
 import { href, replaceParams } from '../../router'
+import { ScrollTable } from '../../ui/scroll-table'
 import { Empty, ErrorBox, Loading } from '../../ui/status-message'
 import { formatAge } from '../../ui/time'
 import { useApi, useInterval } from '../../ui/use-api'
@@ -18,11 +19,23 @@ const REFRESH_MS = 15_000
 const TICK_MS = 5_000
 
 export function FleetView({ api, params }: ViewProps) {
-  const fleet = useApi((signal) => loadFleet(api, signal), [api])
+  const onlyText = params.get('systems') ?? ''
+  const only = onlyText
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  const fleet = useApi(
+    (signal) => loadFleet(api, signal, only.length > 0 ? only : undefined),
+    [api, onlyText],
+  )
   const [tick, setTick] = useState(Date.now())
   const staleSeconds = parseThreshold(params.get('stale')) ?? DEFAULT_STALE_SECONDS
   const [draft, setDraft] = useState(params.get('stale') ?? '')
-  useEffect(() => setDraft(params.get('stale') ?? ''), [params])
+  const [onlyDraft, setOnlyDraft] = useState(onlyText)
+  useEffect(() => {
+    setDraft(params.get('stale') ?? '')
+    setOnlyDraft(params.get('systems') ?? '')
+  }, [params])
   useInterval(fleet.reload, REFRESH_MS)
   useInterval(
     useCallback(() => setTick(Date.now()), []),
@@ -34,6 +47,8 @@ export function FleetView({ api, params }: ViewProps) {
     const next = new URLSearchParams(params)
     if (draft.trim() === '') next.delete('stale')
     else next.set('stale', draft.trim())
+    if (onlyDraft.trim() === '') next.delete('systems')
+    else next.set('systems', onlyDraft.trim())
     replaceParams(next)
     window.dispatchEvent(new HashChangeEvent('hashchange'))
   }
@@ -59,6 +74,15 @@ export function FleetView({ api, params }: ViewProps) {
             aria-invalid={draftInvalid}
             aria-describedby="stale-help"
             onInput={(e) => setDraft(e.currentTarget.value)}
+          />
+        </div>
+        <div>
+          <label for="only-systems">Only systems (ids, comma-separated)</label>
+          <input
+            id="only-systems"
+            value={onlyDraft}
+            placeholder="all"
+            onInput={(e) => setOnlyDraft(e.currentTarget.value)}
           />
         </div>
         <button type="submit" class="secondary" disabled={draftInvalid}>
@@ -103,7 +127,7 @@ function SystemFleet({ group, name }: { group: SystemGroup; name: string | undef
         {group.stale > 0 && <span class="badge bad">{group.stale} stale</span>}
         {group.erroring > 0 && <span class="badge bad">{group.erroring} erroring</span>}
       </h2>
-      <div class="table-wrap">
+      <ScrollTable label={`agents of ${name ?? id ?? 'no system'}`}>
         <table class="fleet-table">
           <thead>
             <tr>
@@ -144,7 +168,7 @@ function SystemFleet({ group, name }: { group: SystemGroup; name: string | undef
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollTable>
     </section>
   )
 }

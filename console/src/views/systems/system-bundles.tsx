@@ -2,6 +2,7 @@
 import type { ApiClient } from '../../api/client'
 import { idPath } from '../../api/client'
 import type { BundleDeploy, BundleVersion, System } from '../../api/systems'
+import { ScrollTable } from '../../ui/scroll-table'
 import { Empty } from '../../ui/status-message'
 import { TimeAgo } from '../../ui/time'
 import { useApi } from '../../ui/use-api'
@@ -37,7 +38,7 @@ export function SystemBundles({ api, system }: { api: ApiClient; system: System 
           list.length === 0 ? (
             <Empty>No registry versions.</Empty>
           ) : (
-            <div class="table-wrap">
+            <ScrollTable label="bundle versions">
               <table>
                 <caption class="muted">Newest first (the last 20)</caption>
                 <thead>
@@ -84,7 +85,7 @@ export function SystemBundles({ api, system }: { api: ApiClient; system: System 
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollTable>
           )
         }
       </LoadedSection>

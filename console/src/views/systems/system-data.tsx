@@ -3,6 +3,7 @@ import type { ApiClient } from '../../api/client'
 import { idPath } from '../../api/client'
 import type { Datasource, System } from '../../api/systems'
 import { JsonView } from '../../ui/json-view'
+import { ScrollTable } from '../../ui/scroll-table'
 import { Empty } from '../../ui/status-message'
 import { TimeAgo } from '../../ui/time'
 import { useApi } from '../../ui/use-api'
@@ -32,7 +33,7 @@ export function SystemData({ api, system }: { api: ApiClient; system: System }) 
             list.length === 0 ? (
               <Empty>No datasources.</Empty>
             ) : (
-              <div class="table-wrap">
+              <ScrollTable label="datasources">
                 <table>
                   <thead>
                     <tr>
@@ -68,7 +69,7 @@ export function SystemData({ api, system }: { api: ApiClient; system: System }) 
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </ScrollTable>
             )
           }
         </LoadedSection>

@@ -1,6 +1,7 @@
 /** Systems: the list, each with its type, status (and why when not Ready) and policies. */
 import type { System } from '../../api/systems'
 import { href } from '../../router'
+import { ScrollTable } from '../../ui/scroll-table'
 import { Empty, ErrorBox, Loading } from '../../ui/status-message'
 import { useApi } from '../../ui/use-api'
 import type { ViewProps } from '../index'
@@ -16,7 +17,7 @@ export function SystemsList({ api }: ViewProps) {
       {systems.loading && !systems.data && <Loading what="systems" />}
       {systems.data && systems.data.length === 0 && <Empty>No systems you may read.</Empty>}
       {systems.data && systems.data.length > 0 && (
-        <div class="table-wrap">
+        <ScrollTable label="systems">
           <table>
             <thead>
               <tr>
@@ -45,7 +46,7 @@ export function SystemsList({ api }: ViewProps) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       )}
     </section>
   )
