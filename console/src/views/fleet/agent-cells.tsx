@@ -47,7 +47,8 @@ export function Bundles({ agent }: { agent: FleetAgent }) {
     <ul class="plain">
       {agent.bundles.map((b) => (
         <li key={b.name}>
-          <span class="muted">{b.name}: </span>
+          {/* The system's own bundle is named after it: say so instead of repeating its id. */}
+          <span class="muted">{b.name === `systems/${agent.system_id}` ? 'system bundle' : b.name}: </span>
           {b.revision ? (
             <code title={b.revision}>{shortRevision(b.revision)}</code>
           ) : (
@@ -69,7 +70,7 @@ export function Plugins({ agent }: { agent: FleetAgent }) {
   const entries = Object.entries(agent.plugins)
   if (entries.length === 0) return <span class="muted">none</span>
   return (
-    <ul class="plain">
+    <ul class="plain inline">
       {entries.map(([name, p]) => (
         <li key={name}>
           {name}:{' '}

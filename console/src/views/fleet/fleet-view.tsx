@@ -149,19 +149,19 @@ function SystemFleet({ group, name }: { group: SystemGroup; name: string | undef
                 <th scope="row">
                   <AgentName row={row} />
                 </th>
-                <td>
+                <td data-label="Health">
                   <HealthBadges row={row} />
                 </td>
-                <td>
+                <td data-label="Last report">
                   <LastReport row={row} agent={row.agent} />
                 </td>
-                <td>
+                <td data-label="Bundles">
                   <Bundles agent={row.agent} />
                 </td>
-                <td>
+                <td data-label="Plugins">
                   <Plugins agent={row.agent} />
                 </td>
-                <td>
+                <td data-label="Errors">
                   <Errors agent={row.agent} />
                 </td>
               </tr>
