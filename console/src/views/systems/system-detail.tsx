@@ -85,7 +85,7 @@ function Facts({ system }: { system: System }) {
       )}
       <dt>Fleet</dt>
       <dd>
-        <a href={href('fleet')}>Agents of all systems</a>
+        <a href={`${href('fleet')}?systems=${encodeURIComponent(system.id)}`}>This system's agents</a>
       </dd>
       {system.metadata?.last_modified_at && (
         <>
