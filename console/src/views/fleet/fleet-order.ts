@@ -4,7 +4,8 @@
  * and within a system the relays with the agents behind them. Pure functions, tested without a
  * browser (test/console/fleet-order.test.ts).
  */
-import type { FleetAgent } from '../../api/fleet'
+// The `.js` suffix lets the service's TypeScript project (which runs this file's test) resolve it too.
+import type { FleetAgent } from '../../api/fleet.js'
 
 /** Default threshold: 5 minutes, 3× an agent's usual status interval with room for a missed post. */
 export const DEFAULT_STALE_SECONDS = 300
@@ -38,7 +39,9 @@ export function agentRow(agent: FleetAgent, nowMs: number, staleMs: number): Age
   const stale = !(ageMs <= staleMs)
   const erroring = agent.errors.length > 0
   const notReady = !erroring && Object.values(agent.plugins).some((p) => p.state !== 'OK')
-  const rank = (stale ? 2 : 0) + (erroring ? 1 : 0) + (stale || erroring ? 0 : notReady ? 0.5 : 0)
+  // Stale outranks erroring (a silent agent may be failing in ways it cannot report); both
+  // together rank highest; not-ready agents come before healthy ones.
+  const rank = stale || erroring ? (stale ? 2 : 0) + (erroring ? 1 : 0) : notReady ? 0.5 : 0
   return { agent, ageMs, stale, erroring, notReady, rank, behindRelay: false }
 }
 
