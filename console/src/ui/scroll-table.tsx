@@ -3,6 +3,7 @@
  * hidden columns can be scrolled to with the keyboard (WCAG 2.1.1; axe `scrollable-region-focusable`).
  */
 import type { ComponentChildren } from 'preact'
+import './cards.css'
 
 export function ScrollTable({ label, children }: { label: string; children: ComponentChildren }) {
   return (

@@ -18,14 +18,14 @@ export function ActivityRow({ record }: { record: ActivityRecord }) {
     request.errors?.evaluation ?? decision?.output?.status?.reason ?? response?.errors?.processing
   return (
     <tr data-request={request.id}>
-      <td>
+      <td data-label="When">
         <TimeAgo at={request.timestamp} />
       </td>
-      <td>
+      <td data-label="Who">
         {request.requested_by || <span class="muted">anonymous</span>}
         <div class="muted small">{request.requested_through}</div>
       </td>
-      <td class="request-cell">
+      <td data-label="Request" class="request-cell">
         <code>
           {request.method} {request.path}
         </code>
@@ -36,13 +36,13 @@ export function ActivityRow({ record }: { record: ActivityRecord }) {
           </details>
         )}
       </td>
-      <td>
+      <td data-label="Outcome">
         <span class={`badge ${denied || failed ? 'bad' : 'good'}`}>{status || '?'}</span>{' '}
         <span class="muted">{request.class}</span>
         {decision?.output?.grant?.role && <div class="muted small">as {decision.output.grant.role}</div>}
         {reason && <div class="small">{reason}</div>}
       </td>
-      <td>
+      <td data-label="Changed">
         {linked ? (
           <a href={href(linked.view, ...linked.segments)}>{linked.label}</a>
         ) : target ? (

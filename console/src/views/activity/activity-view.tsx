@@ -70,7 +70,7 @@ export function ActivityView({ api, params }: ViewProps) {
       {first.data && records.length === 0 && <Empty>No activity matches.</Empty>}
       {records.length > 0 && (
         <ScrollTable label="activity records">
-          <table class="activity-table">
+          <table class="activity-table cards">
             <thead>
               <tr>
                 <th scope="col">When</th>

@@ -26,7 +26,11 @@ export function AgentName({ row }: { row: AgentRow }) {
       )}
       <code>{agent.agent_id}</code>
       {agent.kind === 'relay' && (
-        <span class="muted"> relay{agent.relay_agents ? `, ${agent.relay_agents.length} agents` : ''}</span>
+        <span>
+          {' '}
+          <span class="badge">relay</span>
+          <span class="muted"> {agent.relay_agents?.length ?? 0} agents</span>
+        </span>
       )}
       {agent.version && <span class="muted"> v{agent.version}</span>}
     </span>
@@ -88,7 +92,7 @@ export function Errors({ agent }: { agent: FleetAgent }) {
   return (
     <ul class="plain errors-list">
       {agent.errors.map((e) => (
-        <li key={e}>{e}</li>
+        <li key={e}>{e.replace(`bundle systems/${agent.system_id}:`, 'system bundle:')}</li>
       ))}
     </ul>
   )

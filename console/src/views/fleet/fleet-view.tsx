@@ -128,7 +128,7 @@ function SystemFleet({ group, name }: { group: SystemGroup; name: string | undef
         {group.erroring > 0 && <span class="badge bad">{group.erroring} erroring</span>}
       </h2>
       <ScrollTable label={`agents of ${name ?? id ?? 'no system'}`}>
-        <table class="fleet-table">
+        <table class="fleet-table cards">
           <thead>
             <tr>
               <th scope="col">Agent</th>
