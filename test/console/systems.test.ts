@@ -29,6 +29,7 @@ for (const backend of BACKENDS) {
     let service: TestService
     let browser: Browser
     let systemId: string
+    let brokenId: string
 
     beforeAll(async () => {
       const dir = await builtConsole()
@@ -47,6 +48,16 @@ for (const backend of BACKENDS) {
         body: { alice: { role: 'admin' } },
       })
       expect(data.status).toBe(200)
+      // A system whose bundle cannot build: two data documents collide (a value where the other
+      // needs an object).
+      const broken = await service.json<{ result: { id: string } }>('POST', '/v1/systems', {
+        body: { name: 'broken', type: 'custom' },
+      })
+      brokenId = broken.body.result.id
+      expect((await service.call('PUT', `/v1/data/systems/${brokenId}/a`, { body: 1 })).status).toBe(200)
+      await service.call('PUT', `/v1/data/systems/${brokenId}/a/b`, { body: 2 })
+      const status = await service.json<{ result: { status: string } }>('GET', `/v1/systems/${brokenId}`)
+      expect(status.body.result.status).toBe('BundleBuildFailed')
     }, 120_000)
 
     afterAll(async () => {
@@ -65,6 +76,10 @@ for (const backend of BACKENDS) {
       const link = page.getByRole('link', { name: 'tickets' })
       await link.waitFor()
       expect(await page.getByRole('row', { name: /tickets/ }).textContent()).toContain('Ready')
+      // Not Ready, with the reason.
+      const brokenRow = await page.getByRole('row', { name: /broken/ }).textContent()
+      expect(brokenRow).toContain('BundleBuildFailed')
+      expect(brokenRow).toMatch(/bundle: .+/)
       await screenshot(page, `systems-list-${backend.name}`)
       expect(await seriousViolations(page)).toEqual([])
 
