@@ -21,6 +21,20 @@ const decode = (s: string) => {
   }
 }
 
+/**
+ * Where a request path's resource is shown, best first: the caller links the first whose view
+ * exists (a datasource of a system → the Datasources view, else the system's page).
+ */
+export function targetsOf(path: string): Target[] {
+  const target = targetOf(path)
+  if (!target) return []
+  const parts = path.split('?')[0]!.split('/').filter(Boolean).map(decode)
+  if (target.view === 'datasources' && parts[2] === 'systems' && parts[3]) {
+    return [target, { view: 'systems', segments: [parts[3]], label: `system ${parts[3]}` }]
+  }
+  return [target]
+}
+
 /** The target of a request path, or undefined when it names nothing the console shows. */
 export function targetOf(path: string): Target | undefined {
   const parts = path.split('?')[0]!.split('/').filter(Boolean).map(decode)

@@ -4,16 +4,17 @@ import { href } from '../../router'
 import { JsonView } from '../../ui/json-view'
 import { TimeAgo } from '../../ui/time'
 import { VIEWS } from '../index'
-import { targetOf } from './activity-links'
+import { targetsOf } from './activity-links'
 
 export function ActivityRow({ record }: { record: ActivityRecord }) {
   const { request, response, decision } = record
   const status = response?.status_code ?? 0
   const denied = status === 401 || status === 403 || decision?.output?.allow === false
   const failed = !denied && status >= 400
-  const target = targetOf(request.path)
+  const targets = targetsOf(request.path)
+  const target = targets[0]
   // Only views the console has (the registry decides); others stay plain text.
-  const linked = target && VIEWS.some((v) => v.id === target.view) ? target : undefined
+  const linked = targets.find((t) => VIEWS.some((v) => v.id === t.view))
   const reason =
     request.errors?.evaluation ?? decision?.output?.status?.reason ?? response?.errors?.processing
   return (
