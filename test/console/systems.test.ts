@@ -48,6 +48,12 @@ for (const backend of BACKENDS) {
         body: { alice: { role: 'admin' } },
       })
       expect(data.status).toBe(200)
+      // A datasource that fails: nothing listens on port 9 (discard) of the loopback address.
+      const ds = await service.call('PUT', `/v1/datasources/systems/${systemId}/hr`, {
+        body: { category: 'http', url: 'http://127.0.0.1:9/users' },
+      })
+      expect(ds.status).toBe(200)
+      await service.call('POST', `/v1/datasources/systems/${systemId}/hr`)
       // A system whose bundle cannot build: two data documents collide (a value where the other
       // needs an object).
       const broken = await service.json<{ result: { id: string } }>('POST', '/v1/systems', {
@@ -96,6 +102,11 @@ for (const backend of BACKENDS) {
       expect(await source.locator('.token.string').first().textContent()).toBe('"alice"')
       expect(await source.textContent()).toBe(POLICY)
       await page.getByRole('region', { name: 'data of the system' }).getByText('"admin"').waitFor()
+      // The failing datasource, with its error.
+      const hr = page.getByRole('row', { name: new RegExp(`systems/${systemId}/hr`) })
+      await hr.waitFor()
+      expect(await hr.locator('.badge.bad').count()).toBe(1)
+      expect(await hr.textContent()).toMatch(/error/i)
 
       // The configs hold the agent token: shown when asked, each with a copy button.
       await page.getByRole('button', { name: /Show configs/ }).click()

@@ -39,7 +39,7 @@ export function SystemBundles({ api, system }: { api: ApiClient; system: System 
             <Empty>No registry versions.</Empty>
           ) : (
             <ScrollTable label="bundle versions">
-              <table>
+              <table class="cards">
                 <caption class="muted">Newest first (the last 20)</caption>
                 <thead>
                   <tr>
@@ -54,20 +54,20 @@ export function SystemBundles({ api, system }: { api: ApiClient; system: System 
                 <tbody>
                   {list.map((v) => (
                     <tr key={`${v.bundle}/${v.version}`}>
-                      <td>{v.bundle}</td>
-                      <td>
+                      <td data-label="Bundle">{v.bundle}</td>
+                      <td data-label="Version">
                         {v.version} {v.active && <span class="badge good">active</span>}
                       </td>
-                      <td>
+                      <td data-label="Revision">
                         <code title={v.revision}>{v.revision.slice(0, 16)}</code>
                       </td>
-                      <td>
+                      <td data-label="Built">
                         <TimeAgo at={v.built_at} />
                       </td>
-                      <td>
+                      <td data-label="Deployed">
                         {v.deployed_at ? <TimeAgo at={v.deployed_at} /> : <span class="muted">no</span>}
                       </td>
-                      <td>
+                      <td data-label="Upload">
                         {v.upload ? (
                           <>
                             <span

@@ -34,7 +34,7 @@ export function SystemData({ api, system }: { api: ApiClient; system: System }) 
               <Empty>No datasources.</Empty>
             ) : (
               <ScrollTable label="datasources">
-                <table>
+                <table class="cards">
                   <thead>
                     <tr>
                       <th scope="col">Id</th>
@@ -47,11 +47,11 @@ export function SystemData({ api, system }: { api: ApiClient; system: System }) 
                   <tbody>
                     {list.map((d) => (
                       <tr key={d.id}>
-                        <td>
+                        <td data-label="Id">
                           <code>{d.id}</code>
                         </td>
-                        <td>{d.category}</td>
-                        <td>
+                        <td data-label="Category">{d.category}</td>
+                        <td data-label="Status">
                           <span
                             class={`badge ${d.status?.code === 'ok' ? 'good' : d.status?.code ? 'bad' : 'warn'}`}
                           >
@@ -59,10 +59,10 @@ export function SystemData({ api, system }: { api: ApiClient; system: System }) 
                           </span>
                           {d.status?.message && <span class="muted"> {d.status.message}</span>}
                         </td>
-                        <td>
+                        <td data-label="Last attempt">
                           <TimeAgo at={d.status?.last_attempt} />
                         </td>
-                        <td>
+                        <td data-label="Last success">
                           <TimeAgo at={d.status?.last_success} />
                         </td>
                       </tr>

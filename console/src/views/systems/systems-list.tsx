@@ -18,7 +18,7 @@ export function SystemsList({ api }: ViewProps) {
       {systems.data && systems.data.length === 0 && <Empty>No systems you may read.</Empty>}
       {systems.data && systems.data.length > 0 && (
         <ScrollTable label="systems">
-          <table>
+          <table class="cards">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -31,15 +31,15 @@ export function SystemsList({ api }: ViewProps) {
             <tbody>
               {systems.data.map((s) => (
                 <tr key={s.id}>
-                  <td>
+                  <td data-label="Name">
                     <a href={href('systems', s.id)}>{s.name}</a>
                   </td>
-                  <td>{s.type}</td>
-                  <td>
+                  <td data-label="Type">{s.type}</td>
+                  <td data-label="Status">
                     <SystemStatus system={s} brief />
                   </td>
-                  <td>{s.policies?.length ?? 0}</td>
-                  <td>
+                  <td data-label="Policies">{s.policies?.length ?? 0}</td>
+                  <td data-label="Id">
                     <code>{s.id}</code>
                   </td>
                 </tr>
