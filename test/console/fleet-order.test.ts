@@ -1,7 +1,7 @@
 /** The Fleet view's ordering and health, without a browser (console/src/views/fleet/fleet-order.ts). */
 import { describe, expect, it } from 'vitest'
 import type { FleetAgent } from '../../console/src/api/fleet.js'
-import { groupFleet, parseThreshold } from '../../console/src/views/fleet/fleet-order.js'
+import { groupFleet, onlyFlagged, parseThreshold } from '../../console/src/views/fleet/fleet-order.js'
 
 const NOW = Date.parse('2026-11-27T12:00:00Z')
 
@@ -80,6 +80,17 @@ describe('fleet order', () => {
       ['direct-failing', false],
       ['orphan', false],
     ])
+  })
+
+  it('keeps only stale or erroring agents, dropping systems left empty', () => {
+    const groups = onlyFlagged(
+      groupFleet(
+        [agent('ok'), agent('gone', { ageS: 900 }), agent('fine', { system_id: 's2' })],
+        NOW,
+        300_000,
+      ),
+    )
+    expect(groups.map((g) => [g.systemId, g.rows.map((r) => r.agent.agent_id)])).toEqual([['s1', ['gone']]])
   })
 
   it('reads thresholds in seconds, minutes or hours, and refuses anything else', () => {

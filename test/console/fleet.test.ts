@@ -74,6 +74,12 @@ for (const backend of BACKENDS) {
       expect(await page.getByRole('link', { name: 'edge-payments' }).getAttribute('href')).toBe(
         `#/systems/${fleet.edgeId}`,
       )
+      // Only the flagged agents, when asked.
+      await page.getByLabel('Only stale or erroring agents').check()
+      await expect.poll(() => rowOrder(page)).toEqual(['opa-direct-gone', 'opa-edge-failing'])
+      expect(page.url()).toContain('flagged=1')
+      await page.getByLabel('Only stale or erroring agents').uncheck()
+      await expect.poll(async () => (await rowOrder(page)).length).toBe(5)
       await screenshot(page, `fleet-${backend.name}`)
       expect(await seriousViolations(page)).toEqual([])
       await page.emulateMedia({ colorScheme: 'dark' })

@@ -87,6 +87,13 @@ export function groupFleet(agents: FleetAgent[], nowMs: number, staleMs: number)
   return groups.sort((a, b) => worst(b) - worst(a) || (a.systemId ?? '').localeCompare(b.systemId ?? ''))
 }
 
+/** The groups with only their stale or erroring agents; groups left empty are dropped. */
+export function onlyFlagged(groups: SystemGroup[]): SystemGroup[] {
+  return groups
+    .map((g) => ({ ...g, rows: g.rows.filter((r) => r.stale || r.erroring) }))
+    .filter((g) => g.rows.length > 0)
+}
+
 /** A threshold typed by the reader (`90`, `5m`, `2h`) in seconds, or undefined when unreadable. */
 export function parseThreshold(text: string | null): number | undefined {
   if (text === null) return undefined

@@ -11,7 +11,13 @@ import { formatAge } from '../../ui/time'
 import { useApi, useInterval } from '../../ui/use-api'
 import type { ViewProps } from '../index'
 import { AgentName, Bundles, Errors, HealthBadges, LastReport, Plugins } from './agent-cells'
-import { DEFAULT_STALE_SECONDS, groupFleet, parseThreshold, type SystemGroup } from './fleet-order'
+import {
+  DEFAULT_STALE_SECONDS,
+  groupFleet,
+  onlyFlagged,
+  parseThreshold,
+  type SystemGroup,
+} from './fleet-order'
 import { loadFleet } from './load-fleet'
 import './fleet.css'
 
@@ -60,6 +66,8 @@ export function FleetView({ api, params }: ViewProps) {
   const total = data?.fleet.agents.length ?? 0
   const stale = groups.reduce((n, g) => n + g.stale, 0)
   const erroring = groups.reduce((n, g) => n + g.erroring, 0)
+  const flaggedOnly = params.get('flagged') === '1'
+  const shown = flaggedOnly ? onlyFlagged(groups) : groups
 
   return (
     <section aria-labelledby="fleet-title" class="fleet">
@@ -104,8 +112,29 @@ export function FleetView({ api, params }: ViewProps) {
           {erroring > 0 && <span class="badge bad">{erroring} erroring</span>}
         </p>
       )}
+      {data && total > 0 && (
+        <p>
+          <label class="inline">
+            <input
+              type="checkbox"
+              checked={flaggedOnly}
+              onChange={(e) => {
+                const next = new URLSearchParams(params)
+                if (e.currentTarget.checked) next.set('flagged', '1')
+                else next.delete('flagged')
+                replaceParams(next)
+                window.dispatchEvent(new HashChangeEvent('hashchange'))
+              }}
+            />{' '}
+            Only stale or erroring agents
+          </label>
+        </p>
+      )}
       {data && total === 0 && <Empty>No agent has reported status yet (or none you may read).</Empty>}
-      {groups.map((g) => (
+      {data && flaggedOnly && shown.length === 0 && total > 0 && (
+        <Empty>No agent is stale or erroring.</Empty>
+      )}
+      {shown.map((g) => (
         <SystemFleet
           key={g.systemId ?? ''}
           group={g}
