@@ -59,7 +59,20 @@ type Json = Record<string, unknown>
 
 const asObject = (v: unknown): Json | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined
-const asString = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null)
+/** A report is what an agent says: long texts and long lists are cut so one cannot bloat the fleet. */
+const MAX_TEXT = 500
+const MAX_ENTRIES = 50
+const MAX_ERRORS = 20
+const MAX_RELAY_AGENTS = 10_000
+
+const asString = (v: unknown): string | null =>
+  typeof v === 'string' && v !== '' ? (v.length > MAX_TEXT ? `${v.slice(0, MAX_TEXT)}…` : v) : null
+
+/** The first `MAX_ENTRIES` entries of an object, by key. */
+const entriesOf = (v: unknown): Array<[string, unknown]> =>
+  Object.entries(asObject(v) ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, MAX_ENTRIES)
 
 /** `code: message` of an OPA status entry (bundle, discovery, decision_logs), plus its `errors[]`. */
 function entryErrors(entry: Json | undefined, what: string): string[] {
@@ -93,9 +106,12 @@ function bundleOf(name: string, entry: Json): FleetBundle {
   }
 }
 
-function stringLabels(labels: Json | undefined): Record<string, string> {
+function stringLabels(labels: unknown): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(labels ?? {})) if (typeof v === 'string') out[k] = v
+  for (const [k, v] of entriesOf(labels)) {
+    const text = asString(v)
+    if (text !== null) out[k] = text
+  }
   return out
 }
 
@@ -108,22 +124,23 @@ export function summarizeReport(row: StatusRow): FleetAgent {
   } catch {
     errors.push('the stored report is not JSON')
   }
-  const labels = stringLabels(asObject(report.labels))
-  const bundles = Object.entries(asObject(report.bundles) ?? {})
-    .map(([name, entry]) => bundleOf(name, asObject(entry) ?? {}))
-    .sort((a, b) => a.name.localeCompare(b.name))
-  for (const [name, entry] of Object.entries(asObject(report.bundles) ?? {})) {
+  const labels = stringLabels(report.labels)
+  const bundles = entriesOf(report.bundles).map(([name, entry]) => bundleOf(name, asObject(entry) ?? {}))
+  for (const [name, entry] of entriesOf(report.bundles)) {
     errors.push(...entryErrors(asObject(entry), `bundle ${name}`))
   }
   errors.push(...entryErrors(asObject(report.discovery), 'discovery'))
   errors.push(...entryErrors(asObject(report.decision_logs), 'decision logs'))
   const plugins: FleetAgent['plugins'] = {}
-  for (const [name, value] of Object.entries(asObject(report.plugins) ?? {})) {
+  for (const [name, value] of entriesOf(report.plugins)) {
     const p = asObject(value)
     const state = asString(p?.state) ?? 'UNKNOWN'
     const message = asString(p?.message)
     plugins[name] = message ? { state, message } : { state }
     if (state === 'ERROR') errors.push(`plugin ${name}: ${message ?? 'ERROR'}`)
+  }
+  if (errors.length > MAX_ERRORS) {
+    errors.splice(MAX_ERRORS, errors.length - MAX_ERRORS, `… ${errors.length - MAX_ERRORS} more`)
   }
   const kind = labels.type === 'regent-relay' ? 'relay' : 'agent'
   const agent: FleetAgent = {
@@ -140,7 +157,10 @@ export function summarizeReport(row: StatusRow): FleetAgent {
   }
   if (kind === 'relay') {
     const listed = Array.isArray(report.relay_agents) ? report.relay_agents : []
-    agent.relay_agents = listed.filter((id): id is string => typeof id === 'string')
+    // A relay tracks at most 10,000 agents (relay/relay.ts); a longer list is not a relay's.
+    agent.relay_agents = listed
+      .filter((id): id is string => typeof id === 'string')
+      .slice(0, MAX_RELAY_AGENTS)
   }
   return agent
 }

@@ -115,6 +115,22 @@ for (const backend of BACKENDS) {
       expect((await t.call('GET', '/v1/fleet?system=..%2Fx')).status).toBe(400)
     })
 
+    it('cuts what one report can add: entries, errors and texts are bounded', async () => {
+      const plugins = Object.fromEntries(
+        Array.from({ length: 200 }, (_, i) => [
+          `p${String(i).padStart(3, '0')}`,
+          { state: 'ERROR', message: 'x'.repeat(5000) },
+        ]),
+      )
+      await post({ labels: { id: 'noisy' }, plugins })
+      const res = await t.json<{ result: { agents: FleetAgent[] } }>('GET', `/v1/fleet?system=${systemId}`)
+      const noisy = res.body.result.agents.find((a) => a.agent_id === 'noisy')!
+      expect(Object.keys(noisy.plugins)).toHaveLength(50)
+      expect(noisy.errors).toHaveLength(21)
+      expect(noisy.errors[20]).toBe('… 30 more')
+      expect(noisy.plugins.p000!.message).toHaveLength(501)
+    })
+
     it('summarises a report whose fields have unexpected types without failing', async () => {
       await post({ labels: { id: 'odd', version: 7 }, bundles: [], plugins: { x: 'y' }, relay_agents: 'no' })
       const res = await t.json<{ result: { agents: FleetAgent[] } }>('GET', `/v1/fleet?system=${systemId}`)
