@@ -24,6 +24,7 @@ import { dataRoutes } from './routes/data.js'
 import { datasourceRoutes } from './routes/datasources.js'
 import { decisionCountRoutes } from './routes/decision-counts.js'
 import { decisionRoutes } from './routes/decisions.js'
+import { fleetRoutes } from './routes/fleet.js'
 import { healthRoutes } from './routes/health.js'
 import { libraryRoutes } from './routes/libraries.js'
 import { logReplayRoutes } from './routes/logreplay.js'
@@ -83,6 +84,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', statusRoutes(deps, limits))
   // Before the decisions' routes: `counts` is not a decision id.
   app.route('/', decisionCountRoutes(deps))
+  app.route('/', fleetRoutes(deps))
   app.route('/', decisionRoutes(deps))
   app.route('/', blueprintRoutes(deps, new BlueprintCatalog(deps.config.blueprints.dir), limits))
   app.route('/', secretRoutes(deps))

@@ -91,7 +91,7 @@ export class AgentStatus {
         client,
         partition: config.partition_name,
         ownReport: () => statusReport(sources),
-        // A changed report goes out within a second; an unchanged one is not posted again.
+        // A changed report goes out within a second; an unchanged one once a minute (a sign of life).
         intervalMs: 1000,
         metrics,
         logger,

@@ -3,7 +3,8 @@
  * report changed since the last post is posted once (its newest report only), followed by the
  * relay's own report when it changed. A failed post keeps the report pending for the next round
  * and backs off; there is no backlog to replay because only the latest state matters (as in
- * OPA's status plugin, which also never retries an old report). A report the upstream refuses
+ * OPA's status plugin, which also never retries an old report). The own report is posted again
+ * after `heartbeatMs` even unchanged, as a sign of life. A report the upstream refuses
  * (4xx) or that cannot be serialised is dropped, so one bad report never holds back the others.
  */
 import type { Logger } from 'pino'
@@ -20,15 +21,27 @@ export interface StatusForwarderOptions {
   agents?: AgentStatuses
   ownReport: () => Record<string, unknown>
   intervalMs: number
+  /**
+   * An unchanged own report is posted again after this long (default 60 s), so the control plane
+   * can tell a quiet, healthy process from one that stopped (the console flags agents silent past
+   * a threshold, 5 minutes by default: docs/console.md).
+   */
+  heartbeatMs?: number
+  /** The clock, for tests. */
+  now?: () => number
   metrics: PluginMetrics
   logger: Logger
 }
+
+/** How often an unchanged own report is posted anyway. */
+export const DEFAULT_HEARTBEAT_MS = 60_000
 
 /** The coalescing status forwarder. */
 export class StatusForwarder {
   private readonly abort = new AbortController()
   private running?: Promise<void>
   private lastOwnReport = ''
+  private lastOwnPostAt = Number.NEGATIVE_INFINITY
   private failures = 0
 
   constructor(private readonly options: StatusForwarderOptions) {}
@@ -58,9 +71,12 @@ export class StatusForwarder {
     const fingerprint = JSON.stringify(own, (key, value) =>
       /^last_(successful_)?request$/.test(key) ? undefined : value,
     )
-    if (fingerprint !== this.lastOwnReport) {
+    const now = (this.options.now ?? Date.now)()
+    const due = now - this.lastOwnPostAt >= (this.options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS)
+    if (fingerprint !== this.lastOwnReport || due) {
       if ((await this.post(own, this.options.partition, signal)) === 'failed') return false
       this.lastOwnReport = fingerprint
+      this.lastOwnPostAt = now
     }
     return true
   }

@@ -105,6 +105,14 @@ export function relayStatusReport(sources: RelayStatusSources): Record<string, u
     },
   }
   if (discovery) report.discovery = discovery
+  // NOTE(C1): not an OPA field. The ids of the agents whose reports this relay forwards, so the
+  // control plane can show them behind their relay (docs/console.md, Fleet). Ids only: the list
+  // changes when an agent appears or expires, not on every report, so the coalescing forwarder
+  // still posts the relay's own report only when something changed.
+  report.relay_agents = sources.agents
+    .all()
+    .map((a) => a.agentId)
+    .sort()
   return report
 }
 

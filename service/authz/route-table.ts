@@ -88,6 +88,8 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
   row('POST', '/v1/status', 'agent.report', 'caller'),
   row('POST', '/v1/status/{partition...}', 'agent.report', 'caller'),
   row('GET', '/v1/status', 'status.read', 'query'),
+  // The same reports summarised for people, with their receive times (the console's Fleet view)
+  row('GET', '/v1/fleet', 'status.read', 'query'),
   // Policies and data: under systems/{system} they belong to that system
   row('GET', '/v1/policies', 'policies.read'),
   row('GET', '/v1/policies/systems/{system}', 'policies.read', 'path'),

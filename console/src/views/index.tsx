@@ -6,8 +6,10 @@ import type { JSX } from 'preact'
 import type { ApiClient } from '../api/client'
 import type { Location } from '../router'
 import { AccessView } from './access'
+import { ActivityView } from './activity/activity-view'
 import { DatasourcesView } from './datasources'
 import { DecisionsView } from './decisions/decisions-view'
+import { FleetView } from './fleet/fleet-view'
 import { SystemsView } from './systems'
 
 export interface ViewProps {
@@ -24,9 +26,11 @@ export interface ConsoleView {
 }
 
 export const VIEWS: ConsoleView[] = [
+  { id: 'fleet', title: 'Fleet', render: (p) => <FleetView {...p} /> },
   { id: 'systems', title: 'Systems', render: (p) => <SystemsView {...p} /> },
   { id: 'decisions', title: 'Decisions', render: (p) => <DecisionsView {...p} /> },
   { id: 'datasources', title: 'Datasources', render: (p) => <DatasourcesView {...p} /> },
+  { id: 'activity', title: 'Activity', render: (p) => <ActivityView {...p} /> },
   { id: 'access', title: 'Access', render: (p) => <AccessView {...p} /> },
 ]
 

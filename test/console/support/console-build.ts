@@ -20,6 +20,8 @@ function sourceFiles(dir: string): string[] {
 
 function sourceHash(): string {
   const hash = createHash('sha256')
+  // Names the build's mode, so a cached build from before it was forced to production is not reused.
+  hash.update('production')
   for (const file of [...sourceFiles(CONSOLE), join(ROOT, 'package-lock.json')].sort()) {
     hash.update(file.slice(ROOT.length))
     hash.update(readFileSync(file))
@@ -36,12 +38,19 @@ export async function builtConsole(): Promise<string> {
   const temp = `${dir}.${process.pid}.${Date.now()}`
   const { build } = await import('vite')
   const previous = process.env.REGENT_CONSOLE_OUT
+  const previousEnv = process.env.NODE_ENV
   process.env.REGENT_CONSOLE_OUT = temp
+  // NOTE(C1): Vitest sets NODE_ENV=test, and Vite then builds a development bundle (the Preact
+  // preset adds preact/debug, about 30 KB more). Tests and the bench must see what
+  // `npm run build` ships, whichever process builds first.
+  process.env.NODE_ENV = 'production'
   try {
-    await build({ configFile: join(CONSOLE, 'vite.config.ts'), logLevel: 'warn' })
+    await build({ configFile: join(CONSOLE, 'vite.config.ts'), logLevel: 'warn', mode: 'production' })
   } finally {
     if (previous === undefined) delete process.env.REGENT_CONSOLE_OUT
     else process.env.REGENT_CONSOLE_OUT = previous
+    if (previousEnv === undefined) delete process.env.NODE_ENV
+    else process.env.NODE_ENV = previousEnv
   }
   try {
     renameSync(temp, dir)

@@ -73,8 +73,14 @@ relay: { status: { forward_interval_seconds: 1, max_body_bytes: 65536, max_decom
     )
     const own = upstream.statusPosts.findLast(
       (p) => (p.body as { labels: { type?: string } }).labels.type === 'regent-relay',
-    )?.body as { labels: Record<string, string>; bundles: Record<string, { active_revision?: string }> }
+    )?.body as {
+      labels: Record<string, string>
+      bundles: Record<string, { active_revision?: string }>
+      relay_agents: string[]
+    }
     expect(own.labels.region).toBe('eu-1')
+    // It lists the agents it forwards for, so the service can show them behind it.
+    expect(own.relay_agents).toEqual(['agent-a', 'agent-b'])
     const view = (await (await request(`${relay!.url}/v1/relay/status`)).body.json()) as {
       agents: { count: number; latest: Array<{ id: string; partition: string | null }> }
     }
