@@ -32,12 +32,16 @@ export function href(...segments: string[]): string {
   return `#/${segments.map(encodeURIComponent).join('/')}`
 }
 
-/** Sets the address without adding a history entry (filters typed into a search box). */
+/**
+ * Sets the address without adding a history entry (filters typed into a search box), and tells
+ * `useLocation` (replaceState fires no `hashchange` of its own).
+ */
 export function replaceParams(params: URLSearchParams): void {
   const { segments } = parseHash(location.hash)
   const query = params.toString()
   const next = `#/${segments.map(encodeURIComponent).join('/')}${query ? `?${query}` : ''}`
   history.replaceState(null, '', next)
+  window.dispatchEvent(new HashChangeEvent('hashchange'))
 }
 
 /** The current location, updated on every hash change. */

@@ -58,7 +58,6 @@ export function ActivityView({ api, params }: ViewProps) {
         filters={filters}
         onApply={(next) => {
           replaceParams(next)
-          window.dispatchEvent(new HashChangeEvent('hashchange'))
         }}
         onRefresh={first.reload}
       />

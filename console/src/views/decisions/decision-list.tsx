@@ -40,7 +40,6 @@ export function DecisionList({ api, params }: Props) {
     setSearches((n) => n + 1)
     replaceParams(paramsFromFilters(next))
     // replaceState does not fire hashchange; tell the router.
-    window.dispatchEvent(new HashChangeEvent('hashchange'))
   }
 
   const tailState = !tailable

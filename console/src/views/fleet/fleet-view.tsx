@@ -56,7 +56,6 @@ export function FleetView({ api, params }: ViewProps) {
     if (onlyDraft.trim() === '') next.delete('systems')
     else next.set('systems', onlyDraft.trim())
     replaceParams(next)
-    window.dispatchEvent(new HashChangeEvent('hashchange'))
   }
   const draftInvalid = draft.trim() !== '' && parseThreshold(draft) === undefined
 
@@ -123,7 +122,6 @@ export function FleetView({ api, params }: ViewProps) {
                 if (e.currentTarget.checked) next.set('flagged', '1')
                 else next.delete('flagged')
                 replaceParams(next)
-                window.dispatchEvent(new HashChangeEvent('hashchange'))
               }}
             />{' '}
             Only stale or erroring agents
