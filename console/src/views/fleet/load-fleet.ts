@@ -23,8 +23,9 @@ export interface LoadedFleet {
 const SYSTEMS_PER_CALL = 50
 
 /**
- * `only`: the system ids the reader named (`#/fleet?systems=a,b`): a subject whose roles are all
- * on single systems cannot list systems (`systems.list` is a workspace action), so it names them.
+ * The fleet the subject may read: the whole workspace's in one call when it may, else system by
+ * system over the systems it may read (`GET /v1/systems` lists exactly those). `only`: the system
+ * ids the reader named (`#/fleet?systems=a,b`) to narrow the view.
  */
 export async function loadFleet(api: ApiClient, signal: AbortSignal, only?: string[]): Promise<LoadedFleet> {
   const systems = api
@@ -41,7 +42,7 @@ export async function loadFleet(api: ApiClient, signal: AbortSignal, only?: stri
       throw new ApiError(
         403,
         err.code,
-        `${err.message}. Your roles do not let you list systems: name yours under "Only systems".`,
+        `${err.message}. No system you may read lets you read its agents.`,
       )
     }
     const parts: Fleet[] = []
