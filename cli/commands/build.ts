@@ -144,7 +144,7 @@ export async function runBuild(
       bundle = { ...bundle, manifest: { ...bundle.manifest, revision: options.revision } }
     bundle = { ...bundle, signatures: undefined }
     compileBundleModules(bundle, capabilities ? { builtins: capabilities.builtins } : {})
-    const entrypoints = checkEntrypoints(bundle, options, capabilities?.builtins, io)
+    const entrypoints = checkEntrypoints(bundle, options, capabilities?.builtins)
     if (entrypoints && Number(options.optimize) > 0) {
       bundle = await optimize(bundle, entrypoints, options, capabilities?.builtins, io)
       if (options.revision !== undefined)
@@ -207,7 +207,6 @@ function checkEntrypoints(
   bundle: Bundle,
   options: BuildOptions,
   builtins: Parameters<typeof buildEntrypoints>[1]['builtins'],
-  io: CommandIo,
 ): BuildEntrypoints | undefined {
   const level = Number(options.optimize)
   if (level === 0 && (options.entrypoint ?? []).length === 0) return undefined

@@ -59,7 +59,7 @@ export function entrypointHazard(
       if (hazard) return false
       if (n.type === 'expr' && (n.with?.length ?? 0) > 0) {
         const loc = n.location
-        hazard = `uses with${loc ? ` (${loc.file}:${loc.row})` : ''}, which the rewrite keeps as written`
+        hazard = `uses with${loc ? ` (${loc.file}:${loc.row})` : ''}, which partial evaluation could specialise rules to`
         return false
       }
       return true
