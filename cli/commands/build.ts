@@ -248,7 +248,8 @@ async function optimize(
       io.stderr(
         `regent: build -O ${options.optimize}: ${outcome.entrypoint} kept as written: ${outcome.reason}\n`,
       )
-    else if (options.debug) io.stderr(`optimized: ${outcome.entrypoint}\n`)
+    else if (options.debug)
+      io.stderr(`optimized: ${outcome.entrypoint}${outcome.note ? ` (${outcome.note})` : ''}\n`)
   }
   compileBundleModules(result.bundle, builtins ? { builtins } : {})
   return result.bundle

@@ -29,7 +29,7 @@ import type { Bundle } from '../types.js'
 import { entrypointModule, OptimizedFileNames, RESULT_VAR } from './entrypoint-module.js'
 import { type ModuleText, mergeModules } from './merge-modules.js'
 import { pathsOverlap } from './rule-paths.js'
-import { entrypointHazard, unknownRefs } from './scan.js'
+import { entrypointHazard, negatesUnknown, unknownRefs } from './scan.js'
 
 /** Options of {@link optimizeBundle}. */
 export interface OptimizeOptions {
@@ -50,6 +50,8 @@ export interface EntrypointOutcome {
   optimized: boolean
   /** Why it was left as written (when not optimized). */
   reason?: string
+  /** How it was optimized, when not as asked (an -O 2 entrypoint inlined shallowly). */
+  note?: string
 }
 
 /** The optimized bundle and a line per entrypoint. */
@@ -127,14 +129,21 @@ async function optimizeEntrypoint(
   const hazard = entrypointHazard(before.compiler.graph, rules)
   if (hazard) return kept(hazard)
   const ref = `data${path.map((p) => `[${JSON.stringify(p)}]`).join('')}`
-  let residual: Awaited<ReturnType<typeof partialEvaluate>>
-  try {
-    residual = await partialEvaluate(before, `${RESULT_VAR} = ${ref}`, {
+  const partial = (shallowInlining: boolean) =>
+    partialEvaluate(before, `${RESULT_VAR} = ${ref}`, {
       unknowns: options.unknowns,
-      shallowInlining: options.level <= 1,
+      shallowInlining,
       partialNamespace: options.namespace,
       skipPartialNamespace: true,
     })
+  let residual: Awaited<ReturnType<typeof partialEvaluate>>
+  let note: string | undefined
+  try {
+    residual = await partial(options.level <= 1)
+    if (options.level === 2 && negatesUnknown(residual, options.unknowns)) {
+      residual = await partial(true)
+      note = 'inlined shallowly (as -O 1): full inlining put an unknown ref under not'
+    }
   } catch (err) {
     return kept(`partial evaluation failed: ${(err as Error).message}`)
   }
@@ -169,7 +178,7 @@ async function optimizeEntrypoint(
   }
   const disagreement = await probe(before, after, ref, options.probeInputs ?? [])
   if (disagreement) return kept(disagreement)
-  return { outcome: { entrypoint, optimized: true }, modules: merged.modules }
+  return { outcome: { entrypoint, optimized: true, ...(note ? { note } : {}) }, modules: merged.modules }
 }
 
 function parseAll(modules: readonly ModuleText[]): Map<string, Module> {

@@ -57,15 +57,19 @@ describe('build -O: the optimized bundle decides exactly as the original', () =>
           entrypoints: policy.entrypoints,
           level,
         })
-        const kept = new Set([
-          ...(policy.keptAsWritten ?? []),
-          ...(level === 2 ? (policy.keptAtLevel2 ?? []) : []),
-        ])
+        const kept = new Set(policy.keptAsWritten ?? [])
+        const shallow = new Set(level === 2 ? (policy.shallowAtLevel2 ?? []) : [])
         for (const o of outcomes) {
-          expect({ entrypoint: o.entrypoint, optimized: o.optimized, reason: o.reason }).toEqual({
+          expect({
+            entrypoint: o.entrypoint,
+            optimized: o.optimized,
+            reason: o.reason,
+            note: o.note,
+          }).toEqual({
             entrypoint: o.entrypoint,
             optimized: !kept.has(o.entrypoint),
             reason: kept.has(o.entrypoint) ? expect.any(String) : undefined,
+            note: shallow.has(o.entrypoint) ? expect.stringContaining('inlined shallowly') : undefined,
           })
         }
         if (outcomes.some((o) => o.optimized))
