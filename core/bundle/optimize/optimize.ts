@@ -42,7 +42,14 @@ export interface OptimizeOptions {
   builtins?: readonly Builtin[]
   /** Probe inputs the optimized policy must decide as the original did (besides none and `{}`). */
   probeInputs?: readonly unknown[]
+  /**
+   * Units of work one entrypoint's partial evaluation may take (budget.ts), default 20,000,000:
+   * past it the entrypoint is kept as written. A count, not a time, so a build is reproducible.
+   */
+  instructionLimit?: number
 }
+
+const DEFAULT_INSTRUCTION_LIMIT = 20_000_000
 
 /** What happened to one entrypoint. */
 export interface EntrypointOutcome {
@@ -135,6 +142,7 @@ async function optimizeEntrypoint(
       shallowInlining,
       partialNamespace: options.namespace,
       skipPartialNamespace: true,
+      instructionLimit: options.instructionLimit ?? DEFAULT_INSTRUCTION_LIMIT,
     })
   let residual: Awaited<ReturnType<typeof partialEvaluate>>
   let note: string | undefined
@@ -145,7 +153,10 @@ async function optimizeEntrypoint(
       note = 'inlined shallowly (as -O 1): full inlining put an unknown ref under not'
     }
   } catch (err) {
-    return kept(`partial evaluation failed: ${(err as Error).message}`)
+    const code = (err as { code?: unknown }).code
+    return kept(
+      `partial evaluation failed: ${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message}`,
+    )
   }
   if (residual.queries.length === 0)
     throw new UndefinedEntrypointError(`undefined entrypoint ${ref}: it is never defined, whatever the input`)

@@ -73,6 +73,21 @@ describe('optimizeBundle', () => {
     ).rejects.toThrow(NamespaceTakenError)
   })
 
+  it('keeps an entrypoint whose partial evaluation exceeds the work budget as written', async () => {
+    const original = bundleFromParts({
+      modules: {
+        'big.rego': 'package big\n\nallow if {\n\tsome i in numbers.range(1, 5000)\n\tinput.x == i\n}\n',
+      },
+    })
+    const limited = await optimizeBundle(original, {
+      entrypoints: ['big/allow'],
+      level: 2,
+      instructionLimit: 1000,
+    })
+    expect(limited.outcomes[0]).toMatchObject({ optimized: false, reason: expect.stringContaining('limit') })
+    expect(limited.bundle).toBe(original)
+  })
+
   it('keeps a package entrypoint as written and returns the bundle unchanged', async () => {
     const original = bundleFromParts({ modules: { 'k.rego': 'package k\n\np if input.a\n' } })
     const { bundle, outcomes } = await optimizeBundle(original, { entrypoints: ['k'], level: 2 })
