@@ -133,6 +133,8 @@ async function optimizeEntrypoint(
   const before = policyOf(modules, options)
   const rules = rulesAt(before, path)
   if (rules.length === 0) return kept('a package or a path with no rules of its own is kept as written')
+  if (rules.some((r) => r.head.args !== undefined))
+    return kept('a function is kept as written (only documents are partially evaluated)')
   const hazard = entrypointHazard(before.compiler.graph, rules)
   if (hazard) return kept(hazard)
   const ref = `data${path.map((p) => `[${JSON.stringify(p)}]`).join('')}`
