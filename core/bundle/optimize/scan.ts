@@ -37,10 +37,17 @@ export function unknownRefs(modules: Iterable<Module>, roots: readonly string[])
 }
 
 /**
+ * Built-ins whose value depends on the rule they are called from or on the process that runs them:
+ * evaluated at build time, or moved into a rewritten rule without its annotations, they would
+ * answer differently than at run time.
+ */
+const CONTEXT_BUILTINS = ['rego.metadata', 'opa.runtime']
+
+/**
  * Why the entrypoint made of `rules` must be kept as written, or undefined. Reads the rules and
  * everything they depend on (`graph`: rule → rules it refers to).
  *
- * NOTE(B22): `with` is refused. OPA disables inlining of `with` targets; regent's partial
+ * NOTE(B22): `with` is refused, and so are `rego.metadata.*` and `opa.runtime` calls. OPA disables inlining of `with` targets; regent's partial
  * evaluator evaluates a `with` over known values in place, and a support rule generated under it
  * would stand for the rule in every context. Keeping such entrypoints as written is never wrong.
  */
@@ -61,6 +68,14 @@ export function entrypointHazard(
         const loc = n.location
         hazard = `uses with${loc ? ` (${loc.file}:${loc.row})` : ''}, which partial evaluation could specialise rules to`
         return false
+      }
+      if (n.type === 'ref') {
+        const name = n.value.map((t) => (t.type === 'var' || t.type === 'string' ? t.value : '?')).join('.')
+        const context = CONTEXT_BUILTINS.find((b) => name === b || name.startsWith(`${b}.`))
+        if (context) {
+          hazard = `calls ${name}, whose value depends on where it runs (the rule's annotations, the agent's environment)`
+          return false
+        }
       }
       return true
     })

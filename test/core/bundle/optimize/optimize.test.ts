@@ -88,6 +88,20 @@ describe('optimizeBundle', () => {
     expect(limited.bundle).toBe(original)
   })
 
+  it('keeps entrypoints that call rego.metadata or opa.runtime as written', async () => {
+    const original = bundleFromParts({
+      modules: {
+        'm.rego':
+          'package m\n\n# METADATA\n# title: the gate\nallow if rego.metadata.rule().title == input.t\n\nenv if opa.runtime().env.HOME == input.h\n',
+      },
+    })
+    const { outcomes } = await optimizeBundle(original, { entrypoints: ['m/allow', 'm/env'], level: 2 })
+    expect(outcomes.map((o) => [o.entrypoint, o.optimized, o.reason?.split(',')[0]])).toEqual([
+      ['m/allow', false, 'calls rego.metadata.rule'],
+      ['m/env', false, 'calls opa.runtime'],
+    ])
+  })
+
   it('keeps a package entrypoint as written and returns the bundle unchanged', async () => {
     const original = bundleFromParts({ modules: { 'k.rego': 'package k\n\np if input.a\n' } })
     const { bundle, outcomes } = await optimizeBundle(original, { entrypoints: ['k'], level: 2 })
