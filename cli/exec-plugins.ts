@@ -6,7 +6,9 @@
  * for a bounded time (`upload.drain_timeout_ms` of the buffer, 5 s), then the process ends. The
  * buffer lives in `persistence_directory` when the configuration sets one (what was not delivered
  * is uploaded by the next exec or agent using that folder), else in a temporary folder removed at
- * exit (what was not delivered is lost, as with OPA's memory buffer, and said on stderr).
+ * exit (what was not delivered is lost, as with OPA's memory buffer, and said on stderr). Bundles
+ * given with `-b` are reported once the policy is built from them, under their path as given, as
+ * OPA reports bundles it activated from disk, and decision-log events name their revisions.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
