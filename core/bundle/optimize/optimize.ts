@@ -28,6 +28,7 @@ import { rootsContain } from '../roots.js'
 import type { Bundle } from '../types.js'
 import { entrypointModule, OptimizedFileNames, RESULT_VAR } from './entrypoint-module.js'
 import { type ModuleText, mergeModules } from './merge-modules.js'
+import { probeInputs } from './probe-inputs.js'
 import { pathsOverlap } from './rule-paths.js'
 import { entrypointHazard, negatesUnknown, unknownRefs } from './scan.js'
 
@@ -96,6 +97,7 @@ export async function optimizeBundle(bundle: Bundle, options: OptimizeOptions): 
       )
   }
   const unknowns = ['input', ...unknownRefs(parsed.values(), roots)]
+  const probes = [...probeInputs(parsed.values(), bundle.data), ...(options.probeInputs ?? [])]
   const names = new OptimizedFileNames()
   const outcomes: EntrypointOutcome[] = []
   for (const [i, entrypoint] of options.entrypoints.entries()) {
@@ -107,6 +109,7 @@ export async function optimizeBundle(bundle: Bundle, options: OptimizeOptions): 
       namespace: i === 0 ? namespace : `${namespace}.e${i}`,
       unknowns,
       names,
+      probeInputs: probes,
     })
     outcomes.push(outcome.outcome)
     if (outcome.modules) modules = outcome.modules
@@ -225,8 +228,9 @@ function rulesAt(policy: Policy, path: readonly string[]): Rule[] {
 }
 
 /**
- * The decisions of both policies for no input, `{}` and the probe inputs; a line saying where they
- * differ, or undefined. A last guard against a rewrite that compiles but decides otherwise.
+ * The decisions of both policies for no input, `{}` and the probe inputs (probe-inputs.ts); a line
+ * saying where they differ, or undefined. A last guard against a rewrite that compiles but decides
+ * otherwise.
  */
 async function probe(before: Policy, after: Policy, ref: string, inputs: readonly unknown[]) {
   const query = `${RESULT_VAR} = ${ref}`
