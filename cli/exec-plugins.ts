@@ -6,7 +6,9 @@
  * for a bounded time (`upload.drain_timeout_ms` of the buffer, 5 s), then the process ends. The
  * buffer lives in `persistence_directory` when the configuration sets one (what was not delivered
  * is uploaded by the next exec or agent using that folder), else in a temporary folder removed at
- * exit (what was not delivered is lost, as with OPA's memory buffer, and said on stderr).
+ * exit (what was not delivered is lost, as with OPA's memory buffer, and said on stderr). Bundles
+ * given with `-b` are reported once the policy is built from them, under their path as given, as
+ * OPA reports bundles it activated from disk, and decision-log events name their revisions.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -18,7 +20,8 @@ import { agentConfigSchema } from '../agent/config/schema.js'
 import { AgentDecisionLogs } from '../agent/plugins/decision-logs.js'
 import { createAgentPluginMetrics } from '../agent/plugins/metrics.js'
 import { addServiceClients } from '../agent/plugins/services.js'
-import { AgentStatus, type StatusSources } from '../agent/plugins/status.js'
+import { AgentStatus, type LocalBundleStatus, type StatusSources } from '../agent/plugins/status.js'
+import type { LoadedBundle } from '../core/bundle/policy-files.js'
 import { ConfigError, parseConfig } from '../core/config.js'
 import type { TargetState } from '../plugins/bundle/bundle-cache.js'
 import type { ServiceClient } from '../plugins/rest/service-client.js'
@@ -46,6 +49,11 @@ export interface ExecPlugins {
   /** Whether decisions are logged (a `decision_logs` section is configured). */
   readonly logsDecisions: boolean
   record(decision: ExecDecision): Promise<void>
+  /**
+   * Reports the `-b` bundles as activated now (the status report's `bundles`, as OPA reports
+   * bundles loaded from disk) and returns their revisions by name for the decision-log events.
+   */
+  activated(bundles: readonly LoadedBundle[]): Record<string, { revision: string }>
   /** Uploads within the bounded drain time, posts the final status, and releases everything. */
   stop(): Promise<void>
 }
@@ -82,11 +90,13 @@ export async function startExecPlugins(
   const metrics = createAgentPluginMetrics(new Registry())
   let logs: AgentDecisionLogs | undefined
   let status: AgentStatus | undefined
+  let local: LocalBundleStatus[] = []
   const sources: StatusSources = {
     labels,
     // Every bundle was activated before the plugins started: the policy was built from them all.
     bundles: () => bundles.map((state) => ({ state, activation: { lastSuccessfulActivation: activatedAt } })),
     decisionLogs: () => (logs ? { ...logs.status() } : undefined),
+    localBundles: () => local,
   }
   try {
     if (config.decision_logs) {
@@ -113,6 +123,17 @@ export async function startExecPlugins(
   return {
     logsDecisions: logs !== undefined,
     record: (decision) => logs?.record(eventText(labels, decision)) ?? Promise.resolve(),
+    activated(bundles) {
+      const at = new Date().toISOString()
+      local = bundles.map((b) => ({
+        name: b.name,
+        revision: b.revision,
+        lastSuccessfulActivation: at,
+        ...(b.size !== undefined ? { size: b.size } : {}),
+      }))
+      if (local.length > 0) status?.changed()
+      return Object.fromEntries(bundles.map((b) => [b.name, { revision: b.revision }]))
+    },
     async stop() {
       const undelivered = (await logs?.stop()) ?? 0
       await status?.stop()

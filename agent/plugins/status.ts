@@ -20,6 +20,17 @@ export interface StatusSources {
   bundles: () => Array<{ state: TargetState; activation?: ActivationRecord }>
   decisionLogs?: () => Record<string, unknown> | undefined
   discovery?: () => { state: TargetState; activation: ActivationRecord } | undefined
+  /** Bundles loaded from disk (`regent exec -b`): no download, only an activation. */
+  localBundles?: () => LocalBundleStatus[]
+}
+
+/** A bundle loaded from disk, as the status report names it. */
+export interface LocalBundleStatus {
+  name: string
+  revision: string
+  /** ISO time of the activation. */
+  lastSuccessfulActivation: string
+  size?: number
 }
 
 /** OPA's BundleStatus of one bundle. */
@@ -52,6 +63,18 @@ export function statusReport(sources: StatusSources): Record<string, unknown> {
   for (const { state, activation } of sources.bundles()) {
     bundles[state.target.name] = bundleStatus(state, activation)
     if (!activation?.lastSuccessfulActivation) ready = false
+  }
+  // As OPA reports a bundle it activated from disk: no request or download fields.
+  for (const local of sources.localBundles?.() ?? []) {
+    bundles[local.name] = withoutUndefined({
+      name: local.name,
+      // OPA leaves an empty revision out (omitempty).
+      active_revision: local.revision === '' ? undefined : local.revision,
+      last_successful_activation: local.lastSuccessfulActivation,
+      type: 'snapshot',
+      size: local.size,
+      metrics: {},
+    })
   }
   const plugins: Record<string, { state: string }> = {
     bundle: { state: ready ? 'OK' : 'NOT_READY' },

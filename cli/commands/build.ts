@@ -7,8 +7,10 @@
  * compiled (the compiler `regent check` uses, limited to the built-ins of `--capabilities`), so a
  * bundle that does not compile is never built nor signed. `-O 1|2` needs entrypoints (`-e` or
  * `entrypoint: true` annotations; rules referring to one are entrypoints too unless
- * `--prune-unused`), checks them, and writes the bundle without a partial-evaluation rewrite (the
- * same decisions; one line on stderr says so). The wasm and plan targets are refused naming `-t rego`.
+ * `--prune-unused`) and rewrites them by partial evaluation as `opa build -O` does (support rules
+ * in `optimized/…rego`, synthetic ones under `--partial-namespace`); an entrypoint that cannot be
+ * rewritten exactly is kept as written and named on stderr. The wasm and plan targets are refused
+ * naming `-t rego`.
  */
 import { existsSync, statSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -30,6 +32,11 @@ import {
   type VerificationConfig,
   writeBundle,
 } from '../../core/bundle/index.js'
+import {
+  NamespaceTakenError,
+  optimizeBundle,
+  UndefinedEntrypointError,
+} from '../../core/bundle/optimize/optimize.js'
 import { RegoErrors } from '../../core/rego/errors.js'
 import { type BuildEntrypoints, buildEntrypoints, EntrypointError } from '../build-entrypoints.js'
 import { CapabilitiesError, loadCapabilities } from '../capabilities-option.js'
@@ -106,7 +113,7 @@ export function buildCommand(): Command {
     .option('--follow-symlinks', 'follow symbolic links in input folders')
     .option(
       '--partial-namespace <ns>',
-      'namespace of the support rules -O would write (checked; default partial)',
+      'package of the synthetic rules -O writes (default partial)',
       'partial',
     )
     .option('--wasm-include-print', 'accepted for compatibility; only -t wasm uses it, which regent refuses')
@@ -137,7 +144,12 @@ export async function runBuild(
       bundle = { ...bundle, manifest: { ...bundle.manifest, revision: options.revision } }
     bundle = { ...bundle, signatures: undefined }
     compileBundleModules(bundle, capabilities ? { builtins: capabilities.builtins } : {})
-    const entrypoints = checkEntrypoints(bundle, options, capabilities?.builtins, io)
+    const entrypoints = checkEntrypoints(bundle, options, capabilities?.builtins)
+    if (entrypoints && Number(options.optimize) > 0) {
+      bundle = await optimize(bundle, entrypoints, options, capabilities?.builtins, io)
+      if (options.revision !== undefined)
+        bundle = { ...bundle, manifest: { ...bundle.manifest, revision: options.revision } }
+    }
     if (options.signingKey) {
       bundle = await signBundle(bundle, {
         key: await readKeyArgument(options.signingKey, '--signing-key', algorithm),
@@ -155,7 +167,12 @@ export async function runBuild(
       io.stderr(`${err.toString()}\n`)
       return 1
     }
-    if (err instanceof CapabilitiesError || err instanceof EntrypointError)
+    if (
+      err instanceof CapabilitiesError ||
+      err instanceof EntrypointError ||
+      err instanceof UndefinedEntrypointError ||
+      err instanceof NamespaceTakenError
+    )
       return reportError('build', new CommandError(err.message), io)
     return reportError('build', err, io)
   }
@@ -190,7 +207,6 @@ function checkEntrypoints(
   bundle: Bundle,
   options: BuildOptions,
   builtins: Parameters<typeof buildEntrypoints>[1]['builtins'],
-  io: CommandIo,
 ): BuildEntrypoints | undefined {
   const level = Number(options.optimize)
   if (level === 0 && (options.entrypoint ?? []).length === 0) return undefined
@@ -204,10 +220,39 @@ function checkEntrypoints(
     throw new CommandError(
       'bundle optimizations require at least one entrypoint (-e, or entrypoint: true in a METADATA block)',
     )
-  io.stderr(
-    `regent: build -O ${level}: entrypoints ${entrypoints.all.join(', ')} checked; the bundle keeps its rules as written (regent does not rewrite them by partial evaluation; decisions are the same)\n`,
-  )
   return entrypoints
+}
+
+/**
+ * `-O 1|2`: rewrites the entrypoints by partial evaluation (core/bundle/optimize/), given ones
+ * first, then annotated ones, then their dependents, as opa build orders them. An entrypoint the
+ * optimizer leaves as written is named on stderr with the reason; the rewritten bundle is compiled
+ * once more before it is written.
+ */
+async function optimize(
+  bundle: Bundle,
+  entrypoints: BuildEntrypoints,
+  options: BuildOptions,
+  builtins: Parameters<typeof buildEntrypoints>[1]['builtins'],
+  io: CommandIo,
+): Promise<Bundle> {
+  const order = [...new Set([...entrypoints.given, ...entrypoints.annotated, ...entrypoints.dependents])]
+  const result = await optimizeBundle(bundle, {
+    entrypoints: order,
+    level: options.optimize === '1' ? 1 : 2,
+    partialNamespace: options.partialNamespace ?? 'partial',
+    ...(builtins ? { builtins } : {}),
+  })
+  for (const outcome of result.outcomes) {
+    if (!outcome.optimized)
+      io.stderr(
+        `regent: build -O ${options.optimize}: ${outcome.entrypoint} kept as written: ${outcome.reason}\n`,
+      )
+    else if (options.debug)
+      io.stderr(`optimized: ${outcome.entrypoint}${outcome.note ? ` (${outcome.note})` : ''}\n`)
+  }
+  compileBundleModules(result.bundle, builtins ? { builtins } : {})
+  return result.bundle
 }
 
 async function verificationConfig(options: BuildOptions, algorithm: string): Promise<VerificationConfig> {

@@ -182,6 +182,7 @@ export function execCommand(): Command {
       let configured: string | undefined
       let budget: EvaluationBudget
       let log: CommandLog
+      let localRevisions: Record<string, { revision: string }> = {}
       try {
         if (!/^\d+$/.test(options.optimize))
           throw new Error(`-O ${options.optimize}: expected a whole number`)
@@ -230,6 +231,8 @@ export function execCommand(): Command {
           ...(options.v0Compatible ? { v0: true } : {}),
         })
         policy = compilePolicy(loaded.modules, loaded.data, {})
+        localRevisions =
+          plugins?.activated(loaded.bundles.filter((b) => options.bundle.includes(b.name))) ?? {}
         files = await inputFiles(paths)
       } catch (err) {
         await plugins?.stop()
@@ -242,7 +245,9 @@ export function execCommand(): Command {
       const decision = chosen.startsWith('/') ? chosen : `/${chosen}`
       const query = decisionQuery(decision)
       const result: ExecEntry[] = []
-      const logged = plugins?.logsDecisions ? { plugins, bundles: downloaded?.revisions ?? {} } : undefined
+      const logged = plugins?.logsDecisions
+        ? { plugins, bundles: { ...localRevisions, ...downloaded?.revisions } }
+        : undefined
       try {
         for (const file of files)
           result.push(await evaluate(policy, query, decision, file, budget, log, logged))

@@ -21,6 +21,17 @@ export interface LoadedPolicy {
   /** Module sources by file name (for coverage and error excerpts). */
   sources: Map<string, string>
   data: Value
+  /** The `-b` bundles as loaded, in order: the path as given and the manifest's revision. */
+  bundles: LoadedBundle[]
+}
+
+/** One `-b` bundle (what the status report and decision logs name it by). */
+export interface LoadedBundle {
+  /** The path as given, which is the bundle's name, as OPA names bundles loaded from disk. */
+  name: string
+  revision: string
+  /** Bytes of the tarball; absent for a directory. */
+  size?: number
 }
 
 /** Options for {@link loadPolicy}. */
@@ -57,7 +68,7 @@ export function parseDocument(text: string, file: string): Value {
 
 /** Loads modules and data; throws `RegoErrors` for parse errors and Error for I/O and data conflicts. */
 export async function loadPolicy(options: LoadOptions): Promise<LoadedPolicy> {
-  const out: LoadedPolicy = { modules: new Map(), sources: new Map(), data: new ObjectValue() }
+  const out: LoadedPolicy = { modules: new Map(), sources: new Map(), data: new ObjectValue(), bundles: [] }
   const parseErrors: RegoErrors[] = []
   const addModule = (file: string, text: string, regoVersion: 'v0' | 'v1' = options.v0 ? 'v0' : 'v1') => {
     try {
@@ -73,7 +84,8 @@ export async function loadPolicy(options: LoadOptions): Promise<LoadedPolicy> {
     const isDir = (await stat(path)).isDirectory()
     // The bundle reader (tar, signatures) loads only for a bundle: `regent test x.rego` need not pay for it.
     const { readBundle } = await import('./index.js')
-    const bundle = await readBundle(isDir ? { dir: path } : await readFile(path), {
+    const bytes = isDir ? undefined : await readFile(path)
+    const bundle = await readBundle(bytes ?? { dir: path }, {
       ...(options.ignore ? { ignore: options.ignore } : {}),
     })
     const { manifest } = bundle
@@ -83,6 +95,7 @@ export async function loadPolicy(options: LoadOptions): Promise<LoadedPolicy> {
       addModule(moduleId(m.path), m.source, stated ? bundleModuleVersion(manifest, m.path) : undefined)
     }
     out.data = insertAt(out.data, dataPath, fromJS(bundle.data), path)
+    return { name: path, revision: manifest.revision ?? '', ...(bytes ? { size: bytes.byteLength } : {}) }
   }
   for (const spec of options.paths) {
     const { prefix, path } = splitPrefix(spec)
@@ -107,7 +120,7 @@ export async function loadPolicy(options: LoadOptions): Promise<LoadedPolicy> {
   }
   for (const b of options.bundles ?? []) {
     const isDir = (await stat(b)).isDirectory()
-    await addBundle(b, [], (m) => (isDir ? join(b, m) : `/${m}`))
+    out.bundles.push(await addBundle(b, [], (m) => (isDir ? join(b, m) : `/${m}`)))
   }
   if (parseErrors.length > 0) throw new RegoErrors(parseErrors.flatMap((e) => e.errors))
   return out

@@ -98,11 +98,7 @@ function supportCall(
   if (!pe.supportDefined(path)) return false
   const operator: Term = {
     type: 'ref',
-    value: [
-      { type: 'var', value: 'data' },
-      { type: 'string', value: 'partial' },
-      ...set.node.path.map((p) => pe.plugger.value(p)),
-    ],
+    value: [...pe.supportRoot(), ...set.node.path.map((p) => pe.plugger.value(p))],
   }
   const args = call.output ? [...call.args, call.output] : call.args
   return pe.saveSupportCall(operator, args, frame, call.output, iter, expr)

@@ -45,6 +45,14 @@ export interface PartialSettings {
    * instead of being inlined, and no copy propagation simplifies the result.
    */
   shallowInlining?: boolean
+  /** Package path of the support rules (OPA's `rego.PartialNamespace`); default `['partial']`. */
+  namespace?: readonly string[]
+  /**
+   * Support rules made from the policy's own rules keep their original package paths, so they can
+   * stand in for those rules (OPA's `rego.SkipPartialNamespace`, used by `opa build -O`); rules
+   * partial evaluation invents (negations) still go under `namespace`.
+   */
+  skipNamespace?: boolean
 }
 
 /** Partial evaluation hooks and state for one evaluator. */
@@ -65,6 +73,10 @@ export class PartialEval {
   readonly failed = new Set<Expr>()
   /** Shallow inlining (see PartialSettings). */
   readonly shallow: boolean
+  /** Package path of synthetic support rules (negations), e.g. `['partial']`. */
+  readonly namespace: readonly string[]
+  /** Package prefix of support rules made from the policy's rules: `namespace`, or none. */
+  readonly #ruleNamespace: readonly string[]
   readonly #builtins: ReadonlyMap<string, Builtin>
   readonly #root: VNode
 
@@ -78,6 +90,8 @@ export class PartialEval {
       settings.nondeterministicBuiltins,
     )
     this.shallow = settings.shallowInlining === true
+    this.namespace = settings.namespace ?? ['partial']
+    this.#ruleNamespace = settings.skipNamespace === true ? [] : this.namespace
     this.names = new FrameNames(top)
     this.plugger = new Plugger(this.names)
     this.#builtins = e.policy.builtins
@@ -289,10 +303,26 @@ export class PartialEval {
 
   /** Where the support rules for the data path `path` go (`data.partial.<pkg>` and the rule ref). */
   supportPath(path: readonly Value[], pkgLength: number): SupportPath {
-    const pkg = ['partial', ...path.slice(0, pkgLength).map(String)]
+    const pkg = [...this.#ruleNamespace, ...path.slice(0, pkgLength).map(String)]
     const rest = path.slice(pkgLength)
     const rule: Term[] = rest.map((p, i) => (i === 0 ? { type: 'var', value: String(p) } : valueToTerm(p)))
     return { pkg, rule }
+  }
+
+  /** The ref prefix a residual uses to call support rules made from the policy's rules. */
+  supportRoot(): Term[] {
+    return [
+      { type: 'var', value: 'data' },
+      ...this.#ruleNamespace.map((p): Term => ({ type: 'string', value: p })),
+    ]
+  }
+
+  /** The ref prefix of synthetic support rules (`data.partial`). */
+  syntheticRoot(): Term[] {
+    return [
+      { type: 'var', value: 'data' },
+      ...this.namespace.map((p): Term => ({ type: 'string', value: p })),
+    ]
   }
 
   /** True when support rules exist for `path`. */

@@ -66,7 +66,7 @@ function supportNegation(
   const used = new Set<string>()
   for (const q of queries) for (const v of bodyVars(q)) if (unknowns.has(v)) used.add(v)
   const args: Term[] = [...used].sort().map((v) => ({ type: 'var', value: v }))
-  const path = { pkg: ['partial'], rule: [{ type: 'var', value: name } as Term] }
+  const path = { pkg: [...pe.namespace], rule: [{ type: 'var', value: name } as Term] }
   for (const body of queries) {
     pe.support.insert(
       path,
@@ -78,11 +78,7 @@ function supportNegation(
   pe.support.mark(path)
   const ref: Term = {
     type: 'ref',
-    value: [
-      { type: 'var', value: 'data' },
-      { type: 'string', value: 'partial' },
-      { type: 'string', value: name },
-    ],
+    value: [...pe.syntheticRoot(), { type: 'string', value: name }],
   }
   const saved: Expr = {
     type: 'expr',

@@ -295,8 +295,7 @@ function supportRules(c: RefUnify, pos: number, set: RuleSet, plugged: Value[], 
   const left = (): Term => ({
     type: 'ref',
     value: [
-      { type: 'var', value: 'data' },
-      { type: 'string', value: 'partial' },
+      ...pe.supportRoot(),
       ...plugged.map((p) => pe.plugger.value(p)),
       ...ref.path.slice(pos + 1).map((p) => pe.plugger.term(p, fr)),
     ],

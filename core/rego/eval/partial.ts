@@ -39,6 +39,14 @@ export interface PartialOptions {
   nondeterministicBuiltins?: boolean
   /** Keep rules and functions that depend on unknowns as support rules, without copy propagation (OPA's `--shallow-inlining`). */
   shallowInlining?: boolean
+  /** Package of the support rules, dotted (`partial`, the default; OPA's `rego.PartialNamespace`). */
+  partialNamespace?: string
+  /**
+   * Support rules made from the policy's rules keep their own package paths, so they can replace
+   * those rules (OPA's `rego.SkipPartialNamespace`, what `regent build -O` uses); synthetic rules
+   * (negations) still go under `partialNamespace`.
+   */
+  skipPartialNamespace?: boolean
   /**
    * Imports that decide the query's keywords (`regent eval -p --import rego.v2`), as OPA's
    * rego.parseQuery reads them (syntax/query.ts).
@@ -131,6 +139,8 @@ export function partialEvaluateSync(
     disableInlining,
     nondeterministicBuiltins: options.nondeterministicBuiltins ?? false,
     shallowInlining: options.shallowInlining === true,
+    namespace: (options.partialNamespace ?? 'partial').split('.'),
+    skipNamespace: options.skipPartialNamespace === true,
   })
   const live = new Set<string>()
   for (const u of unknowns) live.add(String(u[0]))

@@ -143,6 +143,47 @@ describe('regent exec -c with decision_logs and status', () => {
     expect(last.decision_logs).toMatchObject({ code: 'decision_logs_error', http_code: 503 })
   }, 30_000)
 
+  it('reports -b bundles in the status and names their revisions in decision logs', async () => {
+    const tarball = join(dir, 'local.tar.gz')
+    writeFileSync(tarball, await makeBundle({ revision: 'local-3', modules: { 'authz.rego': POLICY } }))
+    const folder = join(dir, 'extra')
+    mkdirSync(folder, { recursive: true })
+    writeFileSync(join(folder, 'extra.rego'), 'package extra\n\nx := 1\n')
+    const path = join(dir, 'local-config.yaml')
+    writeFileSync(
+      path,
+      `services:\n  acme:\n    url: ${receiver.url}\ndecision_logs:\n  service: acme\nstatus:\n  service: acme\n`,
+    )
+    const { code, stderr } = await runRegent([
+      'exec',
+      '-c',
+      path,
+      '-b',
+      tarball,
+      '-b',
+      folder,
+      '--decision',
+      'authz/allow',
+      join(dir, 'inputs', 'a.json'),
+    ])
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(receiver.events).toHaveLength(1)
+    expect(receiver.events[0]!.bundles).toEqual({
+      [tarball]: { revision: 'local-3' },
+      [folder]: { revision: '' },
+    })
+    const last = receiver.statuses.at(-1)!
+    const bundles = last.bundles as Record<string, Record<string, unknown>>
+    expect(Object.keys(bundles).sort()).toEqual([tarball, folder].sort())
+    expect(bundles[tarball]).toMatchObject({ name: tarball, active_revision: 'local-3', type: 'snapshot' })
+    expect(Number.isNaN(Date.parse(String(bundles[tarball]!.last_successful_activation)))).toBe(false)
+    // No revision in the folder's manifest: left out, as OPA's omitempty does.
+    expect(bundles[folder]).not.toHaveProperty('active_revision')
+    expect(typeof bundles[folder]!.last_successful_activation).toBe('string')
+    expect((last.plugins as Record<string, { state: string }>).bundle?.state).toBe('OK')
+  })
+
   it('refuses a decision_logs section naming an unknown service (exit 1)', async () => {
     const path = config().replace(/$/, '')
     writeFileSync(path, `services:\n  acme:\n    url: ${receiver.url}\ndecision_logs:\n  service: nope\n`)
