@@ -217,7 +217,11 @@ export function PlaygroundForm({ api, system, allowed }: Props) {
           <span class="muted">Ctrl+Enter compiles from any field.</span>
         </div>
       </div>
-      <div class="playground-answer" aria-live="polite">
+      {/* A short announcement; the answer itself can be long (a UCAST tree). */}
+      <p class="visually-hidden" role="status" aria-live="polite">
+        {busy ? 'Compiling' : answer ? `Compiled: HTTP ${answer.outcome.status}` : ''}
+      </p>
+      <div class="playground-answer">
         {failure && <ErrorBox error={failure} />}
         {answer && <CompileResult outcome={answer.outcome} modules={answer.modules} onGoTo={goTo} />}
       </div>
