@@ -10,6 +10,7 @@ import { ActivityView } from './activity/activity-view'
 import { DatasourcesView } from './datasources'
 import { DecisionsView } from './decisions/decisions-view'
 import { FleetView } from './fleet/fleet-view'
+import { PlaygroundView } from './playground/playground-view'
 import { SystemsView } from './systems'
 
 export interface ViewProps {
@@ -32,6 +33,7 @@ export const VIEWS: ConsoleView[] = [
   { id: 'datasources', title: 'Datasources', render: (p) => <DatasourcesView {...p} /> },
   { id: 'activity', title: 'Activity', render: (p) => <ActivityView {...p} /> },
   { id: 'access', title: 'Access', render: (p) => <AccessView {...p} /> },
+  { id: 'playground', title: 'Compile playground', render: (p) => <PlaygroundView {...p} /> },
 ]
 
 /** The view a location names, or the first one. */
