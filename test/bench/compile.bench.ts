@@ -142,6 +142,24 @@ async function httpLoop(
   return { rate, p99 }
 }
 
+/** 500 requests over 8 connections, not measured. */
+async function warmUp(url: string, headers: Record<string, string>, body: string): Promise<void> {
+  const agent = new Agent({ connections: 8 })
+  let left = 500
+  try {
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (left-- > 0) {
+          const res = await request(url, { method: 'POST', headers, body, dispatcher: agent })
+          await res.body.text()
+        }
+      }),
+    )
+  } finally {
+    await agent.close()
+  }
+}
+
 function backendOf(source: string, data: unknown = {}): EngineBackend {
   return new EngineBackend({
     modules: { 'filters.rego': parseModule(source, { file: 'filters.rego' }) },
@@ -314,6 +332,11 @@ async function overHttp(): Promise<void> {
       relays.push({ label, ...(await startRelay(home, upstream.url, script)) })
     }
     const url = (base: string) => `${base}/v1/compile/filters/include`
+    // Every server warms up alike before the first measured loop (a relay's compile worker starts,
+    // and compiles its code, on the first requests): 500 requests over 8 connections each.
+    await warmUp(`${bareServer.url}/fixed`, {}, '{}')
+    await warmUp(url(compileServer.url), { Accept: SQL }, BODY)
+    for (const relay of relays) await warmUp(url(relay.url), { Accept: SQL }, BODY)
     for (const concurrency of [1, 8]) {
       const bareFigures = await httpLoop(
         'bare Hono route, fixed JSON (baseline)',
