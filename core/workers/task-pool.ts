@@ -10,6 +10,12 @@
  * Workers also hold state (the policies tasks run against): `setState` sends it to every worker and
  * to each replacement before any task, so a task never runs against older state than was set
  * before it was submitted.
+ *
+ * With `pipeline` above 1, a busy worker is also sent up to `pipeline - 1` waiting tasks, which it
+ * starts as soon as it answers the one before, instead of idling for the answer's round trip to
+ * this thread and the next task's way back (a third of a compile worker's time on a small request,
+ * docs/performance.md). They still count against `queue`; a worker that dies or is stopped gives
+ * the tasks it had not answered back to the front of the queue, all but the one it was running.
  */
 import type { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
@@ -65,8 +71,10 @@ export class PoolClosedError extends Error {
 export interface TaskPoolOptions<Applied> {
   /** Workers (at least 1). */
   size: number
-  /** Tasks that may wait for a free worker (0: none wait). */
+  /** Tasks that may wait for a free worker, in the pool or sent ahead to a busy one (0: none wait). */
   queue: number
+  /** Tasks a worker holds at once: the one it runs and those sent ahead (default 1: none ahead). */
+  pipeline?: number
   /** Starts one worker, with its resource limits (see start-worker.ts). */
   start: () => Worker
   /** How long past its deadline a running task may go before its worker is terminated. */
@@ -88,7 +96,8 @@ interface Waiting<Task, Result> {
 
 interface Slot<Task, Result> {
   worker: Worker
-  running: Waiting<Task, Result> | undefined
+  /** Tasks sent to the worker and not answered, oldest first: the first one is running. */
+  sent: Waiting<Task, Result>[]
   /** Terminates the worker when the running task overstays its deadline. */
   killer?: NodeJS.Timeout
   /** Why the pool terminated this worker (the running task gets this error). */
@@ -137,15 +146,17 @@ export class TaskPool<State, Applied, Task, Result> {
    */
   run(task: Task, deadline: number): Promise<Result> {
     if (this.#closed) return Promise.reject(new PoolClosedError())
-    const free = this.#slots.find((s) => s.running === undefined && !s.dead && !s.killedFor)
-    if (!free && this.#queue.length >= this.#options.queue) {
+    const free = this.#slots.find((s) => s.sent.length === 0 && usable(s))
+    const waitingCount = this.#waiting()
+    if (!free && waitingCount >= this.#options.queue) {
       this.#stats.refused++
-      return Promise.reject(new PoolFullError(this.#queue.length))
+      return Promise.reject(new PoolFullError(waitingCount))
     }
     return new Promise<Result>((resolve, reject) => {
       const waiting: Waiting<Task, Result> = { id: this.#nextId++, task, deadline, resolve, reject }
-      if (free) {
-        this.#dispatch(free, waiting)
+      const slot = free ?? this.#ahead()
+      if (slot) {
+        this.#dispatch(slot, waiting)
         return
       }
       waiting.expiry = setTimeout(() => this.#expire(waiting), Math.max(0, deadline - Date.now()))
@@ -165,10 +176,28 @@ export class TaskPool<State, Applied, Task, Result> {
   stats(): TaskPoolStats {
     return {
       workers: this.#closed ? 0 : this.#slots.length,
-      busy: this.#slots.filter((s) => s.running).length,
-      queued: this.#queue.length,
+      busy: this.#slots.filter((s) => s.sent.length > 0).length,
+      queued: this.#waiting(),
       ...this.#stats,
     }
+  }
+
+  /** Tasks waiting: in the queue, and sent ahead to a worker that runs another. */
+  #waiting(): number {
+    let n = this.#queue.length
+    for (const slot of this.#slots) n += Math.max(0, slot.sent.length - 1)
+    return n
+  }
+
+  /** A busy worker that may be sent one more task ahead (the one holding fewest), if any. */
+  #ahead(): Slot<Task, Result> | undefined {
+    const depth = this.#options.pipeline ?? 1
+    let best: Slot<Task, Result> | undefined
+    for (const slot of this.#slots) {
+      if (!usable(slot) || slot.sent.length >= depth) continue
+      if (!best || slot.sent.length < best.sent.length) best = slot
+    }
+    return best
   }
 
   /** Terminates the workers; waiting and running tasks fail with PoolClosedError. */
@@ -181,8 +210,10 @@ export class TaskPool<State, Applied, Task, Result> {
     await Promise.all(
       this.#slots.map((slot) => {
         clearTimeout(slot.killer)
-        slot.running?.reject(new PoolClosedError())
-        slot.running = undefined
+        for (const waiting of slot.sent.splice(0)) {
+          clearTimeout(waiting.expiry)
+          waiting.reject(new PoolClosedError())
+        }
         return slot.worker.terminate()
       }),
     )
@@ -190,7 +221,8 @@ export class TaskPool<State, Applied, Task, Result> {
 
   #dispatch(slot: Slot<Task, Result>, waiting: Waiting<Task, Result>): void {
     clearTimeout(waiting.expiry)
-    slot.running = waiting
+    waiting.expiry = undefined
+    slot.sent.push(waiting)
     const message: ToWorker<State, Task> = {
       kind: 'task',
       id: waiting.id,
@@ -198,7 +230,22 @@ export class TaskPool<State, Applied, Task, Result> {
       task: waiting.task,
     }
     slot.worker.postMessage(message)
-    const wait = Math.max(0, waiting.deadline - Date.now()) + this.#options.graceMs
+    if (slot.sent.length === 1) this.#watch(slot, waiting)
+    else {
+      // Sent ahead: it fails at its deadline as a queued task does, should the worker not start it.
+      waiting.expiry = setTimeout(
+        () => this.#expireAhead(slot, waiting),
+        Math.max(0, waiting.deadline - Date.now()),
+      )
+      waiting.expiry.unref()
+    }
+  }
+
+  /** Arms the timer that stops `slot`'s worker when `running` overstays its deadline. */
+  #watch(slot: Slot<Task, Result>, running: Waiting<Task, Result>): void {
+    clearTimeout(running.expiry)
+    running.expiry = undefined
+    const wait = Math.max(0, running.deadline - Date.now()) + this.#options.graceMs
     slot.killer = setTimeout(() => {
       slot.killedFor = new TaskTimeoutError(false)
       this.#stats.timedOut++
@@ -211,6 +258,15 @@ export class TaskPool<State, Applied, Task, Result> {
     slot.killer.unref()
   }
 
+  /** A task sent ahead whose deadline passed before its worker started it (its late answer is dropped). */
+  #expireAhead(slot: Slot<Task, Result>, waiting: Waiting<Task, Result>): void {
+    const at = slot.sent.indexOf(waiting)
+    if (at < 1) return
+    slot.sent.splice(at, 1)
+    this.#stats.timedOut++
+    waiting.reject(new TaskTimeoutError(true))
+  }
+
   /** A queued task whose deadline passed before a worker freed up. */
   #expire(waiting: Waiting<Task, Result>): void {
     const at = this.#queue.indexOf(waiting)
@@ -220,25 +276,31 @@ export class TaskPool<State, Applied, Task, Result> {
     waiting.reject(new TaskTimeoutError(true))
   }
 
-  /** The worker is free again: give it the oldest waiting task (unless it is being stopped). */
+  /** The worker has room again: send it the oldest waiting tasks (unless it is being stopped). */
   #next(slot: Slot<Task, Result>): void {
-    if (slot.dead || slot.killedFor) return
-    const waiting = this.#queue.shift()
-    if (waiting) this.#dispatch(slot, waiting)
+    const depth = Math.max(1, this.#options.pipeline ?? 1)
+    while (usable(slot) && slot.sent.length < depth) {
+      const waiting = this.#queue.shift()
+      if (!waiting) return
+      this.#dispatch(slot, waiting)
+    }
   }
 
   #settle(slot: Slot<Task, Result>, id: number, settle: (w: Waiting<Task, Result>) => void): void {
-    const running = slot.running
+    // Answers come in the order tasks were sent; one for a task that expired ahead is dropped.
+    const running = slot.sent[0]
     if (!running || running.id !== id) return
     clearTimeout(slot.killer)
-    slot.running = undefined
+    slot.sent.shift()
     this.#deathsInARow = 0
     settle(running)
+    const started = slot.sent[0]
+    if (started) this.#watch(slot, started)
     this.#next(slot)
   }
 
   #spawn(): Slot<Task, Result> {
-    const slot: Slot<Task, Result> = { worker: this.#options.start(), running: undefined }
+    const slot: Slot<Task, Result> = { worker: this.#options.start(), sent: [] }
     slot.worker.unref()
     if (this.#state) {
       const { generation, state } = this.#state
@@ -266,9 +328,16 @@ export class TaskPool<State, Applied, Task, Result> {
             : `the worker stopped (${err?.message ?? `exit code ${code}`}) and was replaced`,
           outOfMemory,
         )
-      const hadTask = slot.running !== undefined
-      slot.running?.reject(reason)
-      slot.running = undefined
+      const [running, ...ahead] = slot.sent.splice(0)
+      running?.reject(reason)
+      // Tasks sent ahead never started: back to the front of the queue, in order, for the replacement.
+      for (const waiting of ahead.reverse()) {
+        clearTimeout(waiting.expiry)
+        waiting.expiry = setTimeout(() => this.#expire(waiting), Math.max(0, waiting.deadline - Date.now()))
+        waiting.expiry.unref()
+        this.#queue.unshift(waiting)
+      }
+      const hadTask = running !== undefined
       if (this.#closed) return
       this.#replace(slot, reason, hadTask)
     }
@@ -293,4 +362,9 @@ export class TaskPool<State, Applied, Task, Result> {
     if (delay === 0) restart()
     else setTimeout(restart, delay).unref()
   }
+}
+
+/** A worker that may be given tasks: alive and not being stopped. */
+function usable(slot: { dead?: boolean; killedFor?: Error }): boolean {
+  return !slot.dead && !slot.killedFor
 }

@@ -26,6 +26,12 @@ export const KILL_GRACE_MS = 1000
 const RETRY_AFTER_SECONDS = 1
 /** A small young generation: evaluation makes short-lived garbage, the old generation holds the policy. */
 const YOUNG_GENERATION_MB = 16
+/**
+ * Tasks a worker holds: the one it runs and one sent ahead, which it starts without waiting for
+ * the round trip through the main thread (its answer, then the next task): on small requests
+ * that round trip left the worker idle about a third of the time (docs/performance.md).
+ */
+const PIPELINE = 2
 
 type Pool = TaskPool<ServedState, LoadReport, CompileRequest, CompileAnswer>
 
@@ -61,6 +67,7 @@ export class CompilePool {
     this.#pool = new TaskPool({
       size: config.workers ?? defaultCompileWorkers(),
       queue: config.queue,
+      pipeline: PIPELINE,
       graceMs: KILL_GRACE_MS,
       logger: this.#logger.child({ component: 'compile-pool' }),
       onStateApplied: this.#onLoaded,

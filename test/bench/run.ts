@@ -7,6 +7,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
+import { availableParallelism, loadavg } from 'node:os'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const CHILD_FLAG = '--bench-file'
@@ -30,7 +31,8 @@ if (childAt !== -1) {
   }
   let failed = 0
   for (const file of files) {
-    console.log(`\n== ${file}`)
+    // Figures from a loaded machine mean little on their own: the load goes beside them.
+    console.log(`\n== ${file} (load ${loadText()})`)
     const started = performance.now()
     const child = spawnSync(
       process.execPath,
@@ -41,7 +43,14 @@ if (childAt !== -1) {
       failed++
       console.log(`   ${file} failed (exit ${child.status ?? child.signal})`)
     }
-    console.log(`   (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+    console.log(`   (${((performance.now() - started) / 1000).toFixed(1)} s; load after: ${loadText()})`)
   }
   if (failed > 0) process.exitCode = 1
+}
+
+/** The 1, 5 and 15 minute load averages, and the cores they compare with. */
+function loadText(): string {
+  return `${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} on ${availableParallelism()} cores`
 }

@@ -105,8 +105,15 @@ export class PartialEval {
   /** Arity of a call operator (built-in or user function), -1 when unknown. */
   readonly arity = (operator: Term): number => {
     const parts = operator.type === 'ref' ? operator.value : [operator]
+    // Most operators are one-word built-ins (`eq`, `neq`, `gt`): no name to join. Copy propagation
+    // asks for every expression of every residual.
+    const head = parts[0]
+    if (parts.length === 1 && head?.type === 'var' && head.value !== 'data') {
+      return this.#builtins.get(head.value)?.arity ?? -1
+    }
     const names: string[] = []
-    for (const [i, p] of parts.entries()) {
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i] as Term
       if (i === 0 && p.type === 'var') names.push(p.value)
       else if (i > 0 && p.type === 'string') names.push(p.value)
       else return -1

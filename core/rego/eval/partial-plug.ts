@@ -86,8 +86,11 @@ export class Plugger {
         return t.src.type === 'var' || t.src.type === 'ref' ? valueToTerm(t.v) : t.src
       case K.Var: {
         const b = frame.s[t.slot]
-        if (b === undefined)
-          return withLocation({ type: 'var', value: this.names.varName(t.name, frame) }, t.src)
+        if (b === undefined) {
+          const value = this.names.varName(t.name, frame)
+          const location = t.src.location
+          return location ? { type: 'var', value, location } : { type: 'var', value }
+        }
         if (b instanceof TermBinding) return this.term(b.term, b.frame)
         return valueToTerm(b)
       }
@@ -98,10 +101,15 @@ export class Plugger {
             : t.root === Root.Input
               ? { type: 'var', value: 'input' }
               : this.term(t.head as PTerm, frame)
-        const parts = t.path.map((p) => this.term(p, frame))
+        const parts: Term[] = []
         // A head bound to a ref (`x = input.a; x.b`) continues that ref.
-        if (head.type === 'ref') return withLocation({ type: 'ref', value: [...head.value, ...parts] }, t.src)
-        return withLocation({ type: 'ref', value: [withLocation(head, firstPart(t.src)), ...parts] }, t.src)
+        if (head.type === 'ref') parts.push(...head.value)
+        else parts.push(withLocation(head, firstPart(t.src)))
+        for (const p of t.path) parts.push(this.term(p, frame))
+        // Built with its location, not given one after: a property added later changes the
+        // object's hidden class, measurable on residuals of thousands of refs.
+        const location = t.src.location
+        return location ? { type: 'ref', value: parts, location } : { type: 'ref', value: parts }
       }
       case K.Array:
         return withLocation({ type: 'array', value: t.items.map((x) => this.term(x, frame)) }, t.src)

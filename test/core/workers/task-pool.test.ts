@@ -19,10 +19,11 @@ afterEach(async () => {
   pool = undefined
 })
 
-function startPool(size: number, queue: number, applied: string[] = []) {
+function startPool(size: number, queue: number, applied: string[] = [], pipeline = 1) {
   pool = new TaskPool<string, string, FixtureTask, string>({
     size,
     queue,
+    pipeline,
     graceMs: 200,
     logger,
     onStateApplied: (a) => applied.push(a),
@@ -120,5 +121,72 @@ describe('TaskPool', () => {
     expect(await running).toBeInstanceOf(PoolClosedError)
     expect(await waiting).toBeInstanceOf(PoolClosedError)
     await expect(p.run({ kind: 'state' }, inSeconds(30))).rejects.toBeInstanceOf(PoolClosedError)
+  })
+
+  describe('with tasks sent ahead to a busy worker (pipeline 2)', () => {
+    it('answers each task in order, counts those sent ahead as waiting, and bounds them by the queue', async () => {
+      const p = startPool(1, 1, [], 2)
+      p.setState('r1')
+      const first = p.run({ kind: 'wait', ms: 300 }, inSeconds(30))
+      const ahead = p.run({ kind: 'state' }, inSeconds(30))
+      expect(p.stats()).toMatchObject({ workers: 1, busy: 1, queued: 1 })
+      await expect(p.run({ kind: 'state' }, inSeconds(30))).rejects.toBeInstanceOf(PoolFullError)
+      // State set after a task was sent ahead is not what that task sees; the next one sees it.
+      p.setState('r2')
+      const after = p.run({ kind: 'state' }, inSeconds(30)).catch((e: unknown) => e)
+      expect(await first).toBe('waited')
+      expect(await ahead).toBe('r1')
+      expect(await after).toBeInstanceOf(PoolFullError)
+      expect(await p.run({ kind: 'state' }, inSeconds(30))).toBe('r2')
+      expect(p.stats()).toMatchObject({ busy: 0, queued: 0, refused: 2 })
+    })
+
+    it('gives the replacement of a stopped worker the task it had been sent ahead', async () => {
+      const p = startPool(1, 2, [], 2)
+      p.setState('r1')
+      const spin = p.run({ kind: 'spin' }, Date.now() + 300)
+      const ahead = p.run({ kind: 'state' }, inSeconds(30))
+      expect(p.stats().queued).toBe(1)
+      const err = await spin.catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(TaskTimeoutError)
+      expect((err as TaskTimeoutError).whileQueued).toBe(false)
+      expect(await ahead).toBe('r1')
+      expect(p.stats()).toMatchObject({ workers: 1, replaced: 1, timedOut: 1, queued: 0 })
+    })
+
+    it('fails a task sent ahead whose deadline passes before its worker starts it; later answers still match', async () => {
+      const p = startPool(1, 2, [], 2)
+      p.setState('r1')
+      const busy = p.run({ kind: 'wait', ms: 600 }, inSeconds(30))
+      const err = await p.run({ kind: 'wait', ms: 1 }, Date.now() + 100).catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(TaskTimeoutError)
+      expect((err as TaskTimeoutError).whileQueued).toBe(true)
+      // Sent ahead after the expired one: its answer comes after the expired task's late one.
+      const next = p.run({ kind: 'state' }, inSeconds(30))
+      expect(await busy).toBe('waited')
+      expect(await next).toBe('r1')
+      expect(p.stats()).toMatchObject({ replaced: 0, timedOut: 1, busy: 0 })
+    })
+
+    it('sends a new task to an idle worker before sending one ahead to a busy one', async () => {
+      const p = startPool(2, 2, [], 2)
+      p.setState('r1')
+      const long = p.run({ kind: 'wait', ms: 5000 }, inSeconds(30)).catch((e: unknown) => e)
+      // The second worker is idle: this task must not wait behind the long one.
+      expect(await p.run({ kind: 'state' }, inSeconds(30))).toBe('r1')
+      expect(p.stats()).toMatchObject({ busy: 1, queued: 0 })
+      await p.close()
+      expect(await long).toBeInstanceOf(PoolClosedError)
+    })
+
+    it('fails tasks sent ahead when closed', async () => {
+      const p = startPool(1, 1, [], 2)
+      const running = p.run({ kind: 'wait', ms: 5000 }, inSeconds(30)).catch((e: unknown) => e)
+      const ahead = p.run({ kind: 'state' }, inSeconds(30)).catch((e: unknown) => e)
+      expect(p.stats().queued).toBe(1)
+      await p.close()
+      expect(await running).toBeInstanceOf(PoolClosedError)
+      expect(await ahead).toBeInstanceOf(PoolClosedError)
+    })
   })
 })
