@@ -229,7 +229,9 @@ export class BufferThread {
   }
 
   /** See DecisionBuffer.acknowledgeMany; batches go by id, their texts stay here. */
-  async acknowledgeMany(ranges: ReadonlyArray<{ batch: Batch; fromSeq: number; toSeq: number }>): Promise<void> {
+  async acknowledgeMany(
+    ranges: ReadonlyArray<{ batch: Batch; fromSeq: number; toSeq: number }>,
+  ): Promise<void> {
     if (ranges.length === 0) return
     await this.call(
       'acknowledgeMany',

@@ -175,7 +175,10 @@ function serve(buffer: DecisionBuffer): void {
       publish()
       // A claim's body moves to the main thread without a copy.
       const transfer = request.method === 'claim' && value ? [(value as WireClaim).body.buffer] : []
-      port.postMessage({ kind: 'done', id: request.id, value } satisfies BufferReply, transfer as ArrayBuffer[])
+      port.postMessage(
+        { kind: 'done', id: request.id, value } satisfies BufferReply,
+        transfer as ArrayBuffer[],
+      )
     } catch (err) {
       publish()
       fail(err)

@@ -35,6 +35,8 @@ const INSERT_CHUNK_ROWS = 500
 /** Reads and writes the `decisions` table. */
 export class DecisionRepository {
   private readonly scanner: DecisionScanner
+  /** `performance.now()` of the last append (-Infinity before any): background work yields to intake. */
+  lastAppendAt = Number.NEGATIVE_INFINITY
 
   constructor(
     private readonly db: Kysely<ServiceTables>,
@@ -53,6 +55,7 @@ export class DecisionRepository {
    */
   async append(decisions: NewDecision[]): Promise<number> {
     if (decisions.length === 0) return 0
+    this.lastAppendAt = performance.now()
     return this.db.transaction().execute(async (trx) => {
       let inserted = 0
       for (let i = 0; i < decisions.length; i += INSERT_CHUNK_ROWS) {
