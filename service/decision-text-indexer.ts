@@ -46,7 +46,7 @@ export class DecisionTextIndexer {
 
   // Resolves to the delay before the next batch.
   private async batch(): Promise<number> {
-    const { store, logger, batchRows = 500, idleMs = 1000, busyShare = 0.25, quietMs = 1000 } = this.options
+    const { store, logger, batchRows = 500, idleMs = 1000, busyShare = 0.1, quietMs = 1000 } = this.options
     try {
       const started = performance.now()
       const indexed = await store.decisions.indexText(batchRows)
