@@ -18,8 +18,12 @@ export interface DeliveredRange {
   toSeq: number
 }
 
-/** Ranges queued or being committed past which `add` waits (bounds memory held by texts). */
-const MAX_PENDING_RANGES = 16
+/**
+ * Ranges queued or being committed past which `add` waits. It bounds the memory they hold and
+ * what a crash sends twice (delivered, not yet deleted): a few batches suffice to overlap the
+ * deletes with the uploads.
+ */
+export const MAX_PENDING_RANGES = 4
 
 /** See the module comment. */
 export class AckQueue {

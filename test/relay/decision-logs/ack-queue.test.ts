@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { AckQueue, type DeliveredRange } from '../../../plugins/logs/ack-queue.js'
+import { AckQueue, type DeliveredRange, MAX_PENDING_RANGES } from '../../../plugins/logs/ack-queue.js'
 import type { Batch } from '../../../store/decision-buffer/index.js'
 
 const range = (id: number): DeliveredRange => ({
@@ -59,19 +59,19 @@ describe('AckQueue', () => {
     expect(buffer.calls).toEqual([[1], [2]])
   })
 
-  it('makes the uploader wait once 16 delivered ranges are not deleted yet', async () => {
+  it('makes the uploader wait once MAX_PENDING_RANGES delivered ranges are not deleted yet', async () => {
     const buffer = fakeBuffer()
     const acks = new AckQueue(buffer)
-    for (let i = 1; i <= 16; i++) await acks.add(range(i))
+    for (let i = 1; i <= MAX_PENDING_RANGES; i++) await acks.add(range(i))
     let added = false
-    const seventeenth = acks.add(range(17)).then(() => {
+    const next = acks.add(range(MAX_PENDING_RANGES + 1)).then(() => {
       added = true
     })
     await tick()
     expect(added).toBe(false)
     buffer.finish[0]!()
-    await seventeenth
-    expect(buffer.calls[1]).toEqual(Array.from({ length: 16 }, (_, i) => i + 2))
+    await next
+    expect(buffer.calls[1]).toEqual(Array.from({ length: MAX_PENDING_RANGES }, (_, i) => i + 2))
     buffer.finish[1]!()
     await acks.flush()
   })
