@@ -66,7 +66,7 @@ export interface BatchContext {
  *   413 past `maxEvents`.
  */
 export function decisionsFromBatch(text: string, context: BatchContext): NewDecision[] {
-  return eventTexts(text, context).map((eventText) => decisionRow(parse(eventText) as Event, context))
+  return eventTexts(text, context).map((eventText) => decisionOf(eventText, context))
 }
 
 /** Event text parsed between two yields to the event loop. */
@@ -85,7 +85,7 @@ export async function decisionsFromBatchYielding(
   const rows = new Array<NewDecision>(texts.length)
   let parsed = 0
   for (let k = 0; k < texts.length; k++) {
-    rows[k] = decisionRow(parse(texts[k]!) as Event, context)
+    rows[k] = decisionOf(texts[k]!, context)
     parsed += texts[k]!.length
     if (parsed >= PARSE_SLICE_CHARS) {
       parsed = 0
@@ -111,9 +111,46 @@ function eventTexts(text: string, context: BatchContext): string[] {
   }
 }
 
+/**
+ * The row of one event text (valid JSON: the splitter checked it). The stored text is the event
+ * in compact form. Without escapes in it, that is the text itself minus whitespace between
+ * tokens, and the fields are read with the native JSON.parse (their values need no exact
+ * numbers); a lossless parse and re-serialisation of every event cost more than its insert
+ * (docs/performance.md). Texts with escapes take the lossless path, which also writes their
+ * strings in one canonical form, so equal events stay equal text.
+ */
+function decisionOf(text: string, context: BatchContext): NewDecision {
+  if (text.includes('\\')) {
+    const event = parse(text) as Event
+    return decisionRow(event, stringify(event) as string, context)
+  }
+  return decisionRow(JSON.parse(text) as Event, withoutWhitespace(text), context)
+}
+
+/** `text` (without escapes) minus whitespace outside strings; `text` itself when there is none. */
+function withoutWhitespace(text: string): string {
+  let out: string | undefined
+  let from = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === QUOTE) inString = false
+      continue
+    }
+    if (c === QUOTE) inString = true
+    else if (c === 32 || c === 9 || c === 10 || c === 13) {
+      out = (out ?? '') + text.slice(from, i)
+      from = i + 1
+    }
+  }
+  return out === undefined ? text : out + text.slice(from)
+}
+
+const QUOTE = 34
+
 // The event passed the shared rules: an object whose decision_id is absent, null or a valid string.
-function decisionRow(event: Event, context: BatchContext): NewDecision {
-  const raw = stringify(event) as string
+function decisionRow(event: Event, raw: string, context: BatchContext): NewDecision {
   let decisionId = event.decision_id
   if (decisionId === undefined || decisionId === null) {
     // NOTE(service): OPA always sends one; for other producers a digest of the event makes retries of the same event dedupe.

@@ -21,6 +21,11 @@ export interface ServiceDatabase {
   location: string
   /** The PostgreSQL schema worked in, when one was given. */
   schema?: string
+  /**
+   * SQLite's own connection (the one under `db`), for hot paths that run prepared statements
+   * while holding Kysely's connection (store/service/decision-appender.ts).
+   */
+  sqlite?: Database.Database
   close(): Promise<void>
 }
 
@@ -89,7 +94,7 @@ function openSqlite(url: string): ServiceDatabase {
   const db = new Kysely<ServiceTables>({
     dialect: new SqliteDialect({ database: keepingCommitErrors(sqlite) }),
   })
-  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() }
+  return { db, dialect: 'sqlite', location: file, sqlite, close: () => db.destroy() }
 }
 
 /**

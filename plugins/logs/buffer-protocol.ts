@@ -41,6 +41,7 @@ export type BufferMethod =
   | 'claim'
   | 'shrink'
   | 'acknowledge'
+  | 'acknowledgeMany'
   | 'recordFailure'
   | 'deadLetter'
   | 'releaseAll'

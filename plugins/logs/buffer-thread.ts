@@ -34,6 +34,7 @@ import {
   readStats,
   STATS_BYTES,
 } from './buffer-protocol.js'
+import { ClaimedBatch, type WireClaim } from './claimed-batch.js'
 
 interface Pending {
   resolve: (value: unknown) => void
@@ -46,6 +47,7 @@ interface Pending {
 const WRITING_METHODS: ReadonlySet<BufferMethod> = new Set([
   'shrink',
   'acknowledge',
+  'acknowledgeMany',
   'recordFailure',
   'deadLetter',
   'redrive',
@@ -197,15 +199,17 @@ export class BufferThread {
     this.pending.delete(id)
   }
 
-  /** See DecisionBuffer.claim; the batch carries its texts. */
-  claim(maxEvents: number, maxBytes: number): Promise<Batch | undefined> {
-    return this.call('claim', maxEvents, maxBytes) as Promise<Batch | undefined>
+  /** See DecisionBuffer.claim; the batch carries its upload body (texts decoded on demand). */
+  async claim(maxEvents: number, maxBytes: number): Promise<ClaimedBatch | undefined> {
+    const wire = (await this.call('claim', maxEvents, maxBytes)) as WireClaim | undefined
+    return wire && new ClaimedBatch(wire)
   }
 
   /** See DecisionBuffer.shrink. */
   async shrink(batch: Batch, keep: number): Promise<Batch> {
     if (keep <= 0 || keep >= batch.seqs.length) return batch
     await this.call('shrink', batch.id, keep)
+    if (batch instanceof ClaimedBatch) return batch.head(keep)
     const sizes = batch.sizes.slice(0, keep)
     const seqs = batch.seqs.slice(0, keep)
     return {
@@ -222,6 +226,17 @@ export class BufferThread {
   /** See DecisionBuffer.acknowledge. */
   async acknowledge(batch: Batch, fromSeq = batch.firstSeq, toSeq = batch.lastSeq): Promise<void> {
     await this.call('acknowledge', batch.id, fromSeq, toSeq)
+  }
+
+  /** See DecisionBuffer.acknowledgeMany; batches go by id, their texts stay here. */
+  async acknowledgeMany(
+    ranges: ReadonlyArray<{ batch: Batch; fromSeq: number; toSeq: number }>,
+  ): Promise<void> {
+    if (ranges.length === 0) return
+    await this.call(
+      'acknowledgeMany',
+      ranges.map((r) => [r.batch.id, r.fromSeq, r.toSeq]),
+    )
   }
 
   /** See DecisionBuffer.recordFailure. */

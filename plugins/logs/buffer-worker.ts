@@ -16,6 +16,7 @@ import {
   toWireError,
   writeStats,
 } from './buffer-protocol.js'
+import { toWireClaim, type WireClaim } from './claimed-batch.js'
 import { GroupCommitter } from './group-commit.js'
 import { parseUpload } from './parse-upload.js'
 
@@ -82,7 +83,7 @@ function serve(buffer: DecisionBuffer): void {
         const batch = buffer.claim(args[0] as number, args[1] as number)
         if (!batch) return undefined
         batches.set(batch.id, { ...batch, texts: [] })
-        return batch
+        return toWireClaim(batch)
       }
       case 'shrink': {
         const batch = buffer.shrink(batchOf(args[0]), args[1] as number)
@@ -93,6 +94,16 @@ function serve(buffer: DecisionBuffer): void {
         const batch = batchOf(args[0])
         buffer.acknowledge(batch, args[1] as number, args[2] as number)
         settle(batch, args[2])
+        return undefined
+      }
+      case 'acknowledgeMany': {
+        const ranges = (args[0] as Array<[number, number, number]>).map(([id, fromSeq, toSeq]) => ({
+          batch: batchOf(id),
+          fromSeq,
+          toSeq,
+        }))
+        buffer.acknowledgeMany(ranges)
+        for (const r of ranges) settle(r.batch, r.toSeq)
         return undefined
       }
       case 'deadLetter': {
@@ -162,7 +173,12 @@ function serve(buffer: DecisionBuffer): void {
     try {
       const value = call(request.method, request.args)
       publish()
-      post({ kind: 'done', id: request.id, value })
+      // A claim's body moves to the main thread without a copy.
+      const transfer = request.method === 'claim' && value ? [(value as WireClaim).body.buffer] : []
+      port.postMessage(
+        { kind: 'done', id: request.id, value } satisfies BufferReply,
+        transfer as ArrayBuffer[],
+      )
     } catch (err) {
       publish()
       fail(err)

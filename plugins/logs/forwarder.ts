@@ -2,6 +2,12 @@
  * The forwarder: uploads buffered events in ingest order, one batch at a time, and deletes them
  * only after the upstream's 2xx for their batch.
  *
+ * It works as a pipeline of three stages on three threads, so none waits for the others: while
+ * one batch is on the wire (main thread), the next is read from the buffer (buffer thread) and
+ * compressed (libuv's pool), and the batches delivered before are deleted in one transaction
+ * (ack-queue.ts). One upload is in flight at a time, so the upstream still receives batches in
+ * ingest order, and a refused batch is split or retried before anything after it is sent.
+ *
  * Batches are bounded by their gzip size (`upload.max_batch_bytes`); the raw size that fits is
  * estimated from the compression ratio seen so far and corrected by shrinking the claim when a
  * batch compresses larger than the limit. Per batch: network errors, timeouts, 5xx, 408 and 429
@@ -16,7 +22,9 @@ import { gzip } from 'node:zlib'
 import pRetry from 'p-retry'
 import type { Logger } from 'pino'
 import type { Batch } from '../../store/decision-buffer/index.js'
+import { AckQueue } from './ack-queue.js'
 import type { BufferThread } from './buffer-thread.js'
+import { ClaimedBatch } from './claimed-batch.js'
 import type { DecisionLogsConfig } from './config.js'
 import type { DecisionLogMetrics } from './metrics.js'
 import { postBatch, type UploadOutcome, type UpstreamTarget } from './upload.js'
@@ -44,6 +52,12 @@ type PartResult =
   | { kind: 'refused'; status: number; message: string }
   | { kind: 'dead'; status: number; message: string; attempts: number }
 
+/** A claimed batch and its gzip body. */
+interface Prepared {
+  batch: Batch
+  gzipped: Buffer
+}
+
 /** The status that means "an event of this batch is invalid" (the service names which one). */
 const EVENT_REFUSED = 400
 
@@ -62,6 +76,7 @@ export class Forwarder {
    */
   private learnedLimit = Number.POSITIVE_INFINITY
   private readonly status: ForwarderState = { state: 'idle', consecutiveFailures: 0, lastError: null }
+  private readonly acks: AckQueue
 
   constructor(
     private readonly buffer: BufferThread,
@@ -69,7 +84,9 @@ export class Forwarder {
     private readonly config: Pick<DecisionLogsConfig, 'upload' | 'retry'>,
     private readonly metrics: DecisionLogMetrics,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.acks = new AckQueue(buffer)
+  }
 
   /** Starts the upload loop. */
   start(): void {
@@ -108,16 +125,28 @@ export class Forwarder {
   }
 
   private async loop(): Promise<void> {
+    // The batch after the one being delivered, claimed and compressed meanwhile.
+    let next: Promise<Prepared | undefined> | undefined
     while (!this.abort.signal.aborted) {
       try {
-        const prepared = await this.nextBatch()
+        const prepared = await (next ?? this.nextBatch())
+        next = undefined
         if (!prepared) {
+          await this.acks.flush()
           if (this.stopping) return
           await this.idle()
           continue
         }
-        await this.deliver(prepared.batch, prepared.gzipped)
+        const fitted = await this.fit(prepared)
+        next = this.nextBatch()
+        // Settled by the loop (awaited above or in the catch): never an unhandled rejection.
+        next.catch(() => {})
+        await this.deliver(fitted.batch, fitted.gzipped)
       } catch (err) {
+        // The claim in progress and the queued deletes end before the claims are given back.
+        await next?.catch(() => {})
+        next = undefined
+        await this.acks.flush().catch(() => {})
         if (this.abort.signal.aborted) return
         // The buffer itself failed (locked past its timeout by a CLI, disk trouble): give the
         // batch back and try again shortly; rows already delivered may be sent twice, which the
@@ -137,25 +166,43 @@ export class Forwarder {
         await sleep(1000, this.abort.signal).catch(() => {})
       }
     }
+    // Aborted (drain time over): what is still queued is deleted if it can be, else sent again.
+    await next?.catch(() => {})
+    await this.acks.flush().catch(() => {})
   }
 
   /** Claims the oldest events that fit in one gzip batch, with the batch compressed. */
-  private async nextBatch(): Promise<{ batch: Batch; gzipped: Buffer } | undefined> {
+  private async nextBatch(): Promise<Prepared | undefined> {
     const { max_batch_events: maxEvents } = this.config.upload
-    const limit = Math.min(this.config.upload.max_batch_bytes, this.learnedLimit)
-    let batch = await this.buffer.claim(maxEvents, Math.max(1, Math.floor(limit * this.ratio * 0.95)))
+    const limit = this.limit()
+    const batch = await this.buffer.claim(maxEvents, Math.max(1, Math.floor(limit * this.ratio * 0.95)))
     if (!batch) return undefined
-    let body = encodeArray(batch.texts)
-    let gzipped = await gzipAsync(body)
-    while (gzipped.length > limit && batch.texts.length > 1) {
-      const keep = Math.max(1, Math.floor(batch.texts.length * (limit / gzipped.length) * 0.9))
-      batch = await this.buffer.shrink(batch, keep)
-      body = encodeArray(batch.texts)
-      gzipped = await gzipAsync(body)
-    }
+    const body = arrayBody(batch)
+    const gzipped = await gzipAsync(body)
     // Smooth the ratio so one odd batch does not swing the next claim.
     this.ratio = this.ratio * 0.5 + (body.length / gzipped.length) * 0.5
     return { batch, gzipped }
+  }
+
+  /**
+   * Cuts a prepared batch down to the limit (it may have been claimed before a 413 lowered it,
+   * or compressed worse than the ratio promised), giving the tail back to the buffer.
+   */
+  private async fit(prepared: Prepared): Promise<Prepared> {
+    const limit = this.limit()
+    let { batch, gzipped } = prepared
+    while (gzipped.length > limit && batch.seqs.length > 1) {
+      const keep = Math.max(1, Math.floor(batch.seqs.length * (limit / gzipped.length) * 0.9))
+      batch = await this.buffer.shrink(batch, keep)
+      const body = arrayBody(batch)
+      gzipped = await gzipAsync(body)
+      this.ratio = this.ratio * 0.5 + (body.length / gzipped.length) * 0.5
+    }
+    return { batch, gzipped }
+  }
+
+  private limit(): number {
+    return Math.min(this.config.upload.max_batch_bytes, this.learnedLimit)
   }
 
   /**
@@ -164,18 +211,18 @@ export class Forwarder {
    */
   private async deliver(batch: Batch, gzipped: Buffer): Promise<void> {
     const parts: Array<{ from: number; to: number; gzipped?: Buffer }> = [
-      { from: 0, to: batch.texts.length, gzipped },
+      { from: 0, to: batch.seqs.length, gzipped },
     ]
     while (parts.length > 0) {
       const part = parts.shift()!
       const events = part.to - part.from
-      const body = part.gzipped ?? (await gzipAsync(encodeArray(batch.texts.slice(part.from, part.to))))
+      const body = part.gzipped ?? (await gzipAsync(arrayBody(batch, part.from, part.to)))
       const result = await this.sendWithRetries(batch, body, events)
       const firstSeq = batch.seqs[part.from]!
       const lastSeq = batch.seqs[part.to - 1]!
       const middle = part.from + Math.floor(events / 2)
       if (result.kind === 'delivered') {
-        await this.buffer.acknowledge(batch, firstSeq, lastSeq)
+        await this.acks.add({ batch, fromSeq: firstSeq, toSeq: lastSeq })
       } else if (result.kind === 'too_large' && events > 1) {
         this.learnedLimit = Math.max(1024, Math.min(this.learnedLimit, Math.floor(body.length * 0.9)))
         this.logger.warn({ events }, 'upstream refused a batch as too large (413); splitting it')
@@ -196,6 +243,9 @@ export class Forwarder {
                   reason: 'a single event is larger than the upstream accepts (413)',
                   attempts: 1,
                 }
+        // Deletes queued for this batch's earlier parts go first: the buffer settles a claim
+        // front to back.
+        await this.acks.flush()
         const moved = await this.buffer.deadLetter(batch, why, firstSeq, lastSeq)
         this.metrics.deadLetter(moved)
         this.logger.error(
@@ -295,9 +345,10 @@ export class Forwarder {
   }
 }
 
-/** The JSON array of events, each as received. */
-function encodeArray(texts: string[]): Buffer {
-  return Buffer.from(`[${texts.join(',')}]`, 'utf8')
+/** The JSON array of events `from..to-1`, each as received. */
+function arrayBody(batch: Batch, from = 0, to = batch.seqs.length): Buffer {
+  if (batch instanceof ClaimedBatch) return batch.arrayBody(from, to)
+  return Buffer.from(`[${batch.texts.slice(from, to).join(',')}]`, 'utf8')
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

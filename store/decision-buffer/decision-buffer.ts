@@ -268,6 +268,37 @@ export class DecisionBuffer {
     this.bytes -= bytes
   }
 
+  /**
+   * Deletes several delivered seq ranges in ONE transaction (one commit, one fsync with
+   * `sync: full`): the forwarder acknowledges the batches delivered while the previous commit
+   * ran together. Ranges are settled in the order given, as `acknowledge` would one by one.
+   */
+  acknowledgeMany(ranges: ReadonlyArray<{ batch: Batch; fromSeq: number; toSeq: number }>): void {
+    const flights = ranges.map((r) => this.flight(r.batch.id))
+    let events = 0
+    let bytes = 0
+    for (const { batch, fromSeq, toSeq } of ranges) {
+      for (let i = 0; i < batch.seqs.length; i++) {
+        const seq = batch.seqs[i]!
+        if (seq >= fromSeq && seq <= toSeq) {
+          events++
+          bytes += batch.sizes[i]!
+        }
+      }
+    }
+    this.db
+      .transaction(() => {
+        for (let k = 0; k < ranges.length; k++) {
+          const { fromSeq, toSeq } = ranges[k]!
+          this.sql.deleteRange.run(fromSeq, toSeq)
+          this.settleRange(flights[k]!, toSeq)
+        }
+      })
+      .immediate()
+    this.events -= events
+    this.bytes -= bytes
+  }
+
   /** Records a failed attempt on a batch (visible to `regent relay logs status`). */
   recordFailure(batch: Batch, status: number, error: string): void {
     const flight = this.flight(batch.id)

@@ -138,9 +138,12 @@ function connect(path: string, options: { sync: SyncMode; busyTimeoutMs: number 
     db.pragma(`page_size = ${PAGE_SIZE}`)
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`)
-    // 8 MB of page cache (SQLite's default is 2 MB) keeps the indexes' hot pages in memory
-    // during big appends, without weighing on the relay's resident memory.
-    db.pragma('cache_size = -8192')
+    // 2 MB of page cache (SQLite's default). Appends touch the table's last page and a few
+    // pages of each index; only the decision_id index is written at random places, and at 1M
+    // events it is ~50 MB, which no affordable cache holds (misses are served by the OS's page
+    // cache). 8 MB here cost the relay 6 MB of resident memory for no measurable gain
+    // (docs/performance.md, "Relay memory with 1M events buffered").
+    db.pragma('cache_size = -2048')
     db.pragma('temp_store = MEMORY')
   } catch (err) {
     // e.g. SQLITE_NOTADB: handled like a failed integrity check by the caller.

@@ -3,8 +3,10 @@
  * by time, system, result kind and search terms (how: decision-scan.ts), and paged with a
  * (time, sequence) cursor.
  */
+import type Database from 'better-sqlite3'
 import type { Kysely } from 'kysely'
 import type { SqlDialect } from '../database.js'
+import { SqliteDecisionAppender } from './decision-appender.js'
 import { countDecisions, type DecisionCount, type DecisionCountQuery } from './decision-counts.js'
 import {
   type DecisionPosition,
@@ -36,12 +38,19 @@ const INSERT_CHUNK_ROWS = 500
 /** Reads and writes the `decisions` table. */
 export class DecisionRepository {
   private readonly scanner: DecisionScanner
+  /** `performance.now()` of the last append (-Infinity before any): background work yields to intake. */
+  lastAppendAt = Number.NEGATIVE_INFINITY
+
+  /** Group commit with prepared statements on SQLite (absent inside a store transaction). */
+  private readonly appender: SqliteDecisionAppender | undefined
 
   constructor(
     private readonly db: Kysely<ServiceTables>,
     private readonly dialect: SqlDialect,
+    sqlite?: Database.Database,
   ) {
     this.scanner = new DecisionScanner(db, dialect)
+    this.appender = sqlite && dialect === 'sqlite' ? new SqliteDecisionAppender(db, sqlite) : undefined
   }
 
   /**
@@ -54,6 +63,8 @@ export class DecisionRepository {
    */
   async append(decisions: NewDecision[]): Promise<number> {
     if (decisions.length === 0) return 0
+    this.lastAppendAt = performance.now()
+    if (this.appender) return this.appender.append(decisions)
     return this.db.transaction().execute(async (trx) => {
       let inserted = 0
       for (let i = 0; i < decisions.length; i += INSERT_CHUNK_ROWS) {

@@ -2,6 +2,8 @@
  * The service's store: one object with a repository per table, opened on SQLite or PostgreSQL
  * with migrations applied. `transaction` gives the same repositories bound to one transaction.
  */
+
+import type Database from 'better-sqlite3'
 import { type Kysely, sql } from 'kysely'
 import { openDatabase, type ServiceDatabase, type SqlDialect } from '../database.js'
 import { migrateToLatest, migrationsApplied } from '../migrations/index.js'
@@ -43,14 +45,15 @@ export class ServiceRepositories {
   readonly datasources: DatasourceRepository
   readonly libraries: LibraryRepository
 
-  constructor(db: Kysely<ServiceTables>, dialect: SqlDialect) {
+  /** `sqlite`: the raw connection under `db`, for the decision intake (not given inside transactions). */
+  constructor(db: Kysely<ServiceTables>, dialect: SqlDialect, sqlite?: Database.Database) {
     this.settings = new SettingsRepository(db)
     this.tokens = new TokenRepository(db)
     this.systems = new SystemRepository(db)
     this.policies = new PolicyRepository(db)
     this.dataDocuments = new DataDocumentRepository(db)
     this.bundles = new BundleRepository(db)
-    this.decisions = new DecisionRepository(db, dialect)
+    this.decisions = new DecisionRepository(db, dialect, sqlite)
     this.agentStatus = new AgentStatusRepository(db)
     this.secrets = new SecretRepository(db)
     this.grants = new GrantRepository(db)
@@ -65,7 +68,7 @@ export class ServiceRepositories {
 /** The service's open store. */
 export class ServiceStore extends ServiceRepositories {
   private constructor(private readonly database: ServiceDatabase) {
-    super(database.db, database.dialect)
+    super(database.db, database.dialect, database.sqlite)
   }
 
   /** Opens the database at `url` and applies pending migrations. */

@@ -1,3 +1,4 @@
+import { parse, stringify } from 'lossless-json'
 import { describe, expect, it } from 'vitest'
 import { HttpError } from '../../core/http/index.js'
 import {
@@ -52,6 +53,21 @@ describe('decision events', () => {
     )
     expect(row!.path).toBe('app/allow')
     expect(row!.tsUs).toBe(42)
+  })
+
+  it('stores each event compact, as the lossless parser would write it, with or without escapes', () => {
+    const events = [
+      '{ "decision_id" : "a",\n "input": {"ua": "curl/8.5 (x86_64) a  b", "n": [1.50, 2e3]},\t"result": true }',
+      '{"decision_id":"b","input":{"q":"say \\"hi\\" \\u00e9 \\/ x"},"req_id":18446744073709551615}',
+      '{"decision_id":"c","result":{"allowed":false,"reason":"no role { here }"}}',
+    ]
+    const rows = decisionsFromBatch(`[${events.join(' , ')}]`, context)
+    expect(rows.map((r) => r.raw)).toEqual(events.map((e) => stringify(parse(e)) as string))
+    expect(rows[0]!.raw).toBe(
+      '{"decision_id":"a","input":{"ua":"curl/8.5 (x86_64) a  b","n":[1.50,2e3]},"result":true}',
+    )
+    expect(rows[1]!.raw).toContain('"say \\"hi\\" é / x"')
+    expect(rows.map((r) => r.resultKind)).toEqual(['ALLOWED', 'UNKNOWN', 'DENIED'])
   })
 
   it('gives events without a decision id a digest id, equal for equal events', () => {

@@ -68,6 +68,33 @@ describe('DecisionBuffer', () => {
     buffer.close()
   })
 
+  it('deletes the delivered ranges of several batches in one call, settling each claim', () => {
+    const buffer = DecisionBuffer.open(options())
+    buffer.append(events(0, 10))
+    const first = buffer.claim(4, 1e9)!
+    const second = buffer.claim(4, 1e9)!
+    // The first batch whole, and the front half of the second: its claim goes on from seq 7.
+    buffer.acknowledgeMany([
+      { batch: first, fromSeq: first.firstSeq, toSeq: first.lastSeq },
+      { batch: second, fromSeq: second.seqs[0]!, toSeq: second.seqs[1]! },
+    ])
+    // (A claim counts as in flight, whole, until its last event is settled, as with acknowledge.)
+    expect(buffer.stats()).toMatchObject({ events: 4, bytes: 400, inFlightEvents: 4 })
+    expect(buffer.peek(10)).toEqual(events(6, 4).map((e) => e.text))
+    buffer.acknowledge(second, second.seqs[2]!, second.lastSeq)
+    expect(buffer.stats()).toMatchObject({ events: 2, inFlightEvents: 0 })
+    // A range of a batch that is not in flight is refused, and nothing of the call is deleted.
+    const third = buffer.claim(1, 1e9)!
+    expect(() =>
+      buffer.acknowledgeMany([
+        { batch: third, fromSeq: third.firstSeq, toSeq: third.lastSeq },
+        { batch: first, fromSeq: first.firstSeq, toSeq: first.lastSeq },
+      ]),
+    ).toThrow(/not in flight/)
+    expect(buffer.stats().events).toBe(2)
+    buffer.close()
+  })
+
   it('returns batches in flight to pending when reopened after a crash', () => {
     const first = DecisionBuffer.open(options())
     first.append(events(0, 3))

@@ -20,6 +20,28 @@ function decision(i: number, extra: Partial<NewDecision> = {}): NewDecision {
 }
 
 for (const backend of BACKENDS) {
+  describe.skipIf(!backend.available)(`decision appends on ${backend.name}`, () => {
+    it('stores concurrent uploads, each told how many of its own rows were new', async () => {
+      const { store, close } = await openTestStore(backend)
+      try {
+        expect(await store.decisions.append([decision(1), decision(2)])).toBe(2)
+        const uploads = [
+          Array.from({ length: 700 }, (_, i) => decision(10_000 + i)),
+          [decision(20_000), decision(20_000)],
+          [decision(1), decision(20_001)],
+          [decision(2)],
+        ]
+        // Started together (on SQLite they share one commit); the counts are per upload.
+        const counts = await Promise.all(uploads.map((rows) => store.decisions.append(rows)))
+        expect(counts).toEqual([700, 1, 1, 0])
+        expect(await store.decisions.count()).toBe(704)
+        expect((await store.decisions.get('d20001'))?.raw).toBe(decision(20_001).raw)
+      } finally {
+        await close()
+      }
+    })
+  })
+
   describe.skipIf(!backend.available)(`decision store on ${backend.name}`, () => {
     let store: ServiceStore
     let close: () => Promise<void>
