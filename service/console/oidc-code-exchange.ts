@@ -47,7 +47,9 @@ export async function exchangeCode(
       redirect: 'error',
     })
   } catch (err) {
-    throw badGateway(`the token endpoint of identity provider ${provider.id} is unreachable: ${(err as Error).message}`)
+    throw badGateway(
+      `the token endpoint of identity provider ${provider.id} is unreachable: ${(err as Error).message}`,
+    )
   }
   const answer = await readJsonObject(res, provider.id)
   if (res.status === 400 || res.status === 401) {
@@ -59,16 +61,22 @@ export async function exchangeCode(
       `identity provider ${provider.id} refused the sign-in: ${error}${description ? ` (${description})` : ''}`,
     )
   }
-  if (res.status !== 200) throw badGateway(`the token endpoint of identity provider ${provider.id} answered ${res.status}`)
+  if (res.status !== 200)
+    throw badGateway(`the token endpoint of identity provider ${provider.id} answered ${res.status}`)
   const idToken = answer?.id_token
   if (typeof idToken !== 'string' || idToken === '') {
-    throw badGateway(`identity provider ${provider.id} answered without an id_token (is "openid" among the scopes?)`)
+    throw badGateway(
+      `identity provider ${provider.id} answered without an id_token (is "openid" among the scopes?)`,
+    )
   }
   return idToken
 }
 
 /** The answer as a JSON object, undefined when it is none; bounded in size. */
-async function readJsonObject(res: Response, providerId: string): Promise<Record<string, unknown> | undefined> {
+async function readJsonObject(
+  res: Response,
+  providerId: string,
+): Promise<Record<string, unknown> | undefined> {
   const chunks: Uint8Array[] = []
   let size = 0
   try {
@@ -82,7 +90,9 @@ async function readJsonObject(res: Response, providerId: string): Promise<Record
     }
   } catch (err) {
     if (err instanceof HttpError) throw err
-    throw badGateway(`reading the answer of identity provider ${providerId} failed: ${(err as Error).message}`)
+    throw badGateway(
+      `reading the answer of identity provider ${providerId} failed: ${(err as Error).message}`,
+    )
   }
   try {
     const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'))

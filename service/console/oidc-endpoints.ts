@@ -35,7 +35,10 @@ export class OidcEndpointResolver {
     const console = provider.console
     if (!console) throw new Error(`identity provider ${provider.id} has no console sign-in configured`)
     if (console.authorization_endpoint && console.token_endpoint) {
-      return { authorization_endpoint: console.authorization_endpoint, token_endpoint: console.token_endpoint }
+      return {
+        authorization_endpoint: console.authorization_endpoint,
+        token_endpoint: console.token_endpoint,
+      }
     }
     const cached = this.found.get(provider.id)
     if (cached) return cached
@@ -50,7 +53,8 @@ export class OidcEndpointResolver {
 
   private async discover(provider: IdentityProviderConfig, timeoutMs: number): Promise<OidcEndpoints> {
     const url = `${provider.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`
-    if (!usableUrl(url)) throw new Error(`cannot discover the endpoints of ${provider.id}: ${url} is not https`)
+    if (!usableUrl(url))
+      throw new Error(`cannot discover the endpoints of ${provider.id}: ${url} is not https`)
     let res: Response
     try {
       res = await this.fetchImpl(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' })

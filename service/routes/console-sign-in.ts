@@ -22,7 +22,10 @@ import type { ServiceDeps, ServiceEnv } from '../types.js'
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/
 const BODY_LIMITS = { maxBytes: 16 * 1024, maxDecompressedBytes: 16 * 1024, maxYamlNodes: 100 }
 
-export function consoleSignInRoutes(deps: ServiceDeps, resolver = new OidcEndpointResolver()): Hono<ServiceEnv> {
+export function consoleSignInRoutes(
+  deps: ServiceDeps,
+  resolver = new OidcEndpointResolver(),
+): Hono<ServiceEnv> {
   const app = new Hono<ServiceEnv>()
   const providers = deps.config.identity_providers.filter((p) => p.console !== undefined)
   const byId = new Map(providers.map((p) => [p.id, p]))
@@ -51,7 +54,9 @@ export function consoleSignInRoutes(deps: ServiceDeps, resolver = new OidcEndpoi
     if (typeof code !== 'string' || code === '' || code.length > 4096)
       throw badRequest('"code" must be the authorization code (1-4096 characters)')
     if (typeof code_verifier !== 'string' || !VERIFIER.test(code_verifier))
-      throw badRequest('"code_verifier" must be a PKCE verifier: 43-128 letters, digits, ".", "_", "~" or "-"')
+      throw badRequest(
+        '"code_verifier" must be a PKCE verifier: 43-128 letters, digits, ".", "_", "~" or "-"',
+      )
     // The code was issued for the console of this service: anything else is not ours to exchange.
     const expected = `${publicBaseUrl(c, deps.config)}/console/`
     if (redirect_uri !== expected) throw badRequest(`"redirect_uri" must be ${expected}`)
@@ -66,11 +71,16 @@ export function consoleSignInRoutes(deps: ServiceDeps, resolver = new OidcEndpoi
     // Checked now so the console says at once why the service would refuse it (audience, user claim…).
     try {
       const user = await deps.identity.verify(idToken)
-      if (user.provider !== provider.id) throw new IdentityError(`the ID token was issued by another provider`)
+      if (user.provider !== provider.id)
+        throw new IdentityError(`the ID token was issued by another provider`)
       deps.logger.info({ provider: provider.id, user: user.id }, 'console sign-in: code exchanged')
     } catch (err) {
       if (!(err instanceof IdentityError)) throw err
-      throw new HttpError(err.status === 503 ? 503 : 400, err.status === 503 ? 'service_unavailable' : 'invalid_parameter', `the service does not accept the ID token of identity provider ${provider.id}: ${err.message}`)
+      throw new HttpError(
+        err.status === 503 ? 503 : 400,
+        err.status === 503 ? 'service_unavailable' : 'invalid_parameter',
+        `the service does not accept the ID token of identity provider ${provider.id}: ${err.message}`,
+      )
     }
     return c.json({ id_token: idToken }, 200, { 'Cache-Control': 'no-store' })
   })
