@@ -2,8 +2,9 @@
  * Where a provider's authorization and token endpoints are, for console sign-in: as configured,
  * else read once from `<issuer>/.well-known/openid-configuration` (OIDC Discovery 1.0). Discovery
  * runs at the service, not the browser: the console's CSP allows API calls to this origin only,
- * and the service must know the token endpoint anyway to exchange codes. A failed discovery is
- * not cached, so the next sign-in tries again.
+ * and the service must know the token endpoint anyway to exchange codes. A success is kept; a
+ * failure is kept for a short while (the sign-in options are open to anyone, who must not be able
+ * to make the service call the provider on every request), then discovery is tried again.
  */
 import type { IdentityProviderConfig } from '../identity/config.js'
 
@@ -25,10 +26,17 @@ function usableUrl(value: unknown): value is string {
   }
 }
 
+/** Milliseconds a failed discovery is answered from memory before it is tried again. */
+export const DISCOVERY_RETRY_MS = 30_000
+
 export class OidcEndpointResolver {
   private readonly found = new Map<string, OidcEndpoints>()
+  private readonly failed = new Map<string, { at: number; error: Error }>()
 
-  constructor(private readonly fetchImpl: typeof fetch = fetch) {}
+  constructor(
+    private readonly fetchImpl: typeof fetch = fetch,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** @throws Error saying why the endpoints are unknown (discovery failed or lacks them). */
   async endpoints(provider: IdentityProviderConfig): Promise<OidcEndpoints> {
@@ -42,7 +50,16 @@ export class OidcEndpointResolver {
     }
     const cached = this.found.get(provider.id)
     if (cached) return cached
-    const discovered = await this.discover(provider, console.timeout_ms)
+    const failure = this.failed.get(provider.id)
+    if (failure && this.now() - failure.at < DISCOVERY_RETRY_MS) throw failure.error
+    let discovered: OidcEndpoints
+    try {
+      discovered = await this.discover(provider, console.timeout_ms)
+    } catch (err) {
+      this.failed.set(provider.id, { at: this.now(), error: err as Error })
+      throw err
+    }
+    this.failed.delete(provider.id)
     const endpoints = {
       authorization_endpoint: console.authorization_endpoint ?? discovered.authorization_endpoint,
       token_endpoint: console.token_endpoint ?? discovered.token_endpoint,

@@ -35,6 +35,14 @@ describe('console sign-in through an identity provider', () => {
             jwks_url: `${idp.url}/jwks.json`,
             console: { client_id: CLIENT_ID, display_name: 'Corp SSO' },
           },
+          // Offers sign-in, but nothing answers its discovery: listed as unavailable.
+          {
+            id: 'gone',
+            issuer: 'http://127.0.0.1:1',
+            audience: 'x',
+            jwks_url: 'http://127.0.0.1:1/k',
+            console: { client_id: 'c', timeout_ms: 2000 },
+          },
           // Verifies bearers but offers no console sign-in: not listed.
           {
             id: 'machines',
@@ -71,7 +79,25 @@ describe('console sign-in through an identity provider', () => {
         client_id: CLIENT_ID,
         scopes: ['openid', 'profile', 'email'],
       },
+      {
+        id: 'gone',
+        display_name: 'gone',
+        client_id: 'c',
+        scopes: ['openid', 'profile', 'email'],
+        unavailable: expect.stringMatching(
+          /^fetching http:\/\/127\.0\.0\.1:1\/\.well-known\/openid-configuration failed/,
+        ),
+      },
     ])
+    // Its code cannot be exchanged either: the service says why.
+    const res2 = await exchange({
+      provider: 'gone',
+      code: 'c',
+      code_verifier: pkce().verifier,
+      redirect_uri: redirectUri,
+    })
+    expect(res2.status).toBe(502)
+    expect(res2.body.message).toMatch(/openid-configuration failed/)
     expect(res.headers.get('Cache-Control')).toBe('no-store')
   })
 
