@@ -20,6 +20,7 @@ import { blueprintRoutes } from './routes/blueprints.js'
 import { bundleRoutes } from './routes/bundles.js'
 import { compilePlaygroundRoutes } from './routes/compile-playground.js'
 import { consoleRoutes } from './routes/console.js'
+import { consoleSignInRoutes } from './routes/console-sign-in.js'
 import { dataRoutes } from './routes/data.js'
 import { datasourceRoutes } from './routes/datasources.js'
 import { decisionCountRoutes } from './routes/decision-counts.js'
@@ -53,6 +54,8 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.use(trackWrites(deps.writeHealth))
   app.route('/', healthRoutes(deps))
   if (deps.config.console.enabled) app.route('/', consoleRoutes(deps.config.console.dir))
+  // Before the API's middleware: no subject yet, nothing changed, and no code goes to the activity log.
+  app.route('/', consoleSignInRoutes(deps))
   // Outermost of the API's middleware, so refusals by authentication and authorization are recorded.
   const activity = recordActivity({
     store: deps.store,

@@ -10,19 +10,29 @@ import { VIEWS, viewFor } from './views/index'
 export function App() {
   const [token, setToken] = useState<string | undefined>(storedToken)
   const [theme, setTheme] = useState(storedTheme)
+  const [notice, setNotice] = useState<string | undefined>(undefined)
   const loc = useLocation()
 
   const signOut = () => {
     storeToken(undefined)
     setToken(undefined)
   }
-  const api = useMemo(() => (token ? new ApiClient(token, signOut) : undefined), [token])
+  // A 401 means the service no longer takes the token (an expired ID token, a deleted API token).
+  const expired = () => {
+    setNotice(
+      'Your session has ended: the service no longer accepts the token (it may have expired). Sign in again.',
+    )
+    signOut()
+  }
+  const api = useMemo(() => (token ? new ApiClient(token, expired) : undefined), [token])
 
   if (!api) {
     return (
       <SignIn
+        notice={notice}
         onSignedIn={(t) => {
           storeToken(t)
+          setNotice(undefined)
           setToken(t)
         }}
       />
@@ -57,7 +67,14 @@ export function App() {
           <button type="button" class="secondary" onClick={switchTheme} title="Switch theme">
             Theme: {theme}
           </button>
-          <button type="button" class="secondary" onClick={signOut}>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setNotice(undefined)
+              signOut()
+            }}
+          >
             Sign out
           </button>
         </div>

@@ -25,7 +25,7 @@ export function roleAllows(role: BuiltinRole, action: string): boolean {
  */
 export function tableCell(role: BuiltinRole, row: RouteRow): 'yes' | 'own' | 'no' {
   // Open to every caller: the route checks its shared secret instead of a role.
-  if (row.authentication === 'shared-secret') return 'yes'
+  if (row.authentication !== undefined) return 'yes'
   if (!roleAllows(role, row.action)) return 'no'
   if (role.resource_kind === 'workspace') return 'yes'
   if ((OPEN_ACTIONS as readonly string[]).includes(row.action)) return 'yes'
@@ -38,7 +38,7 @@ export function tableCell(role: BuiltinRole, row: RouteRow): 'yes' | 'own' | 'no
 
 /** What a system's agent token may do on a row (its own system only). */
 export function agentCell(row: RouteRow): 'own' | 'yes' | 'no' {
-  if (row.authentication === 'shared-secret') return 'yes'
+  if (row.authentication !== undefined) return 'yes'
   if ((OPEN_ACTIONS as readonly string[]).includes(row.action)) return 'yes'
   if (!(AGENT_ACTIONS as readonly string[]).includes(row.action)) return 'no'
   return row.resource === 'workspace' ? 'no' : 'own'
@@ -51,9 +51,10 @@ export function accessTableMarkdown(): string {
   const header = ['Method', 'Path', 'Action', 'Resource', ...BUILTIN_ROLES.map((r) => r.id), 'agent token']
   const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`]
   for (const row of ROUTE_TABLE) {
-    if (row.authentication === 'shared-secret') {
+    if (row.authentication !== undefined) {
       const cells = [row.method, `\`${row.pattern}\``, `\`${row.action}\``, row.resource]
-      const open = [...BUILTIN_ROLES, 'agent'].map(() => 'shared secret')
+      const label = row.authentication === 'none' ? 'open (no token)' : 'shared secret'
+      const open = [...BUILTIN_ROLES, 'agent'].map(() => label)
       lines.push(`| ${[...cells, ...open].join(' | ')} |`)
       continue
     }

@@ -32,9 +32,11 @@ export interface RouteRow {
   /**
    * How the caller is authenticated when not by a bearer token: `shared-secret` rows (git
    * webhooks) are passed by authentication and authorization untouched; the route itself checks
-   * the request against the secret and does nothing a role would have to allow.
+   * the request against the secret and does nothing a role would have to allow. `none` rows
+   * (console sign-in) are open to anyone: they serve whoever is still signing in, read nothing
+   * a role guards and change nothing.
    */
-  authentication?: 'shared-secret'
+  authentication?: 'shared-secret' | 'none'
 }
 
 const row = (
@@ -80,6 +82,9 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
     ...row('POST', '/v1/systems/{system}/source-control/webhook', 'sourcecontrol.webhook', 'path'),
     authentication: 'shared-secret',
   },
+  // Console sign-in through an identity provider: the caller has no token yet
+  { ...row('GET', '/v1/console/sign-in-options', 'console.signin'), authentication: 'none' },
+  { ...row('POST', '/v1/console/oidc/token', 'console.signin'), authentication: 'none' },
   // Agent traffic
   row('GET', '/v1/systems/{system}/discovery', 'bundles.pull', 'path'),
   row('GET', '/v1/bundles/systems/{system}', 'bundles.pull', 'path'),
@@ -219,9 +224,12 @@ export interface RouteMatch {
   params: Record<string, string>
 }
 
-/** True when the request is authenticated by a shared secret in the route, not by a token. */
+/**
+ * True when the request is not authenticated by a token: a shared secret in the route
+ * (webhooks), or nothing at all (console sign-in).
+ */
 export function isSharedSecretRoute(method: string, path: string): boolean {
-  return matchRoute(method, path)?.row.authentication === 'shared-secret'
+  return matchRoute(method, path)?.row.authentication !== undefined
 }
 
 /** The first row matching `method` and `path` (HEAD is matched as GET). */

@@ -14,6 +14,30 @@ function secureOrLoopback(url: string): boolean {
   return parsed.protocol === 'https:' || (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname))
 }
 
+/**
+ * Console sign-in through this provider (docs/console.md#signing-in): the authorization code
+ * flow with PKCE, as a public client (no client secret anywhere). Endpoints left out are read
+ * from `<issuer>/.well-known/openid-configuration` by the service.
+ */
+export const consoleSignInSchema = z.strictObject({
+  /** The client id registered at the provider for the console (a public client). */
+  client_id: z.string().min(1).max(256),
+  /** The button's text: "Sign in with <display_name>"; default the provider id. */
+  display_name: z.string().min(1).max(64).optional(),
+  authorization_endpoint: z
+    .url({ error: 'expected an http(s) URL' })
+    .refine(secureOrLoopback, { error: 'expected an https URL (http only on 127.0.0.1, localhost or [::1])' })
+    .optional(),
+  token_endpoint: z
+    .url({ error: 'expected an http(s) URL' })
+    .refine(secureOrLoopback, { error: 'expected an https URL (http only on 127.0.0.1, localhost or [::1])' })
+    .optional(),
+  /** Scopes asked for; `openid` is always included. */
+  scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/)).default(['openid', 'profile', 'email']),
+  /** Milliseconds a discovery fetch or code exchange may take. */
+  timeout_ms: field.positiveInt().default(5000),
+})
+
 /** One identity provider. */
 export const identityProviderSchema = z
   .strictObject({
@@ -49,6 +73,8 @@ export const identityProviderSchema = z
     jwks_cache_seconds: field.positiveInt().default(600),
     /** Milliseconds a JWKS fetch may take. */
     jwks_timeout_ms: field.positiveInt().default(5000),
+    /** Offer "Sign in with …" in the console (optional). */
+    console: consoleSignInSchema.optional(),
   })
   .refine((p) => (p.jwks_url === undefined) !== (p.jwks_file === undefined), {
     error: 'set exactly one of jwks_url and jwks_file',

@@ -1,15 +1,24 @@
 /**
- * Signing in: an API token (or an identity provider's JWT, which the service verifies the same
- * way: it is also a bearer token). The token is checked with a call every subject may make
- * before it is kept.
+ * Signing in: through a configured identity provider (oidc.ts), or with an API token (or an
+ * identity provider's JWT, which the service verifies the same way: it is also a bearer token).
+ * A pasted token is checked with a call every subject may make before it is kept.
  */
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { ApiClient, ApiError } from '../api/client'
+import { ProviderButtons } from './provider-buttons'
 
-export function SignIn({ onSignedIn }: { onSignedIn: (token: string) => void }) {
+export function SignIn({
+  onSignedIn,
+  notice,
+}: {
+  onSignedIn: (token: string) => void
+  /** Why the console is back at sign-in (the service stopped accepting the token). */
+  notice?: string
+}) {
   const [token, setToken] = useState('')
-  const [error, setError] = useState<string | undefined>(undefined)
+  const [error, setError] = useState<string | undefined>(notice)
   const [busy, setBusy] = useState(false)
+  useEffect(() => setError(notice), [notice])
 
   const submit = async (event: Event) => {
     event.preventDefault()
@@ -37,6 +46,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (token: string) => void }) 
   return (
     <main class="sign-in">
       <h1>regent console</h1>
+      <ProviderButtons onSignedIn={onSignedIn} onError={setError} />
       <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
         <label for="token">API token or identity-provider token</label>
         <input

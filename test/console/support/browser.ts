@@ -45,6 +45,6 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export async function signIn(page: Page, base: string, token: string): Promise<void> {
   await page.goto(`${base}/console/`)
   await page.getByLabel('API token or identity-provider token').fill(token)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
   await page.getByRole('navigation', { name: 'Views' }).waitFor()
 }
