@@ -140,14 +140,16 @@ async function metric(base: string, name: string): Promise<number> {
 
 /** Prints the relay's RSS holding AGENTS long polls beside a bare server holding as many. */
 export async function run(): Promise<void> {
-  execFileSync(
-    process.execPath,
-    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: ROOT,
-      stdio: 'inherit',
-    },
-  )
+  // REGENT_BENCH_NO_BUILD=1 reuses an existing dist/ (repeated runs of one commit).
+  if (process.env.REGENT_BENCH_NO_BUILD !== '1' || !existsSync(join(ROOT, 'dist', 'cli', 'main.js')))
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      {
+        cwd: ROOT,
+        stdio: 'inherit',
+      },
+    )
   const entry = join(ROOT, 'dist', 'cli', 'main.js')
   if (!existsSync(entry)) throw new Error('the build made no dist/cli/main.js')
   console.log(

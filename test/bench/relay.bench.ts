@@ -287,7 +287,7 @@ export async function run(): Promise<void> {
 
     const relay = await startRelayProcess(dir, upstream.url)
     targets.push(relay)
-    console.log(`   relay RSS at start (idle, TypeScript run through tsx): ${rssMb(relay.pid)}`)
+    console.log(`   relay RSS at start (idle, bundled as built): ${rssMb(relay.pid)}`)
     const nginx = await startNginx(dir, 'bundle.tar.gz')
     if (nginx) targets.push(nginx)
     else console.log('   nginx is not installed (apt-get install -y nginx): its baseline is skipped')

@@ -44,7 +44,7 @@ for (const backend of BACKENDS) {
     })
     afterAll(async () => t?.close())
 
-    it('answers 304 for the current ETag (no body, the 200’s length) and 200 otherwise', async () => {
+    it('answers 304 for the current ETag (no body, no Content-Length) and 200 otherwise', async () => {
       const full = await poll(agentToken)
       expect(full.status).toBe(200)
       expect(full.etag).toMatch(/^".+"$/)
@@ -54,7 +54,7 @@ for (const backend of BACKENDS) {
         expect(same.status).toBe(304)
         expect(same.etag).toBe(full.etag)
         expect(same.body.byteLength).toBe(0)
-        expect(same.length).toBe(String(full.body.byteLength))
+        expect(same.length).toBeNull()
       }
       const other = await poll(agentToken, '"some-other-revision"')
       expect(other.status).toBe(200)
