@@ -5,6 +5,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { BundleCache } from '../plugins/bundle/bundle-cache.js'
+import { CounterTally } from './counter-tally.js'
 
 /** The metric instruments the relay's parts record into. */
 export interface RelayMetrics {
@@ -14,6 +15,11 @@ export interface RelayMetrics {
   bundleRejections: Counter<'kind' | 'bundle' | 'reason'>
   agentRequests: Counter<'route' | 'code'>
   agentBundleResponses: Counter<'bundle' | 'code'>
+  /** Hot-path counts of the two counters above, added in when they are read (counter-tally.ts). */
+  tallies: {
+    agentRequests: CounterTally<'route', 'code'>
+    agentBundleResponses: CounterTally<'bundle', 'code'>
+  }
   longPollRejected: Counter
   statusForwards: Counter<'outcome'>
 }
@@ -77,11 +83,18 @@ export function createRelayMetrics(
       this.set(cache.waiters.count)
     },
   })
+  const tallies = {
+    agentRequests: new CounterTally('route', 'code'),
+    agentBundleResponses: new CounterTally('bundle', 'code'),
+  }
   const agentBundleResponses = new Counter({
     name: 'regent_relay_agent_bundle_responses_total',
     help: 'Bundle responses to agents by status code (200 full, 304 not modified).',
     labelNames: ['bundle', 'code'],
     registers,
+    collect() {
+      tallies.agentBundleResponses.flushInto(this)
+    },
   })
   new Gauge({
     name: 'regent_relay_agent_not_modified_ratio',
@@ -125,8 +138,12 @@ export function createRelayMetrics(
       help: 'Requests from agents by route and status code.',
       labelNames: ['route', 'code'],
       registers,
+      collect() {
+        tallies.agentRequests.flushInto(this)
+      },
     }),
     agentBundleResponses,
+    tallies,
     longPollRejected: new Counter({
       name: 'regent_relay_long_poll_rejected_total',
       help: 'Long polls answered 503 because max_waiters was reached.',

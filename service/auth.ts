@@ -32,7 +32,7 @@ export function authenticate(
     const secret = BEARER.exec(header)?.[1]
     if (!secret) throw unauthorized('malformed Authorization header: expected "Bearer <token>"')
     const hash = hashSecret(secret)
-    const row = await store.tokens.findByHash(hash)
+    const row = await store.tokens.findByHashCached(hash)
     if (!row && identity?.enabled) {
       const user = await authenticateJwt(identity, secret)
       if (user) {
@@ -49,7 +49,20 @@ export function authenticate(
   }
 }
 
+// One principal per cached row object: the row is reused while cached, and a new row (after any
+// token write) gets a new principal, so nothing derived from an old row outlives it.
+const principals = new WeakMap<TokenRow, Principal>()
+
 function principalOf(row: TokenRow): Principal {
+  let principal = principals.get(row)
+  if (!principal) {
+    principal = newPrincipal(row)
+    principals.set(row, principal)
+  }
+  return principal
+}
+
+function newPrincipal(row: TokenRow): Principal {
   return { kind: 'token', id: row.id, roles: new Set(parseStringArray(row.roles)), systemId: row.system_id }
 }
 

@@ -37,6 +37,9 @@ export interface Decision extends AuthorizationDecision {
   roles: string[]
 }
 
+/** Bound on the decisions kept per principal (paths differ per system, not per poll). */
+const MAX_DECISIONS_PER_PRINCIPAL = 256
+
 const WORKSPACE: Resource = { kind: 'workspace', id: '' }
 
 /** The grant fields the policy reads. */
@@ -128,6 +131,12 @@ export class Authorizer {
   private loading: Promise<void> | undefined
   /** Bumped by changed(): a load that began before a change must not count as current. */
   private generation = 0
+  /**
+   * Decisions already taken for a token's principal (an agent polls the same path all day), by
+   * request; replaced whenever the grant index is (changed(), reload), and a token write gives
+   * a new principal object (service/auth.ts), so no decision outlives what it was made from.
+   */
+  private decisions = new WeakMap<Principal, Map<string, Decision>>()
   private readonly checkIntervalMs: number
   readonly enabled: boolean
 
@@ -143,6 +152,7 @@ export class Authorizer {
   changed(): void {
     this.generation++
     this.loadedVersion = undefined
+    this.decisions = new WeakMap()
   }
 
   /** Reloads the index when grants changed (or the check interval passed and the counter moved). */
@@ -165,6 +175,7 @@ export class Authorizer {
     if (version === this.loadedVersion) return
     // The version is read first: a write landing during the load is seen at the next check.
     this.index = indexGrants(await this.grants.listRows())
+    this.decisions = new WeakMap()
     if (generation === this.generation) this.loadedVersion = version
   }
 
@@ -246,6 +257,28 @@ export class Authorizer {
 
   /** Decides a request for `principal` (call `refresh()` first). Every resource must be allowed. */
   decide(principal: Principal, request: AuthorizationRequest): Decision {
+    // Only what the decision is a function of may key it: no body, no query, a token's principal.
+    const memoizable =
+      principal.kind === 'token' &&
+      request.body === undefined &&
+      (request.query === undefined || Object.keys(request.query).length === 0)
+    if (!memoizable) return this.decideNow(principal, request)
+    let byRequest = this.decisions.get(principal)
+    if (!byRequest) {
+      byRequest = new Map()
+      this.decisions.set(principal, byRequest)
+    }
+    const key = `${request.action ?? ''} ${request.method} ${request.path}`
+    let decision = byRequest.get(key)
+    if (!decision) {
+      decision = this.decideNow(principal, request)
+      if (byRequest.size >= MAX_DECISIONS_PER_PRINCIPAL) byRequest.clear()
+      byRequest.set(key, decision)
+    }
+    return decision
+  }
+
+  private decideNow(principal: Principal, request: AuthorizationRequest): Decision {
     const { action, resources, narrower } = this.classify(principal, request)
     // Whoever calls, the route itself checks the request against its shared secret (a webhook):
     // no role is needed, and the permission check says so too.

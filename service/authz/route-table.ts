@@ -232,8 +232,24 @@ export function isSharedSecretRoute(method: string, path: string): boolean {
   return matchRoute(method, path)?.row.authentication !== undefined
 }
 
+// Each request matches its path three times (authentication, authorization, the body check) and
+// agents poll the same few paths: the answers are kept, bounded (cleared when full) since paths
+// come from callers. A match is never mutated by its readers.
+const MATCHES = new Map<string, RouteMatch | null>()
+const MAX_MATCHES = 4096
+
 /** The first row matching `method` and `path` (HEAD is matched as GET). */
 export function matchRoute(method: string, path: string): RouteMatch | undefined {
+  const key = `${method} ${path}`
+  const known = MATCHES.get(key)
+  if (known !== undefined) return known ?? undefined
+  const found = scanRoutes(method, path)
+  if (MATCHES.size >= MAX_MATCHES) MATCHES.clear()
+  MATCHES.set(key, found ?? null)
+  return found
+}
+
+function scanRoutes(method: string, path: string): RouteMatch | undefined {
   const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase()
   for (const { row, regex } of COMPILED) {
     if (row.method !== m) continue

@@ -1,5 +1,6 @@
 /** Built bundles: the latest policy and discovery bundle of each system, as served to agents. */
 import type { Kysely, Selectable } from 'kysely'
+import { ReadCache } from './read-cache.js'
 import type { BundlesTable, ServiceTables } from './tables.js'
 
 export type BundleRow = Selectable<BundlesTable>
@@ -9,7 +10,11 @@ export type BundleKind = 'policy' | 'discovery'
 
 /** Reads and writes the `bundles` table. */
 export class BundleRepository {
-  constructor(private readonly db: Kysely<ServiceTables>) {}
+  constructor(
+    private readonly db: Kysely<ServiceTables>,
+    /** Shared by the store and its transactions; every write here drops it (read-cache.ts). */
+    private readonly cache: ReadCache<string> = new ReadCache(0),
+  ) {}
 
   /** The bundle with its bytes. */
   async get(systemId: string, kind: BundleKind): Promise<BundleRow | undefined> {
@@ -35,6 +40,14 @@ export class BundleRepository {
   }
 
   /**
+   * `revision` through the store's short-lived cache (every agent poll): a build saved by this
+   * process is seen at once, one saved by another process within the cache's TTL.
+   */
+  revisionCached(systemId: string, kind: BundleKind): Promise<string | undefined> {
+    return this.cache.get(`${kind}:${systemId}`, () => this.revision(systemId, kind))
+  }
+
+  /**
    * Stores a build unless a build of a newer (or the same) content_version is already there,
    * so a slow build can never replace a fresher one. Resolves to whether it was stored.
    */
@@ -51,10 +64,12 @@ export class BundleRepository {
           .where('bundles.content_version', '<', row.content_version),
       )
       .executeTakeFirst()
+    this.cache.invalidate()
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
   }
 
   async deleteForSystem(systemId: string): Promise<void> {
     await this.db.deleteFrom('bundles').where('system_id', '=', systemId).execute()
+    this.cache.invalidate()
   }
 }

@@ -17,12 +17,19 @@ import { GitSyncRepository } from './git-sync.js'
 import { GrantRepository } from './grants.js'
 import { LibraryRepository } from './libraries.js'
 import { PolicyRepository } from './policies.js'
+import { ServiceReadCaches } from './read-cache.js'
 import { RegistryBundleRepository } from './registry-bundles.js'
 import { SecretRepository } from './secrets.js'
 import { SettingsRepository } from './settings.js'
 import { SystemRepository } from './systems.js'
 import type { ServiceTables } from './tables.js'
 import { TokenRepository } from './tokens.js'
+
+/**
+ * How long a cached token or bundle revision is trusted (read-cache.ts): the bound within which
+ * a token revoked or a bundle built by another replica on the same PostgreSQL is seen here.
+ */
+export const READ_CACHE_TTL_MS = 1000
 
 /** Size of the row a write probe stores and removes. */
 const PROBE_BYTES = 64 * 1024
@@ -46,13 +53,18 @@ export class ServiceRepositories {
   readonly libraries: LibraryRepository
 
   /** `sqlite`: the raw connection under `db`, for the decision intake (not given inside transactions). */
-  constructor(db: Kysely<ServiceTables>, dialect: SqlDialect, sqlite?: Database.Database) {
+  constructor(
+    db: Kysely<ServiceTables>,
+    dialect: SqlDialect,
+    caches: ServiceReadCaches,
+    sqlite?: Database.Database,
+  ) {
     this.settings = new SettingsRepository(db)
-    this.tokens = new TokenRepository(db)
+    this.tokens = new TokenRepository(db, caches.tokens)
     this.systems = new SystemRepository(db)
     this.policies = new PolicyRepository(db)
     this.dataDocuments = new DataDocumentRepository(db)
-    this.bundles = new BundleRepository(db)
+    this.bundles = new BundleRepository(db, caches.revisions)
     this.decisions = new DecisionRepository(db, dialect, sqlite)
     this.agentStatus = new AgentStatusRepository(db)
     this.secrets = new SecretRepository(db)
@@ -67,12 +79,23 @@ export class ServiceRepositories {
 
 /** The service's open store. */
 export class ServiceStore extends ServiceRepositories {
-  private constructor(private readonly database: ServiceDatabase) {
-    super(database.db, database.dialect, database.sqlite)
+  private constructor(
+    private readonly database: ServiceDatabase,
+    private readonly caches: ServiceReadCaches,
+  ) {
+    super(database.db, database.dialect, caches, database.sqlite)
   }
 
-  /** Opens the database at `url` and applies pending migrations. */
-  static async open(options: { url: string; schema?: string; poolSize?: number }): Promise<ServiceStore> {
+  /**
+   * Opens the database at `url` and applies pending migrations. `readCacheTtlMs` (default
+   * READ_CACHE_TTL_MS; 0 turns the caches off) bounds how stale a cached token or revision may be.
+   */
+  static async open(options: {
+    url: string
+    schema?: string
+    poolSize?: number
+    readCacheTtlMs?: number
+  }): Promise<ServiceStore> {
     const database = await openDatabase(options)
     try {
       await migrateToLatest(database)
@@ -80,7 +103,7 @@ export class ServiceStore extends ServiceRepositories {
       await database.close()
       throw err
     }
-    return new ServiceStore(database)
+    return new ServiceStore(database, ServiceReadCaches.create(options.readCacheTtlMs ?? READ_CACHE_TTL_MS))
   }
 
   get dialect(): SqlDialect {
@@ -93,10 +116,16 @@ export class ServiceStore extends ServiceRepositories {
   }
 
   /** Runs `work` in one transaction; it commits when `work` resolves and rolls back if it throws. */
-  transaction<T>(work: (tx: ServiceRepositories) => Promise<T>): Promise<T> {
-    return this.database.db
-      .transaction()
-      .execute((trx) => work(new ServiceRepositories(trx, this.database.dialect)))
+  async transaction<T>(work: (tx: ServiceRepositories) => Promise<T>): Promise<T> {
+    const before = this.caches.version
+    try {
+      return await this.database.db
+        .transaction()
+        .execute((trx) => work(new ServiceRepositories(trx, this.database.dialect, this.caches)))
+    } finally {
+      // A cached row read between the write and the commit must not outlive the commit.
+      if (this.caches.version !== before) this.caches.invalidateAll()
+    }
   }
 
   /**

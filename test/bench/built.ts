@@ -18,11 +18,16 @@ const WORKERS = [
 ]
 
 /**
- * Bundles `entry` (a path from the repository root) to `<cache>/<file>` and returns its path, or
- * undefined when esbuild cannot be found.
+ * Bundles `entry` (a path from the repository root) to `<out>/<file>` and returns its path, or
+ * undefined when esbuild cannot be found. `out` must lie inside the repository, where Node finds
+ * the packages (`tmp/` is ignored by git).
  * @example builtEntry('cli/main.ts', 'regent.mjs') // node_modules/.cache/regent-bench/regent.mjs
  */
-export function builtEntry(entry: string, file: string): string | undefined {
+export function builtEntry(
+  entry: string,
+  file: string,
+  out = join(ROOT, 'node_modules', '.cache', 'regent-bench'),
+): string | undefined {
   let esbuild: { buildSync(options: Record<string, unknown>): unknown }
   try {
     const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))
@@ -30,7 +35,6 @@ export function builtEntry(entry: string, file: string): string | undefined {
   } catch {
     return undefined
   }
-  const out = join(ROOT, 'node_modules', '.cache', 'regent-bench')
   mkdirSync(out, { recursive: true })
   const build = (from: string, to: string) =>
     esbuild.buildSync({

@@ -4,10 +4,11 @@
  * (1M rows by default, REGENT_BENCH_DECISIONS to change; fewer if generation hits its time
  * budget, and the count is printed), and bundle GET / 304 requests per second.
  * Baselines in the same run: the store's append without HTTP, and a bare Hono route serving
- * the same bundle bytes.
+ * the same bundle bytes. REGENT_BENCH_SERVICE=bundles (comma-separated: intake, search, bundles)
+ * runs only some of them.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { Hono } from 'hono'
@@ -196,16 +197,17 @@ async function search(backend: Backend): Promise<void> {
   }
 }
 
-/** Requests per second from `concurrency` loops over `durationMs`. */
+/** Requests per second and this process's CPU per request, from `concurrency` loops over `durationMs`. */
 async function rate(
   request: () => Promise<number>,
   expected: number,
   concurrency = 16,
-  durationMs = 3000,
-): Promise<number> {
+  durationMs = 500,
+): Promise<{ perSecond: number; cpuUs: number }> {
   let done = 0
   const until = performance.now() + durationMs
   const started = performance.now()
+  const cpu = process.cpuUsage()
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < until) {
@@ -215,12 +217,25 @@ async function rate(
       }
     }),
   )
-  return done / ((performance.now() - started) / 1000)
+  const used = process.cpuUsage(cpu)
+  return {
+    perSecond: done / ((performance.now() - started) / 1000),
+    cpuUs: (used.user + used.system) / Math.max(1, done),
+  }
 }
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+
+/** Rounds of the bundle benchmark; each variant runs once per round, so load changes hit all alike. */
+const ROUNDS = 7
 
 async function bundles(): Promise<void> {
   const backend = BACKENDS[0]!
   const s = await start(backend)
+  let server: Awaited<ReturnType<typeof startServer>> | undefined
   try {
     const admin = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' }
     const modules = Object.fromEntries(
@@ -245,16 +260,6 @@ async function bundles(): Promise<void> {
     const first = await fetch(url, { headers: agent })
     const bytes = new Uint8Array(await first.arrayBuffer())
     const etag = first.headers.get('etag')!
-    const get = await rate(async () => {
-      const res = await fetch(url, { headers: agent })
-      await res.arrayBuffer()
-      return res.status
-    }, 200)
-    const notModified = await rate(async () => {
-      const res = await fetch(url, { headers: { ...agent, 'If-None-Match': etag } })
-      await res.arrayBuffer()
-      return res.status
-    }, 304)
     // Baseline: a bare Hono route answering the same bytes, no auth, no database.
     const bare = new Hono()
     bare.get('/b', (c) =>
@@ -262,39 +267,75 @@ async function bundles(): Promise<void> {
         'Content-Type': 'application/vnd.openpolicyagent.bundles',
       }),
     )
-    const server = await startServer({
-      fetch: bare.fetch,
-      host: '127.0.0.1',
-      port: 0,
-      logger,
-      name: 'baseline',
-    })
-    const baseline = await rate(async () => {
-      const res = await fetch(`${server.url}/b`)
-      await res.arrayBuffer()
-      return res.status
-    }, 200)
-    await server.stop()
+    server = await startServer({ fetch: bare.fetch, host: '127.0.0.1', port: 0, logger, name: 'baseline' })
+    const bareUrl = `${server.url}/b`
+    const variants = {
+      get: () =>
+        rate(async () => {
+          const res = await fetch(url, { headers: agent })
+          await res.arrayBuffer()
+          return res.status
+        }, 200),
+      notModified: () =>
+        rate(async () => {
+          const res = await fetch(url, { headers: { ...agent, 'If-None-Match': etag } })
+          await res.arrayBuffer()
+          return res.status
+        }, 304),
+      bare: () =>
+        rate(async () => {
+          const res = await fetch(bareUrl)
+          await res.arrayBuffer()
+          return res.status
+        }, 200),
+    }
+    // Warm-up (JIT of client and server alike), then interleaved rounds; medians reported.
+    for (const run of Object.values(variants)) await run()
+    const figures = { get: [] as number[], notModified: [] as number[], bare: [] as number[] }
+    const cpu = { get: [] as number[], notModified: [] as number[], bare: [] as number[] }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, run] of Object.entries(variants) as Array<
+        [keyof typeof variants, () => ReturnType<typeof rate>]
+      >) {
+        const r = await run()
+        figures[name].push(r.perSecond)
+        cpu[name].push(r.cpuUs)
+      }
+    }
+    const get = median(figures.get)
+    const notModified = median(figures.notModified)
+    const baseline = median(figures.bare)
     console.log(
       `   bundle (${bytes.byteLength} bytes) GET ${Math.round(get)} req/s, 304 ${Math.round(notModified)} req/s; ` +
-        `bare Hono route with the same bytes ${Math.round(baseline)} req/s (16 concurrent, 3 s each)`,
+        `bare Hono route with the same bytes ${Math.round(baseline)} req/s (16 concurrent, median of ${ROUNDS} interleaved 0.5 s rounds; load average ${loadavg()[0]?.toFixed(2)})`,
+    )
+    console.log(
+      `   bundle vs bare Hono: GET ${((get / baseline) * 100).toFixed(0)}%, 304 ${((notModified / baseline) * 100).toFixed(0)}%; ` +
+        `CPU per request (client and server, one process) GET ${median(cpu.get).toFixed(0)} µs, 304 ${median(cpu.notModified).toFixed(0)} µs, bare ${median(cpu.bare).toFixed(0)} µs ` +
+        `(bare / GET ${((median(cpu.bare) / median(cpu.get)) * 100).toFixed(0)}%, bare / 304 ${((median(cpu.bare) / median(cpu.notModified)) * 100).toFixed(0)}%)`,
     )
   } finally {
+    await server?.stop()
     await s.cleanup()
   }
 }
 
-/** Runs the service benchmarks. */
+/** Runs the service benchmarks (REGENT_BENCH_SERVICE=intake,search,bundles picks some). */
 export async function run(): Promise<void> {
-  for (const backend of BACKENDS) {
-    if (!backend.available) {
-      console.log(`   ${backend.name}: skipped (REGENT_TEST_PG_URL is not set)`)
-      continue
+  const parts = new Set((process.env.REGENT_BENCH_SERVICE ?? 'intake,search,bundles').split(','))
+  if (parts.has('intake')) {
+    for (const backend of BACKENDS) {
+      if (!backend.available) {
+        console.log(`   ${backend.name}: skipped (REGENT_TEST_PG_URL is not set)`)
+        continue
+      }
+      await intake(backend)
     }
-    await intake(backend)
   }
-  for (const backend of BACKENDS) {
-    if (backend.available) await search(backend)
+  if (parts.has('search')) {
+    for (const backend of BACKENDS) {
+      if (backend.available) await search(backend)
+    }
   }
-  await bundles()
+  if (parts.has('bundles')) await bundles()
 }
