@@ -1,0 +1,508 @@
+/**
+ * Plans rule bodies, terms, references and unification into IR statements, in
+ * continuation-passing style as OPA's planner does: each step emits its statements and calls
+ * `iter` with the variables bound so far, so whatever follows an iteration (a `ScanStmt`) is
+ * planned inside the loop's block, and whatever follows a statement that may be undefined is
+ * skipped with the rest of its block when it is. Anything outside the subset (docs/plan.md)
+ * throws a {@link PlanError} naming the construct and its position.
+ */
+import type { Builtin } from '../builtins/define.js'
+import type { RuleTreeNode } from '../compiler/rule-tree.js'
+import { refName } from '../compiler/terms.js'
+import type { Body, Every, Expr, Location, Term } from '../syntax/ast.js'
+import { typeToJSON } from '../types/json.js'
+import { bool, type Emitter, local } from './emitter.js'
+import { PlanError } from './errors.js'
+import { DATA_LOCAL, INPUT_LOCAL, type Local, type Operand } from './ir.js'
+
+/** Variables bound so far: Rego var name → local. */
+export type Vars = ReadonlyMap<string, Local>
+type Iter = (vars: Vars) => void
+type TermIter = (op: Operand, vars: Vars) => void
+
+/** What the body planner asks of the rule planner: the IR function of a rule set. */
+export interface RuleFunctions {
+  /** The function planning the rules at `node` (queued for planning), and its argument count. */
+  functionFor(node: RuleTreeNode, location: Location | undefined): { name: string; arity: number }
+  /** The rule tree root. */
+  readonly root: RuleTreeNode
+}
+
+/** Built-ins the plan target leaves out: they print or trace, which an IR runtime need not offer. */
+const REFUSED_BUILTINS = new Set(['print', 'internal.print', 'trace', 'internal.test_case'])
+
+function bind(vars: Vars, name: string, l: Local): Vars {
+  const out = new Map(vars)
+  out.set(name, l)
+  return out
+}
+
+function isConstantKey(t: Term): boolean {
+  return t.type === 'string' || t.type === 'number' || t.type === 'boolean' || t.type === 'null'
+}
+
+/** True when some rule sits at `node` or below it. */
+export function hasRulesBelow(node: RuleTreeNode): boolean {
+  let found = false
+  node.depthFirst((n) => {
+    if (n.rules.length > 0) found = true
+    return found
+  })
+  return found
+}
+
+/** Plans bodies and terms into the emitter's current block. */
+export class BodyPlanner {
+  readonly #e: Emitter
+  readonly #rules: RuleFunctions
+  readonly #builtins: ReadonlyMap<string, Builtin>
+
+  constructor(emitter: Emitter, rules: RuleFunctions, builtins: ReadonlyMap<string, Builtin>) {
+    this.#e = emitter
+    this.#rules = rules
+    this.#builtins = builtins
+  }
+
+  /** Plans `body` (a conjunction), then `iter` once per solution. */
+  planQuery(body: Body, vars: Vars, iter: Iter): void {
+    this.#planExprs(body, 0, vars, iter)
+  }
+
+  #planExprs(body: Body, i: number, vars: Vars, iter: Iter): void {
+    const expr = body[i]
+    if (!expr) return iter(vars)
+    this.#planExpr(expr, vars, (next) => this.#planExprs(body, i + 1, next, iter))
+  }
+
+  #planExpr(expr: Expr, vars: Vars, iter: Iter): void {
+    this.#e.location = expr.location ?? this.#e.location
+    if (expr.with && expr.with.length > 0) throw new PlanError('`with` modifier', expr.location)
+    if (expr.negated) {
+      this.#negate((done) => this.#planPositive(expr, vars, done), expr.location)
+      return iter(vars)
+    }
+    this.#planPositive(expr, vars, iter)
+  }
+
+  #planPositive(expr: Expr, vars: Vars, iter: Iter): void {
+    const terms = expr.terms
+    if (Array.isArray(terms)) return this.#planCall(terms, expr.location, vars, iter)
+    switch (terms.type) {
+      case 'somedecl':
+        if (terms.symbols.every((s) => s.type === 'var')) return iter(vars)
+        throw new PlanError('`some ... in` that the compiler did not rewrite', expr.location)
+      case 'every':
+        return this.#planEvery(terms, vars, iter)
+      case 'not':
+        this.#negate((done) => this.planQuery(terms.body, vars, done), expr.location)
+        return iter(vars)
+      case 'and':
+      case 'or':
+        throw new PlanError(`\`${terms.type}\` expression`, expr.location)
+      default:
+        if (terms.type === 'boolean' && terms.value) return iter(vars)
+        return this.planTerm(terms, vars, (op, next) => {
+          this.#e.emit('NotEqualStmt', { a: op, b: bool(false) })
+          iter(next)
+        })
+    }
+  }
+
+  /**
+   * Negation: defined when `fill` never reaches `done`. A `NotStmt` when the negated part does
+   * not iterate; otherwise a flag set at `done` inside a `BlockStmt` and checked undefined after
+   * it, so the result does not depend on whether an IR runtime treats a `ScanStmt` whose blocks
+   * all failed as defined (the IR docs leave that open).
+   */
+  #negate(fill: (done: () => void) => void, location: Location | undefined): void {
+    const block = this.#e.nested(() => fill(() => {}))
+    this.#e.location = location ?? this.#e.location
+    if (!block.stmts.some((s) => s.type === 'ScanStmt')) {
+      this.#e.emit('NotStmt', { block })
+      return
+    }
+    const found = this.#e.newLocal()
+    this.#e.emit('ResetLocalStmt', { target: found })
+    const flagged = this.#e.nested(() =>
+      fill(() => this.#e.emit('AssignVarStmt', { source: bool(true), target: found })),
+    )
+    this.#e.location = location ?? this.#e.location
+    this.#e.emit('BlockStmt', { blocks: [flagged] })
+    this.#e.emit('IsUndefinedStmt', { source: found })
+  }
+
+  /** `every k, v in domain { body }`: the domain is defined and no element fails the body. */
+  #planEvery(every: Every, vars: Vars, iter: Iter): void {
+    if ((every.key && every.key.type !== 'var') || every.value.type !== 'var')
+      throw new PlanError('`every` with a pattern as key or value', every.location)
+    this.planTerm(every.domain, vars, (domain, next) => {
+      const source = this.#e.toLocal(domain)
+      let inner = next
+      const key = this.#e.newLocal()
+      const value = this.#e.newLocal()
+      inner = bind(inner, (every.value as { value: string }).value, value)
+      if (every.key) inner = bind(inner, (every.key as { value: string }).value, key)
+      this.#negate((done) => {
+        const block = this.#e.nested(() => {
+          this.#negate((bodyDone) => this.planQuery(every.body, inner, bodyDone), every.location)
+          done()
+        })
+        this.#e.emit('ScanStmt', { source, key, value, block })
+      }, every.location)
+      iter(next)
+    })
+  }
+
+  #planCall(terms: Term[], location: Location | undefined, vars: Vars, iter: Iter): void {
+    const [operator, ...args] = terms as [Term, ...Term[]]
+    const name = refName(operator)
+    if (name === 'eq' || name === 'assign') return this.planUnify(args[0] as Term, args[1] as Term, vars, iter)
+    if (name === 'equal' || name === 'neq') {
+      return this.#planTerms(args.slice(0, 2), vars, ([a, b], next) => {
+        this.#e.emit(name === 'equal' ? 'EqualStmt' : 'NotEqualStmt', { a: a as Operand, b: b as Operand })
+        iter(next)
+      })
+    }
+    let func: string
+    let arity: number
+    let leading: Operand[] = []
+    if (operator.type === 'ref' && operator.value[0]?.type === 'var' && operator.value[0].value === 'data') {
+      const node = this.#rules.root.lookup(operator.value.slice(1))
+      if (!node || node.rules.length === 0) throw new PlanError(`call to ${name ?? 'a dynamic function'}`, location)
+      ;({ name: func, arity } = this.#rules.functionFor(node, location))
+      leading = [local(INPUT_LOCAL), local(DATA_LOCAL)]
+    } else {
+      const builtin = name === undefined ? undefined : this.#builtins.get(name)
+      if (!builtin || name === undefined) throw new PlanError(`call to ${name ?? 'a dynamic function'}`, location)
+      if (REFUSED_BUILTINS.has(name)) throw new PlanError(`${name}()`, location)
+      if (builtin.kind === 'relation') throw new PlanError(`the relation ${name}()`, location)
+      this.#e.builtins.set(name, { name, decl: typeToJSON(builtin.decl, { minimal: true }) })
+      func = name
+      arity = builtin.arity
+    }
+    this.#planTerms(args.slice(0, arity), vars, (ops, next) => {
+      const result = this.#e.newLocal()
+      this.#e.location = location ?? this.#e.location
+      this.#e.emit('CallStmt', { func, args: [...leading, ...ops], result })
+      const output = args[arity]
+      if (output) return this.planUnifyLocal(output, local(result), next, iter)
+      this.#e.emit('NotEqualStmt', { a: local(result), b: bool(false) })
+      iter(next)
+    })
+  }
+
+  #planTerms(terms: readonly Term[], vars: Vars, iter: (ops: Operand[], vars: Vars) => void): void {
+    const ops: Operand[] = []
+    const step = (i: number, current: Vars): void => {
+      const t = terms[i]
+      if (!t) return iter([...ops], current)
+      this.planTerm(t, current, (op, next) => {
+        ops[i] = op
+        step(i + 1, next)
+      })
+    }
+    step(0, vars)
+  }
+
+  /** Plans a term's value into an operand (iterating when it contains refs with unbound keys). */
+  planTerm(t: Term, vars: Vars, iter: TermIter): void {
+    switch (t.type) {
+      case 'null': {
+        const target = this.#e.newLocal()
+        this.#e.emit('MakeNullStmt', { target })
+        return iter(local(target), vars)
+      }
+      case 'boolean':
+        return iter(bool(t.value), vars)
+      case 'number':
+        return iter(this.number(t.value), vars)
+      case 'string':
+        return iter(this.#e.string(t.value), vars)
+      case 'var': {
+        const bound = vars.get(t.value)
+        if (bound !== undefined) return iter(local(bound), vars)
+        if (t.value === 'input') return iter(local(INPUT_LOCAL), vars)
+        if (t.value === 'data') return this.#planDataRef([t], vars, iter)
+        throw new PlanError(`the unbound variable ${t.value}`, t.location)
+      }
+      case 'ref':
+        return this.#planRef(t.value, vars, iter)
+      case 'array':
+      case 'set':
+        return this.#planTerms(t.value, vars, (ops, next) => {
+          const target = this.#e.newLocal()
+          if (t.type === 'array') {
+            this.#e.emit('MakeArrayStmt', { capacity: ops.length, target })
+            for (const value of ops) this.#e.emit('ArrayAppendStmt', { array: target, value })
+          } else {
+            this.#e.emit('MakeSetStmt', { target })
+            for (const value of ops) this.#e.emit('SetAddStmt', { set: target, value })
+          }
+          iter(local(target), next)
+        })
+      case 'object':
+        return this.#planTerms(t.value.flat(), vars, (ops, next) => {
+          const target = this.#e.newLocal()
+          this.#e.emit('MakeObjectStmt', { target })
+          for (let i = 0; i < ops.length; i += 2)
+            this.#e.emit('ObjectInsertStmt', { key: ops[i] as Operand, value: ops[i + 1] as Operand, object: target })
+          iter(local(target), next)
+        })
+      case 'arraycomprehension':
+      case 'setcomprehension':
+      case 'objectcomprehension':
+        return this.#planComprehension(t, vars, iter)
+      default:
+        throw new PlanError(`a ${t.type} term`, t.location)
+    }
+  }
+
+  /** A number constant: an int64-safe integer inline, anything else by its lexeme. */
+  number(lexeme: string): Operand {
+    const target = this.#e.newLocal()
+    if (/^-?\d+$/.test(lexeme) && Number.isSafeInteger(Number(lexeme)))
+      this.#e.emit('MakeNumberIntStmt', { value: Number(lexeme), target })
+    else this.#e.emit('MakeNumberRefStmt', { Index: this.#e.stringIndex(lexeme), target })
+    return local(target)
+  }
+
+  #planComprehension(
+    t: Extract<Term, { type: 'arraycomprehension' | 'setcomprehension' | 'objectcomprehension' }>,
+    vars: Vars,
+    iter: TermIter,
+  ): void {
+    const target = this.#e.newLocal()
+    if (t.type === 'arraycomprehension') this.#e.emit('MakeArrayStmt', { capacity: 0, target })
+    else if (t.type === 'setcomprehension') this.#e.emit('MakeSetStmt', { target })
+    else this.#e.emit('MakeObjectStmt', { target })
+    const block = this.#e.nested(() =>
+      this.planQuery(t.value.body, vars, (inner) => {
+        if (t.type === 'objectcomprehension') {
+          this.#planTerms([t.value.key, t.value.value], inner, ([key, value]) =>
+            this.#e.emit('ObjectInsertOnceStmt', { key: key as Operand, value: value as Operand, object: target }),
+          )
+        } else
+          this.planTerm(t.value.term, inner, (value) => {
+            if (t.type === 'arraycomprehension') this.#e.emit('ArrayAppendStmt', { array: target, value })
+            else this.#e.emit('SetAddStmt', { set: target, value })
+          })
+      }),
+    )
+    this.#e.location = t.location ?? this.#e.location
+    this.#e.emit('BlockStmt', { blocks: [block] })
+    iter(local(target), vars)
+  }
+
+  #planRef(parts: Term[], vars: Vars, iter: TermIter): void {
+    const [head, ...rest] = parts as [Term, ...Term[]]
+    if (head.type === 'var') {
+      const bound = vars.get(head.value)
+      if (bound !== undefined) return this.#planRefRest(local(bound), rest, vars, iter)
+      if (head.value === 'input') return this.#planRefRest(local(INPUT_LOCAL), rest, vars, iter)
+      if (head.value === 'data') return this.#planDataRef(parts, vars, iter)
+      throw new PlanError(`the unbound variable ${head.value}`, head.location)
+    }
+    this.planTerm(head, vars, (op, next) => this.#planRefRest(op, rest, next, iter))
+  }
+
+  /** Looks `parts` up in `source`: a `DotStmt` per bound key, a `ScanStmt` per unbound variable. */
+  #planRefRest(source: Operand, parts: readonly Term[], vars: Vars, iter: TermIter): void {
+    const [key, ...more] = parts
+    if (!key) return iter(source, vars)
+    if (key.type === 'var' && !vars.has(key.value) && key.value !== 'input' && key.value !== 'data') {
+      const src = this.#e.toLocal(source)
+      const k = this.#e.newLocal()
+      const value = this.#e.newLocal()
+      const block = this.#e.nested(() => this.#planRefRest(local(value), more, bind(vars, key.value, k), iter))
+      this.#e.emit('ScanStmt', { source: src, key: k, value, block })
+      return
+    }
+    if (this.#hasPattern(key, vars)) throw new PlanError('a reference key with unbound variables inside', key.location)
+    this.planTerm(key, vars, (keyOp, next) => {
+      const target = this.#e.newLocal()
+      this.#e.emit('DotStmt', { source, key: keyOp, target })
+      this.#planRefRest(local(target), more, next, iter)
+    })
+  }
+
+  /**
+   * `data...`: a call of the function of the first rule set on the path, then lookups in its
+   * value; base documents are looked up in local 1; a path above rules builds the virtual document.
+   */
+  #planDataRef(parts: Term[], vars: Vars, iter: TermIter): void {
+    let node = this.#rules.root
+    for (let i = 1; ; i++) {
+      if (node.rules.length > 0) {
+        const { name, arity } = this.#rules.functionFor(node, parts[0]?.location)
+        if (arity > 0) throw new PlanError('a reference to a function without calling it', parts[0]?.location)
+        const result = this.#e.newLocal()
+        this.#e.emit('CallStmt', { func: name, args: [local(INPUT_LOCAL), local(DATA_LOCAL)], result })
+        return this.#planRefRest(local(result), parts.slice(i), vars, iter)
+      }
+      const part = parts[i]
+      if (!part) break
+      const child = isConstantKey(part) ? node.child(part) : undefined
+      if (!child) {
+        if (!isConstantKey(part) && hasRulesBelow(node))
+          throw new PlanError('iteration over the rules of a package (a variable key in data)', part.location)
+        return this.#planRefRest(local(DATA_LOCAL), parts.slice(1), vars, iter)
+      }
+      node = child
+    }
+    if (!hasRulesBelow(node)) return this.#planRefRest(local(DATA_LOCAL), parts.slice(1), vars, iter)
+    iter(local(this.virtualDocument(node, parts)), vars)
+  }
+
+  /**
+   * The document at a package (or any path above rules): its base data merged with an object of
+   * its rules' values, built recursively (functions are not part of documents).
+   */
+  virtualDocument(node: RuleTreeNode, parts: readonly Term[]): Local {
+    const rulesObject = this.#rulesObject(node)
+    const base = this.#e.newLocal()
+    const found = this.#e.nested(() =>
+      this.#planRefRest(local(DATA_LOCAL), parts.slice(1), new Map(), (op) =>
+        this.#e.emit('AssignVarStmt', { source: op, target: base }),
+      ),
+    )
+    const empty = this.#e.nested(() => {
+      this.#e.emit('IsUndefinedStmt', { source: base })
+      this.#e.emit('MakeObjectStmt', { target: base })
+    })
+    this.#e.emit('BlockStmt', { blocks: [found, empty] })
+    const target = this.#e.newLocal()
+    this.#e.emit('ObjectMergeStmt', { a: base, b: rulesObject, target })
+    return target
+  }
+
+  #rulesObject(node: RuleTreeNode): Local {
+    const target = this.#e.newLocal()
+    this.#e.emit('MakeObjectStmt', { target })
+    for (const child of node.sortedChildren()) {
+      if (child.hidden || !hasRulesBelow(child)) continue
+      if (!isConstantKey(child.key)) continue
+      if (child.rules.length > 0) {
+        const { name, arity } = this.#rules.functionFor(child, child.rules[0]?.rule.location)
+        if (arity > 0) continue
+        const block = this.#e.nested(() => {
+          const value = this.#e.newLocal()
+          this.#e.emit('CallStmt', { func: name, args: [local(INPUT_LOCAL), local(DATA_LOCAL)], result: value })
+          this.planTerm(child.key, new Map(), (key) =>
+            this.#e.emit('ObjectInsertStmt', { key, value: local(value), object: target }),
+          )
+        })
+        this.#e.emit('BlockStmt', { blocks: [block] })
+      } else {
+        const value = this.#rulesObject(child)
+        this.planTerm(child.key, new Map(), (key) =>
+          this.#e.emit('ObjectInsertStmt', { key, value: local(value), object: target }),
+        )
+      }
+    }
+    return target
+  }
+
+  /** True when `t` holds a variable not bound yet outside of refs and comprehensions (a pattern). */
+  #hasPattern(t: Term, vars: Vars): boolean {
+    switch (t.type) {
+      case 'var':
+        return !vars.has(t.value) && t.value !== 'input' && t.value !== 'data'
+      case 'array':
+      case 'set':
+        return t.value.some((x) => this.#hasPattern(x, vars))
+      case 'object':
+        return t.value.some(([k, v]) => this.#hasPattern(k, vars) || this.#hasPattern(v, vars))
+      default:
+        return false
+    }
+  }
+
+  /** `a = b`: evaluates the side without unbound variables and matches the other against it. */
+  planUnify(a: Term, b: Term, vars: Vars, iter: Iter): void {
+    const pa = this.#hasPattern(a, vars)
+    const pb = this.#hasPattern(b, vars)
+    if (!pa && !pb) {
+      return this.#planTerms([a, b], vars, ([x, y], next) => {
+        this.#e.emit('EqualStmt', { a: x as Operand, b: y as Operand })
+        iter(next)
+      })
+    }
+    if (!pb) return this.planTerm(b, vars, (op, next) => this.planUnifyLocal(a, op, next, iter))
+    if (!pa) return this.planTerm(a, vars, (op, next) => this.planUnifyLocal(b, op, next, iter))
+    if (a.type === 'array' && b.type === 'array') {
+      if (a.value.length !== b.value.length) return this.#never()
+      return this.#unifyPairs(
+        a.value.map((x, i) => [x, b.value[i] as Term]),
+        vars,
+        iter,
+      )
+    }
+    throw new PlanError('unification of two terms that both have unbound variables', a.location ?? b.location)
+  }
+
+  #unifyPairs(pairs: Array<[Term, Term]>, vars: Vars, iter: Iter): void {
+    const step = (i: number, current: Vars): void => {
+      const pair = pairs[i]
+      if (!pair) return iter(current)
+      this.planUnify(pair[0], pair[1], current, (next) => step(i + 1, next))
+    }
+    step(0, vars)
+  }
+
+  /** A statement that is never defined (a unification that cannot succeed). */
+  #never(): void {
+    this.#e.emit('EqualStmt', { a: bool(true), b: bool(false) })
+  }
+
+  /** Matches `pattern` against the value in `op`, binding the pattern's unbound variables. */
+  planUnifyLocal(pattern: Term, op: Operand, vars: Vars, iter: Iter): void {
+    if (!this.#hasPattern(pattern, vars)) {
+      return this.planTerm(pattern, vars, (p, next) => {
+        this.#e.emit('EqualStmt', { a: p, b: op })
+        iter(next)
+      })
+    }
+    if (pattern.type === 'var') return iter(bind(vars, pattern.value, this.#e.toLocal(op)))
+    if (pattern.type === 'array') {
+      this.#e.emit('IsArrayStmt', { source: op })
+      this.#checkLength(op, pattern.value.length)
+      const step = (i: number, current: Vars): void => {
+        const elem = pattern.value[i]
+        if (!elem) return iter(current)
+        const target = this.#e.newLocal()
+        this.#e.emit('DotStmt', { source: op, key: this.#int(i), target })
+        this.planUnifyLocal(elem, local(target), current, (next) => step(i + 1, next))
+      }
+      return step(0, vars)
+    }
+    if (pattern.type === 'object') {
+      if (pattern.value.some(([k]) => this.#hasPattern(k, vars)))
+        throw new PlanError('an object pattern with variable keys', pattern.location)
+      this.#e.emit('IsObjectStmt', { source: op })
+      this.#checkLength(op, pattern.value.length)
+      const step = (i: number, current: Vars): void => {
+        const entry = pattern.value[i]
+        if (!entry) return iter(current)
+        this.planTerm(entry[0], current, (key, next) => {
+          const target = this.#e.newLocal()
+          this.#e.emit('DotStmt', { source: op, key, target })
+          this.planUnifyLocal(entry[1], local(target), next, (after) => step(i + 1, after))
+        })
+      }
+      return step(0, vars)
+    }
+    throw new PlanError(`unification with a ${pattern.type} pattern`, pattern.location)
+  }
+
+  #checkLength(op: Operand, n: number): void {
+    const length = this.#e.newLocal()
+    this.#e.emit('LenStmt', { source: op, target: length })
+    this.#e.emit('EqualStmt', { a: local(length), b: this.#int(n) })
+  }
+
+  #int(n: number): Operand {
+    const target = this.#e.newLocal()
+    this.#e.emit('MakeNumberIntStmt', { value: n, target })
+    return local(target)
+  }
+}
