@@ -157,7 +157,7 @@ export class BodyPlanner {
     const [operator, ...args] = terms as [Term, ...Term[]]
     const name = refName(operator)
     if (name === 'eq' || name === 'assign') return this.planUnify(args[0] as Term, args[1] as Term, vars, iter)
-    if (name === 'equal' || name === 'neq') {
+    if ((name === 'equal' || name === 'neq') && args.length === 2) {
       return this.#planTerms(args.slice(0, 2), vars, ([a, b], next) => {
         this.#e.emit(name === 'equal' ? 'EqualStmt' : 'NotEqualStmt', { a: a as Operand, b: b as Operand })
         iter(next)

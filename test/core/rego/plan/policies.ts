@@ -1,0 +1,205 @@
+/**
+ * Policies of the plan differential test: each exercises a part of the subset docs/plan.md lists,
+ * with the entrypoints to plan and a generator of inputs that reach both outcomes.
+ */
+
+/** A tiny seeded random source, so failures reproduce. */
+export type Rand = () => number
+
+/** One policy under test. */
+export interface PlanCase {
+  name: string
+  modules: Record<string, string>
+  data?: unknown
+  entrypoints: string[]
+  input: (rand: Rand) => unknown
+}
+
+const pick = <T>(rand: Rand, xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T
+const listOf = <T>(rand: Rand, max: number, item: () => T): T[] =>
+  Array.from({ length: Math.floor(rand() * (max + 1)) }, item)
+
+const ROLES = ['admin', 'dev', 'guest', 'ops'] as const
+const NAMES = ['alice', 'bob', 'carol', 'dave'] as const
+
+export const PLAN_CASES: readonly PlanCase[] = [
+  {
+    name: 'complete rules, default, comparisons, not',
+    modules: {
+      'authz.rego': `package authz
+default allow := false
+allow if {
+  input.user.role == "admin"
+  not input.user.suspended
+}
+allow if {
+  input.method == "GET"
+  input.user.role != "guest"
+  count(input.path) <= 2
+}
+level := 3 if input.user.role == "admin"
+level := 1 if input.user.role == "guest"
+`,
+    },
+    entrypoints: ['authz/allow', 'authz/level'],
+    input: (rand) => ({
+      user: { role: pick(rand, ROLES), ...(rand() < 0.3 ? { suspended: rand() < 0.5 } : {}) },
+      method: pick(rand, ['GET', 'POST']),
+      path: listOf(rand, 3, () => pick(rand, ['a', 'b'])),
+    }),
+  },
+  {
+    name: 'partial sets and objects, some x in, iteration over input',
+    modules: {
+      'p.rego': `package p
+names contains u.name if {
+  some u in input.users
+  u.age >= 18
+}
+by_role[r] := n if {
+  some r in ["admin", "dev", "guest", "ops"]
+  n := count([u | some u in input.users; u.role == r])
+  n > 0
+}
+pairs contains [k, v] if { some k, v in input.tags }
+first_admin := u.name if {
+  u := input.users[0]
+  u.role == "admin"
+}
+`,
+    },
+    entrypoints: ['p/names', 'p/by_role', 'p/pairs', 'p/first_admin'],
+    input: (rand) => ({
+      users: listOf(rand, 4, () => ({
+        name: pick(rand, NAMES),
+        age: Math.floor(rand() * 40),
+        role: pick(rand, ROLES),
+      })),
+      tags: Object.fromEntries(listOf(rand, 3, () => [pick(rand, ['x', 'y', 'z']), Math.floor(rand() * 3)])),
+    }),
+  },
+  {
+    name: 'functions, else, built-ins with outputs',
+    modules: {
+      'f.rego': `package f
+grade(n) := "high" if n >= 80
+else := "mid" if n >= 50
+else := "low"
+double(x) := y if { y := x * 2 }
+scores contains grade(s) if { some s in input.scores }
+total := sum(input.scores)
+doubled := [double(s) | some s in input.scores]
+label := concat("-", [upper(input.name), lower(input.name)]) if is_string(input.name)
+`,
+    },
+    entrypoints: ['f/scores', 'f/total', 'f/doubled', 'f/label'],
+    input: (rand) => ({
+      scores: listOf(rand, 4, () => Math.floor(rand() * 100)),
+      ...(rand() < 0.7 ? { name: pick(rand, NAMES) } : { name: 7 }),
+    }),
+  },
+  {
+    name: 'base data, refs with variables, unification of arrays and objects',
+    modules: {
+      'rbac.rego': `package rbac
+import rego.v1
+allowed contains perm if {
+  some role in data.bindings[input.user]
+  some perm in data.roles[role]
+}
+can if {
+  some p in allowed
+  [res, act] := split(p, ":")
+  res == input.resource
+  act == input.action
+}
+point := {"x": x, "y": y} if {
+  [x, y] := input.pair
+}
+obj_match if {
+  {"kind": "pod", "name": name} = input.obj
+  startswith(name, "web")
+}
+`,
+    },
+    data: {
+      bindings: { alice: ['admin'], bob: ['dev', 'viewer'], carol: ['viewer'] },
+      roles: { admin: ['db:read', 'db:write', 'web:read'], dev: ['db:read'], viewer: ['web:read'] },
+    },
+    entrypoints: ['rbac/allowed', 'rbac/can', 'rbac/point', 'rbac/obj_match'],
+    input: (rand) => ({
+      user: pick(rand, NAMES),
+      resource: pick(rand, ['db', 'web']),
+      action: pick(rand, ['read', 'write']),
+      pair: listOf(rand, 3, () => Math.floor(rand() * 5)),
+      obj: rand() < 0.6 ? { kind: pick(rand, ['pod', 'svc']), name: pick(rand, ['web-1', 'db-1']) } : { kind: 'pod' },
+    }),
+  },
+  {
+    name: 'every, negation with iteration, comprehensions, sets',
+    modules: {
+      'e.rego': `package e
+all_small if {
+  every n in input.nums { n < 10 }
+}
+none_negative if {
+  not negative
+}
+negative if { some n in input.nums; n < 0 }
+no_admin if {
+  not has_admin
+}
+has_admin if { some u in input.users; u == "admin" }
+uniq := {n | some n in input.nums}
+index := {u: i | some i, u in input.users}
+both := uniq & {1, 2, 3}
+`,
+    },
+    entrypoints: ['e/all_small', 'e/none_negative', 'e/negative', 'e/no_admin', 'e/uniq', 'e/index', 'e/both'],
+    input: (rand) => ({
+      nums: listOf(rand, 4, () => Math.floor(rand() * 14) - 2),
+      users: listOf(rand, 3, () => pick(rand, ['admin', 'dev', 'ops'])),
+    }),
+  },
+  {
+    name: 'package entrypoint (virtual document) and rules across packages',
+    modules: {
+      'a.rego': `package app
+import data.lib
+deny contains msg if {
+  some c in input.containers
+  not lib.trusted(c.image)
+  msg := sprintf("untrusted image %s", [c.image])
+}
+allow := count(deny) == 0
+`,
+      'lib.rego': `package lib
+trusted(image) if startswith(image, "registry.local/")
+trusted(image) if image in data.allowlist
+`,
+    },
+    data: { allowlist: ['nginx:1.25'], app: { owner: 'team-a' } },
+    entrypoints: ['app'],
+    input: (rand) => ({
+      containers: listOf(rand, 3, () => ({
+        image: pick(rand, ['registry.local/api:1', 'nginx:1.25', 'evil/miner:latest']),
+      })),
+    }),
+  },
+  {
+    name: 'conflicts are errors on both sides',
+    modules: {
+      'c.rego': `package c
+v := x if { some x in input.xs }
+o[k] := val if { some k, val in input.kv; val > 0 }
+o[k] := 0 if { some k in input.zero }
+`,
+    },
+    entrypoints: ['c/v', 'c/o'],
+    input: (rand) => ({
+      xs: listOf(rand, 2, () => Math.floor(rand() * 2)),
+      kv: Object.fromEntries(listOf(rand, 2, () => [pick(rand, ['a', 'b']), Math.floor(rand() * 2)])),
+      zero: listOf(rand, 1, () => pick(rand, ['a', 'c'])),
+    }),
+  },
+]
