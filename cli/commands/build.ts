@@ -8,7 +8,9 @@
  * bundle that does not compile is never built nor signed. `-O 1|2` needs entrypoints (`-e` or
  * `entrypoint: true` annotations; rules referring to one are entrypoints too unless
  * `--prune-unused`), checks them, and writes the bundle without a partial-evaluation rewrite (the
- * same decisions; one line on stderr says so). The wasm and plan targets are refused naming `-t rego`.
+ * same decisions; one line on stderr says so). `-t plan` adds `/plan.json`, OPA's intermediate
+ * representation of the entrypoints (cli/build-plan.ts, docs/plan.md); `-t wasm` is refused naming
+ * `-t rego`.
  */
 import { existsSync, statSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -32,6 +34,7 @@ import {
 } from '../../core/bundle/index.js'
 import { RegoErrors } from '../../core/rego/errors.js'
 import { type BuildEntrypoints, buildEntrypoints, EntrypointError } from '../build-entrypoints.js'
+import { withPlan } from '../build-plan.js'
 import { CapabilitiesError, loadCapabilities } from '../capabilities-option.js'
 import {
   CommandError,
@@ -85,7 +88,7 @@ export function buildCommand(): Command {
     )
     .option(
       '-t, --target <target>',
-      'output target: rego (wasm and plan are refused: see docs/cli.md)',
+      'output target: rego, or plan (adds /plan.json, OPA IR; needs entrypoints); wasm is refused',
       'rego',
     )
     .option(
@@ -138,6 +141,7 @@ export async function runBuild(
     bundle = { ...bundle, signatures: undefined }
     compileBundleModules(bundle, capabilities ? { builtins: capabilities.builtins } : {})
     const entrypoints = checkEntrypoints(bundle, options, capabilities?.builtins, io)
+    if (options.target === 'plan' && entrypoints) bundle = withPlan(bundle, entrypoints, capabilities?.builtins)
     if (options.signingKey) {
       bundle = await signBundle(bundle, {
         key: await readKeyArgument(options.signingKey, '--signing-key', algorithm),
@@ -162,14 +166,13 @@ export async function runBuild(
 }
 
 const TARGET_REFUSALS: Readonly<Record<string, string>> = {
-  wasm: '-t wasm is not available: regent has no Wasm compiler; build -t rego (the default), which regent and opa evaluate with the same decisions',
-  plan: "-t plan is not available: regent does not compile Rego to OPA's intermediate representation (plans are for Wasm and IR runtimes, which regent does not run); build -t rego (the default) instead",
+  wasm: '-t wasm is not available: regent has no Wasm compiler; build -t rego (the default), which regent and opa evaluate with the same decisions, or -t plan for OPA\'s intermediate representation',
 }
 
 function refuseLaterFeatures(options: BuildOptions): void {
-  if (options.target !== 'rego') {
+  if (options.target !== 'rego' && options.target !== 'plan') {
     const refusal = TARGET_REFUSALS[options.target]
-    throw new CommandError(refusal ?? `-t ${options.target} is not a target (use rego)`, 2)
+    throw new CommandError(refusal ?? `-t ${options.target} is not a target (use rego or plan)`, 2)
   }
   if (!/^[0-2]$/.test(options.optimize))
     throw new CommandError(`-O ${options.optimize}: expected an optimisation level 0, 1 or 2`, 2)
@@ -193,7 +196,7 @@ function checkEntrypoints(
   io: CommandIo,
 ): BuildEntrypoints | undefined {
   const level = Number(options.optimize)
-  if (level === 0 && (options.entrypoint ?? []).length === 0) return undefined
+  if (level === 0 && (options.entrypoint ?? []).length === 0 && options.target !== 'plan') return undefined
   const entrypoints = buildEntrypoints(bundle, {
     entrypoints: options.entrypoint ?? [],
     pruneUnused: options.pruneUnused === true,
