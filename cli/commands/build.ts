@@ -141,7 +141,8 @@ export async function runBuild(
     bundle = { ...bundle, signatures: undefined }
     compileBundleModules(bundle, capabilities ? { builtins: capabilities.builtins } : {})
     const entrypoints = checkEntrypoints(bundle, options, capabilities?.builtins, io)
-    if (options.target === 'plan' && entrypoints) bundle = withPlan(bundle, entrypoints, capabilities?.builtins)
+    if (options.target === 'plan' && entrypoints)
+      bundle = withPlan(bundle, entrypoints, capabilities?.builtins)
     if (options.signingKey) {
       bundle = await signBundle(bundle, {
         key: await readKeyArgument(options.signingKey, '--signing-key', algorithm),
@@ -166,7 +167,7 @@ export async function runBuild(
 }
 
 const TARGET_REFUSALS: Readonly<Record<string, string>> = {
-  wasm: '-t wasm is not available: regent has no Wasm compiler; build -t rego (the default), which regent and opa evaluate with the same decisions, or -t plan for OPA\'s intermediate representation',
+  wasm: "-t wasm is not available: regent has no Wasm compiler; build -t rego (the default), which regent and opa evaluate with the same decisions, or -t plan for OPA's intermediate representation",
 }
 
 function refuseLaterFeatures(options: BuildOptions): void {

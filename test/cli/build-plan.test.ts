@@ -93,7 +93,16 @@ describe('regent build -t plan', () => {
   })
 
   it('still refuses -t wasm, naming -t rego and -t plan', async () => {
-    const r = await runRegent(['build', '-t', 'wasm', '-e', 'plain/p', '-o', join(dir, 'w.tar.gz'), join(dir, 'plain.rego')])
+    const r = await runRegent([
+      'build',
+      '-t',
+      'wasm',
+      '-e',
+      'plain/p',
+      '-o',
+      join(dir, 'w.tar.gz'),
+      join(dir, 'plain.rego'),
+    ])
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/-t wasm is not available.*-t rego.*-t plan/)
   })

@@ -70,7 +70,10 @@ export class BodyPlanner {
 
   #planExprs(body: Body, i: number, vars: Vars, iter: Iter): void {
     const expr = body[i]
-    if (!expr) return iter(vars)
+    if (!expr) {
+      iter(vars)
+      return
+    }
     this.#planExpr(expr, vars, (next) => this.#planExprs(body, i + 1, next, iter))
   }
 
@@ -79,32 +82,45 @@ export class BodyPlanner {
     if (expr.with && expr.with.length > 0) throw new PlanError('`with` modifier', expr.location)
     if (expr.negated) {
       this.#negate((done) => this.#planPositive(expr, vars, done), expr.location)
-      return iter(vars)
+      iter(vars)
+      return
     }
     this.#planPositive(expr, vars, iter)
   }
 
   #planPositive(expr: Expr, vars: Vars, iter: Iter): void {
     const terms = expr.terms
-    if (Array.isArray(terms)) return this.#planCall(terms, expr.location, vars, iter)
+    if (Array.isArray(terms)) {
+      this.#planCall(terms, expr.location, vars, iter)
+      return
+    }
     switch (terms.type) {
       case 'somedecl':
-        if (terms.symbols.every((s) => s.type === 'var')) return iter(vars)
+        if (terms.symbols.every((s) => s.type === 'var')) {
+          iter(vars)
+          return
+        }
         throw new PlanError('`some ... in` that the compiler did not rewrite', expr.location)
       case 'every':
-        return this.#planEvery(terms, vars, iter)
+        this.#planEvery(terms, vars, iter)
+        return
       case 'not':
         this.#negate((done) => this.planQuery(terms.body, vars, done), expr.location)
-        return iter(vars)
+        iter(vars)
+        return
       case 'and':
       case 'or':
         throw new PlanError(`\`${terms.type}\` expression`, expr.location)
       default:
-        if (terms.type === 'boolean' && terms.value) return iter(vars)
-        return this.planTerm(terms, vars, (op, next) => {
+        if (terms.type === 'boolean' && terms.value) {
+          iter(vars)
+          return
+        }
+        this.planTerm(terms, vars, (op, next) => {
           this.#e.emit('NotEqualStmt', { a: op, b: bool(false) })
           iter(next)
         })
+        return
     }
   }
 
@@ -156,24 +172,30 @@ export class BodyPlanner {
   #planCall(terms: Term[], location: Location | undefined, vars: Vars, iter: Iter): void {
     const [operator, ...args] = terms as [Term, ...Term[]]
     const name = refName(operator)
-    if (name === 'eq' || name === 'assign') return this.planUnify(args[0] as Term, args[1] as Term, vars, iter)
+    if (name === 'eq' || name === 'assign') {
+      this.planUnify(args[0] as Term, args[1] as Term, vars, iter)
+      return
+    }
     if ((name === 'equal' || name === 'neq') && args.length === 2) {
-      return this.#planTerms(args.slice(0, 2), vars, ([a, b], next) => {
+      this.#planTerms(args.slice(0, 2), vars, ([a, b], next) => {
         this.#e.emit(name === 'equal' ? 'EqualStmt' : 'NotEqualStmt', { a: a as Operand, b: b as Operand })
         iter(next)
       })
+      return
     }
     let func: string
     let arity: number
     let leading: Operand[] = []
     if (operator.type === 'ref' && operator.value[0]?.type === 'var' && operator.value[0].value === 'data') {
       const node = this.#rules.root.lookup(operator.value.slice(1))
-      if (!node || node.rules.length === 0) throw new PlanError(`call to ${name ?? 'a dynamic function'}`, location)
+      if (!node || node.rules.length === 0)
+        throw new PlanError(`call to ${name ?? 'a dynamic function'}`, location)
       ;({ name: func, arity } = this.#rules.functionFor(node, location))
       leading = [local(INPUT_LOCAL), local(DATA_LOCAL)]
     } else {
       const builtin = name === undefined ? undefined : this.#builtins.get(name)
-      if (!builtin || name === undefined) throw new PlanError(`call to ${name ?? 'a dynamic function'}`, location)
+      if (!builtin || name === undefined)
+        throw new PlanError(`call to ${name ?? 'a dynamic function'}`, location)
       if (REFUSED_BUILTINS.has(name)) throw new PlanError(`${name}()`, location)
       if (builtin.kind === 'relation') throw new PlanError(`the relation ${name}()`, location)
       this.#e.builtins.set(name, { name, decl: typeToJSON(builtin.decl, { minimal: true }) })
@@ -185,7 +207,10 @@ export class BodyPlanner {
       this.#e.location = location ?? this.#e.location
       this.#e.emit('CallStmt', { func, args: [...leading, ...ops], result })
       const output = args[arity]
-      if (output) return this.planUnifyLocal(output, local(result), next, iter)
+      if (output) {
+        this.planUnifyLocal(output, local(result), next, iter)
+        return
+      }
       this.#e.emit('NotEqualStmt', { a: local(result), b: bool(false) })
       iter(next)
     })
@@ -195,7 +220,10 @@ export class BodyPlanner {
     const ops: Operand[] = []
     const step = (i: number, current: Vars): void => {
       const t = terms[i]
-      if (!t) return iter([...ops], current)
+      if (!t) {
+        iter([...ops], current)
+        return
+      }
       this.planTerm(t, current, (op, next) => {
         ops[i] = op
         step(i + 1, next)
@@ -210,26 +238,40 @@ export class BodyPlanner {
       case 'null': {
         const target = this.#e.newLocal()
         this.#e.emit('MakeNullStmt', { target })
-        return iter(local(target), vars)
+        iter(local(target), vars)
+        return
       }
       case 'boolean':
-        return iter(bool(t.value), vars)
+        iter(bool(t.value), vars)
+        return
       case 'number':
-        return iter(this.number(t.value), vars)
+        iter(this.number(t.value), vars)
+        return
       case 'string':
-        return iter(this.#e.string(t.value), vars)
+        iter(this.#e.string(t.value), vars)
+        return
       case 'var': {
         const bound = vars.get(t.value)
-        if (bound !== undefined) return iter(local(bound), vars)
-        if (t.value === 'input') return iter(local(INPUT_LOCAL), vars)
-        if (t.value === 'data') return this.#planDataRef([t], vars, iter)
+        if (bound !== undefined) {
+          iter(local(bound), vars)
+          return
+        }
+        if (t.value === 'input') {
+          iter(local(INPUT_LOCAL), vars)
+          return
+        }
+        if (t.value === 'data') {
+          this.#planDataRef([t], vars, iter)
+          return
+        }
         throw new PlanError(`the unbound variable ${t.value}`, t.location)
       }
       case 'ref':
-        return this.#planRef(t.value, vars, iter)
+        this.#planRef(t.value, vars, iter)
+        return
       case 'array':
       case 'set':
-        return this.#planTerms(t.value, vars, (ops, next) => {
+        this.#planTerms(t.value, vars, (ops, next) => {
           const target = this.#e.newLocal()
           if (t.type === 'array') {
             this.#e.emit('MakeArrayStmt', { capacity: ops.length, target })
@@ -240,18 +282,25 @@ export class BodyPlanner {
           }
           iter(local(target), next)
         })
+        return
       case 'object':
-        return this.#planTerms(t.value.flat(), vars, (ops, next) => {
+        this.#planTerms(t.value.flat(), vars, (ops, next) => {
           const target = this.#e.newLocal()
           this.#e.emit('MakeObjectStmt', { target })
           for (let i = 0; i < ops.length; i += 2)
-            this.#e.emit('ObjectInsertStmt', { key: ops[i] as Operand, value: ops[i + 1] as Operand, object: target })
+            this.#e.emit('ObjectInsertStmt', {
+              key: ops[i] as Operand,
+              value: ops[i + 1] as Operand,
+              object: target,
+            })
           iter(local(target), next)
         })
+        return
       case 'arraycomprehension':
       case 'setcomprehension':
       case 'objectcomprehension':
-        return this.#planComprehension(t, vars, iter)
+        this.#planComprehension(t, vars, iter)
+        return
       default:
         throw new PlanError(`a ${t.type} term`, t.location)
     }
@@ -279,7 +328,11 @@ export class BodyPlanner {
       this.planQuery(t.value.body, vars, (inner) => {
         if (t.type === 'objectcomprehension') {
           this.#planTerms([t.value.key, t.value.value], inner, ([key, value]) =>
-            this.#e.emit('ObjectInsertOnceStmt', { key: key as Operand, value: value as Operand, object: target }),
+            this.#e.emit('ObjectInsertOnceStmt', {
+              key: key as Operand,
+              value: value as Operand,
+              object: target,
+            }),
           )
         } else
           this.planTerm(t.value.term, inner, (value) => {
@@ -297,9 +350,18 @@ export class BodyPlanner {
     const [head, ...rest] = parts as [Term, ...Term[]]
     if (head.type === 'var') {
       const bound = vars.get(head.value)
-      if (bound !== undefined) return this.#planRefRest(local(bound), rest, vars, iter)
-      if (head.value === 'input') return this.#planRefRest(local(INPUT_LOCAL), rest, vars, iter)
-      if (head.value === 'data') return this.#planDataRef(parts, vars, iter)
+      if (bound !== undefined) {
+        this.#planRefRest(local(bound), rest, vars, iter)
+        return
+      }
+      if (head.value === 'input') {
+        this.#planRefRest(local(INPUT_LOCAL), rest, vars, iter)
+        return
+      }
+      if (head.value === 'data') {
+        this.#planDataRef(parts, vars, iter)
+        return
+      }
       throw new PlanError(`the unbound variable ${head.value}`, head.location)
     }
     this.planTerm(head, vars, (op, next) => this.#planRefRest(op, rest, next, iter))
@@ -308,16 +370,22 @@ export class BodyPlanner {
   /** Looks `parts` up in `source`: a `DotStmt` per bound key, a `ScanStmt` per unbound variable. */
   #planRefRest(source: Operand, parts: readonly Term[], vars: Vars, iter: TermIter): void {
     const [key, ...more] = parts
-    if (!key) return iter(source, vars)
+    if (!key) {
+      iter(source, vars)
+      return
+    }
     if (key.type === 'var' && !vars.has(key.value) && key.value !== 'input' && key.value !== 'data') {
       const src = this.#e.toLocal(source)
       const k = this.#e.newLocal()
       const value = this.#e.newLocal()
-      const block = this.#e.nested(() => this.#planRefRest(local(value), more, bind(vars, key.value, k), iter))
+      const block = this.#e.nested(() =>
+        this.#planRefRest(local(value), more, bind(vars, key.value, k), iter),
+      )
       this.#e.emit('ScanStmt', { source: src, key: k, value, block })
       return
     }
-    if (this.#hasPattern(key, vars)) throw new PlanError('a reference key with unbound variables inside', key.location)
+    if (this.#hasPattern(key, vars))
+      throw new PlanError('a reference key with unbound variables inside', key.location)
     this.planTerm(key, vars, (keyOp, next) => {
       const target = this.#e.newLocal()
       this.#e.emit('DotStmt', { source, key: keyOp, target })
@@ -337,7 +405,8 @@ export class BodyPlanner {
         if (arity > 0) throw new PlanError('a reference to a function without calling it', parts[0]?.location)
         const result = this.#e.newLocal()
         this.#e.emit('CallStmt', { func: name, args: [local(INPUT_LOCAL), local(DATA_LOCAL)], result })
-        return this.#planRefRest(local(result), parts.slice(i), vars, iter)
+        this.#planRefRest(local(result), parts.slice(i), vars, iter)
+        return
       }
       const part = parts[i]
       if (!part) break
@@ -345,11 +414,15 @@ export class BodyPlanner {
       if (!child) {
         if (!isConstantKey(part) && hasRulesBelow(node))
           throw new PlanError('iteration over the rules of a package (a variable key in data)', part.location)
-        return this.#planRefRest(local(DATA_LOCAL), parts.slice(1), vars, iter)
+        this.#planRefRest(local(DATA_LOCAL), parts.slice(1), vars, iter)
+        return
       }
       node = child
     }
-    if (!hasRulesBelow(node)) return this.#planRefRest(local(DATA_LOCAL), parts.slice(1), vars, iter)
+    if (!hasRulesBelow(node)) {
+      this.#planRefRest(local(DATA_LOCAL), parts.slice(1), vars, iter)
+      return
+    }
     iter(local(this.virtualDocument(node, parts)), vars)
   }
 
@@ -386,7 +459,11 @@ export class BodyPlanner {
         if (arity > 0) continue
         const block = this.#e.nested(() => {
           const value = this.#e.newLocal()
-          this.#e.emit('CallStmt', { func: name, args: [local(INPUT_LOCAL), local(DATA_LOCAL)], result: value })
+          this.#e.emit('CallStmt', {
+            func: name,
+            args: [local(INPUT_LOCAL), local(DATA_LOCAL)],
+            result: value,
+          })
           this.planTerm(child.key, new Map(), (key) =>
             this.#e.emit('ObjectInsertStmt', { key, value: local(value), object: target }),
           )
@@ -422,20 +499,31 @@ export class BodyPlanner {
     const pa = this.#hasPattern(a, vars)
     const pb = this.#hasPattern(b, vars)
     if (!pa && !pb) {
-      return this.#planTerms([a, b], vars, ([x, y], next) => {
+      this.#planTerms([a, b], vars, ([x, y], next) => {
         this.#e.emit('EqualStmt', { a: x as Operand, b: y as Operand })
         iter(next)
       })
+      return
     }
-    if (!pb) return this.planTerm(b, vars, (op, next) => this.planUnifyLocal(a, op, next, iter))
-    if (!pa) return this.planTerm(a, vars, (op, next) => this.planUnifyLocal(b, op, next, iter))
+    if (!pb) {
+      this.planTerm(b, vars, (op, next) => this.planUnifyLocal(a, op, next, iter))
+      return
+    }
+    if (!pa) {
+      this.planTerm(a, vars, (op, next) => this.planUnifyLocal(b, op, next, iter))
+      return
+    }
     if (a.type === 'array' && b.type === 'array') {
-      if (a.value.length !== b.value.length) return this.#never()
-      return this.#unifyPairs(
+      if (a.value.length !== b.value.length) {
+        this.#never()
+        return
+      }
+      this.#unifyPairs(
         a.value.map((x, i) => [x, b.value[i] as Term]),
         vars,
         iter,
       )
+      return
     }
     throw new PlanError('unification of two terms that both have unbound variables', a.location ?? b.location)
   }
@@ -443,7 +531,10 @@ export class BodyPlanner {
   #unifyPairs(pairs: Array<[Term, Term]>, vars: Vars, iter: Iter): void {
     const step = (i: number, current: Vars): void => {
       const pair = pairs[i]
-      if (!pair) return iter(current)
+      if (!pair) {
+        iter(current)
+        return
+      }
       this.planUnify(pair[0], pair[1], current, (next) => step(i + 1, next))
     }
     step(0, vars)
@@ -457,23 +548,31 @@ export class BodyPlanner {
   /** Matches `pattern` against the value in `op`, binding the pattern's unbound variables. */
   planUnifyLocal(pattern: Term, op: Operand, vars: Vars, iter: Iter): void {
     if (!this.#hasPattern(pattern, vars)) {
-      return this.planTerm(pattern, vars, (p, next) => {
+      this.planTerm(pattern, vars, (p, next) => {
         this.#e.emit('EqualStmt', { a: p, b: op })
         iter(next)
       })
+      return
     }
-    if (pattern.type === 'var') return iter(bind(vars, pattern.value, this.#e.toLocal(op)))
+    if (pattern.type === 'var') {
+      iter(bind(vars, pattern.value, this.#e.toLocal(op)))
+      return
+    }
     if (pattern.type === 'array') {
       this.#e.emit('IsArrayStmt', { source: op })
       this.#checkLength(op, pattern.value.length)
       const step = (i: number, current: Vars): void => {
         const elem = pattern.value[i]
-        if (!elem) return iter(current)
+        if (!elem) {
+          iter(current)
+          return
+        }
         const target = this.#e.newLocal()
         this.#e.emit('DotStmt', { source: op, key: this.#int(i), target })
         this.planUnifyLocal(elem, local(target), current, (next) => step(i + 1, next))
       }
-      return step(0, vars)
+      step(0, vars)
+      return
     }
     if (pattern.type === 'object') {
       if (pattern.value.some(([k]) => this.#hasPattern(k, vars)))
@@ -482,14 +581,18 @@ export class BodyPlanner {
       this.#checkLength(op, pattern.value.length)
       const step = (i: number, current: Vars): void => {
         const entry = pattern.value[i]
-        if (!entry) return iter(current)
+        if (!entry) {
+          iter(current)
+          return
+        }
         this.planTerm(entry[0], current, (key, next) => {
           const target = this.#e.newLocal()
           this.#e.emit('DotStmt', { source: op, key, target })
           this.planUnifyLocal(entry[1], local(target), next, (after) => step(i + 1, after))
         })
       }
-      return step(0, vars)
+      step(0, vars)
+      return
     }
     throw new PlanError(`unification with a ${pattern.type} pattern`, pattern.location)
   }

@@ -39,7 +39,9 @@ export class Emitter {
 
   /** The `static` object of the policy. */
   static(): { strings: StringConst[]; builtin_funcs: BuiltinFunc[]; files: StringConst[] } {
-    const byName = [...this.builtins.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    const byName = [...this.builtins.values()].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )
     return {
       strings: [...this.#strings.keys()].map((value) => ({ value })),
       builtin_funcs: byName,

@@ -98,13 +98,17 @@ class Planner implements RuleFunctions {
       if (plan) plans.push(plan)
     }
     const funcs: Func[] = []
-    for (let info = this.#queue.shift(); info; info = this.#queue.shift()) funcs.push(this.#planFunction(info))
+    for (let info = this.#queue.shift(); info; info = this.#queue.shift())
+      funcs.push(this.#planFunction(info))
     return { static: this.#e.static(), plans: { plans }, funcs: { funcs } }
   }
 
   /** The node an entrypoint names and the ref of it; undefined when nothing is there. */
   #planEntrypoint(path: string, required: boolean): Plan | undefined {
-    const parts = path.replace(/^\//, '').split('/').filter((p) => p !== '')
+    const parts = path
+      .replace(/^\//, '')
+      .split('/')
+      .filter((p) => p !== '')
     const ref: Term[] = [varTerm('data'), ...parts.map((p) => stringTerm(p))]
     const { node, tail } = this.root.find(ref.slice(1))
     const named = tail.length === 0 ? hasRulesBelow(node) : node.rules.length > 0
@@ -176,11 +180,14 @@ class Planner implements RuleFunctions {
     this.#e.location = entries[0]?.rule.location
     if (info.kind === 'set' || info.kind === 'object') {
       blocks.push(
-        this.#e.nested(() => this.#e.emit(info.kind === 'set' ? 'MakeSetStmt' : 'MakeObjectStmt', { target: ret })),
+        this.#e.nested(() =>
+          this.#e.emit(info.kind === 'set' ? 'MakeSetStmt' : 'MakeObjectStmt', { target: ret }),
+        ),
       )
       for (const { rule } of entries) blocks.push(this.#multiValueBlock(rule, info.kind, ret))
     } else {
-      for (const { rule } of entries) if (!rule.default) blocks.push(...this.#completeBlocks(rule, ret, params))
+      for (const { rule } of entries)
+        if (!rule.default) blocks.push(...this.#completeBlocks(rule, ret, params))
       const fallback = entries.find((e) => e.rule.default)?.rule
       if (fallback) {
         this.#e.location = fallback.location
@@ -204,7 +211,9 @@ class Planner implements RuleFunctions {
     for (let r: Rule | undefined = rule; r; r = r.else) chain.push(r)
     if (chain.length === 1) return [this.#branchBlock(rule, ret, params, undefined)]
     const chainResult = this.#e.newLocal()
-    const blocks = chain.map((branch, i) => this.#branchBlock(branch, chainResult, params, i > 0 ? chainResult : undefined))
+    const blocks = chain.map((branch, i) =>
+      this.#branchBlock(branch, chainResult, params, i > 0 ? chainResult : undefined),
+    )
     this.#e.location = rule.location
     blocks.push(
       this.#e.nested(() => {
@@ -235,7 +244,10 @@ class Planner implements RuleFunctions {
     const args = rule.head.args ?? []
     const step = (i: number, vars: Vars): void => {
       const arg = args[i]
-      if (!arg) return iter(vars)
+      if (!arg) {
+        iter(vars)
+        return
+      }
       this.#body.planUnifyLocal(arg, local(params[i + 2] as Local), vars, (next) => step(i + 1, next))
     }
     step(0, new Map())
@@ -249,7 +261,10 @@ class Planner implements RuleFunctions {
       this.#body.planQuery(rule.body, new Map(), (vars) => {
         this.#e.location = rule.head.location ?? rule.location
         this.#body.planTerm(key, vars, (keyOp, afterKey) => {
-          if (kind === 'set') return this.#e.emit('SetAddStmt', { value: keyOp, set: ret })
+          if (kind === 'set') {
+            this.#e.emit('SetAddStmt', { value: keyOp, set: ret })
+            return
+          }
           this.#body.planTerm(rule.head.value as Term, afterKey, (value) =>
             this.#e.emit('ObjectInsertOnceStmt', { key: keyOp, value, object: ret }),
           )

@@ -8,7 +8,9 @@ import { callBuiltin as callRegistered } from '../../../../core/rego/builtins/re
 import type { Value } from '../../../../core/rego/values/index.js'
 
 /** Calls a synchronous built-in; throws what the built-in throws. */
-export function callBuiltin(builtin: Builtin & { kind: 'function' }, args: readonly Value[]): Value | undefined {
+export function callBuiltin(
+  builtin: Builtin & { kind: 'function' },
+  args: readonly Value[],
+): Value | undefined {
   return callRegistered(builtin, createBuiltinContext(), args)
 }
-

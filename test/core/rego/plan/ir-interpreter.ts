@@ -10,19 +10,19 @@
  */
 import type { Builtin } from '../../../../core/rego/builtins/define.js'
 import { BuiltinCallError } from '../../../../core/rego/builtins/errors.js'
-import { callBuiltin } from './builtin-bridge.js'
 import type { Block, Operand, Policy, Stmt } from '../../../../core/rego/plan/ir.js'
 import {
   equalValues,
   isArray,
+  isNumberValue,
   isObject,
   isSet,
   ObjectValue,
   SetValue,
   toSafeInt,
   Value,
-  isNumberValue,
 } from '../../../../core/rego/values/index.js'
+import { callBuiltin } from './builtin-bridge.js'
 
 /** Raised for `AssignVarOnceStmt` / `ObjectInsertOnceStmt` conflicts (OPA's eval_conflict_error). */
 export class IrConflictError extends Error {}
@@ -84,7 +84,8 @@ class Interpreter {
   #call(func: string, args: Array<Value | undefined>): Value | undefined {
     const fn = this.#policy.funcs.funcs.find((f) => f.name === func)
     if (fn) {
-      if (args.length !== fn.params.length) throw new Error(`${func}: ${args.length} args for ${fn.params.length} params`)
+      if (args.length !== fn.params.length)
+        throw new Error(`${func}: ${args.length} args for ${fn.params.length} params`)
       const frame: Frame = []
       fn.params.forEach((p, i) => {
         frame[p] = args[i]
@@ -92,9 +93,10 @@ class Interpreter {
       for (const block of fn.blocks) if (this.#block(block, frame) === 'return') return frame[fn.return]
       return undefined
     }
-    if (!this.#policy.static.builtin_funcs.some((b) => b.name === func)) throw new Error(`undeclared builtin ${func}`)
+    if (!this.#policy.static.builtin_funcs.some((b) => b.name === func))
+      throw new Error(`undeclared builtin ${func}`)
     const builtin = this.#builtins.get(func)
-    if (!builtin || builtin.kind !== 'function') throw new Error(`builtin ${func} not callable here`)
+    if (builtin?.kind !== 'function') throw new Error(`builtin ${func} not callable here`)
     if (args.some((a) => a === undefined)) return undefined
     try {
       return callBuiltin(builtin, args as Value[])

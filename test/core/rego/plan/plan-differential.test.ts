@@ -38,7 +38,11 @@ function compileCase(c: PlanCase) {
 
 type Outcome = { kind: 'values'; values: string[] } | { kind: 'conflict' }
 
-function engineOutcome(policy: ReturnType<typeof compileCase>['policy'], path: string, input: Value): Outcome {
+function engineOutcome(
+  policy: ReturnType<typeof compileCase>['policy'],
+  path: string,
+  input: Value,
+): Outcome {
   try {
     const run = policy.query(`data.${path.split('/').join('.')}`).evalSync({ input })
     return { kind: 'values', values: run.results.map((r) => toJSONText(r.expressions[0]?.value as Value)) }

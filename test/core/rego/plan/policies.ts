@@ -132,7 +132,10 @@ obj_match if {
       resource: pick(rand, ['db', 'web']),
       action: pick(rand, ['read', 'write']),
       pair: listOf(rand, 3, () => Math.floor(rand() * 5)),
-      obj: rand() < 0.6 ? { kind: pick(rand, ['pod', 'svc']), name: pick(rand, ['web-1', 'db-1']) } : { kind: 'pod' },
+      obj:
+        rand() < 0.6
+          ? { kind: pick(rand, ['pod', 'svc']), name: pick(rand, ['web-1', 'db-1']) }
+          : { kind: 'pod' },
     }),
   },
   {
@@ -155,7 +158,15 @@ index := {u: i | some i, u in input.users}
 both := uniq & {1, 2, 3}
 `,
     },
-    entrypoints: ['e/all_small', 'e/none_negative', 'e/negative', 'e/no_admin', 'e/uniq', 'e/index', 'e/both'],
+    entrypoints: [
+      'e/all_small',
+      'e/none_negative',
+      'e/negative',
+      'e/no_admin',
+      'e/uniq',
+      'e/index',
+      'e/both',
+    ],
     input: (rand) => ({
       nums: listOf(rand, 4, () => Math.floor(rand() * 14) - 2),
       users: listOf(rand, 3, () => pick(rand, ['admin', 'dev', 'ops'])),
