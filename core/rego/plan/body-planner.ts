@@ -14,11 +14,8 @@ import { typeToJSON } from '../types/json.js'
 import { bool, type Emitter, local } from './emitter.js'
 import { PlanError } from './errors.js'
 import { DATA_LOCAL, INPUT_LOCAL, type Local, type Operand } from './ir.js'
-
-/** Variables bound so far: Rego var name → local. */
-export type Vars = ReadonlyMap<string, Local>
-type Iter = (vars: Vars) => void
-type TermIter = (op: Operand, vars: Vars) => void
+import { hasPattern, Unifier } from './unify.js'
+import { bind, type Iter, type TermIter, type Vars } from './vars.js'
 
 /** What the body planner asks of the rule planner: the IR function of a rule set. */
 export interface RuleFunctions {
@@ -30,12 +27,6 @@ export interface RuleFunctions {
 
 /** Built-ins the plan target leaves out: they print or trace, which an IR runtime need not offer. */
 const REFUSED_BUILTINS = new Set(['print', 'internal.print', 'trace', 'internal.test_case'])
-
-function bind(vars: Vars, name: string, l: Local): Vars {
-  const out = new Map(vars)
-  out.set(name, l)
-  return out
-}
 
 function isConstantKey(t: Term): boolean {
   return t.type === 'string' || t.type === 'number' || t.type === 'boolean' || t.type === 'null'
@@ -56,11 +47,18 @@ export class BodyPlanner {
   readonly #e: Emitter
   readonly #rules: RuleFunctions
   readonly #builtins: ReadonlyMap<string, Builtin>
+  readonly #unifier: Unifier
 
   constructor(emitter: Emitter, rules: RuleFunctions, builtins: ReadonlyMap<string, Builtin>) {
     this.#e = emitter
     this.#rules = rules
     this.#builtins = builtins
+    this.#unifier = new Unifier(emitter, this)
+  }
+
+  /** Matches `pattern` against the value in `op` (see unify.ts). */
+  planUnifyLocal(pattern: Term, op: Operand, vars: Vars, iter: Iter): void {
+    this.#unifier.planUnifyLocal(pattern, op, vars, iter)
   }
 
   /** Plans `body` (a conjunction), then `iter` once per solution. */
@@ -173,11 +171,11 @@ export class BodyPlanner {
     const [operator, ...args] = terms as [Term, ...Term[]]
     const name = refName(operator)
     if (name === 'eq' || name === 'assign') {
-      this.planUnify(args[0] as Term, args[1] as Term, vars, iter)
+      this.#unifier.planUnify(args[0] as Term, args[1] as Term, vars, iter)
       return
     }
     if ((name === 'equal' || name === 'neq') && args.length === 2) {
-      this.#planTerms(args.slice(0, 2), vars, ([a, b], next) => {
+      this.planTerms(args.slice(0, 2), vars, ([a, b], next) => {
         this.#e.emit(name === 'equal' ? 'EqualStmt' : 'NotEqualStmt', { a: a as Operand, b: b as Operand })
         iter(next)
       })
@@ -202,13 +200,13 @@ export class BodyPlanner {
       func = name
       arity = builtin.arity
     }
-    this.#planTerms(args.slice(0, arity), vars, (ops, next) => {
+    this.planTerms(args.slice(0, arity), vars, (ops, next) => {
       const result = this.#e.newLocal()
       this.#e.location = location ?? this.#e.location
       this.#e.emit('CallStmt', { func, args: [...leading, ...ops], result })
       const output = args[arity]
       if (output) {
-        this.planUnifyLocal(output, local(result), next, iter)
+        this.#unifier.planUnifyLocal(output, local(result), next, iter)
         return
       }
       this.#e.emit('NotEqualStmt', { a: local(result), b: bool(false) })
@@ -216,7 +214,8 @@ export class BodyPlanner {
     })
   }
 
-  #planTerms(terms: readonly Term[], vars: Vars, iter: (ops: Operand[], vars: Vars) => void): void {
+  /** Plans terms left to right, then `iter` with their operands. */
+  planTerms(terms: readonly Term[], vars: Vars, iter: (ops: Operand[], vars: Vars) => void): void {
     const ops: Operand[] = []
     const step = (i: number, current: Vars): void => {
       const t = terms[i]
@@ -271,7 +270,7 @@ export class BodyPlanner {
         return
       case 'array':
       case 'set':
-        this.#planTerms(t.value, vars, (ops, next) => {
+        this.planTerms(t.value, vars, (ops, next) => {
           const target = this.#e.newLocal()
           if (t.type === 'array') {
             this.#e.emit('MakeArrayStmt', { capacity: ops.length, target })
@@ -284,7 +283,7 @@ export class BodyPlanner {
         })
         return
       case 'object':
-        this.#planTerms(t.value.flat(), vars, (ops, next) => {
+        this.planTerms(t.value.flat(), vars, (ops, next) => {
           const target = this.#e.newLocal()
           this.#e.emit('MakeObjectStmt', { target })
           for (let i = 0; i < ops.length; i += 2)
@@ -327,7 +326,7 @@ export class BodyPlanner {
     const block = this.#e.nested(() =>
       this.planQuery(t.value.body, vars, (inner) => {
         if (t.type === 'objectcomprehension') {
-          this.#planTerms([t.value.key, t.value.value], inner, ([key, value]) =>
+          this.planTerms([t.value.key, t.value.value], inner, ([key, value]) =>
             this.#e.emit('ObjectInsertOnceStmt', {
               key: key as Operand,
               value: value as Operand,
@@ -384,7 +383,7 @@ export class BodyPlanner {
       this.#e.emit('ScanStmt', { source: src, key: k, value, block })
       return
     }
-    if (this.#hasPattern(key, vars))
+    if (hasPattern(key, vars))
       throw new PlanError('a reference key with unbound variables inside', key.location)
     this.planTerm(key, vars, (keyOp, next) => {
       const target = this.#e.newLocal()
@@ -477,135 +476,5 @@ export class BodyPlanner {
       }
     }
     return target
-  }
-
-  /** True when `t` holds a variable not bound yet outside of refs and comprehensions (a pattern). */
-  #hasPattern(t: Term, vars: Vars): boolean {
-    switch (t.type) {
-      case 'var':
-        return !vars.has(t.value) && t.value !== 'input' && t.value !== 'data'
-      case 'array':
-      case 'set':
-        return t.value.some((x) => this.#hasPattern(x, vars))
-      case 'object':
-        return t.value.some(([k, v]) => this.#hasPattern(k, vars) || this.#hasPattern(v, vars))
-      default:
-        return false
-    }
-  }
-
-  /** `a = b`: evaluates the side without unbound variables and matches the other against it. */
-  planUnify(a: Term, b: Term, vars: Vars, iter: Iter): void {
-    const pa = this.#hasPattern(a, vars)
-    const pb = this.#hasPattern(b, vars)
-    if (!pa && !pb) {
-      this.#planTerms([a, b], vars, ([x, y], next) => {
-        this.#e.emit('EqualStmt', { a: x as Operand, b: y as Operand })
-        iter(next)
-      })
-      return
-    }
-    if (!pb) {
-      this.planTerm(b, vars, (op, next) => this.planUnifyLocal(a, op, next, iter))
-      return
-    }
-    if (!pa) {
-      this.planTerm(a, vars, (op, next) => this.planUnifyLocal(b, op, next, iter))
-      return
-    }
-    if (a.type === 'array' && b.type === 'array') {
-      if (a.value.length !== b.value.length) {
-        this.#never()
-        return
-      }
-      this.#unifyPairs(
-        a.value.map((x, i) => [x, b.value[i] as Term]),
-        vars,
-        iter,
-      )
-      return
-    }
-    throw new PlanError('unification of two terms that both have unbound variables', a.location ?? b.location)
-  }
-
-  #unifyPairs(pairs: Array<[Term, Term]>, vars: Vars, iter: Iter): void {
-    const step = (i: number, current: Vars): void => {
-      const pair = pairs[i]
-      if (!pair) {
-        iter(current)
-        return
-      }
-      this.planUnify(pair[0], pair[1], current, (next) => step(i + 1, next))
-    }
-    step(0, vars)
-  }
-
-  /** A statement that is never defined (a unification that cannot succeed). */
-  #never(): void {
-    this.#e.emit('EqualStmt', { a: bool(true), b: bool(false) })
-  }
-
-  /** Matches `pattern` against the value in `op`, binding the pattern's unbound variables. */
-  planUnifyLocal(pattern: Term, op: Operand, vars: Vars, iter: Iter): void {
-    if (!this.#hasPattern(pattern, vars)) {
-      this.planTerm(pattern, vars, (p, next) => {
-        this.#e.emit('EqualStmt', { a: p, b: op })
-        iter(next)
-      })
-      return
-    }
-    if (pattern.type === 'var') {
-      iter(bind(vars, pattern.value, this.#e.toLocal(op)))
-      return
-    }
-    if (pattern.type === 'array') {
-      this.#e.emit('IsArrayStmt', { source: op })
-      this.#checkLength(op, pattern.value.length)
-      const step = (i: number, current: Vars): void => {
-        const elem = pattern.value[i]
-        if (!elem) {
-          iter(current)
-          return
-        }
-        const target = this.#e.newLocal()
-        this.#e.emit('DotStmt', { source: op, key: this.#int(i), target })
-        this.planUnifyLocal(elem, local(target), current, (next) => step(i + 1, next))
-      }
-      step(0, vars)
-      return
-    }
-    if (pattern.type === 'object') {
-      if (pattern.value.some(([k]) => this.#hasPattern(k, vars)))
-        throw new PlanError('an object pattern with variable keys', pattern.location)
-      this.#e.emit('IsObjectStmt', { source: op })
-      this.#checkLength(op, pattern.value.length)
-      const step = (i: number, current: Vars): void => {
-        const entry = pattern.value[i]
-        if (!entry) {
-          iter(current)
-          return
-        }
-        this.planTerm(entry[0], current, (key, next) => {
-          const target = this.#e.newLocal()
-          this.#e.emit('DotStmt', { source: op, key, target })
-          this.planUnifyLocal(entry[1], local(target), next, (after) => step(i + 1, after))
-        })
-      }
-      step(0, vars)
-      return
-    }
-    throw new PlanError(`unification with a ${pattern.type} pattern`, pattern.location)
-  }
-
-  #checkLength(op: Operand, n: number): void {
-    const length = this.#e.newLocal()
-    this.#e.emit('LenStmt', { source: op, target: length })
-    this.#e.emit('EqualStmt', { a: local(length), b: this.#int(n) })
-  }
-
-  #int(n: number): Operand {
-    const target = this.#e.newLocal()
-    this.#e.emit('MakeNumberIntStmt', { value: n, target })
-    return local(target)
   }
 }

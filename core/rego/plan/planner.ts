@@ -18,10 +18,11 @@ import type { Compiler } from '../compiler/compiler.js'
 import { type RuleEntry, type RuleTreeNode, ruleRef } from '../compiler/rule-tree.js'
 import { groundPrefix, stringTerm, varTerm } from '../compiler/terms.js'
 import type { Location, Rule, Term } from '../syntax/ast.js'
-import { BodyPlanner, hasRulesBelow, type RuleFunctions, type Vars } from './body-planner.js'
+import { BodyPlanner, hasRulesBelow, type RuleFunctions } from './body-planner.js'
 import { Emitter, local } from './emitter.js'
 import { PlanEntrypointError, PlanError } from './errors.js'
 import { type Block, DATA_LOCAL, type Func, INPUT_LOCAL, type Local, type Plan, type Policy } from './ir.js'
+import type { Vars } from './vars.js'
 
 /** Entrypoints of a plan: the ones asked for, and rules that refer to them (planned when they are documents). */
 export interface PlanEntrypoints {
