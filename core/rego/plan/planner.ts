@@ -159,10 +159,13 @@ class Planner implements RuleFunctions {
       const ref = ruleRef({ rule, module })
       const variable = ref.length - groundPrefix(ref).length
       if (rule.head.args) kinds.add('function')
-      else if (variable > 1 || (variable === 1 && !rule.head.key))
+      else if (rule.head.key && rule.head.value === undefined) {
+        if (variable > 0)
+          throw new PlanError('a multi-value rule with a variable in its reference', rule.location)
+        kinds.add('set')
+      } else if (variable > 1)
         throw new PlanError('a rule head reference with more than one variable part', rule.location)
-      else if (rule.head.key && rule.head.value === undefined) kinds.add('set')
-      else if (rule.head.key) kinds.add('object')
+      else if (variable === 1) kinds.add('object')
       else kinds.add('complete')
     }
     if (kinds.size !== 1) throw new PlanError('rules of different kinds at one path', location)

@@ -11,7 +11,7 @@ import { PlanError } from '../../../../core/rego/plan/errors.js'
 import { type Block, type Policy, STMT_TYPES } from '../../../../core/rego/plan/ir.js'
 import { planPolicy } from '../../../../core/rego/plan/planner.js'
 import { parseModule } from '../../../../core/rego/syntax/module-parser.js'
-import { PLAN_CASES } from './policies.js'
+import { MORE_PLAN_CASES, PLAN_CASES } from './policies.js'
 
 const BUILTINS = indexBuiltins()
 
@@ -52,7 +52,12 @@ const FIELDS: Record<string, Record<string, 'o' | 'l' | '*'>> = {
 }
 
 function planCase(modules: Record<string, string>, entrypoints: string[]): Policy {
-  const parsed = Object.fromEntries(Object.entries(modules).map(([f, t]) => [f, parseModule(t, { file: f })]))
+  const parsed = Object.fromEntries(
+    Object.entries(modules).map(([f, t]) => [
+      f,
+      parseModule(t, { file: f, ...(f.startsWith('v0') ? { regoVersion: 'v0' as const } : {}) }),
+    ]),
+  )
   const policy = compilePolicy(parsed)
   return planPolicy(policy.compiler, { required: entrypoints }, BUILTINS)
 }
@@ -121,7 +126,8 @@ function checkShape(policy: Policy): Set<string> {
 describe('plan JSON shape', () => {
   it('matches OPA IR field names and operand forms for every test policy', () => {
     const used = new Set<string>()
-    for (const c of PLAN_CASES) for (const t of checkShape(planCase(c.modules, c.entrypoints))) used.add(t)
+    for (const c of [...PLAN_CASES, ...MORE_PLAN_CASES])
+      for (const t of checkShape(planCase(c.modules, c.entrypoints))) used.add(t)
     // The policies exercise the statements the planner emits.
     for (const t of ['CallStmt', 'DotStmt', 'ScanStmt', 'NotStmt', 'AssignVarOnceStmt', 'ResultSetAddStmt'])
       expect(used).toContain(t)

@@ -12,6 +12,8 @@ export interface PlanCase {
   modules: Record<string, string>
   data?: unknown
   entrypoints: string[]
+  /** Entrypoints whose value does not depend on the input. */
+  constants?: string[]
   input: (rand: Rand) => unknown
 }
 
@@ -211,6 +213,82 @@ o[k] := 0 if { some k in input.zero }
       xs: listOf(rand, 2, () => Math.floor(rand() * 2)),
       kv: Object.fromEntries(listOf(rand, 2, () => [pick(rand, ['a', 'b']), Math.floor(rand() * 2)])),
       zero: listOf(rand, 1, () => pick(rand, ['a', 'c'])),
+    }),
+  },
+]
+
+/** More of the subset: numbers, null, `in`, ref heads, default functions, rule values read by key. */
+export const MORE_PLAN_CASES: readonly PlanCase[] = [
+  {
+    name: 'numbers, null, membership, object.get, ref heads',
+    modules: {
+      'n.rego': `package n
+limits.max := 1e3
+limits.ratio := 0.25
+big := 12345678901234567890
+scaled := input.n * limits.ratio
+is_null if input.v == null
+member if input.role in {"admin", "ops"}
+lookup := object.get(input, ["a", "b"], "none")
+small if input.n < limits.max
+`,
+    },
+    entrypoints: ['n/limits', 'n/big', 'n/scaled', 'n/is_null', 'n/member', 'n/lookup', 'n/small'],
+    constants: ['n/limits', 'n/big'],
+    input: (rand) => ({
+      n: pick(rand, [1, 2.5, 4000, -3, 999]),
+      ...(rand() < 0.5 ? { v: null } : { v: 1 }),
+      role: pick(rand, ROLES),
+      ...(rand() < 0.5 ? { a: { b: pick(rand, NAMES) } } : {}),
+    }),
+  },
+  {
+    name: 'default functions, functions calling functions, rule values read by key',
+    modules: {
+      'g.rego': `package g
+default cost(_) := 0
+cost(item) := item.price * item.qty if item.qty > 0
+total_cost := sum([cost(i) | some i in input.items])
+limits := {"admin": 100, "dev": 10}
+limit := limits[input.role]
+over if total_cost > limit
+tier(x) := "gold" if x > 50
+else := "basic"
+tiers := {i.name: tier(cost(i)) | some i in input.items}
+`,
+    },
+    entrypoints: ['g/total_cost', 'g/limit', 'g/over', 'g/tiers'],
+    input: (rand) => ({
+      role: pick(rand, ROLES),
+      items: listOf(rand, 3, () => ({
+        name: pick(rand, ['a', 'b', 'c', 'd']),
+        price: Math.floor(rand() * 30),
+        qty: Math.floor(rand() * 4) - 1,
+      })),
+    }),
+  },
+  {
+    name: 'Rego v0 syntax',
+    modules: {
+      'v0.rego': `package v0
+default allow = false
+allow {
+  input.user == data.admins[_]
+}
+names[n] {
+  n := input.users[_].name
+}
+count_by[r] = c {
+  r := input.users[_].role
+  c := count([u | u := input.users[_]; u.role == r])
+}
+`,
+    },
+    data: { admins: ['alice', 'carol'] },
+    entrypoints: ['v0/allow', 'v0/names', 'v0/count_by'],
+    input: (rand) => ({
+      user: pick(rand, NAMES),
+      users: listOf(rand, 3, () => ({ name: pick(rand, NAMES), role: pick(rand, ROLES) })),
     }),
   },
 ]
