@@ -24,6 +24,7 @@ beforeAll(() => {
   writeFileSync(join(dir, 'annotated', 'other.rego'), 'package other\n\nuses if data.authz.audit\n')
   writeFileSync(join(dir, 'annotated', 'data.json'), '{"limits": {"max": 3}}')
   writeFileSync(join(dir, 'plain.rego'), 'package plain\n\np := 1\n\ndouble(x) := x * 2\n')
+  writeFileSync(join(dir, 'printing.rego'), 'package pr\n\np if {\n  print("checking")\n  input.x == 1\n}\n')
   writeFileSync(
     join(dir, 'with.rego'),
     'package w\n\nok if input.x == 1\n\nmocked if {\n  ok with input.x as 1\n}\n',
@@ -68,6 +69,28 @@ describe('regent build -t plan', () => {
     expect(r.code, r.stderr).toBe(0)
     const { policy } = await planOf(out)
     expect(policy.plans.plans.map((p) => p.name)).toEqual(['plain/p'])
+  })
+
+  it('erases print() before planning, as opa build does, and the engine still evaluates the Rego', async () => {
+    const out = join(dir, 'print.tar.gz')
+    const built = await runRegent([
+      'build',
+      '-t',
+      'plan',
+      '-e',
+      'pr/p',
+      '-o',
+      out,
+      join(dir, 'printing.rego'),
+    ])
+    expect(built.code, built.stderr).toBe(0)
+    const { policy } = await planOf(out)
+    expect(policy.static.builtin_funcs.map((b) => b.name)).not.toContain('internal.print')
+    const evaluated = await runRegent(['eval', '-b', out, '-I', '-f', 'raw', 'data.pr.p'], {
+      stdin: '{"x": 1}',
+    })
+    expect(evaluated.code, evaluated.stderr).toBe(0)
+    expect(evaluated.stdout.trim()).toBe('true')
   })
 
   it('refuses a plan without entrypoints, and an entrypoint naming a function (exit 1, nothing written)', async () => {
