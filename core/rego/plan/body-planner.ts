@@ -66,13 +66,26 @@ export class BodyPlanner {
     this.#planExprs(body, 0, vars, iter)
   }
 
-  #planExprs(body: Body, i: number, vars: Vars, iter: Iter): void {
-    const expr = body[i]
-    if (!expr) {
-      iter(vars)
-      return
+  /**
+   * Plans `body[i..]`. An expression that continues in the block it was planned in (no scan
+   * opened) hands its bindings back to this loop instead of recursing, so the stack grows with
+   * the nesting of iterations, not with the length of a body.
+   */
+  #planExprs(body: Body, start: number, vars: Vars, iter: Iter): void {
+    let current = vars
+    for (let i = start; i < body.length; i++) {
+      const block = this.#e.currentBlock
+      let deferred: Vars | undefined
+      let continued = false
+      this.#planExpr(body[i] as Expr, current, (next) => {
+        if (!continued && this.#e.currentBlock === block) deferred = next
+        else this.#planExprs(body, i + 1, next, iter)
+        continued = true
+      })
+      if (deferred === undefined) return
+      current = deferred
     }
-    this.#planExpr(expr, vars, (next) => this.#planExprs(body, i + 1, next, iter))
+    iter(current)
   }
 
   #planExpr(expr: Expr, vars: Vars, iter: Iter): void {

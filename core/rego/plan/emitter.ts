@@ -84,6 +84,11 @@ export class Emitter {
     this.#block.push({ type, stmt: { ...fields, ...position } } as Stmt)
   }
 
+  /** The block statements are appended to now (compared by identity to tell nesting apart). */
+  get currentBlock(): readonly Stmt[] {
+    return this.#block
+  }
+
   /** Runs `fill` with a fresh current block and returns it; the outer block is restored. */
   nested(fill: () => void): Block {
     const outer = this.#block

@@ -90,18 +90,35 @@ class Planner implements RuleFunctions {
     for (const path of entrypoints.required) {
       if (seen.has(path)) continue
       seen.add(path)
-      plans.push(this.#planEntrypoint(path, true) as Plan)
+      plans.push(this.#bounded(() => this.#planEntrypoint(path, true), undefined) as Plan)
     }
     for (const path of entrypoints.optional ?? []) {
       if (seen.has(path)) continue
       seen.add(path)
-      const plan = this.#planEntrypoint(path, false)
+      const plan = this.#bounded(() => this.#planEntrypoint(path, false), undefined)
       if (plan) plans.push(plan)
     }
     const funcs: Func[] = []
     for (let info = this.#queue.shift(); info; info = this.#queue.shift())
-      funcs.push(this.#planFunction(info))
+      funcs.push(this.#bounded(() => this.#planFunction(info), info.node.rules[0]?.rule.location))
     return { static: this.#e.static(), plans: { plans }, funcs: { funcs } }
+  }
+
+  /**
+   * Runs one planning step; a stack overflow becomes a refusal naming the rule. Planning recurses
+   * once per expression of a body (continuation-passing), so a body of many hundreds of
+   * expressions exhausts the stack: refused in one line rather than crashing the build.
+   */
+  #bounded<T>(plan: () => T, location: Location | undefined): T {
+    try {
+      return plan()
+    } catch (err) {
+      if (!(err instanceof RangeError)) throw err
+      throw new PlanError(
+        'a rule body this long (the planner recurses once per expression: split the rule)',
+        location ?? this.#e.location,
+      )
+    }
   }
 
   /** The node an entrypoint names and the ref of it; undefined when nothing is there. */

@@ -11,6 +11,8 @@ import { PlanError } from '../../../../core/rego/plan/errors.js'
 import { type Block, type Policy, STMT_TYPES } from '../../../../core/rego/plan/ir.js'
 import { planPolicy } from '../../../../core/rego/plan/planner.js'
 import { parseModule } from '../../../../core/rego/syntax/module-parser.js'
+import { fromJS, toJSONText } from '../../../../core/rego/values/index.js'
+import { runPlan } from './ir-interpreter.js'
 import { MORE_PLAN_CASES, PLAN_CASES } from './policies.js'
 
 const BUILTINS = indexBuiltins()
@@ -152,6 +154,25 @@ describe('plan JSON shape', () => {
     expect(values).toContain('role')
     const body = policy.funcs.funcs[0]?.blocks[0]?.stmts ?? []
     expect(body[0]?.stmt).toMatchObject({ file: 0, row: 4 })
+  })
+})
+
+describe('plan size', () => {
+  it('plans a rule body of 3,000 expressions (the stack grows with nested iterations, not body length)', () => {
+    const exprs = Array.from({ length: 3000 }, (_, i) => `  input.a${i % 7} == ${i % 7}`).join('\n')
+    const policy = planCase({ 'big.rego': `package big\n\nallow if {\n${exprs}\n}\n` }, ['big/allow'])
+    const input = fromJS(Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`a${i}`, i])))
+    const rows = runPlan(policy, 'big/allow', input, fromJS({}), BUILTINS)
+    expect(rows.map((r) => toJSONText(r))).toEqual(['{"result":true}'])
+    const wrong = fromJS({ a0: 0, a1: 1, a2: 2, a3: 3, a4: 4, a5: 5, a6: 7 })
+    expect(runPlan(policy, 'big/allow', wrong, fromJS({}), BUILTINS)).toEqual([])
+  })
+
+  it('refuses iterations nested too deeply to plan, in one line naming the rule', () => {
+    const somes = Array.from({ length: 3000 }, (_, i) => `  some x${i} in input`).join('\n')
+    expect(() => planCase({ 'n.rego': `package n\n\nallow if {\n${somes}\n}\n` }, ['n/allow'])).toThrow(
+      /n\.rego:3: a rule body this long/,
+    )
   })
 })
 
