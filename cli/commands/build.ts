@@ -33,8 +33,9 @@ import {
   writeBundle,
 } from '../../core/bundle/index.js'
 import { RegoErrors } from '../../core/rego/errors.js'
+import type { Policy as IrPolicy } from '../../core/rego/plan/ir.js'
 import { type BuildEntrypoints, buildEntrypoints, EntrypointError } from '../build-entrypoints.js'
-import { withPlan } from '../build-plan.js'
+import { PLAN_FILE, withPlan } from '../build-plan.js'
 import { CapabilitiesError, loadCapabilities } from '../capabilities-option.js'
 import {
   CommandError,
@@ -298,6 +299,14 @@ function logicalPath(path: string): string {
   return name === '' ? '.' : name
 }
 
+/** The plan names of a bundle's `plan.json` (for --debug). */
+function planNames(bundle: Bundle): string[] {
+  const file = bundle.files.find((f) => f.path === PLAN_FILE)
+  if (!file) return []
+  const policy = JSON.parse(new TextDecoder().decode(file.raw)) as IrPolicy
+  return policy.plans.plans.map((p) => p.name)
+}
+
 function debugSummary(
   bundle: Bundle,
   size: number,
@@ -312,6 +321,7 @@ function debugSummary(
     ...bundle.modules.map((m) => `module: ${m.path}`),
     ...bundle.dataFiles.map((d) => `data: ${d.path}`),
     ...bundle.files.map((f) => `file: ${f.path}`),
+    ...planNames(bundle).map((name) => `plan: ${name}`),
     ...(entrypoints?.given ?? []).map((e) => `entrypoint: ${e} (-e)`),
     ...(entrypoints?.annotated ?? []).map((e) => `entrypoint: ${e} (annotation)`),
     ...(entrypoints?.dependents ?? []).map((e) => `entrypoint: ${e} (refers to an entrypoint)`),

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readBundle } from '../../core/bundle/index.js'
+import { readBundle, writeBundle } from '../../core/bundle/index.js'
 import type { Policy } from '../../core/rego/plan/ir.js'
 import { runRegent } from '../support/run-cli.js'
 
@@ -63,12 +63,39 @@ describe('regent build -t plan', () => {
     expect(only.policy.plans.plans.map((p) => p.name)).toEqual(['authz/allow'])
   })
 
-  it('plans the -e entrypoints it is given', async () => {
+  it('plans the -e entrypoints it is given, signs plan.json with the bundle, and lists plans with --debug', async () => {
     const out = join(dir, 'e.tar.gz')
-    const r = await runRegent(['build', '-t', 'plan', '-e', 'plain/p', '-o', out, join(dir, 'plain.rego')])
+    const r = await runRegent([
+      'build',
+      '-t',
+      'plan',
+      '-e',
+      'plain/p',
+      '--signing-key',
+      'secret',
+      '--signing-alg',
+      'HS256',
+      '--debug',
+      '-o',
+      out,
+      join(dir, 'plain.rego'),
+    ])
     expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('plan: plain/p')
     const { policy } = await planOf(out)
     expect(policy.plans.plans.map((p) => p.name)).toEqual(['plain/p'])
+    const verification = { keys: { default: { key: 'secret', algorithm: 'HS256' } }, keyId: 'default' }
+    const signed = await readBundle(readFileSync(out), { verification })
+    expect(signed.files.map((f) => f.path)).toContain('plan.json')
+    // A plan.json changed after signing no longer verifies.
+    const tampered = await readBundle(readFileSync(out))
+    const bytes = await writeBundle({
+      ...tampered,
+      files: tampered.files.map((f) =>
+        f.path === 'plan.json' ? { ...f, raw: new TextEncoder().encode('{}') } : f,
+      ),
+    })
+    await expect(readBundle(bytes, { verification })).rejects.toThrow(/plan\.json/)
   })
 
   it('erases print() before planning, as opa build does, and the engine still evaluates the Rego', async () => {
