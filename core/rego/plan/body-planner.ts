@@ -25,8 +25,19 @@ export interface RuleFunctions {
   readonly root: RuleTreeNode
 }
 
-/** Built-ins the plan target leaves out: they print or trace, which an IR runtime need not offer. */
-const REFUSED_BUILTINS = new Set(['print', 'internal.print', 'trace', 'internal.test_case'])
+/**
+ * Built-ins the plan target leaves out: printing and tracing (an IR runtime need not offer them),
+ * and the metadata built-ins, whose value depends on the rule the call sits in, which a plan
+ * does not carry.
+ */
+const REFUSED_BUILTINS = new Set([
+  'print',
+  'internal.print',
+  'trace',
+  'internal.test_case',
+  'rego.metadata.chain',
+  'rego.metadata.rule',
+])
 
 function isConstantKey(t: Term): boolean {
   return t.type === 'string' || t.type === 'number' || t.type === 'boolean' || t.type === 'null'
@@ -158,12 +169,27 @@ export class BodyPlanner {
     this.#e.emit('IsUndefinedStmt', { source: found })
   }
 
+  /** Undefined unless `source` is an array, object or set (`every` over anything else is undefined). */
+  #requireCollection(source: Local): void {
+    const ok = this.#e.newLocal()
+    this.#e.emit('ResetLocalStmt', { target: ok })
+    const checks = (['IsArrayStmt', 'IsObjectStmt', 'IsSetStmt'] as const).map((type) =>
+      this.#e.nested(() => {
+        this.#e.emit(type, { source: local(source) })
+        this.#e.emit('AssignVarStmt', { source: bool(true), target: ok })
+      }),
+    )
+    this.#e.emit('BlockStmt', { blocks: checks })
+    this.#e.emit('IsDefinedStmt', { source: ok })
+  }
+
   /** `every k, v in domain { body }`: the domain is defined and no element fails the body. */
   #planEvery(every: Every, vars: Vars, iter: Iter): void {
     if ((every.key && every.key.type !== 'var') || every.value.type !== 'var')
       throw new PlanError('`every` with a pattern as key or value', every.location)
     this.planTerm(every.domain, vars, (domain, next) => {
       const source = this.#e.toLocal(domain)
+      this.#requireCollection(source)
       let inner = next
       const key = this.#e.newLocal()
       const value = this.#e.newLocal()
@@ -396,8 +422,19 @@ export class BodyPlanner {
       this.#e.emit('ScanStmt', { source: src, key: k, value, block })
       return
     }
-    if (hasPattern(key, vars))
-      throw new PlanError('a reference key with unbound variables inside', key.location)
+    if (hasPattern(key, vars)) {
+      // A pattern key (`s[[x, 2]]`): scan, and match each key against the pattern.
+      const src = this.#e.toLocal(source)
+      const k = this.#e.newLocal()
+      const value = this.#e.newLocal()
+      const block = this.#e.nested(() =>
+        this.#unifier.planUnifyLocal(key, local(k), vars, (bound) =>
+          this.#planRefRest(local(value), more, bound, iter),
+        ),
+      )
+      this.#e.emit('ScanStmt', { source: src, key: k, value, block })
+      return
+    }
     this.planTerm(key, vars, (keyOp, next) => {
       const target = this.#e.newLocal()
       this.#e.emit('DotStmt', { source, key: keyOp, target })
@@ -464,7 +501,8 @@ export class BodyPlanner {
     const target = this.#e.newLocal()
     this.#e.emit('MakeObjectStmt', { target })
     for (const child of node.sortedChildren()) {
-      if (child.hidden || !hasRulesBelow(child)) continue
+      // Packages without rules are empty objects in the document, as in the engine.
+      if (child.hidden) continue
       if (!isConstantKey(child.key)) continue
       if (child.rules.length > 0) {
         const { name, arity } = this.#rules.functionFor(child, child.rules[0]?.rule.location)

@@ -215,8 +215,11 @@ class Planner implements RuleFunctions {
         blocks.push(
           this.#e.nested(() => {
             this.#e.emit('IsUndefinedStmt', { source: ret })
-            this.#body.planTerm(fallback.head.value as Term, new Map(), (op) =>
-              this.#e.emit('AssignVarStmt', { source: op, target: ret }),
+            // The body holds what the compiler moved out of the head (comprehensions, calls).
+            this.#body.planQuery(fallback.body, new Map(), (vars) =>
+              this.#body.planTerm(fallback.head.value as Term, vars, (op) =>
+                this.#e.emit('AssignVarStmt', { source: op, target: ret }),
+              ),
             )
           }),
         )

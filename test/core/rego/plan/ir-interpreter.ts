@@ -22,7 +22,7 @@ import {
   toSafeInt,
   Value,
 } from '../../../../core/rego/values/index.js'
-import { callBuiltin } from './builtin-bridge.js'
+import { callBuiltin, runContext } from './builtin-bridge.js'
 
 /** Raised for `AssignVarOnceStmt` / `ObjectInsertOnceStmt` conflicts (OPA's eval_conflict_error). */
 export class IrConflictError extends Error {}
@@ -47,6 +47,7 @@ class Interpreter {
   readonly #policy: Policy
   readonly #builtins: ReadonlyMap<string, Builtin>
   readonly #results: Value[] = []
+  readonly #ctx = runContext()
   #steps = 0
 
   constructor(policy: Policy, builtins: ReadonlyMap<string, Builtin>) {
@@ -99,7 +100,7 @@ class Interpreter {
     if (builtin?.kind !== 'function') throw new Error(`builtin ${func} not callable here`)
     if (args.some((a) => a === undefined)) return undefined
     try {
-      return callBuiltin(builtin, args as Value[])
+      return callBuiltin(builtin, this.#ctx, args as Value[])
     } catch (err) {
       if (!(err instanceof BuiltinCallError)) throw err
       return undefined // as OPA without strict-builtin-errors: the call is undefined
