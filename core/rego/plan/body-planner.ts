@@ -406,7 +406,7 @@ export class BodyPlanner {
   }
 
   /** Looks `parts` up in `source`: a `DotStmt` per bound key, a `ScanStmt` per unbound variable. */
-  #planRefRest(source: Operand, parts: readonly Term[], vars: Vars, iter: TermIter): void {
+  #planRefRest(source: Operand, parts: readonly Term[], vars: Vars, iter: TermIter, baseData = false): void {
     const [key, ...more] = parts
     if (!key) {
       iter(source, vars)
@@ -417,7 +417,7 @@ export class BodyPlanner {
       const k = this.#e.newLocal()
       const value = this.#e.newLocal()
       const block = this.#e.nested(() =>
-        this.#planRefRest(local(value), more, bind(vars, key.value, k), iter),
+        this.#planRefRest(local(value), more, bind(vars, key.value, k), iter, baseData),
       )
       this.#e.emit('ScanStmt', { source: src, key: k, value, block })
       return
@@ -429,17 +429,42 @@ export class BodyPlanner {
       const value = this.#e.newLocal()
       const block = this.#e.nested(() =>
         this.#unifier.planUnifyLocal(key, local(k), vars, (bound) =>
-          this.#planRefRest(local(value), more, bound, iter),
+          this.#planRefRest(local(value), more, bound, iter, baseData),
         ),
       )
       this.#e.emit('ScanStmt', { source: src, key: k, value, block })
       return
     }
+    if (baseData && key.type === 'number' && /^-?\d+$/.test(key.value)) {
+      const target = this.#baseDataIndex(source, key.value)
+      this.#planRefRest(local(target), more, vars, iter, baseData)
+      return
+    }
     this.planTerm(key, vars, (keyOp, next) => {
       const target = this.#e.newLocal()
       this.#e.emit('DotStmt', { source, key: keyOp, target })
-      this.#planRefRest(local(target), more, next, iter)
+      this.#planRefRest(local(target), more, next, iter, baseData)
     })
+  }
+
+  /**
+   * `data.x[2]` in base data: the object key `"2"` (base documents come from JSON, and the engine,
+   * as OPA's storage, reads integer refs as such keys) or the array index 2.
+   */
+  #baseDataIndex(source: Operand, digits: string): Local {
+    const target = this.#e.newLocal()
+    this.#e.emit('ResetLocalStmt', { target })
+    const asKey = this.#e.nested(() => {
+      this.#e.emit('IsObjectStmt', { source })
+      this.#e.emit('DotStmt', { source, key: this.#e.string(digits), target })
+    })
+    const asIndex = this.#e.nested(() => {
+      this.#e.emit('IsUndefinedStmt', { source: target })
+      this.#e.emit('DotStmt', { source, key: this.number(digits), target })
+    })
+    this.#e.emit('BlockStmt', { blocks: [asKey, asIndex] })
+    this.#e.emit('IsDefinedStmt', { source: target })
+    return target
   }
 
   /**
@@ -463,13 +488,13 @@ export class BodyPlanner {
       if (!child) {
         if (!isConstantKey(part) && hasRulesBelow(node))
           throw new PlanError('iteration over the rules of a package (a variable key in data)', part.location)
-        this.#planRefRest(local(DATA_LOCAL), parts.slice(1), vars, iter)
+        this.#planRefRest(local(DATA_LOCAL), parts.slice(1), vars, iter, true)
         return
       }
       node = child
     }
     if (!hasRulesBelow(node)) {
-      this.#planRefRest(local(DATA_LOCAL), parts.slice(1), vars, iter)
+      this.#planRefRest(local(DATA_LOCAL), parts.slice(1), vars, iter, true)
       return
     }
     iter(local(this.virtualDocument(node, parts)), vars)
@@ -483,8 +508,12 @@ export class BodyPlanner {
     const rulesObject = this.#rulesObject(node)
     const base = this.#e.newLocal()
     const found = this.#e.nested(() =>
-      this.#planRefRest(local(DATA_LOCAL), parts.slice(1), new Map(), (op) =>
-        this.#e.emit('AssignVarStmt', { source: op, target: base }),
+      this.#planRefRest(
+        local(DATA_LOCAL),
+        parts.slice(1),
+        new Map(),
+        (op) => this.#e.emit('AssignVarStmt', { source: op, target: base }),
+        true,
       ),
     )
     const empty = this.#e.nested(() => {
