@@ -27,7 +27,7 @@ beforeAll(() => {
   writeFileSync(join(dir, 'printing.rego'), 'package pr\n\np if {\n  print("checking")\n  input.x == 1\n}\n')
   writeFileSync(
     join(dir, 'with.rego'),
-    'package w\n\nok if input.x == 1\n\nmocked if {\n  ok with input.x as 1\n}\n',
+    'package w\n\nok if input.x == 1\n\nmocked if {\n  ok with data.w.ok as true\n}\n',
   )
 })
 
@@ -138,7 +138,7 @@ describe('regent build -t plan', () => {
     const r = await runRegent(['build', '-t', 'plan', '-e', 'w/mocked', '-o', out, join(dir, 'with.rego')])
     expect(r.code).toBe(2)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
-    expect(r.stderr).toMatch(/with\.rego:6: `with` modifier is not supported by the plan target/)
+    expect(r.stderr).toMatch(/with\.rego:6: `with` replacing rules is not supported by the plan target/)
     expect(existsSync(out)).toBe(false)
   })
 

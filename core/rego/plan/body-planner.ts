@@ -9,7 +9,7 @@
 import type { Builtin } from '../builtins/define.js'
 import type { RuleTreeNode } from '../compiler/rule-tree.js'
 import { refName } from '../compiler/terms.js'
-import type { Body, Every, Expr, Location, Term } from '../syntax/ast.js'
+import type { Body, Every, Expr, Location, Term, With } from '../syntax/ast.js'
 import { typeToJSON } from '../types/json.js'
 import { bool, type Emitter, local } from './emitter.js'
 import { PlanError } from './errors.js'
@@ -101,13 +101,88 @@ export class BodyPlanner {
 
   #planExpr(expr: Expr, vars: Vars, iter: Iter): void {
     this.#e.location = expr.location ?? this.#e.location
-    if (expr.with && expr.with.length > 0) throw new PlanError('`with` modifier', expr.location)
+    if (expr.with && expr.with.length > 0) {
+      this.#planWith(expr, expr.with, vars, iter)
+      return
+    }
+    this.#planUnmodified(expr, vars, iter)
+  }
+
+  #planUnmodified(expr: Expr, vars: Vars, iter: Iter): void {
     if (expr.negated) {
       this.#negate((done) => this.#planPositive(expr, vars, done), expr.location)
       iter(vars)
       return
     }
     this.#planPositive(expr, vars, iter)
+  }
+
+  /** The locals holding `input` and `data` here: 0 and 1, or the copies a `with` made. */
+  #roots(vars: Vars): [Operand, Operand] {
+    return [local(vars.get('input') ?? INPUT_LOCAL), local(vars.get('data') ?? DATA_LOCAL)]
+  }
+
+  /**
+   * `expr with input.x as v` (and base-data targets): a `WithStmt` upserts the value into a copy
+   * of the document, which stands for `input` (or `data`) while the expression is planned, calls
+   * included; the rest of the body sees the original again.
+   */
+  #planWith(expr: Expr, withs: readonly With[], vars: Vars, iter: Iter): void {
+    const targets = withs.map((w) => this.#withTarget(w))
+    this.planTerms(
+      withs.map((w) => w.value),
+      vars,
+      (values, next) => {
+        let inner = next
+        targets.forEach(({ root, path }, i) => {
+          const source = inner.get(root) ?? (root === 'input' ? INPUT_LOCAL : DATA_LOCAL)
+          const copy = this.#e.newLocal()
+          const block = this.#e.nested(() =>
+            this.#e.emit('AssignVarStmt', { source: local(source), target: copy }),
+          )
+          this.#e.location = withs[i]?.location ?? expr.location ?? this.#e.location
+          this.#e.emit('WithStmt', {
+            local: source,
+            path: path.map((p) => this.#e.stringIndex(p)),
+            value: values[i] as Operand,
+            block,
+          })
+          inner = bind(inner, root, copy)
+        })
+        this.#planUnmodified(expr, inner, (after) => {
+          const restored = new Map(after)
+          for (const root of ['input', 'data'] as const) {
+            const outer = next.get(root)
+            if (outer === undefined) restored.delete(root)
+            else restored.set(root, outer)
+          }
+          iter(restored)
+        })
+      },
+    )
+  }
+
+  /** What a `with` replaces: `input` or base `data` below a path of strings; anything else is refused. */
+  #withTarget(w: With): { root: 'input' | 'data'; path: string[] } {
+    const parts = w.target.type === 'ref' ? w.target.value : [w.target]
+    const [head, ...rest] = parts
+    const root =
+      head?.type === 'var' && (head.value === 'input' || head.value === 'data') ? head.value : undefined
+    if (!root || rest.some((p) => p.type !== 'string'))
+      throw new PlanError('`with` replacing a function or a non-constant path', w.location)
+    const path = rest.map((p) => String(p.value))
+    if (root === 'data') {
+      const { node, tail } = this.#rules.root.find(rest)
+      let rulesOnPath = false
+      for (let n: RuleTreeNode | undefined = this.#rules.root, i = 0; n && i <= rest.length; i++) {
+        if (n.rules.length > 0) rulesOnPath = true
+        const part = rest[i]
+        n = part ? n.child(part) : undefined
+      }
+      if (rulesOnPath || (tail.length === 0 && hasRulesBelow(node)))
+        throw new PlanError('`with` replacing rules', w.location)
+    }
+    return { root, path }
   }
 
   #planPositive(expr: Expr, vars: Vars, iter: Iter): void {
@@ -228,7 +303,7 @@ export class BodyPlanner {
       if (!node || node.rules.length === 0)
         throw new PlanError(`call to ${name ?? 'a dynamic function'}`, location)
       ;({ name: func, arity } = this.#rules.functionFor(node, location))
-      leading = [local(INPUT_LOCAL), local(DATA_LOCAL)]
+      leading = this.#roots(vars)
     } else {
       const builtin = name === undefined ? undefined : this.#builtins.get(name)
       if (!builtin || name === undefined)
@@ -289,6 +364,10 @@ export class BodyPlanner {
         iter(this.#e.string(t.value), vars)
         return
       case 'var': {
+        if (t.value === 'data') {
+          this.#planDataRef([t], vars, iter)
+          return
+        }
         const bound = vars.get(t.value)
         if (bound !== undefined) {
           iter(local(bound), vars)
@@ -296,10 +375,6 @@ export class BodyPlanner {
         }
         if (t.value === 'input') {
           iter(local(INPUT_LOCAL), vars)
-          return
-        }
-        if (t.value === 'data') {
-          this.#planDataRef([t], vars, iter)
           return
         }
         throw new PlanError(`the unbound variable ${t.value}`, t.location)
@@ -387,6 +462,11 @@ export class BodyPlanner {
   #planRef(parts: Term[], vars: Vars, iter: TermIter): void {
     const [head, ...rest] = parts as [Term, ...Term[]]
     if (head.type === 'var') {
+      // `data` first: its rules are reached through the rule tree even when a `with` replaced base data.
+      if (head.value === 'data') {
+        this.#planDataRef(parts, vars, iter)
+        return
+      }
       const bound = vars.get(head.value)
       if (bound !== undefined) {
         this.#planRefRest(local(bound), rest, vars, iter)
@@ -394,10 +474,6 @@ export class BodyPlanner {
       }
       if (head.value === 'input') {
         this.#planRefRest(local(INPUT_LOCAL), rest, vars, iter)
-        return
-      }
-      if (head.value === 'data') {
-        this.#planDataRef(parts, vars, iter)
         return
       }
       throw new PlanError(`the unbound variable ${head.value}`, head.location)
@@ -478,7 +554,7 @@ export class BodyPlanner {
         const { name, arity } = this.#rules.functionFor(node, parts[0]?.location)
         if (arity > 0) throw new PlanError('a reference to a function without calling it', parts[0]?.location)
         const result = this.#e.newLocal()
-        this.#e.emit('CallStmt', { func: name, args: [local(INPUT_LOCAL), local(DATA_LOCAL)], result })
+        this.#e.emit('CallStmt', { func: name, args: this.#roots(vars), result })
         this.#planRefRest(local(result), parts.slice(i), vars, iter)
         return
       }
@@ -488,30 +564,30 @@ export class BodyPlanner {
       if (!child) {
         if (!isConstantKey(part) && hasRulesBelow(node))
           throw new PlanError('iteration over the rules of a package (a variable key in data)', part.location)
-        this.#planRefRest(local(DATA_LOCAL), parts.slice(1), vars, iter, true)
+        this.#planRefRest(this.#roots(vars)[1], parts.slice(1), vars, iter, true)
         return
       }
       node = child
     }
     if (!hasRulesBelow(node)) {
-      this.#planRefRest(local(DATA_LOCAL), parts.slice(1), vars, iter, true)
+      this.#planRefRest(this.#roots(vars)[1], parts.slice(1), vars, iter, true)
       return
     }
-    iter(local(this.virtualDocument(node, parts)), vars)
+    iter(local(this.virtualDocument(node, parts, vars)), vars)
   }
 
   /**
    * The document at a package (or any path above rules): its base data merged with an object of
    * its rules' values, built recursively (functions are not part of documents).
    */
-  virtualDocument(node: RuleTreeNode, parts: readonly Term[]): Local {
-    const rulesObject = this.#rulesObject(node)
+  virtualDocument(node: RuleTreeNode, parts: readonly Term[], vars: Vars): Local {
+    const rulesObject = this.#rulesObject(node, vars)
     const base = this.#e.newLocal()
     const found = this.#e.nested(() =>
       this.#planRefRest(
-        local(DATA_LOCAL),
+        this.#roots(vars)[1],
         parts.slice(1),
-        new Map(),
+        vars,
         (op) => this.#e.emit('AssignVarStmt', { source: op, target: base }),
         true,
       ),
@@ -526,7 +602,7 @@ export class BodyPlanner {
     return target
   }
 
-  #rulesObject(node: RuleTreeNode): Local {
+  #rulesObject(node: RuleTreeNode, vars: Vars): Local {
     const target = this.#e.newLocal()
     this.#e.emit('MakeObjectStmt', { target })
     for (const child of node.sortedChildren()) {
@@ -540,7 +616,7 @@ export class BodyPlanner {
           const value = this.#e.newLocal()
           this.#e.emit('CallStmt', {
             func: name,
-            args: [local(INPUT_LOCAL), local(DATA_LOCAL)],
+            args: this.#roots(vars),
             result: value,
           })
           this.planTerm(child.key, new Map(), (key) =>
@@ -549,7 +625,7 @@ export class BodyPlanner {
         })
         this.#e.emit('BlockStmt', { blocks: [block] })
       } else {
-        const value = this.#rulesObject(child)
+        const value = this.#rulesObject(child, vars)
         this.planTerm(child.key, new Map(), (key) =>
           this.#e.emit('ObjectInsertStmt', { key, value: local(value), object: target }),
         )

@@ -66,6 +66,7 @@ export interface StmtFields {
   ReturnLocalStmt: { source: Local }
   ScanStmt: { source: Local; key: Local; value: Local; block: Block }
   SetAddStmt: { value: Operand; set: Local }
+  WithStmt: { local: Local; path: number[]; value: Operand; block: Block }
 }
 
 /** A statement type name. */
@@ -148,4 +149,5 @@ export const STMT_TYPES: readonly StmtType[] = [
   'ReturnLocalStmt',
   'ScanStmt',
   'SetAddStmt',
+  'WithStmt',
 ]

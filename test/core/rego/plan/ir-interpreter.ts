@@ -249,6 +249,22 @@ class Interpreter {
         }
         return 'done'
       }
+      case 'WithStmt': {
+        const value = this.#op(s.stmt.value, f)
+        if (value === undefined) return 'undefined'
+        const original = f[s.stmt.local]
+        f[s.stmt.local] = upsert(
+          original,
+          s.stmt.path.map((i) => this.#string(i)),
+          value,
+        )
+        try {
+          if (this.#block(s.stmt.block, f) === 'return') return 'return'
+        } finally {
+          f[s.stmt.local] = original
+        }
+        return 'done'
+      }
       case 'SetAddStmt': {
         const set = f[s.stmt.set]
         const v = this.#op(s.stmt.value, f)
@@ -276,6 +292,15 @@ function scanEntries(src: Value | undefined): Array<[Value, Value]> {
   if (isObject(src)) return src.entries().map(([k, v]) => [k, v])
   if (isSet(src)) return src.values().map((v) => [v, v])
   return []
+}
+
+/** `doc` with `value` at `path`, intermediate objects created (the document is copied, not changed). */
+function upsert(doc: Value | undefined, path: readonly string[], value: Value): Value {
+  const [key, ...rest] = path
+  if (key === undefined) return value
+  const out = isObject(doc) ? doc.copy() : new ObjectValue()
+  out.set(key, upsert(out.get(key), rest, value))
+  return out
 }
 
 function merge(a: ObjectValue, b: ObjectValue): ObjectValue {

@@ -24,8 +24,8 @@ const present = existsSync(folder)
 if (!present) console.warn(`plan conformance: ${folder} not found; skipping the plan differential over it`)
 
 const BUILTINS = indexBuiltins()
-/** Agreements measured when this test was written (3080); the ratchet only goes up. */
-const MIN_MATCHES = 3000
+/** Agreements measured when this test was written (3123); the ratchet only goes up. */
+const MIN_MATCHES = 3100
 
 interface Case {
   note: string

@@ -51,6 +51,7 @@ const FIELDS: Record<string, Record<string, 'o' | 'l' | '*'>> = {
   ReturnLocalStmt: { source: 'l' },
   ScanStmt: { source: 'l', key: 'l', value: 'l', block: '*' },
   SetAddStmt: { value: 'o', set: 'l' },
+  WithStmt: { local: 'l', path: '*', value: 'o', block: '*' },
 }
 
 function planCase(modules: Record<string, string>, entrypoints: string[]): Policy {
@@ -100,7 +101,7 @@ function checkShape(policy: Policy): Set<string> {
         s.stmt.args.forEach(operand)
       }
       if (s.type === 'BlockStmt') s.stmt.blocks.forEach(walk)
-      if (s.type === 'NotStmt' || s.type === 'ScanStmt') walk(s.stmt.block)
+      if (s.type === 'NotStmt' || s.type === 'ScanStmt' || s.type === 'WithStmt') walk(s.stmt.block)
     }
   }
   for (const plan of policy.plans.plans) {
@@ -179,10 +180,10 @@ describe('plan size', () => {
 describe('plan refusals', () => {
   it.each([
     [
-      'with',
-      'package r\nq if input.x\np if {\n  q with input.x as 1\n}\n',
+      'with over rules',
+      'package r\nq if input.x\np if {\n  q with data.r.q as true\n}\n',
       'r/p',
-      /`with` modifier.*\(r\.rego:4\)|r\.rego:4: `with` modifier/,
+      /r\.rego:4: `with` replacing rules/,
     ],
     ['relations', 'package r\np := [x | walk(input, x)]\n', 'r/p', /r\.rego:2: the relation walk\(\)/],
     ['print', 'package r\np if {\n  print("hi")\n}\n', 'r/p', /r\.rego:3: internal\.print\(\)/],

@@ -268,6 +268,26 @@ tiers := {i.name: tier(cost(i)) | some i in input.items}
     }),
   },
   {
+    name: 'with replacing input and base data',
+    modules: {
+      'w.rego': `package w
+admin if input.user.role == "admin"
+as_admin if admin with input.user.role as "admin"
+guest_view := [admin, allowed] if {
+  allowed := data.flags.open with data.flags.open as input.open
+}
+still_original if {
+  admin with input.user.role as "admin"
+  not admin
+}
+`,
+    },
+    data: { flags: { open: false } },
+    entrypoints: ['w/admin', 'w/as_admin', 'w/guest_view', 'w/still_original'],
+    constants: ['w/as_admin'],
+    input: (rand) => ({ user: { role: pick(rand, ROLES) }, open: rand() < 0.5 }),
+  },
+  {
     name: 'Rego v0 syntax',
     modules: {
       'v0.rego': `package v0
