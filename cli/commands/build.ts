@@ -9,8 +9,9 @@
  * `entrypoint: true` annotations; rules referring to one are entrypoints too unless
  * `--prune-unused`) and rewrites them by partial evaluation as `opa build -O` does (support rules
  * in `optimized/…rego`, synthetic ones under `--partial-namespace`); an entrypoint that cannot be
- * rewritten exactly is kept as written and named on stderr. The wasm and plan targets are refused
- * naming `-t rego`.
+ * rewritten exactly is kept as written and named on stderr. `-t plan` adds `/plan.json`, OPA's
+ * intermediate representation of the entrypoints (cli/build-plan.ts, docs/plan.md); `-t wasm` is
+ * refused naming `-t rego`.
  */
 import { existsSync, statSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -38,7 +39,9 @@ import {
   UndefinedEntrypointError,
 } from '../../core/bundle/optimize/optimize.js'
 import { RegoErrors } from '../../core/rego/errors.js'
+import type { Policy as IrPolicy } from '../../core/rego/plan/ir.js'
 import { type BuildEntrypoints, buildEntrypoints, EntrypointError } from '../build-entrypoints.js'
+import { PLAN_FILE, withPlan } from '../build-plan.js'
 import { CapabilitiesError, loadCapabilities } from '../capabilities-option.js'
 import {
   CommandError,
@@ -92,7 +95,7 @@ export function buildCommand(): Command {
     )
     .option(
       '-t, --target <target>',
-      'output target: rego (wasm and plan are refused: see docs/cli.md)',
+      'output target: rego, or plan (adds /plan.json, OPA IR; needs entrypoints); wasm is refused',
       'rego',
     )
     .option(
@@ -150,6 +153,8 @@ export async function runBuild(
       if (options.revision !== undefined)
         bundle = { ...bundle, manifest: { ...bundle.manifest, revision: options.revision } }
     }
+    if (options.target === 'plan' && entrypoints)
+      bundle = withPlan(bundle, entrypoints, capabilities?.builtins)
     if (options.signingKey) {
       bundle = await signBundle(bundle, {
         key: await readKeyArgument(options.signingKey, '--signing-key', algorithm),
@@ -179,14 +184,13 @@ export async function runBuild(
 }
 
 const TARGET_REFUSALS: Readonly<Record<string, string>> = {
-  wasm: '-t wasm is not available: regent has no Wasm compiler; build -t rego (the default), which regent and opa evaluate with the same decisions',
-  plan: "-t plan is not available: regent does not compile Rego to OPA's intermediate representation (plans are for Wasm and IR runtimes, which regent does not run); build -t rego (the default) instead",
+  wasm: "-t wasm is not available: regent has no Wasm compiler; build -t rego (the default), which regent and opa evaluate with the same decisions, or -t plan for OPA's intermediate representation",
 }
 
 function refuseLaterFeatures(options: BuildOptions): void {
-  if (options.target !== 'rego') {
+  if (options.target !== 'rego' && options.target !== 'plan') {
     const refusal = TARGET_REFUSALS[options.target]
-    throw new CommandError(refusal ?? `-t ${options.target} is not a target (use rego)`, 2)
+    throw new CommandError(refusal ?? `-t ${options.target} is not a target (use rego or plan)`, 2)
   }
   if (!/^[0-2]$/.test(options.optimize))
     throw new CommandError(`-O ${options.optimize}: expected an optimisation level 0, 1 or 2`, 2)
@@ -209,7 +213,7 @@ function checkEntrypoints(
   builtins: Parameters<typeof buildEntrypoints>[1]['builtins'],
 ): BuildEntrypoints | undefined {
   const level = Number(options.optimize)
-  if (level === 0 && (options.entrypoint ?? []).length === 0) return undefined
+  if (level === 0 && (options.entrypoint ?? []).length === 0 && options.target !== 'plan') return undefined
   const entrypoints = buildEntrypoints(bundle, {
     entrypoints: options.entrypoint ?? [],
     pruneUnused: options.pruneUnused === true,
@@ -339,6 +343,14 @@ function logicalPath(path: string): string {
   return name === '' ? '.' : name
 }
 
+/** The plan names of a bundle's `plan.json` (for --debug). */
+function planNames(bundle: Bundle): string[] {
+  const file = bundle.files.find((f) => f.path === PLAN_FILE)
+  if (!file) return []
+  const policy = JSON.parse(new TextDecoder().decode(file.raw)) as IrPolicy
+  return policy.plans.plans.map((p) => p.name)
+}
+
 function debugSummary(
   bundle: Bundle,
   size: number,
@@ -353,6 +365,7 @@ function debugSummary(
     ...bundle.modules.map((m) => `module: ${m.path}`),
     ...bundle.dataFiles.map((d) => `data: ${d.path}`),
     ...bundle.files.map((f) => `file: ${f.path}`),
+    ...planNames(bundle).map((name) => `plan: ${name}`),
     ...(entrypoints?.given ?? []).map((e) => `entrypoint: ${e} (-e)`),
     ...(entrypoints?.annotated ?? []).map((e) => `entrypoint: ${e} (annotation)`),
     ...(entrypoints?.dependents ?? []).map((e) => `entrypoint: ${e} (refers to an entrypoint)`),

@@ -22,6 +22,9 @@ export {
 export { Policy } from './eval/policy.js'
 export type { ExpressionValue, PreparedQuery, QueryOptions, QueryResult, QueryRun } from './eval/query.js'
 export { type FormatOptions, formatModule, formatSource } from './format/formatter.js'
+export { PlanEntrypointError, PlanError } from './plan/errors.js'
+export type { Policy as IrPolicy } from './plan/ir.js'
+export { type PlanEntrypoints, planPolicy } from './plan/planner.js'
 export type {
   Annotations,
   Body,

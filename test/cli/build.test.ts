@@ -165,7 +165,6 @@ describe('regent build', () => {
     [{ optimize: '3' }, /-O 3: expected an optimisation level 0, 1 or 2/],
     [{ partialNamespace: 'a-b' }, /--partial-namespace a-b: expected a package path/],
     [{ target: 'wasm' }, /-t wasm is not available: regent has no Wasm compiler; build -t rego/],
-    [{ target: 'plan' }, /-t plan is not available: .*intermediate representation.*build -t rego/],
     [{ target: 'js' }, /-t js is not a target/],
     [{ signingAlg: 'none' }, /--signing-alg none is not supported/],
     [{ claimsFile: 'c.json' }, /--claims-file needs --signing-key/],
