@@ -178,9 +178,10 @@ export class DatasourceScheduler {
       const land = category.land
       const storeOutput: (tx: ServiceRepositories) => Promise<boolean> = land
         ? (tx) => land(tx, row.id, row.system_id, output.content)
-        : await (output.text !== undefined ? preparedText(output.text) : datasourceText(output.content)).then(
-            (prepared) => (tx) => writeDatasourceData(tx, row.id, row.system_id, prepared),
-          )
+        : await (output.text !== undefined
+            ? preparedText(output.text, output.etag)
+            : datasourceText(output.content)
+          ).then((prepared) => (tx) => writeDatasourceData(tx, row.id, row.system_id, prepared))
       const changed = await store.transaction(async (tx) => {
         const mine = await tx.datasources.finish(row.id, this.owner, {
           status: JSON.stringify(status),

@@ -25,9 +25,12 @@ export async function datasourceText(content: unknown): Promise<DatasourceText> 
   return preparedText(await stringifyYielding(content))
 }
 
-/** The stored form of data already written as JSON text (a filter's result, filter-off-thread.ts). */
-export async function preparedText(text: string): Promise<DatasourceText> {
-  return { text, etag: await etagYielding(text) }
+/**
+ * The stored form of data already written as JSON text (a filter's result, filter-off-thread.ts;
+ * a worker's decode, decode-off-thread.ts, which gives its `etag` too).
+ */
+export async function preparedText(text: string, etag?: string): Promise<DatasourceText> {
+  return { text, etag: etag ?? (await etagYielding(text)) }
 }
 
 /**
