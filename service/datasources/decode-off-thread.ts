@@ -88,9 +88,13 @@ export async function decodeDocument(
   }
 }
 
-/** A large document's stored form, made on a worker: its JSON text, item count and ETag. */
+/**
+ * A large document's stored form, made on a worker: its JSON text as parts in order (about 1 MiB
+ * each, none ending inside a surrogate pair; not joined, which would copy all of it at once),
+ * its item count and ETag.
+ */
 export interface DocumentText {
-  text: string
+  parts: string[]
   items: number
   etag: string
 }
@@ -123,7 +127,7 @@ export async function decodeToText(
         if (message.kind === 'text') parts.push(message.part)
       },
     )
-    return { text: parts.join(''), items: end.items ?? 0, etag: end.etag ?? '' }
+    return { parts, items: end.items ?? 0, etag: end.etag ?? '' }
   } finally {
     release()
   }

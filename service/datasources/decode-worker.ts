@@ -26,9 +26,14 @@ let parts: Generator<FromDecodeWorker> | undefined
 /** The messages answering a text-mode decode: the text's parts, then the end. */
 function* textMessages(text: string, items: number): Generator<FromDecodeWorker> {
   const etag = documentEtag(text)
-  for (let at = 0; at < text.length; at += TEXT_PART_CHARS) {
-    // A part may end between the halves of a surrogate pair: the parts are joined before use.
-    yield { kind: 'text', part: text.slice(at, at + TEXT_PART_CHARS) }
+  let at = 0
+  while (at < text.length) {
+    let end = Math.min(text.length, at + TEXT_PART_CHARS)
+    // Parts are stored and encoded one by one: a half of a surrogate pair alone would become U+FFFD.
+    const last = text.charCodeAt(end - 1)
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++
+    yield { kind: 'text', part: text.slice(at, end) }
+    at = end
   }
   yield { kind: 'done', items, etag }
 }

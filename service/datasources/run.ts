@@ -42,7 +42,8 @@ export interface RunLimits {
  */
 export interface RunOutput {
   content?: unknown
-  text?: string
+  /** The JSON text, whole or as parts in order (a worker's, decode-off-thread.ts's decodeToText). */
+  text?: string | readonly string[]
   /** The ETag of `text` when the worker that wrote it computed it. */
   etag?: string
   size: number
@@ -142,8 +143,8 @@ export async function fetchAndFilter(options: {
       if (signal.aborted) throw new RunError(`timeout: the run took longer than ${timeoutMs / 1000}s`)
       throw err
     }
-    const content = category.land ? parseJsonDocument(made.text) : undefined
-    return { content, text: made.text, etag: made.etag, size: fetched.size, items: made.items }
+    const content = category.land ? parseJsonDocument(made.parts.join('')) : undefined
+    return { content, text: made.parts, etag: made.etag, size: fetched.size, items: made.items }
   }
   const filtered = await applyFilter(config, fetched.content, fetched.size, {
     signal: options.stopSignal,

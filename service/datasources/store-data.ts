@@ -11,9 +11,14 @@ import { etagYielding, stringifyYielding } from '../json-text-yielding.js'
 /** Who the audit columns of datasource-written documents name. */
 export const DATASOURCE_ACTOR = { by: 'datasource', through: 'datasource' }
 
-/** A datasource's data as it is stored: its JSON text and ETag. */
+/**
+ * A datasource's data as it is stored: its JSON text as parts in order (a worker's text arrives
+ * in parts, and joining tens of MB copies them at once; no part ends inside a surrogate pair),
+ * the text's length and its ETag.
+ */
 export interface DatasourceText {
-  text: string
+  parts: readonly string[]
+  length: number
   etag: string
 }
 
@@ -29,8 +34,10 @@ export async function datasourceText(content: unknown): Promise<DatasourceText> 
  * The stored form of data already written as JSON text (a filter's result, filter-off-thread.ts;
  * a worker's decode, decode-off-thread.ts, which gives its `etag` too).
  */
-export async function preparedText(text: string, etag?: string): Promise<DatasourceText> {
-  return { text, etag: etag ?? (await etagYielding(text)) }
+export async function preparedText(text: string | readonly string[], etag?: string): Promise<DatasourceText> {
+  const parts = typeof text === 'string' ? [text] : text
+  const length = parts.reduce((sum, part) => sum + part.length, 0)
+  return { parts, length, etag: etag ?? (await etagYielding(parts)) }
 }
 
 /** Texts longer than this (UTF-16 code units) are written in chunks before the transaction. */
@@ -57,7 +64,7 @@ async function writeDocument(
   prepared: DatasourceText,
   chunked: ChunkedText | undefined,
 ): Promise<{ changed: boolean; replaced?: string }> {
-  const { text, etag } = prepared
+  const { parts, etag } = prepared
   // Only the ETag is compared: the stored value is not read back.
   const existing = await tx.dataDocuments.getMeta(id)
   if (existing?.etag === etag) return { changed: false }
@@ -65,7 +72,7 @@ async function writeDocument(
   const row = { path: id, system_id: systemId, etag, ...upsertedBy(actor, existing) }
   const replaced = chunked
     ? await tx.dataDocuments.upsertChunked(row, chunked)
-    : await tx.dataDocuments.upsert({ ...row, value: text })
+    : await tx.dataDocuments.upsert({ ...row, value: parts.join('') })
   if (systemId !== null) await tx.systems.bumpContentVersion(systemId)
   return { changed: true, replaced }
 }
@@ -91,11 +98,11 @@ export async function storeRunData(
   inside: (tx: ServiceRepositories) => Promise<boolean>,
 ): Promise<boolean | undefined> {
   const { chunks } = store.dataDocuments
-  const large = prepared.text.length > CHUNKED_TEXT_CHARS
+  const large = prepared.length > CHUNKED_TEXT_CHARS
   // Unchanged data (the usual poll) writes no chunks; the transaction checks again.
   const chunked =
     large && (await store.dataDocuments.getMeta(id))?.etag !== prepared.etag
-      ? await chunks.write(prepared.text)
+      ? await chunks.write(prepared.parts)
       : undefined
   let outcome: { changed: boolean; replaced?: string } | undefined
   try {

@@ -48,30 +48,36 @@ export class DataChunkRepository {
   constructor(private readonly db: Kysely<ServiceTables>) {}
 
   /**
-   * Writes `text` as a new blob, one chunk per statement, yielding in between; resolves once all
-   * of it is stored. Call outside a transaction (each chunk then commits on its own); hand the
-   * result to a document (DataDocumentRepository.upsertChunked) or to `release`.
+   * Writes a text, given whole or as its parts in order (each cut further to CHUNK_CHARS; no part
+   * may end between the halves of a surrogate pair), as a new blob, one chunk per statement,
+   * yielding in between; resolves once all of it is stored. Call outside a transaction (each
+   * chunk then commits on its own); hand the result to a document
+   * (DataDocumentRepository.upsertChunked) or to `release`.
    */
-  async write(text: string, chunkChars = CHUNK_CHARS): Promise<ChunkedText> {
+  async write(text: string | readonly string[], chunkChars = CHUNK_CHARS): Promise<ChunkedText> {
     const blob = randomUUID()
     inFlight.add(blob)
     const createdAt = new Date().toISOString()
+    let length = 0
     try {
       let seq = 0
-      for (const chunk of textChunks(text, chunkChars)) {
-        await this.db
-          .insertInto('data_document_chunks')
-          .values({ blob, seq, text: chunk, created_at: createdAt })
-          .execute()
-        seq++
-        await nextTurn()
+      for (const part of typeof text === 'string' ? [text] : text) {
+        for (const chunk of textChunks(part, chunkChars)) {
+          await this.db
+            .insertInto('data_document_chunks')
+            .values({ blob, seq, text: chunk, created_at: createdAt })
+            .execute()
+          seq++
+          length += chunk.length
+          await nextTurn()
+        }
       }
     } catch (err) {
       await this.release(blob).catch(() => {})
       inFlight.delete(blob)
       throw err
     }
-    return { blob, length: text.length }
+    return { blob, length }
   }
 
   /** The blob is referred to (or released): the sweep may judge it from now on. */
@@ -80,10 +86,12 @@ export class DataChunkRepository {
   }
 
   /**
-   * The text of `ref`, read a chunk per statement with the event loop given back in between;
-   * undefined when it is not all there (the blob is being deleted: the document moved on).
+   * The text of `ref` as its chunks in order, read a chunk per statement with the event loop
+   * given back in between (joining them is left to readers that need one string: a bundle
+   * encodes them one by one); undefined when it is not all there (the blob is being deleted: the
+   * document moved on).
    */
-  async read(ref: ChunkedText): Promise<string | undefined> {
+  async readParts(ref: ChunkedText): Promise<string[] | undefined> {
     const parts: string[] = []
     let length = 0
     for (let seq = 0; length < ref.length; seq += CHUNKS_PER_STATEMENT) {
@@ -102,7 +110,7 @@ export class DataChunkRepository {
       }
       if (length < ref.length) await nextTurn()
     }
-    return length === ref.length ? parts.join('') : undefined
+    return length === ref.length ? parts : undefined
   }
 
   /** Deletes a blob nothing refers to any more, a chunk per statement (from the first). */

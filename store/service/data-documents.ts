@@ -80,6 +80,21 @@ export class DataDocumentRepository {
   }
 
   /**
+   * The documents that go into a system's bundle, each text as its parts in order (`value` only
+   * when it is one part): a chunked text is not joined into one string (tens of MB copied at once).
+   */
+  listForSystemParts(systemId: string): Promise<Array<DataDocumentRow & { parts: string[] }>> {
+    return this.#resolvedParts(() =>
+      this.db
+        .selectFrom('data_documents')
+        .selectAll()
+        .where('system_id', '=', systemId)
+        .orderBy('path')
+        .execute(),
+    )
+  }
+
+  /**
    * Inserts or replaces the document at `row.path` with its text in `value`; resolves to the
    * blob of the chunked text it replaced, if any, for the caller to release once committed.
    */
@@ -122,26 +137,34 @@ export class DataDocumentRepository {
     await this.db.deleteFrom('data_documents').where('system_id', '=', systemId).execute()
   }
 
-  /**
-   * The rows `select` reads with each chunked text read back into `value`. A blob deleted while
-   * it was read means its document was replaced meanwhile: the rows are read again.
-   */
+  /** The rows `select` reads with each chunked text read back into `value`. */
   async #resolved(select: () => Promise<StoredRow[]>): Promise<DataDocumentRow[]> {
+    const rows = await this.#resolvedParts(select)
+    return rows.map(({ parts, ...row }) => (parts.length === 1 ? row : { ...row, value: parts.join('') }))
+  }
+
+  /**
+   * The rows `select` reads, each text as its parts. A blob deleted while it was read means its
+   * document was replaced meanwhile: the rows are read again.
+   */
+  async #resolvedParts(
+    select: () => Promise<StoredRow[]>,
+  ): Promise<Array<DataDocumentRow & { parts: string[] }>> {
     for (let attempt = 1; ; attempt++) {
       const rows = await select()
-      const out: DataDocumentRow[] = []
+      const out: Array<DataDocumentRow & { parts: string[] }> = []
       let complete = true
       for (const { value_blob, value_length, ...row } of rows) {
         if (value_blob === null) {
-          out.push(row)
+          out.push({ ...row, parts: [row.value] })
           continue
         }
-        const text = await this.chunks.read({ blob: value_blob, length: Number(value_length) })
-        if (text === undefined) {
+        const parts = await this.chunks.readParts({ blob: value_blob, length: Number(value_length) })
+        if (parts === undefined) {
           complete = false
           break
         }
-        out.push({ ...row, value: text })
+        out.push({ ...row, value: parts.length === 1 ? parts[0]! : '', parts })
       }
       if (complete) return out
       if (attempt >= READ_ATTEMPTS)
