@@ -104,7 +104,7 @@ export interface DocumentText {
  * of the result (stringifyJsonDocument's text, decode.ts's itemCount, documentEtag), received in
  * parts of about 1 MiB: the decoded tree stays on the worker (less heap on the main thread, no
  * transfer of it, no second worker for the filter). Errors are those decodeDocument and the
- * filter (filter.ts) give.
+ * filter (filter.ts) give. `bytes` moves to the worker: the caller must not read it again.
  * @throws RunError naming the format, `where` and the position, or the filter's error.
  */
 export async function decodeToText(
@@ -122,7 +122,7 @@ export async function decodeToText(
     const parts: string[] = []
     const end = await onWorker(
       { kind: 'decode', bytes, format, where, maxYamlNodes, output: 'text', ...(filter ? { filter } : {}) },
-      { heapMb, signal: options.signal, where, filtering: filter !== undefined },
+      { heapMb, signal: options.signal, where, filtering: filter !== undefined, transfer: true },
       (message) => {
         if (message.kind === 'text') parts.push(message.part)
       },
@@ -139,6 +139,8 @@ interface WorkerRun {
   where: string
   /** The worker filters too (its failures name the filter). */
   filtering?: boolean
+  /** The bytes may move to the worker (the caller does not read them again). */
+  transfer?: boolean
 }
 
 /**
@@ -207,6 +209,14 @@ async function onWorker(
     worker.on('exit', (code) =>
       finish(new RunError(`decode error: ${where}: the decoder stopped (exit ${code})`)),
     )
-    send(task)
+    // The fetched bytes move to the worker instead of being copied, when they own their memory
+    // (Buffer.concat's result for a large body): a copy of 50 MB holds the main thread too.
+    const bytes = task.kind === 'decode' && run.transfer ? task.bytes : undefined
+    const movable =
+      bytes !== undefined &&
+      bytes.byteOffset === 0 &&
+      bytes.byteLength === bytes.buffer.byteLength &&
+      bytes.buffer instanceof ArrayBuffer
+    worker.postMessage(task, movable ? [bytes.buffer as ArrayBuffer] : [])
   })
 }
