@@ -4,6 +4,8 @@
  * (decode-worker.ts) and received in small batches (decode-transfer.ts), so the service keeps
  * answering while a datasource reads 50 MB of JSON, YAML or XML. At most MAX_DECODE_WORKERS decode
  * at once; further large decodes wait their turn. Errors are decode.ts's, positions included.
+ * decodeToText goes further for one large document: the worker decodes, filters and writes the
+ * stored text, so the tree never comes back to the main thread.
  */
 import type { Worker } from 'node:worker_threads'
 import { prepareModuleWorker, startModuleWorker } from '../../core/workers/start-worker.js'
