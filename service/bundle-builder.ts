@@ -18,10 +18,11 @@ import type {
 } from '../store/service/index.js'
 import { discoveryDocument, type PublishedKey } from './agent-config.js'
 import type { BundleWatch } from './bundle-watch.js'
-import { spliceDocuments, storedContentDigest } from './data-text.js'
+import { spliceDocumentParts, storedContentDigest } from './data-text.js'
 import { DataConflictError, placeAt } from './data-tree.js'
 import { DATASOURCE_ACTOR } from './datasources/store-data.js'
 import { copyJson, isJsonObject, parseJsonDocument, stringifyJsonDocument } from './json-document.js'
+import { utf8Yielding } from './json-text-yielding.js'
 import type { ServiceMetrics } from './metrics.js'
 import { checkModuleSet, describeRegoError, type ModuleValidator } from './policy-validation.js'
 import { registryConfigOf } from './registry/registry-config.js'
@@ -195,23 +196,26 @@ export class BundleBuilder {
     const modules = await this.storedModules(systemId, () => true)
     const prefix = `systems/${systemId}`
     const { store } = this.options
-    const documents = await store.dataDocuments.listForSystem(systemId)
+    const documents = await store.dataDocuments.listForSystemParts(systemId)
     const placed = documents.map((doc) => ({
       path: relativeTo(prefix, doc.path),
-      text: doc.value,
+      parts: doc.parts,
       etag: doc.etag,
     }))
-    const dataText = spliceDocuments(placed)
-    if (dataText !== undefined) {
-      // The documents' texts go into data.json as stored: nothing is parsed or written again.
+    const dataParts = spliceDocumentParts(placed)
+    if (dataParts !== undefined) {
+      // The documents' texts go into data.json as stored: nothing is parsed or written again, and
+      // a large one (stored in chunks) is encoded a chunk at a time, never joined.
       const bundlePaths = Object.fromEntries(modules.map((m) => [m.bundlePath, m.source]))
       const digest = storedContentDigest(bundlePaths, placed)
-      return this.sourcedBundle({ modules, data: {}, revision: () => digest }, dataText)
+      const dataBytes = await utf8Yielding(dataParts)
+      return this.sourcedBundle({ modules, data: {}, revision: () => digest }, dataBytes)
     }
     // Documents that overlap merge as trees.
+    const joined = documents.map(({ parts, ...doc }) => ({ ...doc, value: parts.join('') }))
     return this.sourcedBundle({
       modules,
-      data: await this.storedData(systemId, {}, documents),
+      data: await this.storedData(systemId, {}, joined),
       revision: (digest) => digest,
     })
   }
@@ -261,10 +265,10 @@ export class BundleBuilder {
   }
 
   /**
-   * Checks the modules (each parses, all compile together) and makes the bundle; with `dataText`
+   * Checks the modules (each parses, all compile together) and makes the bundle; with `dataBytes`
    * (the data tree already written, its digest in `content.revision`) `content.data` is unused.
    */
-  private sourcedBundle(content: SourcedContent, dataText?: string): Bundle {
+  private sourcedBundle(content: SourcedContent, dataBytes?: Uint8Array): Bundle {
     const modules: Record<string, string> = {}
     const named: Record<string, string> = {}
     for (const module of content.modules) {
@@ -277,11 +281,11 @@ export class BundleBuilder {
     // later change (a policy deleted, pushes racing) can still leave a set that does not compile.
     const compileErrors = checkModuleSet(named)
     if (compileErrors.length > 0) throw new ContentError(compileErrors.map((e) => describeRegoError(e)))
-    const revision = content.revision(dataText === undefined ? contentDigest(modules, content.data) : '')
+    const revision = content.revision(dataBytes === undefined ? contentDigest(modules, content.data) : '')
     const manifest = content.metadata ? { revision, metadata: content.metadata } : { revision }
-    return dataText === undefined
+    return dataBytes === undefined
       ? bundleFromParts({ modules, data: content.data, manifest })
-      : bundleFromParts({ modules, dataText, manifest })
+      : bundleFromParts({ modules, dataBytes, manifest })
   }
 
   private async buildDiscovery(system: SystemRow): Promise<void> {

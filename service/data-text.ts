@@ -15,7 +15,7 @@ export interface PlacedText {
 
 interface Node {
   children: Map<string, Node>
-  text?: string
+  parts?: readonly string[]
 }
 
 /**
@@ -23,12 +23,22 @@ interface Node {
  * overlap (or one is at the root), which needs a merge. Keys in the order of `documents`.
  */
 export function spliceDocuments(documents: readonly PlacedText[]): string | undefined {
+  return spliceDocumentParts(documents.map((doc) => ({ path: doc.path, parts: [doc.text] })))?.join('')
+}
+
+/**
+ * spliceDocuments for documents given as the parts of their texts (a large stored document's
+ * chunks): the text as parts in order, never joined here (tens of MB would be copied at once).
+ */
+export function spliceDocumentParts(
+  documents: ReadonlyArray<{ path: string; parts: readonly string[] }>,
+): string[] | undefined {
   const root: Node = { children: new Map() }
   for (const doc of documents) {
     if (doc.path === '') return undefined
     let node = root
     for (const segment of doc.path.split('/')) {
-      if (node.text !== undefined) return undefined
+      if (node.parts !== undefined) return undefined
       let child = node.children.get(segment)
       if (!child) {
         child = { children: new Map() }
@@ -36,17 +46,27 @@ export function spliceDocuments(documents: readonly PlacedText[]): string | unde
       }
       node = child
     }
-    if (node.text !== undefined || node.children.size > 0) return undefined
-    node.text = doc.text
+    if (node.parts !== undefined || node.children.size > 0) return undefined
+    node.parts = doc.parts
   }
-  return write(root)
+  const out: string[] = []
+  write(root, out)
+  return out
 }
 
-function write(node: Node): string {
-  if (node.text !== undefined) return node.text
-  const parts: string[] = []
-  for (const [key, child] of node.children) parts.push(`${JSON.stringify(key)}:${write(child)}`)
-  return `{${parts.join(',')}}`
+function write(node: Node, out: string[]): void {
+  if (node.parts !== undefined) {
+    out.push(...node.parts)
+    return
+  }
+  out.push('{')
+  let first = true
+  for (const [key, child] of node.children) {
+    out.push(`${first ? '' : ','}${JSON.stringify(key)}:`)
+    first = false
+    write(child, out)
+  }
+  out.push('}')
 }
 
 /**

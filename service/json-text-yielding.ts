@@ -63,18 +63,44 @@ function isLarge(value: unknown): boolean {
   return isJsonObject(value) && Object.keys(value).length > LARGE_CONTAINER
 }
 
-/** documentEtag's value for `text`, hashed in slices. */
-export async function etagYielding(text: string): Promise<string> {
+/**
+ * documentEtag's value for `text` (or the text made of these parts, none ending inside a
+ * surrogate pair), hashed in slices.
+ */
+export async function etagYielding(text: string | readonly string[]): Promise<string> {
   const hash = createHash('sha256')
-  let at = 0
-  while (at < text.length) {
-    let end = Math.min(text.length, at + HASH_SLICE_CHARS)
-    // Never split a surrogate pair: each half alone would be hashed as U+FFFD.
-    const last = text.charCodeAt(end - 1)
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++
-    hash.update(text.slice(at, end))
-    at = end
-    if (at < text.length) await nextTurn()
+  for (const part of typeof text === 'string' ? [text] : text) {
+    let at = 0
+    while (at < part.length) {
+      let end = Math.min(part.length, at + HASH_SLICE_CHARS)
+      // Never split a surrogate pair: each half alone would be hashed as U+FFFD.
+      const last = part.charCodeAt(end - 1)
+      if (end < part.length && last >= 0xd800 && last <= 0xdbff) end++
+      hash.update(part.slice(at, end))
+      at = end
+      if (at < part.length) await nextTurn()
+    }
   }
   return `"${hash.digest('hex').slice(0, 32)}"`
+}
+
+/**
+ * The UTF-8 bytes of the text made of `parts` (no part ending between the halves of a surrogate
+ * pair), each part encoded into one buffer in turn with the event loop given back between slices,
+ * so tens of MB are never encoded, or joined into one string, at once.
+ */
+export async function utf8Yielding(parts: readonly string[]): Promise<Uint8Array> {
+  const slicer = new Slicer()
+  let total = 0
+  for (const part of parts) {
+    total += Buffer.byteLength(part, 'utf8')
+    await slicer.maybeYield()
+  }
+  const out = Buffer.allocUnsafe(total)
+  let at = 0
+  for (const part of parts) {
+    at += out.write(part, at, 'utf8')
+    await slicer.maybeYield()
+  }
+  return out
 }

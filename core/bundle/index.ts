@@ -127,6 +127,8 @@ export function bundleFromParts(parts: {
   data?: Record<string, unknown>
   /** The data tree's JSON text (an object), instead of `data`. */
   dataText?: string
+  /** That text as UTF-8 bytes, instead of `data` (a large text encoded a piece at a time). */
+  dataBytes?: Uint8Array
   manifest?: BundleManifest
 }): Bundle {
   const modules = Object.entries(parts.modules).map(([path, source]) => ({
@@ -134,16 +136,28 @@ export function bundleFromParts(parts: {
     source,
     raw: encoder.encode(source),
   }))
-  // lossless-json writes numbers held as text (LosslessNumber) as the numbers they are.
-  const dataText = parts.dataText ?? stringifyLossless(parts.data ?? {}) ?? '{}'
-  const empty = parts.dataText === undefined ? Object.keys(parts.data ?? {}).length === 0 : dataText === '{}'
+  let raw: Uint8Array
+  let empty: boolean
+  let text: () => string
+  if (parts.dataBytes !== undefined) {
+    const bytes = parts.dataBytes
+    raw = bytes
+    empty = bytes.byteLength === 2 && bytes[0] === 0x7b && bytes[1] === 0x7d
+    text = () => new TextDecoder().decode(bytes)
+  } else {
+    // lossless-json writes numbers held as text (LosslessNumber) as the numbers they are.
+    const dataText = parts.dataText ?? stringifyLossless(parts.data ?? {}) ?? '{}'
+    empty = parts.dataText === undefined ? Object.keys(parts.data ?? {}).length === 0 : dataText === '{}'
+    raw = empty ? new Uint8Array() : encoder.encode(dataText)
+    text = () => dataText
+  }
   let data: Record<string, unknown> | undefined
   const bundle: Bundle = {
     manifest: manifestWithDefaults(parts.manifest),
     modules,
-    dataFiles: empty ? [] : [{ path: 'data.json', raw: encoder.encode(dataText) }],
+    dataFiles: empty ? [] : [{ path: 'data.json', raw }],
     get data() {
-      data ??= JSON.parse(dataText) as Record<string, unknown>
+      data ??= JSON.parse(text()) as Record<string, unknown>
       return data
     },
     set data(value) {

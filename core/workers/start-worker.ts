@@ -12,8 +12,13 @@ import { Worker, type WorkerOptions } from 'node:worker_threads'
 /** The script bundled for each worker module, built once per process. */
 const bundles = new Map<string, string>()
 
+interface EsbuildOutput {
+  outputFiles: Array<{ text: string }>
+}
+
 interface EsbuildApi {
-  buildSync(options: Record<string, unknown>): { outputFiles: Array<{ text: string }> }
+  buildSync(options: Record<string, unknown>): EsbuildOutput
+  build(options: Record<string, unknown>): Promise<EsbuildOutput>
 }
 
 /**
@@ -32,19 +37,48 @@ export function startModuleWorker(callerUrl: string, name: string, options: Work
   return new Worker(bootstrap, { ...options, eval: true })
 }
 
-function bundled(entry: URL): string | undefined {
-  const cached = bundles.get(entry.href)
-  if (cached !== undefined) return cached
-  let esbuild: EsbuildApi
+/**
+ * Gets `name` (as startModuleWorker takes it) ready to start without holding the event loop: in a
+ * source checkout its bundle is built by esbuild's asynchronous API (esbuild works in a process of
+ * its own; the synchronous build startModuleWorker falls back to holds the caller's thread for
+ * about half a second). Nothing to do in a build. Safe to call again: one build per module.
+ */
+export function prepareModuleWorker(callerUrl: string, name: string): Promise<void> {
+  if (!callerUrl.endsWith('.ts')) return Promise.resolve()
+  const entry = new URL(`./${name}.ts`, callerUrl)
+  if (bundles.has(entry.href)) return Promise.resolve()
+  let pending = preparing.get(entry.href)
+  if (!pending) {
+    const esbuild = loadEsbuild()
+    pending = esbuild
+      ? esbuild
+          .build(buildOptions(entry))
+          .then((output) => {
+            bundles.set(entry.href, wrap(entry, output))
+          })
+          // The synchronous build at start reports the failure, or tsx takes over.
+          .catch(() => {})
+      : Promise.resolve()
+    preparing.set(entry.href, pending)
+  }
+  return pending
+}
+
+/** Asynchronous builds in progress, by entry. */
+const preparing = new Map<string, Promise<void>>()
+
+function loadEsbuild(): EsbuildApi | undefined {
   try {
     const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))
-    esbuild = fromTsx('esbuild') as EsbuildApi
+    return fromTsx('esbuild') as EsbuildApi
   } catch {
     return undefined
   }
-  const file = fileURLToPath(entry)
-  const { outputFiles } = esbuild.buildSync({
-    entryPoints: [file],
+}
+
+function buildOptions(entry: URL): Record<string, unknown> {
+  return {
+    entryPoints: [fileURLToPath(entry)],
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -55,10 +89,24 @@ function bundled(entry: URL): string | undefined {
     define: { 'import.meta.url': JSON.stringify(entry.href) },
     write: false,
     logLevel: 'silent',
-  })
-  // An eval'd worker resolves `require` from the working directory: give the bundle one that
-  // resolves from the module's own folder, where its packages (better-sqlite3, ...) are found.
-  const script = `(function (require) {\n${outputFiles[0]!.text}\n})(require('node:module').createRequire(${JSON.stringify(file)}))`
+  }
+}
+
+/**
+ * An eval'd worker resolves `require` from the working directory: the bundle gets one that
+ * resolves from the module's own folder, where its packages (better-sqlite3, ...) are found.
+ */
+function wrap(entry: URL, output: EsbuildOutput): string {
+  const file = fileURLToPath(entry)
+  return `(function (require) {\n${output.outputFiles[0]!.text}\n})(require('node:module').createRequire(${JSON.stringify(file)}))`
+}
+
+function bundled(entry: URL): string | undefined {
+  const cached = bundles.get(entry.href)
+  if (cached !== undefined) return cached
+  const esbuild = loadEsbuild()
+  if (!esbuild) return undefined
+  const script = wrap(entry, esbuild.buildSync(buildOptions(entry)))
   bundles.set(entry.href, script)
   return script
 }

@@ -4,11 +4,13 @@
  * (decode-worker.ts) and received in small batches (decode-transfer.ts), so the service keeps
  * answering while a datasource reads 50 MB of JSON, YAML or XML. At most MAX_DECODE_WORKERS decode
  * at once; further large decodes wait their turn. Errors are decode.ts's, positions included.
+ * decodeToText goes further for one large document: the worker decodes, filters and writes the
+ * stored text, so the tree never comes back to the main thread.
  */
 import type { Worker } from 'node:worker_threads'
-import { startModuleWorker } from '../../core/workers/start-worker.js'
+import { prepareModuleWorker, startModuleWorker } from '../../core/workers/start-worker.js'
 import { type ContentFormat, decodeContent } from './decode.js'
-import type { FromDecodeWorker, ToDecodeWorker } from './decode-protocol.js'
+import type { FromDecodeWorker, ToDecodeWorker, WorkerFilter } from './decode-protocol.js'
 import { DocumentAssembler } from './decode-transfer.js'
 import { RunError } from './types.js'
 
@@ -74,48 +76,122 @@ export async function decodeDocument(
   try {
     options.signal?.throwIfAborted()
     const heapMb = options.maxHeapMb ?? decodeHeapMb(bytes.byteLength)
-    return await decodeOnWorker(bytes, format, where, maxYamlNodes, heapMb, options.signal)
+    const assembler = new DocumentAssembler()
+    await onWorker(
+      { kind: 'decode', bytes, format, where, maxYamlNodes, output: 'pieces' },
+      { heapMb, signal: options.signal, where },
+      (message) => {
+        if (message.kind === 'batch') for (const piece of message.pieces) assembler.add(piece)
+      },
+    )
+    return assembler.document
   } finally {
     release()
   }
 }
 
-function decodeOnWorker(
+/**
+ * A large document's stored form, made on a worker: its JSON text as parts in order (about 1 MiB
+ * each, none ending inside a surrogate pair; not joined, which would copy all of it at once),
+ * its item count and ETag.
+ */
+export interface DocumentText {
+  parts: string[]
+  items: number
+  etag: string
+}
+
+/**
+ * Decodes `bytes` and runs `filter` (when given) on one worker thread, answering the stored form
+ * of the result (stringifyJsonDocument's text, decode.ts's itemCount, documentEtag), received in
+ * parts of about 1 MiB: the decoded tree stays on the worker (less heap on the main thread, no
+ * transfer of it, no second worker for the filter). Errors are those decodeDocument and the
+ * filter (filter.ts) give. `bytes` moves to the worker: the caller must not read it again.
+ * @throws RunError naming the format, `where` and the position, or the filter's error.
+ */
+export async function decodeToText(
   bytes: Uint8Array,
   format: ContentFormat,
   where: string,
   maxYamlNodes: number,
-  heapMb: number,
-  signal: AbortSignal | undefined,
-): Promise<unknown> {
+  filter: WorkerFilter | undefined,
+  options: DecodeOptions = {},
+): Promise<DocumentText> {
+  const release = await workerTurn()
+  try {
+    options.signal?.throwIfAborted()
+    const heapMb = options.maxHeapMb ?? decodeHeapMb(bytes.byteLength)
+    const parts: string[] = []
+    const end = await onWorker(
+      { kind: 'decode', bytes, format, where, maxYamlNodes, output: 'text', ...(filter ? { filter } : {}) },
+      { heapMb, signal: options.signal, where, filtering: filter !== undefined, transfer: true },
+      (message) => {
+        if (message.kind === 'text') parts.push(message.part)
+      },
+    )
+    return { parts, items: end.items ?? 0, etag: end.etag ?? '' }
+  } finally {
+    release()
+  }
+}
+
+interface WorkerRun {
+  heapMb: number
+  signal: AbortSignal | undefined
+  where: string
+  /** The worker filters too (its failures name the filter). */
+  filtering?: boolean
+  /** The bytes may move to the worker (the caller does not read them again). */
+  transfer?: boolean
+}
+
+/**
+ * Starts a decode worker with `task`, hands each batch or text part to `receive` and asks for the
+ * next one, until the worker's `done` (resolved) or its error (rejected as a RunError).
+ */
+async function onWorker(
+  task: ToDecodeWorker,
+  run: WorkerRun,
+  receive: (message: FromDecodeWorker) => void,
+): Promise<Extract<FromDecodeWorker, { kind: 'done' }>> {
+  // Off the event loop in a source checkout: esbuild builds the worker in its own process.
+  await prepareModuleWorker(import.meta.url, 'decode-worker')
+  run.signal?.throwIfAborted()
+  const { heapMb, signal, where } = run
   return new Promise((resolve, reject) => {
     const worker: Worker = startModuleWorker(import.meta.url, 'decode-worker', {
       resourceLimits: { maxOldGenerationSizeMb: heapMb },
     })
-    const assembler = new DocumentAssembler()
     let settled = false
-    const finish = (err: Error | undefined) => {
+    const finish = (outcome: Extract<FromDecodeWorker, { kind: 'done' }> | Error) => {
       if (settled) return
       settled = true
       signal?.removeEventListener('abort', abort)
       void worker.terminate()
-      if (err) reject(err)
-      else resolve(assembler.document)
+      if (outcome instanceof Error) reject(outcome)
+      else resolve(outcome)
     }
-    const abort = () => finish(new RunError(`decode error: ${where}: the decode was stopped`))
+    const abort = () =>
+      finish(
+        new RunError(
+          run.filtering
+            ? 'filter error: the filter was stopped'
+            : `decode error: ${where}: the decode was stopped`,
+        ),
+      )
     signal?.addEventListener('abort', abort, { once: true })
     const send = (message: ToDecodeWorker) => worker.postMessage(message)
     worker.on('message', (message: FromDecodeWorker) => {
       if (settled) return
-      if (message.kind === 'batch') {
+      if (message.kind === 'batch' || message.kind === 'text') {
         try {
-          for (const piece of message.pieces) assembler.add(piece)
+          receive(message)
         } catch (err) {
           finish(new RunError(`decode error: ${where}: ${err instanceof Error ? err.message : String(err)}`))
           return
         }
         send({ kind: 'next' })
-      } else if (message.kind === 'done') finish(undefined)
+      } else if (message.kind === 'done') finish(message)
       else
         finish(
           new RunError(message.runError ? message.message : `decode error: ${where}: ${message.message}`),
@@ -125,7 +201,9 @@ function decodeOnWorker(
       finish(
         new RunError(
           (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? `decode error: ${where}: the document needs more than ${heapMb} MiB to decode`
+            ? run.filtering
+              ? `filter error: decoding and filtering ${where} needs more than ${heapMb} MiB`
+              : `decode error: ${where}: the document needs more than ${heapMb} MiB to decode`
             : `decode error: ${where}: the decoder failed: ${err.message}`,
         ),
       ),
@@ -133,6 +211,14 @@ function decodeOnWorker(
     worker.on('exit', (code) =>
       finish(new RunError(`decode error: ${where}: the decoder stopped (exit ${code})`)),
     )
-    send({ kind: 'decode', bytes, format, where, maxYamlNodes })
+    // The fetched bytes move to the worker instead of being copied, when they own their memory
+    // (Buffer.concat's result for a large body): a copy of 50 MB holds the main thread too.
+    const bytes = task.kind === 'decode' && run.transfer ? task.bytes : undefined
+    const movable =
+      bytes !== undefined &&
+      bytes.byteOffset === 0 &&
+      bytes.byteLength === bytes.buffer.byteLength &&
+      bytes.buffer instanceof ArrayBuffer
+    worker.postMessage(task, movable ? [bytes.buffer as ArrayBuffer] : [])
   })
 }

@@ -6,7 +6,7 @@
  * evaluates nor parses or stringifies the result. Error messages are filter.ts's either way.
  */
 import type { Worker } from 'node:worker_threads'
-import { startModuleWorker } from '../../core/workers/start-worker.js'
+import { prepareModuleWorker, startModuleWorker } from '../../core/workers/start-worker.js'
 import { stringifyYielding } from '../json-text-yielding.js'
 import { decodeHeapMb, OFF_THREAD_BYTES, workerTurn } from './decode-off-thread.js'
 import { type FilterFields, type FilterOutput, filterBudget, runFilter } from './filter.js'
@@ -45,6 +45,8 @@ export async function applyFilter(
     const inputText = await stringifyYielding(content)
     options.signal?.throwIfAborted()
     const heapMb = options.maxHeapMb ?? decodeHeapMb(size)
+    // Off the event loop in a source checkout: esbuild builds the worker in its own process.
+    await prepareModuleWorker(import.meta.url, 'filter-worker')
     const budget = filterBudget(options.timeoutMs ?? 0, false)
     return await filterOnWorker({ policyFilter, policyQuery, inputText, budget }, heapMb, options.signal)
   } catch (err) {

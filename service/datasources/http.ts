@@ -7,8 +7,9 @@
  */
 import { Agent, request, errors as undiciErrors } from 'undici'
 import { z } from 'zod'
+import { concatYielding } from './bytes-yielding.js'
 import { formatOf } from './decode.js'
-import { decodeDocument } from './decode-off-thread.js'
+import { decodeDocument, OFF_THREAD_BYTES } from './decode-off-thread.js'
 import {
   bothOrNeitherFilter,
   common,
@@ -170,9 +171,11 @@ async function fetchHttp(config: HttpConfig, ctx: FetchContext): Promise<Fetched
     }
     const contentType = response.headers['content-type']
     const format = formatOf(Array.isArray(contentType) ? contentType[0] : contentType, new URL(url).pathname)
-    const content = await decodeDocument(Buffer.concat(chunks), format, url, ctx.maxYamlNodes, {
-      signal: ctx.signal,
-    })
+    const bytes = size > OFF_THREAD_BYTES ? await concatYielding(chunks, size) : Buffer.concat(chunks)
+    chunks.length = 0
+    if (ctx.deferLargeDecode && bytes.byteLength > OFF_THREAD_BYTES)
+      return { content: undefined, size, undecoded: { bytes, format, where: url } }
+    const content = await decodeDocument(bytes, format, url, ctx.maxYamlNodes, { signal: ctx.signal })
     return { content, size }
   } finally {
     await dispatcher.close().catch(() => {})

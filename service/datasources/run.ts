@@ -12,9 +12,12 @@ import { readLogin } from '../secrets/login.js'
 import type { SecretVault } from '../secrets/vault.js'
 import type { ClusterSettings } from './cluster-access.js'
 import { itemCount } from './decode.js'
+import { type DocumentText, decodeToText } from './decode-off-thread.js'
+import type { WorkerFilter } from './decode-protocol.js'
+import { filterBudget } from './filter.js'
 import { applyFilter } from './filter-off-thread.js'
 import { RequestGate } from './request-gate.js'
-import { type DatasourceCategory, RunError } from './types.js'
+import { type DatasourceCategory, type Fetched, RunError } from './types.js'
 
 /** Limits every run shares (service config `datasources:`). */
 export interface RunLimits {
@@ -39,7 +42,10 @@ export interface RunLimits {
  */
 export interface RunOutput {
   content?: unknown
-  text?: string
+  /** The JSON text, whole or as parts in order (a worker's, decode-off-thread.ts's decodeToText). */
+  text?: string | readonly string[]
+  /** The ETag of `text` when the worker that wrote it computed it. */
+  etag?: string
   size: number
   items: number
 }
@@ -103,7 +109,7 @@ export async function fetchAndFilter(options: {
       if (err instanceof MissingSecretError) throw new RunError(`secret error: ${err.message}`)
       throw err
     })
-  let fetched: { content: unknown; size: number }
+  let fetched: Fetched
   try {
     fetched = await category.fetch(config, {
       signal,
@@ -117,12 +123,28 @@ export async function fetchAndFilter(options: {
       cluster: limits.cluster,
       datasourceId: options.id,
       store,
+      deferLargeDecode: true,
     })
   } catch (err) {
     if (options.stopSignal.aborted) throw new RunError('interrupted: the service stopped during the run')
     if (signal.aborted) throw new RunError(`timeout: the run took longer than ${timeoutMs / 1000}s`)
     if (err instanceof RunError) throw err
     throw new RunError(`fetch error: ${err instanceof Error ? err.message : String(err)}`)
+  }
+  if (fetched.undecoded) {
+    // One large document: decoded and filtered on one worker, which answers the stored text.
+    const { bytes, format, where } = fetched.undecoded
+    const filter = filterOf(config, timeoutMs)
+    let made: DocumentText
+    try {
+      made = await decodeToText(bytes, format, where, limits.maxYamlNodes, filter, { signal })
+    } catch (err) {
+      if (options.stopSignal.aborted) throw new RunError('interrupted: the service stopped during the run')
+      if (signal.aborted) throw new RunError(`timeout: the run took longer than ${timeoutMs / 1000}s`)
+      throw err
+    }
+    const content = category.land ? parseJsonDocument(made.parts.join('')) : undefined
+    return { content, text: made.parts, etag: made.etag, size: fetched.size, items: made.items }
   }
   const filtered = await applyFilter(config, fetched.content, fetched.size, {
     signal: options.stopSignal,
@@ -133,4 +155,11 @@ export async function fetchAndFilter(options: {
   // Categories that land content themselves (policy-library: a few modules) take it parsed.
   const content = category.land ? parseJsonDocument(text) : undefined
   return { content, text, size: fetched.size, items }
+}
+
+/** The configuration's filter as a worker runs it (no work limit: it holds only its own thread). */
+function filterOf(config: Record<string, unknown>, timeoutMs: number): WorkerFilter | undefined {
+  const { policy_filter: policyFilter, policy_query: policyQuery } = config
+  if (typeof policyFilter !== 'string' || typeof policyQuery !== 'string') return undefined
+  return { policyFilter, policyQuery, budget: filterBudget(timeoutMs, false) }
 }

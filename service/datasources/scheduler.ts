@@ -11,14 +11,19 @@ import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { BackgroundLoop } from '../../core/background-loop.js'
 import { conflict, notFound } from '../../core/http/index.js'
-import type { DatasourceRow, ServiceRepositories, ServiceStore } from '../../store/service/index.js'
+import {
+  type DatasourceRow,
+  ORPHAN_AGE_MS,
+  type ServiceRepositories,
+  type ServiceStore,
+} from '../../store/service/index.js'
 import type { BundleBuilder } from '../bundle-builder.js'
 import type { SecretVault } from '../secrets/vault.js'
 import { nextRunDelay } from './backoff.js'
 import { categoryNamed } from './categories.js'
 import { fetchAndFilter, pollingIntervalMs, type RunLimits, runTimeoutMs } from './run.js'
 import { type DatasourceStatus, parseStatus } from './status.js'
-import { datasourceText, preparedText, writeDatasourceData } from './store-data.js'
+import { datasourceText, preparedText, storeRunData } from './store-data.js'
 import { RunError } from './types.js'
 
 export interface SchedulerOptions {
@@ -55,6 +60,27 @@ export class DatasourceScheduler {
   async start(): Promise<void> {
     if (this.options.store.dialect === 'sqlite') await this.options.store.datasources.releaseAllLeases()
     this.loop.start()
+  }
+
+  /** When orphaned data chunks were last swept (0: not yet). */
+  private sweptAt = 0
+
+  /**
+   * Deletes the data chunks no document refers to (data-chunks.ts): at the first tick, then about
+   * every ORPHAN_AGE_MS. On SQLite (one process per file) nothing else is writing at start, so
+   * the first sweep takes every orphan whatever its age.
+   */
+  private async sweepChunks(): Promise<void> {
+    const now = Date.now()
+    if (now - this.sweptAt < ORPHAN_AGE_MS) return
+    const first = this.sweptAt === 0
+    this.sweptAt = now
+    const { store, logger } = this.options
+    const swept = await store.dataDocuments.chunks.sweep(
+      first && store.dialect === 'sqlite' ? 0 : ORPHAN_AGE_MS,
+      now,
+    )
+    if (swept > 0) logger.info({ blobs: swept }, 'orphaned data chunks deleted')
   }
 
   /** Stops ticking, interrupts runs in progress and waits for them to record that. */
@@ -98,6 +124,7 @@ export class DatasourceScheduler {
 
   private async tick(): Promise<number> {
     try {
+      await this.sweepChunks()
       const free = this.options.maxConcurrentRuns - this.running.size
       if (free > 0 && !this.stopping.signal.aborted) {
         const ids = await this.options.store.datasources.due(iso(Date.now()), free)
@@ -174,23 +201,28 @@ export class DatasourceScheduler {
         items: output.items,
       }
       // Categories that land elsewhere (policy-library: modules) take the content itself; data is
-      // written to text before the transaction opens (in slices that yield).
-      const land = category.land
-      const storeOutput: (tx: ServiceRepositories) => Promise<boolean> = land
-        ? (tx) => land(tx, row.id, row.system_id, output.content)
-        : await (output.text !== undefined ? preparedText(output.text) : datasourceText(output.content)).then(
-            (prepared) => (tx) => writeDatasourceData(tx, row.id, row.system_id, prepared),
-          )
-      const changed = await store.transaction(async (tx) => {
-        const mine = await tx.datasources.finish(row.id, this.owner, {
+      // written to text before the transaction opens (in slices that yield), a large text in chunks.
+      const finish = async (tx: ServiceRepositories) =>
+        // Deleted, or the lease expired and another replica took it: its run decides, store nothing.
+        tx.datasources.finish(row.id, this.owner, {
           status: JSON.stringify(status),
           failures: 0,
           next_run_at: iso(finished + nextRunDelay(interval, 0)),
         })
-        // Deleted, or the lease expired and another replica took it: its run decides, store nothing.
-        if (!mine) return undefined
-        return storeOutput(tx)
-      })
+      const land = category.land
+      const changed = land
+        ? await store.transaction(async (tx) =>
+            (await finish(tx)) ? land(tx, row.id, row.system_id, output.content) : undefined,
+          )
+        : await storeRunData(
+            store,
+            row.id,
+            row.system_id,
+            output.text !== undefined
+              ? await preparedText(output.text, output.etag)
+              : await datasourceText(output.content),
+            finish,
+          )
       if (changed === undefined) return undefined
       logger.info(
         { datasource: row.id, size: output.size, items: output.items, changed },

@@ -5,6 +5,7 @@ import type { GitCredentials } from '../git/index.js'
 import type { GitOriginFields } from '../git-origin/origin.js'
 import type { SecretLogin } from '../secrets/login.js'
 import type { ClusterSettings } from './cluster-access.js'
+import type { ContentFormat } from './decode.js'
 import type { RequestGate } from './request-gate.js'
 
 /** What a category's fetch may use during one run. */
@@ -43,12 +44,22 @@ export interface FetchContext {
   datasourceId: string
   /** The service's store, for categories whose source is the service itself (`policy-library`). */
   store: ServiceRepositories
+  /**
+   * The caller takes a large single document undecoded (Fetched.undecoded) and decodes it, with
+   * the filter, on one worker (run.ts); unset, categories decode everything themselves.
+   */
+  deferLargeDecode?: boolean
 }
 
 /** What one fetch produced: the decoded document and how many bytes were read for it. */
 export interface Fetched {
   content: unknown
   size: number
+  /**
+   * Instead of `content` (with FetchContext.deferLargeDecode): one document of more than
+   * OFF_THREAD_BYTES as fetched, with its format and where it came from (for errors).
+   */
+  undecoded?: { bytes: Uint8Array; format: ContentFormat; where: string }
 }
 
 /**

@@ -15,6 +15,7 @@ import { datasourcesMigration } from './0007-datasources.js'
 import { gitSyncMigration } from './0008-git-sync.js'
 import { bundleRegistryMigration } from './0009-bundle-registry.js'
 import { librariesMigration } from './0010-libraries.js'
+import { dataChunksMigration } from './0011-data-chunks.js'
 
 /** Every migration in order; the key is its version name. */
 export function serviceMigrations(dialect: SqlDialect): Record<string, Migration> {
@@ -29,6 +30,7 @@ export function serviceMigrations(dialect: SqlDialect): Record<string, Migration
     '0008-git-sync': gitSyncMigration(),
     '0009-bundle-registry': bundleRegistryMigration(dialect),
     '0010-libraries': librariesMigration(),
+    '0011-data-chunks': dataChunksMigration(),
   }
 }
 

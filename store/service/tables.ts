@@ -77,6 +77,20 @@ export interface DataDocumentsTable extends AuditColumns {
   value: string
   /** Content digest, quoted, as sent in `ETag`. */
   etag: string
+  /**
+   * Set when the text is stored in chunks (data_document_chunks, migration 0011) instead of in
+   * `value` (then empty): the chunks' blob id and the text's length in UTF-16 code units.
+   */
+  value_blob: ColumnType<string | null, string | null | undefined, string | null>
+  value_length: ColumnType<number | null, number | null | undefined, number | null>
+}
+
+/** A large document's text in slices (store/service/data-chunks.ts). */
+export interface DataDocumentChunksTable {
+  blob: string
+  seq: number
+  text: string
+  created_at: string
 }
 
 export interface BundlesTable {
@@ -238,6 +252,7 @@ export interface ServiceTables {
   systems: SystemsTable
   policies: PoliciesTable
   data_documents: DataDocumentsTable
+  data_document_chunks: DataDocumentChunksTable
   bundles: BundlesTable
   decisions: DecisionsTable
   agent_status: AgentStatusTable

@@ -75,6 +75,7 @@ for (const backend of BACKENDS) {
         '0008-git-sync',
         '0009-bundle-registry',
         '0010-libraries',
+        '0011-data-chunks',
       ])
       // 0004 turns the roles token rows carried into grants on the workspace.
       const grants = await open.db
