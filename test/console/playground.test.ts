@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestService, type TestService } from '../service/harness.js'
 import { BACKENDS } from '../store/backends.js'
+import { TICKETS_FILTER, TICKETS_FILTER_STORED } from '../support/tickets-filter.js'
 import { seriousViolations } from './support/accessibility.js'
 import { chromiumProblem, launchChromium, screenshot, signIn } from './support/browser.js'
 import { builtConsole } from './support/console-build.js'
@@ -16,20 +17,6 @@ import { builtConsole } from './support/console-build.js'
 const problem = chromiumProblem()
 if (problem) console.warn(problem)
 
-const FILTER = `package filters
-
-# METADATA
-# scope: document
-# custom:
-#   unknowns: [input.tickets]
-include if input.tickets.owner == input.user
-
-include if {
-\tinput.tickets.public == true
-\tdata.settings.show_public
-}
-`
-const STORED = 'systems/tickets/filters/filters.rego'
 const ADMIN = 'test-admin-token-0123456789'
 
 for (const backend of BACKENDS) {
@@ -59,7 +46,7 @@ for (const backend of BACKENDS) {
         })
         expect(made.status).toBe(200)
         const pushed = await service.json('PUT', '/v1/policies/systems/tickets/filters', {
-          body: { modules: { 'filters.rego': FILTER } },
+          body: { modules: { 'filters.rego': TICKETS_FILTER } },
         })
         expect(pushed.status, JSON.stringify(pushed.body)).toBe(200)
         const data = await service.json('PUT', '/v1/data/systems/tickets/settings', {
@@ -79,14 +66,14 @@ for (const backend of BACKENDS) {
         await signIn(page, service.url, ADMIN)
         await page.getByRole('link', { name: 'Compile playground' }).click()
         await page.getByRole('heading', { name: 'Compile playground' }).waitFor()
-        await expect.poll(() => page.getByLabel('Module').inputValue()).toBe(STORED)
+        await expect.poll(() => page.getByLabel('Module').inputValue()).toBe(TICKETS_FILTER_STORED)
         expect(await page.getByLabel('Rule path').inputValue()).toBe('filters/include')
         return page
       }
 
       it('shows the SQL a relay would answer for an input', async () => {
         const page = await openPlayground()
-        expect(await page.getByLabel(/^Rego source/).inputValue()).toBe(FILTER)
+        expect(await page.getByLabel(/^Rego source/).inputValue()).toBe(TICKETS_FILTER)
         await page.getByLabel('Target').selectOption({ label: 'SQL: PostgreSQL' })
         await page.getByLabel('Input (JSON)').fill('{"user": "bob"}')
         await page.getByRole('button', { name: 'Compile' }).click()
@@ -113,7 +100,7 @@ for (const backend of BACKENDS) {
 
       it('shows a fragment error with the offending line, from the edited policy', async () => {
         const page = await openPlayground()
-        const edited = FILTER.replace(
+        const edited = TICKETS_FILTER.replace(
           'input.tickets.owner == input.user',
           'upper(input.tickets.owner) == input.user',
         )
@@ -126,7 +113,7 @@ for (const backend of BACKENDS) {
         await item.waitFor()
         expect(await item.textContent()).toContain('pe_fragment_error')
         expect(await item.getByRole('button', { name: /^Go to / }).textContent()).toMatch(
-          new RegExp(`^${STORED}:7:\\d+$`),
+          new RegExp(`^${TICKETS_FILTER_STORED}:7:\\d+$`),
         )
         const quoted = (await item.locator('pre.error-line').textContent()) ?? ''
         const [line = '', marker = ''] = quoted.split('\n')
@@ -137,7 +124,7 @@ for (const backend of BACKENDS) {
           'GET',
           '/v1/policies/systems/tickets/filters',
         )
-        expect(stored.body.result.modules['filters.rego']).toBe(FILTER)
+        expect(stored.body.result.modules['filters.rego']).toBe(TICKETS_FILTER)
         await expectAccessible(page, 'playground-fragment-error')
 
         // "Go to" puts the keyboard in the editor on that line.
@@ -163,7 +150,7 @@ for (const backend of BACKENDS) {
         expect(await item.textContent()).toContain('rego_parse_error')
         const where = (await item.getByRole('button', { name: /^Go to / }).textContent()) ?? ''
         const row = Number(/:(\d+):\d+$/.exec(where)?.[1])
-        expect(where.startsWith(`${STORED}:`)).toBe(true)
+        expect(where.startsWith(`${TICKETS_FILTER_STORED}:`)).toBe(true)
         const quoted = (await item.locator('pre.error-line').textContent()) ?? ''
         expect(quoted.split('\n')[0]).toBe(`${row} | ${broken.split('\n')[row - 1]}`)
         expect(row).toBe(4)

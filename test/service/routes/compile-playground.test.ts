@@ -11,24 +11,10 @@ import { EngineBackend } from '../../../compile/backend.js'
 import { CompileService } from '../../../compile/compile.js'
 import { parseModule } from '../../../core/rego/index.js'
 import { BACKENDS } from '../../store/backends.js'
+import { TICKETS_FILTER, TICKETS_FILTER_STORED } from '../../support/tickets-filter.js'
 import { startTestService, type TestService } from '../harness.js'
 
-const FILTER = `package filters
-
-# METADATA
-# scope: document
-# custom:
-#   unknowns: [input.tickets]
-include if input.tickets.owner == input.user
-
-include if {
-\tinput.tickets.public == true
-\tdata.settings.show_public
-}
-`
 const SQL = 'application/vnd.opa.sql.postgresql+json'
-/** A stored module's name in the system's content: its policy path, then its file. */
-const STORED = 'systems/tickets/filters/filters.rego'
 
 interface Played {
   status: number
@@ -57,7 +43,7 @@ for (const backend of BACKENDS) {
         ).status,
       ).toBe(200)
       const pushed = await t.json('PUT', '/v1/policies/systems/tickets/filters', {
-        body: { modules: { 'filters.rego': FILTER } },
+        body: { modules: { 'filters.rego': TICKETS_FILTER } },
       })
       expect(pushed.status, JSON.stringify(pushed.body)).toBe(200)
       expect(
@@ -91,7 +77,7 @@ for (const backend of BACKENDS) {
       const direct = await answerCompile(
         new CompileService(
           new EngineBackend({
-            modules: new Map([['filters.rego', parseModule(FILTER, { file: 'filters.rego' })]]),
+            modules: new Map([['filters.rego', parseModule(TICKETS_FILTER, { file: 'filters.rego' })]]),
             data: { settings: { show_public: true } },
           }),
         ),
@@ -111,33 +97,33 @@ for (const backend of BACKENDS) {
     })
 
     it('compiles candidate modules over the system’s, and reports fragment and parse errors as results', async () => {
-      const candidate = FILTER.replace('\tdata.settings.show_public\n', '\tfalse\n')
+      const candidate = TICKETS_FILTER.replace('\tdata.settings.show_public\n', '\tfalse\n')
       const changed = await play({
         accept: SQL,
         request: { input: { user: 'bob' } },
-        modules: { [STORED]: candidate },
+        modules: { [TICKETS_FILTER_STORED]: candidate },
       })
       expect(changed.body.result.status).toBe(200)
       expect(String(changed.body.result.body.result?.query)).not.toContain('public')
 
-      const fragment = FILTER.replace(
+      const fragment = TICKETS_FILTER.replace(
         'input.tickets.owner == input.user',
         'upper(input.tickets.owner) == input.user',
       )
       const refused = await play({
         accept: SQL,
         request: { input: { user: 'bob' } },
-        modules: { [STORED]: fragment },
+        modules: { [TICKETS_FILTER_STORED]: fragment },
       })
       expect(refused.status).toBe(200)
       expect(refused.body.result.status).toBe(400)
       const error = refused.body.result.body.errors?.[0]
       expect(error?.code).toBe('pe_fragment_error')
-      expect(error?.location).toMatchObject({ file: STORED, row: 7 })
+      expect(error?.location).toMatchObject({ file: TICKETS_FILTER_STORED, row: 7 })
 
       const broken = await play({
         accept: SQL,
-        modules: { [STORED]: 'package filters\ninclude if {\n' },
+        modules: { [TICKETS_FILTER_STORED]: 'package filters\ninclude if {\n' },
       })
       expect(broken.body.result.status).toBe(400)
       expect(broken.body.result.body.errors?.[0]?.code).toBe('rego_parse_error')
@@ -153,7 +139,7 @@ include if {
 }
 `
       const started = Date.now()
-      const res = await play({ accept: SQL, request: {}, modules: { [STORED]: runaway } })
+      const res = await play({ accept: SQL, request: {}, modules: { [TICKETS_FILTER_STORED]: runaway } })
       expect(Date.now() - started).toBeLessThan(30_000)
       // Stopped inside the worker (the compile answer carries the evaluation error) or by the pool.
       const stopped = JSON.stringify(res.body)

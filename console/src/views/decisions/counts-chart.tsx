@@ -27,8 +27,7 @@ export function CountsChart({ counts, note }: { counts: DecisionCounts; note?: s
   useEffect(() => {
     const el = box.current
     if (!el) return
-    const css = getComputedStyle(document.documentElement)
-    const colour = (name: string) => css.getPropertyValue(name).trim() || 'gray'
+    const colour = resolvedColour(el)
     const axis = {
       stroke: colour('--muted'),
       grid: { stroke: colour('--line'), width: 1 },
@@ -92,6 +91,20 @@ export function CountsChart({ counts, note }: { counts: DecisionCounts; note?: s
       {note && <p class="muted note">{note}</p>}
     </figure>
   )
+}
+
+/**
+ * A theme colour as the canvas needs it (`rgb(…)`): the palette's variables hold
+ * `light-dark(…, …)`, which only the style engine resolves, so each is read back through `el`.
+ */
+function resolvedColour(el: HTMLElement): (name: string) => string {
+  return (name) => {
+    const saved = el.style.color
+    el.style.color = `var(${name})`
+    const value = getComputedStyle(el).color
+    el.style.color = saved
+    return value || 'gray'
+  }
 }
 
 /** Changes when the theme does (the switch sets `data-theme`; the system's scheme may change). */
