@@ -1,6 +1,7 @@
 /** The console's frame: sign-in, navigation, theme, and the current view. */
 import { useMemo, useState } from 'preact/hooks'
 import { ApiClient } from './api/client'
+import { CliSignIn, clearCliRequest, pendingCliRequest } from './auth/cli-sign-in'
 import { storedToken, storeToken } from './auth/session'
 import { SignIn } from './auth/sign-in'
 import { href, useLocation } from './router'
@@ -11,6 +12,8 @@ export function App() {
   const [token, setToken] = useState<string | undefined>(storedToken)
   const [theme, setTheme] = useState(storedTheme)
   const [notice, setNotice] = useState<string | undefined>(undefined)
+  // A `regent login` waiting for this tab (docs/console.md, "The command line's sign-in").
+  const [cliSearch, setCliSearch] = useState<string | undefined>(pendingCliRequest)
   const loc = useLocation()
 
   const signOut = () => {
@@ -34,6 +37,20 @@ export function App() {
           storeToken(t)
           setNotice(undefined)
           setToken(t)
+        }}
+      />
+    )
+  }
+
+  if (cliSearch !== undefined) {
+    return (
+      <CliSignIn
+        token={token ?? ''}
+        search={cliSearch}
+        onDone={() => {
+          clearCliRequest()
+          setCliSearch(undefined)
+          history.replaceState(null, '', '/console/')
         }}
       />
     )

@@ -54,16 +54,19 @@ export function consoleRoutes(dir: string | undefined = defaultConsoleDir()): Ho
   const assets = dir === undefined ? new Map<string, ConsoleAsset>() : loadConsoleAssets(dir)
   const index = assets.get('index.html')
 
+  const notBuilt = (c: Context<ServiceEnv>) =>
+    c.text(
+      'The console is not built: run `npm run build:console` (or `npm run build`) and restart the service.\n',
+      404,
+      SECURITY_HEADERS,
+    )
+
   app.get('/console', (c) => c.redirect('/console/', 308))
+  // Where `regent login` sends the browser: the console's page that hands the command line a token.
+  app.get('/cli-sign-in', (c) => (index === undefined ? notBuilt(c) : send(c, index)))
   app.get('/console/*', (c) => {
     const name = c.req.path.slice('/console/'.length)
-    if (index === undefined) {
-      return c.text(
-        'The console is not built: run `npm run build:console` (or `npm run build`) and restart the service.\n',
-        404,
-        SECURITY_HEADERS,
-      )
-    }
+    if (index === undefined) return notBuilt(c)
     const asset = name === '' ? index : assets.get(name)
     if (asset) return send(c, asset)
     // Views live in the hash (`#/systems`), so any other path is a missing file, not a view.

@@ -39,11 +39,7 @@ export async function loadFleet(api: ApiClient, signal: AbortSignal, only?: stri
     if (!(err instanceof ApiError && err.status === 403)) throw err
     const listed = only ?? (await systems)?.map((s) => s.id)
     if (!listed || listed.length === 0) {
-      throw new ApiError(
-        403,
-        err.code,
-        `${err.message}. No system you may read lets you read its agents.`,
-      )
+      throw new ApiError(403, err.code, `${err.message}. No system you may read lets you read its agents.`)
     }
     const parts: Fleet[] = []
     for (let i = 0; i < listed.length; i += SYSTEMS_PER_CALL) {
