@@ -252,8 +252,7 @@ async function optimize(
       io.stderr(
         `regent: build -O ${options.optimize}: ${outcome.entrypoint} kept as written: ${outcome.reason}\n`,
       )
-    else if (options.debug)
-      io.stderr(`optimized: ${outcome.entrypoint}${outcome.note ? ` (${outcome.note})` : ''}\n`)
+    else if (options.debug) io.stderr(`optimized: ${outcome.entrypoint}\n`)
   }
   compileBundleModules(result.bundle, builtins ? { builtins } : {})
   return result.bundle

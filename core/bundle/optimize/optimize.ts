@@ -30,7 +30,7 @@ import { entrypointModule, OptimizedFileNames, RESULT_VAR } from './entrypoint-m
 import { type ModuleText, mergeModules } from './merge-modules.js'
 import { probeInputs } from './probe-inputs.js'
 import { pathsOverlap } from './rule-paths.js'
-import { entrypointHazard, negatesUnknown, unknownRefs } from './scan.js'
+import { entrypointHazard, unknownRefs } from './scan.js'
 
 /** Options of {@link optimizeBundle}. */
 export interface OptimizeOptions {
@@ -58,8 +58,6 @@ export interface EntrypointOutcome {
   optimized: boolean
   /** Why it was left as written (when not optimized). */
   reason?: string
-  /** How it was optimized, when not as asked (an -O 2 entrypoint inlined shallowly). */
-  note?: string
 }
 
 /** The optimized bundle and a line per entrypoint. */
@@ -150,13 +148,8 @@ async function optimizeEntrypoint(
       instructionLimit: options.instructionLimit ?? DEFAULT_INSTRUCTION_LIMIT,
     })
   let residual: Awaited<ReturnType<typeof partialEvaluate>>
-  let note: string | undefined
   try {
     residual = await partial(options.level <= 1)
-    if (options.level === 2 && negatesUnknown(residual, options.unknowns)) {
-      residual = await partial(true)
-      note = 'inlined shallowly (as -O 1): full inlining put an unknown ref under not'
-    }
   } catch (err) {
     const code = (err as { code?: unknown }).code
     return kept(
@@ -194,7 +187,7 @@ async function optimizeEntrypoint(
   }
   const disagreement = await probe(before, after, ref, options.probeInputs ?? [])
   if (disagreement) return kept(disagreement)
-  return { outcome: { entrypoint, optimized: true, ...(note ? { note } : {}) }, modules: merged.modules }
+  return { outcome: { entrypoint, optimized: true }, modules: merged.modules }
 }
 
 function parseAll(modules: readonly ModuleText[]): Map<string, Module> {

@@ -4,7 +4,7 @@
  * another bundle provides it at run time) and whether the entrypoint's rules use a construct the
  * rewrite cannot keep exact.
  */
-import type { Body, Module, Rule, Term } from '../../rego/syntax/ast.js'
+import type { Module, Rule } from '../../rego/syntax/ast.js'
 import { walk } from '../../rego/syntax/walk.js'
 import { rootsContain } from '../roots.js'
 
@@ -83,46 +83,4 @@ export function entrypointHazard(
     for (const dep of graph.get(rule) ?? []) todo.push(dep)
   }
   return undefined
-}
-
-/**
- * True when a residual (queries and support rules) reads an unknown ref inside a negation.
- *
- * NOTE(B22): full inlining with copy propagation can fold an equality that made the policy need
- * a value (`u := input.user; not data.listed[u]` becomes `not input.user = "alice"`), so the
- * residual holds where the original was undefined. Shallow inlining runs no copy propagation and
- * keeps the equality; `-O 2` falls back to it for such entrypoints.
- */
-export function negatesUnknown(
-  residual: { queries: readonly Body[]; support: readonly Module[] },
-  unknowns: readonly string[],
-): boolean {
-  const prefixes = unknowns.map((u) => u.replace(/\["([^"]*)"\]/g, '.$1'))
-  const bodies: Body[] = [...residual.queries]
-  for (const m of residual.support) for (const r of m.rules) bodies.push(r.body)
-  let found = false
-  for (const body of bodies) {
-    for (const expr of body) {
-      const negation = expr.negated === true || (!Array.isArray(expr.terms) && expr.terms.type === 'not')
-      if (!negation) continue
-      walk(expr, (n) => {
-        if (found) return false
-        if (n.type === 'ref' && readsUnknown(n, prefixes)) found = true
-        return !found
-      })
-      if (found) return true
-    }
-  }
-  return false
-}
-
-function readsUnknown(ref: Term & { type: 'ref' }, prefixes: readonly string[]): boolean {
-  const parts: string[] = []
-  for (const t of ref.value) {
-    if (t.type === 'var' && parts.length === 0) parts.push(t.value)
-    else if (t.type === 'string') parts.push(t.value)
-    else break
-  }
-  const text = parts.join('.')
-  return prefixes.some((p) => text === p || text.startsWith(`${p}.`) || p.startsWith(`${text}.`))
 }

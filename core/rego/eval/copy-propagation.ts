@@ -6,6 +6,7 @@
  */
 import { isConstant } from '../compiler/terms.js'
 import type { Body, Expr, Location, Term } from '../syntax/ast.js'
+import { strictTerms } from './negation-definedness.js'
 import { eqOperator } from './partial-plug.js'
 
 /** What copy propagation needs to know besides the query. */
@@ -112,7 +113,9 @@ export function copyPropagate(query: Body, options: CopyPropagationOptions): Bod
     const safeVarRef =
       v.type === 'ref' && v.value.length === 1 && v.value[0]?.type === 'var' && safe.has(v.value[0].value)
     const trivialVar = v.type === 'var' && safe.has(v.value)
-    if (providesSafety || (!safeVarRef && !trivialVar && !containedIn(v, result))) {
+    // The removed equality failed when `v` is undefined: it comes back unless an expression that
+    // fails then too still reads `v` (negation-definedness.ts).
+    if (providesSafety || (!safeVarRef && !trivialVar && !containedIn(v, result, true))) {
       result.push(eq)
       for (const x of out) safe.add(x)
     }
@@ -545,17 +548,23 @@ function allVarsSafe(t: Term, safe: ReadonlySet<string>): boolean {
   }
 }
 
-/** True when `value` occurs in `body` (a ref also when a longer ref starts with it). */
-function containedIn(value: Term, body: Body): boolean {
+/**
+ * True when `value` occurs in `body` (a ref also when a longer ref starts with it); with `strict`,
+ * only where the expression fails when `value` is undefined (see strictTerms).
+ */
+function containedIn(value: Term, body: Body, strict = false): boolean {
   let found = false
+  const visit = (t: Term) => {
+    if (found) return
+    if (t.type === 'ref' && value.type === 'ref') {
+      found =
+        value.value.length <= t.value.length && value.value.every((p, i) => sameTerm(p, t.value[i] as Term))
+    } else if (sameTerm(t, value)) found = true
+  }
   for (const expr of body) {
-    walk(expr, (t) => {
-      if (found) return
-      if (t.type === 'ref' && value.type === 'ref') {
-        found =
-          value.value.length <= t.value.length && value.value.every((p, i) => sameTerm(p, t.value[i] as Term))
-      } else if (sameTerm(t, value)) found = true
-    })
+    const parts = strict ? strictTerms(expr) : undefined
+    if (parts) for (const t of parts) walkTerm(t, visit)
+    else walk(expr, visit)
     if (found) return true
   }
   return false

@@ -330,6 +330,23 @@ describe('fragment errors: code, message and location for every check and target
     })
   }
 
+  it('a copy compared under not stays as an existence check, refused where existence-ref is', async () => {
+    // Without `input.fruits.name = _` the residual would hold for a row missing the field, where
+    // the policy is undefined (docs/partial-evaluation.md).
+    const rego = 'include if {\n  u := input.fruits.name\n  not u == "apple"\n}'
+    const all = await errorsOf(rego, TARGETS.all)
+    expect(all.status).toBe(400)
+    expect(all.json.errors).toEqual(
+      expected([['existence of field: unsupported feature "existence-ref" for UCAST (all)', 4, 3]]),
+    )
+    const prisma = await errorsOf(rego, TARGETS.prisma)
+    expect(prisma.status).toBe(200)
+    expect(JSON.stringify(prisma.json)).toContain('"not"')
+    const sql = await errorsOf(rego, TARGETS.postgresql)
+    expect(sql.status).toBe(200)
+    expect(JSON.stringify(sql.json)).toMatch(/NOT fruits\.name = E'apple' AND fruits\.name IS NOT NULL/)
+  })
+
   it('reports once for several targets, one line per refusing target, at the same location', async () => {
     const body = { ...BODY, options: { targetDialects: ['ucast+linq', 'sql+sqlite', 'sql+postgresql'] } }
     const { status, json } = await errorsOf(

@@ -58,18 +58,15 @@ describe('build -O: the optimized bundle decides exactly as the original', () =>
           level,
         })
         const kept = new Set(policy.keptAsWritten ?? [])
-        const shallow = new Set(level === 2 ? (policy.shallowAtLevel2 ?? []) : [])
         for (const o of outcomes) {
           expect({
             entrypoint: o.entrypoint,
             optimized: o.optimized,
             reason: o.reason,
-            note: o.note,
           }).toEqual({
             entrypoint: o.entrypoint,
             optimized: !kept.has(o.entrypoint),
             reason: kept.has(o.entrypoint) ? expect.any(String) : undefined,
-            note: shallow.has(o.entrypoint) ? expect.stringContaining('inlined shallowly') : undefined,
           })
         }
         if (outcomes.some((o) => o.optimized))

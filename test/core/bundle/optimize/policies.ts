@@ -13,8 +13,6 @@ export interface DifferentialPolicy {
   entrypoints: string[]
   /** Entrypoints expected to stay as written (the rest must be rewritten). */
   keptAsWritten?: string[]
-  /** Entrypoints -O 2 is expected to inline shallowly, as -O 1 (an unknown ref under `not`). */
-  shallowAtLevel2?: string[]
 }
 
 export const POLICIES: DifferentialPolicy[] = [
@@ -106,8 +104,7 @@ decision := {"allowed": count(deny) == 0, "labels": labels}
     },
     data: { allowed_labels: ['team', 'tier'] },
     entrypoints: ['sets/deny', 'sets/labels', 'sets/violations', 'sets/decision'],
-    // `not input.owner` and `not startswith(...)` over input: -O 2 inlines these shallowly.
-    shallowAtLevel2: ['sets/deny', 'sets/violations', 'sets/decision'],
+    // `not input.owner` and `not startswith(...)` over input: negations over unknown refs.
   },
   {
     name: 'every',
@@ -170,9 +167,8 @@ unlisted if not data.listed[input.user]
     },
     data: { blocked: ['mallory', 'eve'], listed: { alice: true } },
     entrypoints: ['nt/allow', 'nt/unlisted'],
-    // NOTE(B22): fully inlined, `not data.listed[input.user]` becomes `not input.user = "alice"`,
-    // which holds without input while the original is undefined: -O 2 inlines it shallowly.
-    shallowAtLevel2: ['nt/unlisted'],
+    // Fully inlined, `not data.listed[input.user]` becomes `not input.user = "alice"`, which holds
+    // without input.user while the original is undefined: the residual must keep that it needs it.
   },
   {
     name: 'else',
