@@ -7,9 +7,10 @@
  * compile or `--run` is not a valid regular expression.
  */
 import { Command, Option } from 'commander'
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
 import { loadPolicy } from '../../core/bundle/policy-files.js'
 import { createBuiltinContext } from '../../core/rego/builtins/context.js'
+import { re2 } from '../../core/rego/builtins/re2.js'
 import { RegoErrors } from '../../core/rego/errors.js'
 import { type CoverageReport, CoverageTracer } from '../../core/rego/eval/coverage.js'
 import { compilePolicy, type Policy } from '../../core/rego/eval/policy.js'
@@ -190,7 +191,7 @@ async function runOnce(paths: string[], options: TestOptions, command: Command):
   let filter: RE2JS | undefined
   try {
     // Go's regexp syntax, as `opa test -r` reads it.
-    filter = options.run ? RE2JS.compile(options.run) : undefined
+    filter = options.run ? re2().compile(options.run) : undefined
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`)
     process.exitCode = 1
