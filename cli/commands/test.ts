@@ -22,12 +22,11 @@ import { parseDuration } from '../duration.js'
 import { type Doc, renderJson } from '../presentation.js'
 import { collect } from '../query-options.js'
 import { discoverTests, type TestCase } from './test-discovery.js'
-import { testBootstrapCommand, testNewCommand } from './test-generate.js'
+import { testBootstrapCommand, testNewCommand } from './test-generate-commands.js'
 import { logResults } from './test-log.js'
 import { PARALLEL_MIN_TESTS, parallelism, runTestsInWorkers } from './test-parallel.js'
 import { outcome, reportEnd, subResultLines } from './test-report.js'
 import { type SubResultMap, subResults, subResultsDoc } from './test-sub-results.js'
-import { watchAndRun } from './test-watch.js'
 
 export interface TestOptions extends Partial<CommandLogFlags> {
   parallel: string
@@ -131,6 +130,8 @@ export function testCommand(): Command {
       return
     }
     if (options.watch) {
+      // The watcher loads only with --watch.
+      const { watchAndRun } = await import('./test-watch.js')
       await watchAndRun(paths, () => runOnce(paths, options, command))
       return
     }
