@@ -7,7 +7,8 @@
  * Explicit tags behave as the `yaml` package has them: `!!int abc` (a value its tag cannot read) and
  * tags nobody knows (`!thing x`) keep the text as a string instead of failing the document.
  */
-import { FAILSAFE_SCHEMA, type Schema, Type } from 'js-yaml'
+import type { Schema, Type } from 'js-yaml'
+import { yamlLibrary } from './yaml-library.js'
 
 /** Which schema: the options of readYaml that change how scalars read. */
 export interface SchemaChoice {
@@ -126,7 +127,7 @@ function match(formats: ScalarFormat[], text: string): ScalarFormat | undefined 
 
 /** A tag resolving plain scalars by its formats (an implicit type). */
 function implicitType(name: string, formats: ScalarFormat[], asBigInt: boolean): Type {
-  return new Type(TAG + name, {
+  return new (yamlLibrary().Type)(TAG + name, {
     kind: 'scalar',
     resolve: (data: string | null) => match(formats, data ?? '') !== undefined,
     construct: (data: string | null) => {
@@ -138,7 +139,7 @@ function implicitType(name: string, formats: ScalarFormat[], asBigInt: boolean):
 
 /** The same tag written explicitly (`!!int 12`): text its formats do not read stays a string. */
 function explicitType(name: string, formats: ScalarFormat[], asBigInt: boolean): Type {
-  return new Type(TAG + name, {
+  return new (yamlLibrary().Type)(TAG + name, {
     kind: 'scalar',
     resolve: () => true,
     construct: (data: string | null) => {
@@ -150,22 +151,24 @@ function explicitType(name: string, formats: ScalarFormat[], asBigInt: boolean):
 }
 
 /** Tags nobody here knows (`!thing`, `!!foo`) read their node as if untagged. */
-const unknownTags: Type[] = (['scalar', 'sequence', 'mapping'] as const).map(
-  (kind) =>
-    new Type('', {
-      kind,
-      multi: true,
-      construct: (data: unknown) => (kind === 'scalar' ? (data ?? '') : data),
-    }),
-)
+const unknownTags = (): Type[] =>
+  (['scalar', 'sequence', 'mapping'] as const).map(
+    (kind) =>
+      new (yamlLibrary().Type)('', {
+        kind,
+        multi: true,
+        construct: (data: unknown) => (kind === 'scalar' ? (data ?? '') : data),
+      }),
+  )
 
 /** `!!set` as a Set of its keys (js-yaml would give an object of nulls). */
-const setType = new Type(`${TAG}set`, {
-  kind: 'mapping',
-  resolve: (data: Record<string, unknown> | null) =>
-    data === null || Object.values(data).every((v) => v === null),
-  construct: (data: Record<string, unknown> | null) => new Set(Object.keys(data ?? {})),
-})
+const setType = (): Type =>
+  new (yamlLibrary().Type)(`${TAG}set`, {
+    kind: 'mapping',
+    resolve: (data: Record<string, unknown> | null) =>
+      data === null || Object.values(data).every((v) => v === null),
+    construct: (data: Record<string, unknown> | null) => new Set(Object.keys(data ?? {})),
+  })
 
 /** A list of one-key maps (what `!!omap` and `!!pairs` hold). */
 function isPairList(data: unknown[] | null): boolean {
@@ -179,24 +182,28 @@ function isPairList(data: unknown[] | null): boolean {
 }
 
 /** `!!omap` as a Map in order (js-yaml would give its list of one-key maps). */
-const omapType = new Type(`${TAG}omap`, {
-  kind: 'sequence',
-  resolve: isPairList,
-  construct: (data: Record<string, unknown>[] | null) =>
-    new Map((data ?? []).map((pair) => Object.entries(pair)[0] as [string, unknown])),
-})
+const omapType = (): Type =>
+  new (yamlLibrary().Type)(`${TAG}omap`, {
+    kind: 'sequence',
+    resolve: isPairList,
+    construct: (data: Record<string, unknown>[] | null) =>
+      new Map((data ?? []).map((pair) => Object.entries(pair)[0] as [string, unknown])),
+  })
 
 /** `!!pairs` as a list of one-key maps (js-yaml would give [key, value] lists). */
-const pairsType = new Type(`${TAG}pairs`, { kind: 'sequence', resolve: isPairList })
+const pairsType = (): Type =>
+  new (yamlLibrary().Type)(`${TAG}pairs`, { kind: 'sequence', resolve: isPairList })
 
 /** `!!binary` as the yaml package read it: base64 into a Buffer. */
-const binaryType = new Type(`${TAG}binary`, {
-  kind: 'scalar',
-  construct: (data: string | null) => Buffer.from(data ?? '', 'base64'),
-})
+const binaryType = (): Type =>
+  new (yamlLibrary().Type)(`${TAG}binary`, {
+    kind: 'scalar',
+    construct: (data: string | null) => Buffer.from(data ?? '', 'base64'),
+  })
 
 /** YAML 1.1 merge keys (`<<: *base`); js-yaml merges when a key resolves to this tag. */
-const mergeType = new Type(`${TAG}merge`, { kind: 'scalar', resolve: (data: string | null) => data === '<<' })
+const mergeType = (): Type =>
+  new (yamlLibrary().Type)(`${TAG}merge`, { kind: 'scalar', resolve: (data: string | null) => data === '<<' })
 
 const schemas = new Map<string, Schema>()
 
@@ -221,16 +228,16 @@ function buildSchema({ version, intAsBigInt, timestampsAsStrings }: SchemaChoice
   ]
   const implicit = tags.map(([name, formats]) => implicitType(name, formats, intAsBigInt))
   if (v11 && !timestampsAsStrings) implicit.push(implicitType('timestamp', TIMESTAMP, intAsBigInt))
-  if (v11) implicit.push(mergeType)
+  if (v11) implicit.push(mergeType())
   const explicit = [
-    ...unknownTags,
+    ...unknownTags(),
     ...tags.map(([name, formats]) => explicitType(name, formats, intAsBigInt)),
     // `!!timestamp x` is a Date, except in YAML 1.1 with timestamps as strings (as the yaml package had it).
     explicitType('timestamp', v11 && timestampsAsStrings ? [] : TIMESTAMP, intAsBigInt),
-    binaryType,
-    setType,
-    omapType,
-    pairsType,
+    binaryType(),
+    setType(),
+    omapType(),
+    pairsType(),
   ]
-  return FAILSAFE_SCHEMA.extend({ implicit, explicit })
+  return yamlLibrary().FAILSAFE_SCHEMA.extend({ implicit, explicit })
 }

@@ -12,7 +12,8 @@
  * value between an anchor and its aliases, the size of the value as copied out (a billion-laughs
  * document: 9^9 nodes from 100) is counted and bounded too.
  */
-import { load, type State, YAMLException } from 'js-yaml'
+import type { State } from 'js-yaml'
+import { yamlLibrary } from './yaml-library.js'
 import { findLoop } from './yaml-loops.js'
 import { schemaFor } from './yaml-schema.js'
 
@@ -108,6 +109,7 @@ export function readYaml(text: string, options: YamlReadOptions = {}): unknown {
     })
     // js-yaml's `json` mode lets a later duplicate key override an earlier one (its only effect).
     const json = options.lastKeyWins === true
+    const { load } = yamlLibrary()
     value = load(text, { schema, listener, maxDepth: MAX_DEPTH, json } as Parameters<typeof load>[1])
   } catch (err) {
     throw asYamlError(err, text)
@@ -168,7 +170,7 @@ function placed(kind: YamlErrorKind, reason: string, text: string, offset: numbe
 function asYamlError(err: unknown, text: string): unknown {
   if (err instanceof YamlError) return err
   if (err instanceof RangeError) return new YamlError('syntax', 'the document is nested too deeply')
-  if (!(err instanceof YAMLException)) return err
+  if (!(err instanceof yamlLibrary().YAMLException)) return err
   const mark = err.mark as { line: number; column: number; position: number } | undefined
   // js-yaml reads the text with a final newline added: an error at its end is at the text's end.
   const end = mark && mark.position >= text.length ? placed('syntax', '', text, text.length) : undefined

@@ -5,8 +5,9 @@
  * logged (the request log line carries no headers).
  */
 import type { MiddlewareHandler } from 'hono'
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
 import { forbidden, unauthorized } from '../core/http/index.js'
+import { re2 } from '../core/rego/builtins/re2.js'
 import type { ServiceStore, TokenRow } from '../store/service/index.js'
 import { isSharedSecretRoute } from './authz/route-table.js'
 import { authenticateJwt } from './identity/authenticate-jwt.js'
@@ -76,9 +77,9 @@ export function pathAllowed(row: TokenRow, path: string): boolean {
   if (!patterns) {
     patterns = parseStringArray(row.allow_path_patterns).map((p) => {
       try {
-        return RE2JS.compile(p)
+        return re2().compile(p)
       } catch {
-        return RE2JS.compile('[^\\s\\S]') // validated on write; an unreadable pattern matches nothing
+        return re2().compile('[^\\s\\S]') // validated on write; an unreadable pattern matches nothing
       }
     })
     if (compiled.size >= MAX_CACHED) compiled.clear()
@@ -90,7 +91,7 @@ export function pathAllowed(row: TokenRow, path: string): boolean {
 /** Validates an allow_path_patterns entry; returns the reason it is unusable, else undefined. */
 export function checkPathPattern(pattern: string): string | undefined {
   try {
-    RE2JS.compile(pattern)
+    re2().compile(pattern)
     return undefined
   } catch (err) {
     return (err as Error).message

@@ -7,17 +7,15 @@
 import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { resolve, sep } from 'node:path'
-import { Command } from 'commander'
+import type { Command } from 'commander'
 import type { Module, Rule } from '../../core/rego/syntax/ast.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
-import { collect } from '../query-options.js'
 import {
   failureText,
   type GenerateOptions,
   loadForGeneration,
   log,
   noticeServiceFlags,
-  withGenerateOptions,
 } from '../test-stubs/generate-options.js'
 import { inputShape } from '../test-stubs/input-shape.js'
 import {
@@ -65,48 +63,45 @@ function candidates(modules: Map<string, Module>, libraries: string[]): Candidat
 
 const startsWith = (path: string[], prefix: string[]) => prefix.every((p, i) => path[i] === p)
 
-/** Builds `test bootstrap`. */
-export function testBootstrapCommand(): Command {
-  return withGenerateOptions(
-    new Command('bootstrap')
-      .description('generate <file>_test.rego stubs for the rules of the given entrypoints')
-      .argument('<entrypoint...>', 'rules or packages to test: authz/allow, data.authz.allow, authz')
-      .option('-f, --force', 'overwrite existing test files'),
-  ).action(async (entrypoints: string[], options: GenerateOptions, command: Command) => {
-    noticeServiceFlags(command)
-    let found: Candidate[]
-    try {
-      const { loaded, libraries } = await loadForGeneration(options)
-      found = candidates(loaded.modules, libraries)
-    } catch (err) {
-      process.stderr.write(`${failureText(err)}\n`)
-      process.exitCode = 1
-      return
-    }
-    const wanted = entrypoints.map(entrypointPath)
-    const missing = entrypoints.filter(
-      (_, i) => !found.some((c) => startsWith(c.target.path, wanted[i] as string[])),
-    )
-    if (missing.length > 0) {
-      process.stderr.write(`regent: no rule found for entrypoint ${missing.join(', ')}\n`)
-      process.exitCode = 1
-      return
-    }
-    const selected = found.filter((c) => wanted.some((w) => startsWith(c.target.path, w)))
-    const files = new Map<string, Candidate[]>()
-    for (const c of selected) files.set(c.file, [...(files.get(c.file) ?? []), c])
-    const clashes = [...files.keys()].map(testFileFor).filter((f) => existsSync(f))
-    if (clashes.length > 0 && !options.force) {
-      process.stderr.write(`regent: ${clashes.join(', ')} already exists (use -f to overwrite)\n`)
-      process.exitCode = 1
-      return
-    }
-    for (const [file, rules] of files) {
-      const text = testFileHeader(rules[0]!.module, file, 'test bootstrap') + groupsText(rules)
-      await writeChecked(testFileFor(file), text)
-      log(options, 'info', `wrote ${testFileFor(file)} (${rules.length * 3} tests)`)
-    }
-  })
+/** The work of `test bootstrap` (declared in test-generate-commands.ts). */
+export async function runTestBootstrap(
+  entrypoints: string[],
+  options: GenerateOptions,
+  command: Command,
+): Promise<void> {
+  noticeServiceFlags(command)
+  let found: Candidate[]
+  try {
+    const { loaded, libraries } = await loadForGeneration(options)
+    found = candidates(loaded.modules, libraries)
+  } catch (err) {
+    process.stderr.write(`${failureText(err)}\n`)
+    process.exitCode = 1
+    return
+  }
+  const wanted = entrypoints.map(entrypointPath)
+  const missing = entrypoints.filter(
+    (_, i) => !found.some((c) => startsWith(c.target.path, wanted[i] as string[])),
+  )
+  if (missing.length > 0) {
+    process.stderr.write(`regent: no rule found for entrypoint ${missing.join(', ')}\n`)
+    process.exitCode = 1
+    return
+  }
+  const selected = found.filter((c) => wanted.some((w) => startsWith(c.target.path, w)))
+  const files = new Map<string, Candidate[]>()
+  for (const c of selected) files.set(c.file, [...(files.get(c.file) ?? []), c])
+  const clashes = [...files.keys()].map(testFileFor).filter((f) => existsSync(f))
+  if (clashes.length > 0 && !options.force) {
+    process.stderr.write(`regent: ${clashes.join(', ')} already exists (use -f to overwrite)\n`)
+    process.exitCode = 1
+    return
+  }
+  for (const [file, rules] of files) {
+    const text = testFileHeader(rules[0]!.module, file, 'test bootstrap') + groupsText(rules)
+    await writeChecked(testFileFor(file), text)
+    log(options, 'info', `wrote ${testFileFor(file)} (${rules.length * 3} tests)`)
+  }
 }
 
 /** One group per rule body; bodies of the same rule are numbered in source order. */
@@ -147,74 +142,68 @@ function annotated(rule: Rule, name: string): boolean {
 const blockStart = (name: string) => `# regent test new: ${name}\n`
 const blockEnd = (name: string) => `# end regent test new: ${name}\n`
 
-/** Builds `test new`. */
-export function testNewCommand(): Command {
-  return withGenerateOptions(
-    new Command('new')
-      .description(
-        'add a test group for the rule whose METADATA title (or custom test-bootstrap-name) is <annotation>',
-      )
-      .argument('<annotation>', 'the annotated name of the rule')
-      .option('-e, --entrypoint <path>', 'only look under this entrypoint (repeatable)', collect, [])
-      .option('-f, --force', 'replace a group this command generated before for the same annotation'),
-  ).action(async (annotation: string, options: GenerateOptions, command: Command) => {
-    noticeServiceFlags(command)
-    let found: Candidate[]
-    try {
-      const { loaded, libraries } = await loadForGeneration(options)
-      found = candidates(loaded.modules, libraries)
-    } catch (err) {
-      process.stderr.write(`${failureText(err)}\n`)
-      process.exitCode = 1
-      return
-    }
-    const under = (options.entrypoint ?? []).map(entrypointPath)
-    const selected = found.filter(
-      (c) =>
-        annotated(c.rule, annotation) &&
-        (under.length === 0 || under.some((u) => startsWith(c.target.path, u))),
+/** The work of `test new` (declared in test-generate-commands.ts). */
+export async function runTestNew(
+  annotation: string,
+  options: GenerateOptions,
+  command: Command,
+): Promise<void> {
+  noticeServiceFlags(command)
+  let found: Candidate[]
+  try {
+    const { loaded, libraries } = await loadForGeneration(options)
+    found = candidates(loaded.modules, libraries)
+  } catch (err) {
+    process.stderr.write(`${failureText(err)}\n`)
+    process.exitCode = 1
+    return
+  }
+  const under = (options.entrypoint ?? []).map(entrypointPath)
+  const selected = found.filter(
+    (c) =>
+      annotated(c.rule, annotation) &&
+      (under.length === 0 || under.some((u) => startsWith(c.target.path, u))),
+  )
+  if (selected.length === 0) {
+    process.stderr.write(
+      `regent: no rule annotated ${JSON.stringify(annotation)} (METADATA title or custom.test-bootstrap-name)\n`,
     )
-    if (selected.length === 0) {
+    process.exitCode = 1
+    return
+  }
+  const files = new Map<string, Candidate[]>()
+  for (const c of selected) files.set(c.file, [...(files.get(c.file) ?? []), c])
+  const edits: Array<[string, string]> = []
+  for (const [file, rules] of files) {
+    const target = testFileFor(file)
+    const base = testNamePart(annotation)
+    const groups = rules
+      .map((c, i) => testGroup(rules.length > 1 ? `${base}_${i + 1}` : base, c.target, inputShape(c.rule)))
+      .join('\n')
+    const block = `${blockStart(annotation)}${groups}${blockEnd(annotation)}`
+    const existing = existsSync(target) ? await readFile(target, 'utf8') : undefined
+    if (existing === undefined) {
+      edits.push([target, testFileHeader(rules[0]!.module, file, 'test new') + block])
+      continue
+    }
+    const start = existing.indexOf(blockStart(annotation))
+    const end = existing.indexOf(blockEnd(annotation), start)
+    if (start >= 0 && !options.force) {
       process.stderr.write(
-        `regent: no rule annotated ${JSON.stringify(annotation)} (METADATA title or custom.test-bootstrap-name)\n`,
+        `regent: ${target} already has tests for ${JSON.stringify(annotation)} (use -f to replace them)\n`,
       )
       process.exitCode = 1
       return
     }
-    const files = new Map<string, Candidate[]>()
-    for (const c of selected) files.set(c.file, [...(files.get(c.file) ?? []), c])
-    const edits: Array<[string, string]> = []
-    for (const [file, rules] of files) {
-      const target = testFileFor(file)
-      const base = testNamePart(annotation)
-      const groups = rules
-        .map((c, i) => testGroup(rules.length > 1 ? `${base}_${i + 1}` : base, c.target, inputShape(c.rule)))
-        .join('\n')
-      const block = `${blockStart(annotation)}${groups}${blockEnd(annotation)}`
-      const existing = existsSync(target) ? await readFile(target, 'utf8') : undefined
-      if (existing === undefined) {
-        edits.push([target, testFileHeader(rules[0]!.module, file, 'test new') + block])
-        continue
-      }
-      const start = existing.indexOf(blockStart(annotation))
-      const end = existing.indexOf(blockEnd(annotation), start)
-      if (start >= 0 && !options.force) {
-        process.stderr.write(
-          `regent: ${target} already has tests for ${JSON.stringify(annotation)} (use -f to replace them)\n`,
-        )
-        process.exitCode = 1
-        return
-      }
-      edits.push([
-        target,
-        start >= 0 && end >= 0
-          ? existing.slice(0, start) + block + existing.slice(end + blockEnd(annotation).length)
-          : `${existing.replace(/\n*$/, '\n\n')}${block}`,
-      ])
-    }
-    for (const [file, text] of edits) {
-      await writeChecked(file, text)
-      log(options, 'info', `wrote ${file}`)
-    }
-  })
+    edits.push([
+      target,
+      start >= 0 && end >= 0
+        ? existing.slice(0, start) + block + existing.slice(end + blockEnd(annotation).length)
+        : `${existing.replace(/\n*$/, '\n\n')}${block}`,
+    ])
+  }
+  for (const [file, text] of edits) {
+    await writeChecked(file, text)
+    log(options, 'info', `wrote ${file}`)
+  }
 }

@@ -4,7 +4,7 @@
  * the same order, runs the ones it was given by index and posts each result back.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { RE2JS } from 're2js'
+import { re2 } from '../../core/rego/builtins/re2.js'
 import { loadTestPolicy, runTest, type TestOptions } from './test.js'
 import { discoverTests } from './test-discovery.js'
 import type { WorkerMessage, WorkerTask } from './test-parallel.js'
@@ -15,7 +15,7 @@ const post = (message: WorkerMessage) => parentPort?.postMessage(message)
 async function main(): Promise<void> {
   const options = task.options as unknown as TestOptions
   const { policy } = await loadTestPolicy(task.paths, options)
-  const tests = discoverTests(policy, options.run ? RE2JS.compile(options.run) : undefined)
+  const tests = discoverTests(policy, options.run ? re2().compile(options.run) : undefined)
   if (tests.length !== task.testCount) {
     throw new Error(`worker found ${tests.length} tests where the main thread found ${task.testCount}`)
   }

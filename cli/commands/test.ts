@@ -7,9 +7,10 @@
  * compile or `--run` is not a valid regular expression.
  */
 import { Command, Option } from 'commander'
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
 import { loadPolicy } from '../../core/bundle/policy-files.js'
 import { createBuiltinContext } from '../../core/rego/builtins/context.js'
+import { re2 } from '../../core/rego/builtins/re2.js'
 import { RegoErrors } from '../../core/rego/errors.js'
 import { type CoverageReport, CoverageTracer } from '../../core/rego/eval/coverage.js'
 import { compilePolicy, type Policy } from '../../core/rego/eval/policy.js'
@@ -21,12 +22,11 @@ import { parseDuration } from '../duration.js'
 import { type Doc, renderJson } from '../presentation.js'
 import { collect } from '../query-options.js'
 import { discoverTests, type TestCase } from './test-discovery.js'
-import { testBootstrapCommand, testNewCommand } from './test-generate.js'
+import { testBootstrapCommand, testNewCommand } from './test-generate-commands.js'
 import { logResults } from './test-log.js'
 import { PARALLEL_MIN_TESTS, parallelism, runTestsInWorkers } from './test-parallel.js'
 import { outcome, reportEnd, subResultLines } from './test-report.js'
 import { type SubResultMap, subResults, subResultsDoc } from './test-sub-results.js'
-import { watchAndRun } from './test-watch.js'
 
 export interface TestOptions extends Partial<CommandLogFlags> {
   parallel: string
@@ -130,6 +130,8 @@ export function testCommand(): Command {
       return
     }
     if (options.watch) {
+      // The watcher loads only with --watch.
+      const { watchAndRun } = await import('./test-watch.js')
       await watchAndRun(paths, () => runOnce(paths, options, command))
       return
     }
@@ -190,7 +192,7 @@ async function runOnce(paths: string[], options: TestOptions, command: Command):
   let filter: RE2JS | undefined
   try {
     // Go's regexp syntax, as `opa test -r` reads it.
-    filter = options.run ? RE2JS.compile(options.run) : undefined
+    filter = options.run ? re2().compile(options.run) : undefined
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`)
     process.exitCode = 1

@@ -6,7 +6,7 @@
 
 import type { Builtin } from '../rego/builtins/define.js'
 import { RegoError, RegoErrors } from '../rego/errors.js'
-import { checkModules } from '../rego/index.js'
+import { checkModules } from '../rego/eval/api.js'
 import type { Module } from '../rego/syntax/ast.js'
 import { parseModuleWithErrors } from '../rego/syntax/module-parser.js'
 import type { Bundle } from './index.js'

@@ -6,8 +6,9 @@
 import { randomBytes } from 'node:crypto'
 import type { Context } from 'hono'
 import { Hono } from 'hono'
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
 import { badRequest, conflict, notFound, readStructuredBody } from '../../core/http/index.js'
+import { re2 } from '../../core/rego/builtins/re2.js'
 import {
   type Actor,
   AlreadyExistsError,
@@ -149,7 +150,7 @@ export function systemRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
     let nameFilter: RE2JS | undefined
     if (namePattern) {
       try {
-        nameFilter = RE2JS.compile(namePattern)
+        nameFilter = re2().compile(namePattern)
       } catch (err) {
         throw badRequest(`name: invalid regular expression: ${(err as Error).message}`)
       }

@@ -2,8 +2,9 @@
  * Compiled RE2 patterns (re2js: Go's regexp semantics, linear time, no backtracking), cached by
  * pattern text as OPA caches them, with Go's "find all" iteration rules.
  */
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
 import { BuiltinError } from './errors.js'
+import { re2 } from './re2.js'
 
 const MAX_CACHED = 256
 const cache = new Map<string, RE2JS>()
@@ -14,7 +15,7 @@ export function compileRegex(pattern: string): RE2JS {
   if (hit) return hit
   let re: RE2JS
   try {
-    re = RE2JS.compile(pattern)
+    re = re2().compile(pattern)
   } catch (err) {
     throw new BuiltinError(err instanceof Error ? err.message : String(err))
   }
