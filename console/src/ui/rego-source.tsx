@@ -7,6 +7,13 @@ import Prism from 'prismjs'
 import 'prismjs/components/prism-rego'
 import './rego-source.css'
 
+// Prism's grammar predates Rego v1: its keywords `if`, `contains`, `in` and `every` are added once,
+// at load, to the bundled copy.
+if (Prism.languages.rego) {
+  Prism.languages.rego.keyword =
+    /\b(?:as|contains|default|else|every|if|import|in|not|null|package|set(?=\s*\()|some|with)\b/
+}
+
 export function RegoSource({ source, label }: { source: string; label: string }) {
   const grammar = Prism.languages.rego
   const html = grammar ? Prism.highlight(source, grammar, 'rego') : undefined
