@@ -25,7 +25,6 @@ export function usePermissions(api: ApiClient, checks: PermissionCheck[]): boole
     return () => {
       live = false
     }
-    // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for `checks`' content.
   }, [api, key])
   return answers
 }

@@ -25,7 +25,6 @@ export function useApi<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkno
         !controller.signal.aborted && setState((s) => ({ data: s.data, error, loading: false })),
     )
     return () => controller.abort()
-    // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what the load depends on.
   }, [...deps, generation])
   return { data: state.data, error: state.error, loading: state.loading, reload }
 }

@@ -22,7 +22,9 @@ for (const backend of BACKENDS) {
         expect(res.status).toBe(200)
       }
       for (const id of ['viewer-of-b', 'nobody', 'workspace-viewer']) {
-        const made = await t.json<{ result: string }>('PUT', `/v1/tokens/${id}`, { body: { description: id } })
+        const made = await t.json<{ result: string }>('PUT', `/v1/tokens/${id}`, {
+          body: { description: id },
+        })
         expect(made.status).toBe(200)
         tokens[id] = made.body.result
       }
