@@ -63,6 +63,18 @@ function candidates(modules: Map<string, Module>, libraries: string[]): Candidat
 
 const startsWith = (path: string[], prefix: string[]) => prefix.every((p, i) => path[i] === p)
 
+/** The rules tests can be generated for; undefined (exit 1, the reason on stderr) when loading fails. */
+async function loadCandidates(options: GenerateOptions): Promise<Candidate[] | undefined> {
+  try {
+    const { loaded, libraries } = await loadForGeneration(options)
+    return candidates(loaded.modules, libraries)
+  } catch (err) {
+    process.stderr.write(`${failureText(err)}\n`)
+    process.exitCode = 1
+    return undefined
+  }
+}
+
 /** The work of `test bootstrap` (declared in test-generate-commands.ts). */
 export async function runTestBootstrap(
   entrypoints: string[],
@@ -70,15 +82,8 @@ export async function runTestBootstrap(
   command: Command,
 ): Promise<void> {
   noticeServiceFlags(command)
-  let found: Candidate[]
-  try {
-    const { loaded, libraries } = await loadForGeneration(options)
-    found = candidates(loaded.modules, libraries)
-  } catch (err) {
-    process.stderr.write(`${failureText(err)}\n`)
-    process.exitCode = 1
-    return
-  }
+  const found = await loadCandidates(options)
+  if (found === undefined) return
   const wanted = entrypoints.map(entrypointPath)
   const missing = entrypoints.filter(
     (_, i) => !found.some((c) => startsWith(c.target.path, wanted[i] as string[])),
@@ -149,15 +154,8 @@ export async function runTestNew(
   command: Command,
 ): Promise<void> {
   noticeServiceFlags(command)
-  let found: Candidate[]
-  try {
-    const { loaded, libraries } = await loadForGeneration(options)
-    found = candidates(loaded.modules, libraries)
-  } catch (err) {
-    process.stderr.write(`${failureText(err)}\n`)
-    process.exitCode = 1
-    return
-  }
+  const found = await loadCandidates(options)
+  if (found === undefined) return
   const under = (options.entrypoint ?? []).map(entrypointPath)
   const selected = found.filter(
     (c) =>
