@@ -66,6 +66,8 @@ export class Forwarder {
   private readonly abort = new AbortController()
   private running: Promise<void> | undefined
   private wakeUp: (() => void) | undefined
+  /** Counts `wake()` calls: a claim that found nothing is stale if the count moved meanwhile. */
+  private wakes = 0
   private stopping = false
   private drainDeadline = Number.POSITIVE_INFINITY
   /** Raw bytes per gzip byte seen in recent batches; starts cautious (1) and adapts. */
@@ -97,6 +99,7 @@ export class Forwarder {
 
   /** Tells an idle forwarder that events arrived. */
   wake(): void {
+    this.wakes++
     this.wakeUp?.()
   }
 
@@ -127,17 +130,23 @@ export class Forwarder {
   private async loop(): Promise<void> {
     // The batch after the one being delivered, claimed and compressed meanwhile.
     let next: Promise<Prepared | undefined> | undefined
+    let nextWakes = 0
     while (!this.abort.signal.aborted) {
       try {
+        const wakesAtClaim = next ? nextWakes : this.wakes
         const prepared = await (next ?? this.nextBatch())
         next = undefined
         if (!prepared) {
           await this.acks.flush()
+          // Events stored after this claim began (the prefetch ran while the last batch was in
+          // flight) are not in it: look again before idling or ending a drain.
+          if (this.wakes !== wakesAtClaim) continue
           if (this.stopping) return
           await this.idle()
           continue
         }
         const fitted = await this.fit(prepared)
+        nextWakes = this.wakes
         next = this.nextBatch()
         // Settled by the loop (awaited above or in the catch): never an unhandled rejection.
         next.catch(() => {})

@@ -227,6 +227,20 @@ describe('decision-log forwarder', () => {
     await logs.stop()
     expect(upstream.accepted()).toHaveLength(5)
   })
+
+  it('delivers on stop what arrived while a batch was in flight (the prefetched claim was empty)', async () => {
+    await upstream.close()
+    upstream = await LogsUpstream.start({ delayMs: 300 })
+    const { logs, post } = setup(`${FAST_RETRY}`)
+    const first = makeEvents('a', 0, 1)
+    const second = makeEvents('b', 0, 1)
+    await post(first)
+    // The first upload is held by the upstream; the forwarder's look-ahead claim found nothing.
+    await upstream.waitFor(() => upstream.requests.length >= 1)
+    await post(second)
+    await logs.stop()
+    expect(upstream.accepted()).toEqual([...first, ...second])
+  })
 })
 
 describe('parseRetryAfter', () => {
