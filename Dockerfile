@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # regent image: `docker run regent relay -c /etc/regent/relay.yaml`, `... service`, `... run -s`.
 
-# --- build: all dependencies, compile TypeScript to dist/ -----------------------------------
+# --- build: all dependencies, type-check, bundle to dist/ -----------------------------------
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
 # better-sqlite3 builds from source when no prebuilt binary matches.
@@ -18,6 +18,7 @@ COPY store store
 COPY service service
 COPY cli cli
 COPY console console
+COPY scripts scripts
 RUN npm run build && npm prune --omit=dev
 
 # --- run: production dependencies and dist/ only, as a non-root user -------------------------

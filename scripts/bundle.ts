@@ -1,0 +1,84 @@
+/**
+ * `npm run build`'s JavaScript: the CLI bundled with esbuild into `dist/cli/`, instead of tsc's one
+ * file per module. A cold `regent test` spent about 40% of its CPU resolving, reading and compiling
+ * ~210 separate modules (docs/performance.md, "regent test cold start"); one entry plus shared
+ * chunks loads the same code in a few files. Type checking stays with tsc (`tsc --noEmit` in the
+ * build script).
+ *
+ * Layout, flat in `<out>/cli/`: `main.js` (what bin/regent.js imports), one file per worker thread
+ * (WORKERS), and the chunks esbuild splits out for the commands and modules loaded on demand
+ * (`await import()` stays lazy: each becomes a chunk). Flat because core/workers/start-worker.ts
+ * starts a worker from `./<name>.js` beside the calling module, and after bundling the caller is
+ * whichever chunk holds it. Packages stay external (node_modules), as before. Paths read at run
+ * time relative to a module (cli/version-info.ts: package.json; service/console/console-assets.ts:
+ * dist/console) are two levels below the root in the source and in `dist/cli/` alike.
+ *
+ * esbuild comes through tsx (a runtime dependency), the copy tsx itself compiles with, so the build
+ * needs no package of its own.
+ * @example node --import tsx scripts/bundle.ts            // into dist/
+ * @example bundleRegent('/tmp/app/dist')                  // test/support/image-sandbox.ts
+ */
+import { existsSync, readdirSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** The repository root (this file is in `scripts/`). */
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+/**
+ * Every module started as a worker thread (`startModuleWorker(import.meta.url, '<name>')`), by its
+ * path from the root. Each is an entry of its own, written as `cli/<name>.js`.
+ * test/scripts/bundle.test.ts checks that every name the sources start is listed here.
+ */
+export const WORKERS = [
+  'plugins/logs/buffer-worker.ts',
+  'plugins/logs/parse-worker.ts',
+  'relay/compile/compile-worker.ts',
+  'service/evaluation/evaluation-worker.ts',
+  'service/datasources/filter-worker.ts',
+  'service/datasources/decode-worker.ts',
+  'cli/commands/test-worker.ts',
+]
+
+interface EsbuildApi {
+  build(options: Record<string, unknown>): Promise<{ errors: unknown[]; warnings: unknown[] }>
+}
+
+function loadEsbuild(): EsbuildApi {
+  const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))
+  return fromTsx('esbuild') as EsbuildApi
+}
+
+/**
+ * Bundles the CLI and its workers into `<outDir>/cli/`. Everything else in `outDir` except the
+ * console (`console/`, built by vite) is removed first, so no module of an earlier build (tsc's
+ * `dist/core/…`) is left to be imported by mistake. Rejects on any esbuild error.
+ */
+export async function bundleRegent(outDir = join(ROOT, 'dist')): Promise<void> {
+  if (existsSync(outDir)) {
+    for (const entry of readdirSync(outDir)) {
+      if (entry !== 'console') rmSync(join(outDir, entry), { recursive: true, force: true })
+    }
+  }
+  const entryPoints = ['cli/main.ts', ...WORKERS].map((file) => join(ROOT, file))
+  await loadEsbuild().build({
+    entryPoints,
+    outdir: join(outDir, 'cli'),
+    // Entries are named after their file (main.js, buffer-worker.js): none of the names collide.
+    entryNames: '[name]',
+    chunkNames: '[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'warning',
+  })
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await bundleRegent(process.argv[2])
+}
