@@ -2,7 +2,7 @@
  * Relay memory with 10,000 long-polling agents (issue 25: goal ≤ 150 MB RSS), beside a bare
  * node:http server holding the same 10,000 requests open (the floor: sockets, parser and
  * request objects), both started the same way in the same run. The relay runs as built
- * (`dist/`, built here with the project's tsc build as the image is). The agents come from a load generator in a process of
+ * (`dist/`, built here with the project's bundle build as the image is). The agents come from a load generator in a process of
  * its own (raw sockets, one request each, bounded in count and time), so its memory and CPU
  * are in neither figure. A promotion then wakes them all, and the RSS after is printed too.
  *
@@ -142,14 +142,10 @@ async function metric(base: string, name: string): Promise<number> {
 export async function run(): Promise<void> {
   // REGENT_BENCH_NO_BUILD=1 reuses an existing dist/ (repeated runs of one commit).
   if (process.env.REGENT_BENCH_NO_BUILD !== '1' || !existsSync(join(ROOT, 'dist', 'cli', 'main.js')))
-    execFileSync(
-      process.execPath,
-      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
-      {
-        cwd: ROOT,
-        stdio: 'inherit',
-      },
-    )
+    execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'bundle.ts')], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    })
   const entry = join(ROOT, 'dist', 'cli', 'main.js')
   if (!existsSync(entry)) throw new Error('the build made no dist/cli/main.js')
   console.log(

@@ -58,18 +58,11 @@ export function buildImageApp(dir: string): string {
   for (const file of readdirSync(join(REPO, 'bin')))
     copyFileSync(join(REPO, 'bin', file), join(app, 'bin', file))
   symlinkSync(realpathSync(join(REPO, 'node_modules')), join(app, 'node_modules'))
-  // `npm run build`, into the app folder instead of the checkout's dist/.
-  execFileSync(
-    process.execPath,
-    [
-      join(REPO, 'node_modules/typescript/bin/tsc'),
-      '-p',
-      'tsconfig.build.json',
-      '--outDir',
-      join(app, 'dist'),
-    ],
-    { cwd: REPO, stdio: 'pipe' },
-  )
+  // `npm run build`'s bundle (scripts/bundle.ts), into the app folder instead of the checkout's dist/.
+  execFileSync(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/bundle.ts'), join(app, 'dist')], {
+    cwd: REPO,
+    stdio: 'pipe',
+  })
   chmodSync(dir, 0o755)
   return app
 }

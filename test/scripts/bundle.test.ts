@@ -1,0 +1,116 @@
+/**
+ * `npm run build`'s bundle (scripts/bundle.ts) works as installed: laid out as the package ships it
+ * (package.json, bin/, dist/; no sources, so bin/regent.js runs dist/cli/main.js), it prints the
+ * version from package.json, runs a test file, starts worker threads from the bundle's own files,
+ * and every worker the sources start is an entry of the bundle.
+ */
+import { spawnSync } from 'node:child_process'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bundleRegent, WORKERS } from '../../scripts/bundle.js'
+import { ROOT } from '../support/logs-child.js'
+
+const SOURCE_FOLDERS = ['core', 'compile', 'plugins', 'relay', 'agent', 'store', 'service', 'cli']
+
+/** Every `<name>` of `startModuleWorker(import.meta.url, '<name>'…)` in the sources. */
+function startedWorkers(): string[] {
+  const names = new Set<string>()
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (entry.name.endsWith('.ts')) {
+        const text = readFileSync(path, 'utf8')
+        for (const m of text.matchAll(/startModuleWorker\(import\.meta\.url,\s*'([^']+)'/g)) names.add(m[1]!)
+      }
+    }
+  }
+  for (const folder of SOURCE_FOLDERS) walk(join(ROOT, folder))
+  return [...names].sort()
+}
+
+function regent(app: string, args: string[]) {
+  return spawnSync(process.execPath, [join(app, 'bin', 'regent.js'), ...args], {
+    cwd: app,
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+}
+
+describe('the bundled build', () => {
+  let root: string
+  let app: string
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'regent-bundle-'))
+    app = join(root, 'app')
+    mkdirSync(join(app, 'bin'), { recursive: true })
+    copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'))
+    for (const file of readdirSync(join(ROOT, 'bin')))
+      copyFileSync(join(ROOT, 'bin', file), join(app, 'bin', file))
+    symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(app, 'node_modules'))
+    // An earlier build's leftovers: a module outside the bundle goes, the console stays.
+    mkdirSync(join(app, 'dist', 'core'), { recursive: true })
+    writeFileSync(join(app, 'dist', 'core', 'stale.js'), '')
+    mkdirSync(join(app, 'dist', 'console'), { recursive: true })
+    writeFileSync(join(app, 'dist', 'console', 'index.html'), '')
+    await bundleRegent(join(app, 'dist'))
+  }, 120_000)
+
+  afterAll(() => {
+    if (root) rmSync(root, { recursive: true, force: true })
+  })
+
+  it('lists every worker the sources start, and writes each beside main.js', () => {
+    const started = startedWorkers()
+    expect(started.length).toBeGreaterThan(0)
+    expect(WORKERS.map((file) => basename(file, '.ts')).sort()).toEqual(started)
+    for (const name of started) expect(existsSync(join(app, 'dist', 'cli', `${name}.js`))).toBe(true)
+  })
+
+  it('replaces an earlier build but keeps the console', () => {
+    expect(readdirSync(join(app, 'dist')).sort()).toEqual(['cli', 'console'])
+    expect(existsSync(join(app, 'dist', 'console', 'index.html'))).toBe(true)
+  })
+
+  it('runs through bin/regent.js: version from package.json, a test file', () => {
+    const version = regent(app, ['version'])
+    expect(version.status).toBe(0)
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+    expect(version.stdout).toContain(`Version: ${pkg.version}`)
+
+    writeFileSync(
+      join(root, 'one_test.rego'),
+      'package one\nallow if input.x == 1\ntest_allow if allow with input as {"x": 1}\n',
+    )
+    const test = regent(app, ['test', join(root, 'one_test.rego')])
+    expect(test.stderr).toBe('')
+    expect(test.stdout).toContain('PASS: 1/1')
+  })
+
+  it('starts worker threads from the bundle (regent test -p 2 of a suite large enough to share out)', () => {
+    const tests = Array.from({ length: 80 }, (_, i) => `test_t${i} if { ${i} >= 0 }`)
+    writeFileSync(join(root, 'many_test.rego'), `package many\n${tests.join('\n')}\n`)
+    const run = regent(app, ['test', '-p', '2', join(root, 'many_test.rego')])
+    expect(run.stderr).toBe('')
+    expect(run.stdout).toContain('PASS: 80/80')
+    // Without the worker's file the same run fails: the run above did start one.
+    rmSync(join(app, 'dist', 'cli', 'test-worker.js'))
+    const broken = regent(app, ['test', '-p', '2', join(root, 'many_test.rego')])
+    expect(broken.status).not.toBe(0)
+    expect(broken.stderr).toContain('test-worker.js')
+  })
+})
