@@ -9,7 +9,7 @@
  * (WORKERS), and the chunks esbuild splits out for the commands and modules loaded on demand
  * (`await import()` stays lazy: each becomes a chunk). Flat because core/workers/start-worker.ts
  * starts a worker from `./<name>.js` beside the calling module, and after bundling the caller is
- * whichever chunk holds it. Packages stay external (node_modules), as before. Paths read at run
+ * whichever chunk holds it. Packages stay external (node_modules), as before, but for INLINE. Paths read at run
  * time relative to a module (cli/version-info.ts: package.json; service/console/console-assets.ts:
  * dist/console) are two levels below the root in the source and in `dist/cli/` alike.
  *
@@ -18,7 +18,7 @@
  * @example node --import tsx scripts/bundle.ts            // into dist/
  * @example bundleRegent('/tmp/app/dist')                  // test/support/image-sandbox.ts
  */
-import { existsSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -40,6 +40,34 @@ export const WORKERS = [
   'service/datasources/decode-worker.ts',
   'cli/commands/test-worker.ts',
 ]
+
+/**
+ * Packages bundled in rather than loaded from node_modules: the two every command loads
+ * (commander for the command line, lossless-json for JSON input), whose resolution, file reads and,
+ * for commander (CommonJS), export scan by Node's ES module loader cost ~8 ms of CPU per start
+ * (docs/performance.md). Every other dependency stays external.
+ */
+const INLINE = new Set(['commander', 'lossless-json'])
+
+/**
+ * NOTE(bundle): esbuild turns a bundled CommonJS package's `require('node:events')` into its
+ * `__require` helper, which in an ES module throws unless a `require` is in scope; this defines one
+ * at the top of every output file. esbuild renames our own modules' top-level `require` constants
+ * (`require2`, ...) so they do not shadow it.
+ */
+const REQUIRE_BANNER =
+  "import { createRequire as __regentCreateRequire } from 'node:module'; const require = __regentCreateRequire(import.meta.url);"
+
+/** Every dependency but INLINE, with its subpaths, as esbuild's `external`. */
+function externalPackages(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>
+    devDependencies?: Record<string, string>
+  }
+  return Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })
+    .filter((name) => !INLINE.has(name))
+    .flatMap((name) => [name, `${name}/*`])
+}
 
 interface EsbuildApi {
   build(options: Record<string, unknown>): Promise<{ errors: unknown[]; warnings: unknown[] }>
@@ -73,7 +101,8 @@ export async function bundleRegent(outDir = join(ROOT, 'dist')): Promise<void> {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    external: externalPackages(),
+    banner: { js: REQUIRE_BANNER },
     sourcemap: true,
     logLevel: 'warning',
   })

@@ -2,7 +2,7 @@
  * `npm run build`'s bundle (scripts/bundle.ts) works as installed: laid out as the package ships it
  * (package.json, bin/, dist/; no sources, so bin/regent.js runs dist/cli/main.js), it prints the
  * version from package.json, runs a test file, starts worker threads from the bundle's own files,
- * and every worker the sources start is an entry of the bundle.
+ * every worker the sources start is an entry of the bundle, and every chunk loads.
  */
 import { spawnSync } from 'node:child_process'
 import {
@@ -19,6 +19,7 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundleRegent, WORKERS } from '../../scripts/bundle.js'
 import { ROOT } from '../support/logs-child.js'
@@ -84,6 +85,21 @@ describe('the bundled build', () => {
   it('replaces an earlier build but keeps the console', () => {
     expect(readdirSync(join(app, 'dist')).sort()).toEqual(['cli', 'console'])
     expect(existsSync(join(app, 'dist', 'console', 'index.html'))).toBe(true)
+  })
+
+  it('every file of the bundle loads (the bundled packages find `require`, no name clashes with it)', () => {
+    const dir = join(app, 'dist', 'cli')
+    const files = readdirSync(dir).filter(
+      (f) => f.endsWith('.js') && f !== 'main.js' && !f.endsWith('-worker.js'),
+    )
+    expect(files.length).toBeGreaterThan(10)
+    const script = `for (const f of ${JSON.stringify(files)}) await import(${JSON.stringify(`${pathToFileURL(dir).href}/`)} + f)`
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    expect(run.stderr).toBe('')
+    expect(run.status).toBe(0)
   })
 
   it('runs through bin/regent.js: version from package.json, a test file', () => {
