@@ -9,9 +9,10 @@
  * (WORKERS), and the chunks esbuild splits out for the commands and modules loaded on demand
  * (`await import()` stays lazy: each becomes a chunk). Flat because core/workers/start-worker.ts
  * starts a worker from `./<name>.js` beside the calling module, and after bundling the caller is
- * whichever chunk holds it. Packages stay external (node_modules), as before, but for INLINE. Paths read at run
- * time relative to a module (cli/version-info.ts: package.json; service/console/console-assets.ts:
- * dist/console) are two levels below the root in the source and in `dist/cli/` alike.
+ * whichever chunk holds it. Packages stay external (node_modules), as before, but for INLINE.
+ * Paths read at run time relative to a module (cli/version-info.ts: package.json;
+ * service/console/console-assets.ts: dist/console) are two levels below the root in the source
+ * and in `dist/cli/` alike.
  *
  * esbuild comes through tsx (a runtime dependency), the copy tsx itself compiles with, so the build
  * needs no package of its own.
@@ -45,9 +46,10 @@ export const WORKERS = [
  * Packages bundled in rather than loaded from node_modules: the two every command loads
  * (commander for the command line, lossless-json for JSON input), whose resolution, file reads and,
  * for commander (CommonJS), export scan by Node's ES module loader cost ~8 ms of CPU per start
- * (docs/performance.md). Every other dependency stays external.
+ * (docs/performance.md). Every other dependency stays external (test/scripts/bundle.test.ts checks
+ * that no other package's code is in the bundle).
  */
-const INLINE = new Set(['commander', 'lossless-json'])
+export const INLINE = new Set(['commander', 'lossless-json'])
 
 /**
  * NOTE(bundle): esbuild turns a bundled CommonJS package's `require('node:events')` into its

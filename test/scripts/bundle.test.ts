@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bundleRegent, WORKERS } from '../../scripts/bundle.js'
+import { bundleRegent, INLINE, WORKERS } from '../../scripts/bundle.js'
 import { ROOT } from '../support/logs-child.js'
 
 const SOURCE_FOLDERS = ['core', 'compile', 'plugins', 'relay', 'agent', 'store', 'service', 'cli']
@@ -80,6 +80,19 @@ describe('the bundled build', () => {
     expect(started.length).toBeGreaterThan(0)
     expect(WORKERS.map((file) => basename(file, '.ts')).sort()).toEqual(started)
     for (const name of started) expect(existsSync(join(app, 'dist', 'cli', `${name}.js`))).toBe(true)
+  })
+
+  it('bundles no package but INLINE (the others load from node_modules)', () => {
+    const dir = join(app, 'dist', 'cli')
+    const packages = new Set<string>()
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.js.map'))) {
+      const map = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { sources: string[] }
+      for (const source of map.sources) {
+        const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)
+        if (m) packages.add(m[1]!)
+      }
+    }
+    expect([...packages].sort()).toEqual([...INLINE].sort())
   })
 
   it('replaces an earlier build but keeps the console', () => {
