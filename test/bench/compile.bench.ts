@@ -170,7 +170,11 @@ function threadCpuMs(pid: number): Map<string, number> {
   for (const tid of tids) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-      const name = Number(tid) === pid ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      // Worker threads (the relay's compile worker) and V8's helper threads are all named "node".
+      const name =
+        Number(tid) === pid
+          ? 'main'
+          : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/^node$/, 'workers')
       const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
       const ms = (Number(fields[11]) + Number(fields[12])) * 10 // utime + stime, clock ticks of 10 ms
       byName.set(name, (byName.get(name) ?? 0) + ms)
@@ -189,6 +193,7 @@ async function startBareRoute(): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort()
   const script = `
 import { serve } from '@hono/node-server'
+import { Hono } from 'hono'
 const app = new Hono()
 app.post('/fixed', (c) => c.json({ result: { query: "WHERE tickets.tenant = E'2'" } }))
 serve({ fetch: app.fetch, hostname: '127.0.0.1', port: ${port} })`
@@ -334,7 +339,18 @@ async function startRelay(
   )
   const child = spawn(
     process.execPath,
-    [script, 'relay', '-c', config, '--addr', `127.0.0.1:${port}`, '--data-dir', join(dir, 'relay-data')],
+    // REGENT_BENCH_RELAY_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the relays.
+    [
+      ...(process.env.REGENT_BENCH_RELAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      script,
+      'relay',
+      '-c',
+      config,
+      '--addr',
+      `127.0.0.1:${port}`,
+      '--data-dir',
+      join(dir, 'relay-data'),
+    ],
     { stdio: 'ignore', env: { ...process.env, REGENT_LOG_LEVEL: 'warn' } },
   )
   const url = `http://127.0.0.1:${port}`
