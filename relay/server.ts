@@ -20,11 +20,10 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import type { Logger } from 'pino'
-import type { RunningServer } from '../core/http/index.js'
+import type { FastPath, RunningServer } from '../core/http/index.js'
 import { readKeyFile } from '../core/key-files.js'
 
-/** Answers a request itself and returns true, or returns false to pass it on. */
-export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean
+export type { FastPath } from '../core/http/index.js'
 
 export interface RelayServerOptions {
   fetch: (request: Request) => Response | Promise<Response>

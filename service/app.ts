@@ -10,6 +10,7 @@ import { recordActivity } from './activity/middleware.js'
 import { authenticate } from './auth.js'
 import { authorize } from './authz/middleware.js'
 import { BlueprintCatalog } from './blueprints/catalog.js'
+import { BundleCache } from './bundle-cache.js'
 import { countRequests } from './metrics.js'
 import { activityRoutes } from './routes/activity.js'
 import { assetRoutes } from './routes/assets.js'
@@ -41,8 +42,11 @@ import { tokenRoutes } from './routes/tokens.js'
 import type { ServiceDeps, ServiceEnv } from './types.js'
 import { trackWrites } from './write-tracking.js'
 
-/** Builds the app; `fetch` of the result is what the HTTP server runs. */
-export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
+/**
+ * Builds the app; `fetch` of the result is what the HTTP server runs. `bundleCache` holds the
+ * bundle bytes served to agents (shared with the bundle fast path in front of the app).
+ */
+export function createServiceApp(deps: ServiceDeps, bundleCache = new BundleCache()): Hono<ServiceEnv> {
   const limits: BodyLimits = {
     maxBytes: deps.config.limits.max_body_bytes,
     maxDecompressedBytes: deps.config.limits.max_decompressed_bytes,
@@ -80,7 +84,7 @@ export function createServiceApp(deps: ServiceDeps): Hono<ServiceEnv> {
   app.route('/', dataRoutes(deps, limits))
   app.route('/', logReplayRoutes(deps))
   app.route('/', datasourceRoutes(deps, deps.datasources, limits))
-  app.route('/', bundleRoutes(deps))
+  app.route('/', bundleRoutes(deps, bundleCache))
   app.route('/', registryBundleRoutes(deps))
   app.route('/', assetRoutes(deps))
   app.route('/', logRoutes(deps, limits))

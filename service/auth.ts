@@ -50,6 +50,25 @@ export function authenticate(
   }
 }
 
+/**
+ * The principal `authenticate` would set for this `Authorization` header, decided from the
+ * store's read cache alone (no await): undefined whenever it would read the database, try a
+ * JWT or refuse, so the caller (the bundle fast path) hands those requests to the app.
+ */
+export function cachedTokenPrincipal(
+  store: ServiceStore,
+  header: string | undefined,
+  path: string,
+): Principal | undefined {
+  const secret = header === undefined ? undefined : BEARER.exec(header)?.[1]
+  if (!secret) return undefined
+  const hash = hashSecret(secret)
+  const row = store.tokens.findByHashIfCached(hash)
+  if (!row || !hashesEqual(row.secret_hash, hash)) return undefined
+  if (Date.parse(row.expires_at) <= Date.now() || !pathAllowed(row, path)) return undefined
+  return principalOf(row)
+}
+
 // One principal per cached row object: the row is reused while cached, and a new row (after any
 // token write) gets a new principal, so nothing derived from an old row outlives it.
 const principals = new WeakMap<TokenRow, Principal>()

@@ -5,7 +5,7 @@
  */
 import { dirname, join } from 'node:path'
 import type { Logger } from 'pino'
-import { parseAddress, startServer } from '../core/http/index.js'
+import { type FastPath, parseAddress, startServer } from '../core/http/index.js'
 import { warnOnSharedModes } from '../core/state-files.js'
 import { WriteHealth } from '../core/write-health.js'
 import { ServiceStore } from '../store/service/index.js'
@@ -14,6 +14,8 @@ import { createServiceApp } from './app.js'
 import { Authorizer } from './authz/authorizer.js'
 import { agentTokenKey, bootstrapAdminToken } from './bootstrap.js'
 import { BundleBuilder } from './bundle-builder.js'
+import { BundleCache } from './bundle-cache.js'
+import { bundleFastPath } from './bundle-fast-path.js'
 import { createBundleSigner } from './bundle-signing.js'
 import { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
@@ -66,6 +68,10 @@ export interface RunningService {
   adminToken?: string
   /** The open store (tests and benchmarks read through it). */
   store: ServiceStore
+  /** The app's handler, without the bundle fast path the server offers each request first. */
+  fetch: (request: Request) => Response | Promise<Response>
+  /** The bundle fast path (tests compare its answers with the app's). */
+  fastPath: FastPath
   stop(): Promise<void>
 }
 
@@ -183,9 +189,18 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         enabled: options.authorization ?? true,
       }),
     }
-    const app = createServiceApp(deps)
+    const bundleCache = new BundleCache()
+    const app = createServiceApp(deps, bundleCache)
+    const fastPath = bundleFastPath({
+      store,
+      authorizer: deps.authorizer,
+      cache: bundleCache,
+      metrics,
+      logger,
+    })
     const server = await startServer({
       fetch: app.fetch,
+      fastPath,
       host,
       port,
       logger,
@@ -238,6 +253,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       url: server.url,
       adminToken,
       store,
+      fetch: app.fetch,
+      fastPath,
       stop() {
         stopping ??= (async () => {
           watch.close()

@@ -31,12 +31,17 @@ export function validateBody<S extends z.ZodType>(
 // Ids: what fits in a URL segment and a file name without quoting.
 const ID = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$/
 
+/** True when `id` is one checkId accepts. */
+export function isValidId(id: string): boolean {
+  return ID.test(id) && !id.includes('..')
+}
+
 /**
  * Checks an id taken from a path or a body.
  * @throws HttpError 400 naming the field.
  */
 export function checkId(id: string, what: string): string {
-  if (!ID.test(id) || id.includes('..')) {
+  if (!isValidId(id)) {
     throw badRequest(
       `invalid ${what} "${printable(id)}": use 1-128 letters, digits, '.', '_', '@', ':' or '-'`,
     )

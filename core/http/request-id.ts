@@ -11,11 +11,15 @@ export const REQUEST_ID_HEADER = 'X-Request-Id'
 // A caller-supplied id is echoed into headers and logs, so keep it short and printable.
 const ACCEPTABLE_ID = /^[\w.:@/+=-]{1,128}$/
 
+/** The caller's request id when acceptable, else a new one (shared with servers' fast paths). */
+export function acceptedRequestId(offered: string | undefined): string {
+  return offered && ACCEPTABLE_ID.test(offered) ? offered : randomUUID()
+}
+
 /** Middleware that sets `c.var.requestId` and the `X-Request-Id` response header. */
 export function requestId(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const offered = c.req.header(REQUEST_ID_HEADER)
-    const id = offered && ACCEPTABLE_ID.test(offered) ? offered : randomUUID()
+    const id = acceptedRequestId(c.req.header(REQUEST_ID_HEADER))
     c.set('requestId', id)
     c.header(REQUEST_ID_HEADER, id)
     await next()

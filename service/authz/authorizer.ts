@@ -155,6 +155,11 @@ export class Authorizer {
     this.decisions = new WeakMap()
   }
 
+  /** True when `refresh()` would return at once: `decide` may be called without awaiting it. */
+  isCurrent(): boolean {
+    return this.loadedVersion !== undefined && Date.now() - this.checkedAt < this.checkIntervalMs
+  }
+
   /** Reloads the index when grants changed (or the check interval passed and the counter moved). */
   async refresh(): Promise<void> {
     // A load already running may have begun before the latest change: then load once more.

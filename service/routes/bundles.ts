@@ -21,21 +21,25 @@ export function preferredWaitSeconds(prefer: string | undefined): number | undef
   return match ? Number(match[1]) : undefined
 }
 
-function etagOf(revision: string): string {
+/** The `ETag` of a revision (quoted). */
+export function etagOf(revision: string): string {
   return `"${revision}"`
 }
 
-function ifNoneMatchHas(header: string | undefined, etag: string): boolean {
+/** True when `If-None-Match` lists `etag` (weak or strong). */
+export function ifNoneMatchHas(header: string | undefined, etag: string): boolean {
   if (!header) return false
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)
 }
 
-/** Routes serving bundles to agents. */
-export function bundleRoutes(deps: ServiceDeps): Hono<ServiceEnv> {
+/**
+ * Routes serving bundles to agents. `cache` holds the bytes served; the bundle fast path
+ * (service/bundle-fast-path.ts) answers from the same one.
+ */
+export function bundleRoutes(deps: ServiceDeps, cache = new BundleCache()): Hono<ServiceEnv> {
   const { store, watch } = deps
   const maxWaitSeconds = deps.config.limits.max_long_poll_seconds
   const app = new Hono<ServiceEnv>()
-  const cache = new BundleCache()
 
   async function serve(c: Context<ServiceEnv>, systemId: string, kind: BundleKind): Promise<Response> {
     let revision = await store.bundles.revisionCached(systemId, kind)

@@ -47,6 +47,11 @@ export class BundleRepository {
     return this.cache.get(`${kind}:${systemId}`, () => this.revision(systemId, kind))
   }
 
+  /** The revision when the cache holds a fresh copy (no database read), else undefined. */
+  revisionIfCached(systemId: string, kind: BundleKind): string | undefined {
+    return this.cache.peek(`${kind}:${systemId}`)
+  }
+
   /**
    * Stores a build unless a build of a newer (or the same) content_version is already there,
    * so a slow build can never replace a fresher one. Resolves to whether it was stored.

@@ -50,6 +50,15 @@ export class ReadCache<V> {
     return value
   }
 
+  /**
+   * The value under `key` only when a fresh copy is held, without loading: for callers that
+   * cannot wait (the service's bundle fast path), which take the slow path on undefined.
+   */
+  peek(key: string): V | undefined {
+    const hit = this.entries.get(key)
+    return hit !== undefined && hit.until > Date.now() ? hit.value : undefined
+  }
+
   /** Drops every copy; reads in flight will not store theirs. */
   invalidate(): void {
     this.generation++

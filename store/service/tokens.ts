@@ -37,6 +37,11 @@ export class TokenRepository {
     return this.cache.get(secretHash, () => this.findByHash(secretHash))
   }
 
+  /** The token by secret hash when the cache holds a fresh copy (no database read), else undefined. */
+  findByHashIfCached(secretHash: string): TokenRow | undefined {
+    return this.cache.peek(secretHash)
+  }
+
   /** The agent token of a system. */
   findForSystem(systemId: string): Promise<TokenRow | undefined> {
     return this.db.selectFrom('tokens').selectAll().where('system_id', '=', systemId).executeTakeFirst()

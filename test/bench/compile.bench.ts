@@ -2,17 +2,18 @@
  * Compile endpoint figures with real partial evaluation: the details' tickets example (user caesar,
  * tenant 2) compiled in process (partial evaluation alone, then the whole pipeline for PostgreSQL and
  * UCAST), how cost grows with the number of rules (10, 100, 1,000) and of unknown tables, and over HTTP
- * on 127.0.0.1: a bare Hono route answering fixed JSON (the baseline), the compile routes in this
- * process, and real `regent relay` processes serving the policy from a bundle they pulled: one as a
- * build ships it (bundled JavaScript) and one as a source checkout runs it (TypeScript through tsx).
+ * on 127.0.0.1: a bare Hono route answering fixed JSON in a process of its own (the baseline), the
+ * compile routes in this process, and real `regent relay` processes serving the policy from a bundle
+ * they pulled: one as a build ships it (bundled JavaScript) and one as a source checkout runs it
+ * (TypeScript through tsx).
+ * Each server process's CPU per request is read from /proc, by thread.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Hono } from 'hono'
 import { Agent, request } from 'undici'
 import { EngineBackend } from '../../compile/backend.js'
 import { CompileService } from '../../compile/compile.js'
@@ -113,8 +114,10 @@ async function httpLoop(
   headers: Record<string, string>,
   body: string,
   concurrency = 8,
-): Promise<{ rate: number; p99: number }> {
+  pid?: number,
+): Promise<{ rate: number; p99: number; cpuUs?: number }> {
   const agent = new Agent({ connections: concurrency })
+  const cpu0 = pid === undefined ? undefined : threadCpuMs(pid)
   const requests = 10_000
   const samples: number[] = []
   const deadline = performance.now() + 20_000
@@ -139,7 +142,78 @@ async function httpLoop(
   const rate = (samples.length / total) * 1000
   const p99 = percentile(samples, 0.99)
   line(`${label} (${concurrency} conn)`, rate, 'req/s', ms(percentile(samples, 0.5)), ms(p99))
-  return { rate, p99 }
+  if (pid === undefined || cpu0 === undefined) return { rate, p99 }
+  // The server's own CPU per request, by thread (/proc, 10 ms ticks): less skewed by the load.
+  const cpu1 = threadCpuMs(pid)
+  const perRequest = (name: string) =>
+    (((cpu1.get(name) ?? 0) - (cpu0.get(name) ?? 0)) * 1000) / samples.length
+  const names = [...cpu1.keys()].filter((name) => perRequest(name) >= 1)
+  const cpuUs = names.reduce((sum, name) => sum + perRequest(name), 0)
+  console.log(
+    `      server CPU per request ${cpuUs.toFixed(0)} µs (${names
+      .sort((a, b) => perRequest(b) - perRequest(a))
+      .map((name) => `${name} ${perRequest(name).toFixed(0)}`)
+      .join(', ')})`,
+  )
+  return { rate, p99, cpuUs }
+}
+
+/** CPU milliseconds used so far by each thread of `pid`, summed by thread name (`main` for the main thread). */
+function threadCpuMs(pid: number): Map<string, number> {
+  const byName = new Map<string, number>()
+  let tids: string[] = []
+  try {
+    tids = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return byName
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      // Worker threads (the relay's compile worker) and V8's helper threads are all named "node".
+      const name =
+        Number(tid) === pid
+          ? 'main'
+          : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/^node$/, 'workers')
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
+      const ms = (Number(fields[11]) + Number(fields[12])) * 10 // utime + stime, clock ticks of 10 ms
+      byName.set(name, (byName.get(name) ?? 0) + ms)
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return byName
+}
+
+/**
+ * The baseline: a bare Hono route answering fixed JSON through @hono/node-server, in a process
+ * of its own as the relay is (in the bench process it would share the load generator's thread).
+ */
+async function startBareRoute(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort()
+  const script = `
+import { serve } from '@hono/node-server'
+import { Hono } from 'hono'
+const app = new Hono()
+app.post('/fixed', (c) => c.json({ result: { query: "WHERE tickets.tenant = E'2'" } }))
+serve({ fetch: app.fetch, hostname: '127.0.0.1', port: ${port} })`
+  // Evaluated with the checkout as working directory, so 'hono' resolves from its node_modules.
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: 'ignore',
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+  })
+  const url = `http://127.0.0.1:${port}`
+  try {
+    await waitUntil(
+      async () => (await request(`${url}/fixed`, { method: 'POST', body: '{}' })).statusCode === 200,
+      10_000,
+      'the bare route',
+    )
+  } catch (err) {
+    child.kill('SIGKILL')
+    throw err
+  }
+  return { url, child }
 }
 
 /** 500 requests over 8 connections, not measured. */
@@ -265,7 +339,18 @@ async function startRelay(
   )
   const child = spawn(
     process.execPath,
-    [script, 'relay', '-c', config, '--addr', `127.0.0.1:${port}`, '--data-dir', join(dir, 'relay-data')],
+    // REGENT_BENCH_RELAY_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the relays.
+    [
+      ...(process.env.REGENT_BENCH_RELAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      script,
+      'relay',
+      '-c',
+      config,
+      '--addr',
+      `127.0.0.1:${port}`,
+      '--data-dir',
+      join(dir, 'relay-data'),
+    ],
     { stdio: 'ignore', env: { ...process.env, REGENT_LOG_LEVEL: 'warn' } },
   )
   const url = `http://127.0.0.1:${port}`
@@ -289,17 +374,11 @@ async function startRelay(
 }
 
 async function overHttp(): Promise<void> {
-  console.log('over HTTP on 127.0.0.1 (10,000 requests each, at most 20 s):')
+  console.log(
+    `over HTTP on 127.0.0.1 (10,000 requests each, at most 20 s; load average ${loadavg()[0]?.toFixed(2)}):`,
+  )
   const logger = createLogger({ level: 'warn' })
-  const bare = new Hono()
-  bare.post('/fixed', (c) => c.json({ result: { query: "WHERE tickets.tenant = E'2'" } }))
-  const bareServer = await startServer({
-    fetch: bare.fetch,
-    host: '127.0.0.1',
-    port: 0,
-    logger,
-    name: 'bench-bare',
-  })
+  const bareServer = await startBareRoute()
   const routes = compileRoutes({ backend: backendOf(TICKETS_POLICY, TICKETS_DATA), logger })
   const compileServer = await startServer({
     fetch: routes.app.fetch,
@@ -339,14 +418,15 @@ async function overHttp(): Promise<void> {
     for (const relay of relays) await warmUp(url(relay.url), { Accept: SQL }, BODY)
     for (const concurrency of [1, 8]) {
       const bareFigures = await httpLoop(
-        'bare Hono route, fixed JSON (baseline)',
+        'bare Hono route, fixed JSON, own process (baseline)',
         `${bareServer.url}/fixed`,
         {},
         '{}',
         concurrency,
+        bareServer.child.pid,
       )
       await httpLoop(
-        'compile routes in process, postgresql',
+        'compile routes in the bench process, postgresql',
         url(compileServer.url),
         { Accept: SQL },
         BODY,
@@ -359,29 +439,34 @@ async function overHttp(): Promise<void> {
           { Accept: SQL },
           BODY,
           concurrency,
+          relay.child.pid,
         )
         await httpLoop(`${relay.label}, ucast prisma`, url(relay.url), { Accept: UCAST }, BODY, concurrency)
         // Goal (issue 25), at 8 connections: the relay at ≥ 50% of the bare route, p99 ≤ 5 ms.
+        const cpu =
+          sql.cpuUs && bareFigures.cpuUs
+            ? `; server CPU per request bare / relay ${((bareFigures.cpuUs / sql.cpuUs) * 100).toFixed(0)}%`
+            : ''
         console.log(
-          `   -> ${relay.label}, postgresql: ${((sql.rate / bareFigures.rate) * 100).toFixed(0)}% of the bare route, p99 ${sql.p99.toFixed(2)} ms (goal at 8 conn: ≥ 50%, p99 ≤ 5 ms)`,
+          `   -> ${relay.label}, postgresql: ${((sql.rate / bareFigures.rate) * 100).toFixed(0)}% of the bare route, p99 ${sql.p99.toFixed(2)} ms (goal at 8 conn: ≥ 50%, p99 ≤ 5 ms)${cpu}`,
         )
       }
     }
   } finally {
-    for (const relay of relays) {
-      relay.child.kill('SIGTERM')
-      await new Promise((r) => relay.child.once('exit', r))
+    for (const child of [...relays.map((r) => r.child), bareServer.child]) {
+      child.kill('SIGTERM')
+      await new Promise((r) => child.once('exit', r))
     }
     await upstream.stop()
     await compileServer.stop()
-    await bareServer.stop()
     rmSync(dir, { recursive: true, force: true })
   }
 }
 
-/** Prints the figures. */
+/** Prints the figures (REGENT_BENCH_COMPILE=http, comma-separated: process, growth, http, runs some). */
 export async function run(): Promise<void> {
-  await inProcess()
-  await growth()
-  await overHttp()
+  const parts = new Set((process.env.REGENT_BENCH_COMPILE ?? 'process,growth,http').split(','))
+  if (parts.has('process')) await inProcess()
+  if (parts.has('growth')) await growth()
+  if (parts.has('http')) await overHttp()
 }
