@@ -17,7 +17,7 @@
 import { hashValue, isArray, isObject, isSet, type Value } from '../values/index.js'
 import type { Frame } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
-import type { FastStep } from './fast.js'
+import { collectSlots, type FastStep } from './fast.js'
 import { fieldOf, GENERIC, type Lookup, lookupOf } from './fast-lookup.js'
 import { K, type PExpr, type PRef, type PTerm, type VNode, X } from './ir.js'
 
@@ -86,18 +86,18 @@ function buildIndex(coll: Value, probes: readonly Probe[]): Level {
  * The tested field of `expr` if it is `target.path = X` (either side) with `X` a lookup that
  * mentions neither the element nor its key, so it has the same value for every element.
  */
-function probeOf(expr: PExpr, target: number, keySlot: number, root: VNode): Probe | undefined {
+function probeOf(expr: PExpr, target: number, bound: ReadonlySet<number>, root: VNode): Probe | undefined {
   if (expr.kind !== X.Unify || expr.negated || expr.with) return undefined
   const a = expr.a as PTerm
   const b = expr.b as PTerm
-  return probeSides(a, b, target, keySlot, root) ?? probeSides(b, a, target, keySlot, root)
+  return probeSides(a, b, target, bound, root) ?? probeSides(b, a, target, bound, root)
 }
 
 function probeSides(
   field: PTerm,
   other: PTerm,
   target: number,
-  keySlot: number,
+  bound: ReadonlySet<number>,
   root: VNode,
 ): Probe | undefined {
   let path: Value[]
@@ -105,8 +105,10 @@ function probeSides(
   else if (field.k === K.Ref && field.head?.k === K.Var && field.head.slot === target && constantPath(field))
     path = field.path.map((p) => (p.k === K.Value ? p.v : null))
   else return undefined
+  // Only vars the body mentions before the generator can be bound when it runs: `x.a = y` with
+  // `y` first seen there binds `y` instead of testing (and an index over it would never be used).
   const mentions = slotsOf(other)
-  if (mentions === undefined || mentions.includes(target) || mentions.includes(keySlot)) return undefined
+  if (mentions === undefined || !mentions.every((slot) => bound.has(slot))) return undefined
   const value = lookupOf(other, root)
   return value ? { path, value } : undefined
 }
@@ -145,9 +147,14 @@ export function indexedGenerator(body: readonly PExpr[], i: number, root: VNode)
   const keySlot = last.slot
   const collection = lookupOf({ ...ref, path: ref.path.slice(0, -1) }, root)
   if (!collection) return undefined
+  const bound = new Set<number>()
+  for (let j = 0; j < i; j++) collectSlots(body[j] as PExpr, bound)
+  // The element and its key are bound by the generator itself: never loop-invariant.
+  bound.delete(target)
+  bound.delete(keySlot)
   const probes: Probe[] = []
   for (let j = i + 1; j < body.length; j++) {
-    const p = probeOf(body[j] as PExpr, target, keySlot, root)
+    const p = probeOf(body[j] as PExpr, target, bound, root)
     if (!p) break
     probes.push(p)
   }

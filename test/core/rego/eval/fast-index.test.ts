@@ -105,13 +105,19 @@ via_var contains k if {
 	x.a == v
 }
 
+binds contains [k, y] if {
+	some k, x in data.colls[input.c]
+	x.a == input.a
+	y := x.b
+}
+
 first := k if {
 	some k, x in data.colls[input.c]
 	x.a == input.a
 }
 `
 
-const RULES = ['two', 'one', 'nested', 'whole', 'local', 'via_var', 'first']
+const RULES = ['two', 'one', 'nested', 'whole', 'local', 'via_var', 'binds', 'first']
 
 function inputs(): unknown[] {
   const out: unknown[] = []
@@ -158,7 +164,7 @@ describe('indexed generators', () => {
     const p = compile(
       {
         'q.rego': parseModule(
-          'package q\nimport rego.v1\nallow if {\n\tsome p in data.perms\n\tp.action == input.action\n\tp.resource == input.resource\n}\n',
+          'package q\nimport rego.v1\nallow if {\n\tsome p in data.perms\n\tp.action == input.action\n\tp.resource == input.resource\n\tr := p.resource\n\tr != ""\n}\n',
           { file: 'q.rego' },
         ),
       },
