@@ -99,9 +99,10 @@ export interface BudgetOptions {
 /** The deadline and limit of `options`, fixed once at the start of an evaluation. */
 export function evaluationLimits(
   options: BudgetOptions,
-  now: number = Date.now(),
+  now?: number,
 ): { deadline?: number; instructionLimit?: number } {
-  const limits = options.budget ? budgetLimits(options.budget, now) : {}
+  // The clock is read only when a budget asks for it: most evaluations have none.
+  const limits = options.budget ? budgetLimits(options.budget, now ?? Date.now()) : {}
   if (options.deadline !== undefined) limits.deadline = options.deadline
   if (options.instructionLimit !== undefined) limits.instructionLimit = options.instructionLimit
   return limits

@@ -69,6 +69,8 @@ export interface EvaluatorOptions {
   indexing?: boolean
   /** Use the specialized steps and hoisted bodies of fast.ts (default true; off for differential tests). */
   fastPaths?: boolean
+  /** Enumerate generators followed by field equalities through an index (fast-index.ts; default true). */
+  generatorIndex?: boolean
   /** Cache rule and function results within the query (default true; off for differential tests). */
   caching?: boolean
   /** Milliseconds since the epoch after which the query is cancelled. */
@@ -95,6 +97,7 @@ export class Evaluator {
   readonly earlyExit: boolean
   readonly indexing: boolean
   readonly fastPaths: boolean
+  readonly generatorIndex: boolean
   readonly tracer: Tracer | undefined
   readonly asyncResults: Map<string, AsyncOutcome> | undefined
   /** Errors of built-ins that were swallowed (non-strict mode), for `--show-builtin-errors`. */
@@ -120,6 +123,7 @@ export class Evaluator {
     this.earlyExit = options.earlyExit ?? true
     this.indexing = options.indexing ?? true
     this.fastPaths = options.fastPaths ?? true
+    this.generatorIndex = options.generatorIndex ?? true
     this.cache = new VirtualCache(options.caching ?? true)
     this.tracer = options.tracer
     this.asyncResults = options.asyncResults

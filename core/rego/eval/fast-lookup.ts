@@ -22,6 +22,16 @@ function child(v: Value, key: Value): Value | undefined {
   return getChild(v, key)
 }
 
+/**
+ * The value at a constant `path` below a local value, read as the lookup of `x.a.b` reads it
+ * (fast-index.ts indexes elements by exactly what the equalities after a generator will read).
+ */
+export function fieldOf(v: Value, path: readonly Value[]): Value | undefined {
+  let cur: Value | undefined = v
+  for (let i = 0; i < path.length && cur !== undefined; i++) cur = child(cur, path[i] as Value)
+  return cur
+}
+
 /** Object keys of base documents are strings: `data.x[2]` reads key "2" (see refs.ts baseChild). */
 function baseChild(v: Value, key: Value): Value | undefined {
   const c = child(v, key)

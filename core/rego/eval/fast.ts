@@ -204,7 +204,7 @@ function hoistable(expr: PExpr): number | undefined {
 }
 
 /** Adds the slots of every var `expr` mentions (closures included) to `out`. */
-function collectSlots(expr: PExpr, out: Set<number>): void {
+export function collectSlots(expr: PExpr, out: Set<number>): void {
   const visit = (t: PTerm | undefined): void => {
     if (!t) return
     switch (t.k) {

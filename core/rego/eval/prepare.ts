@@ -17,6 +17,7 @@ import type { Value } from '../values/index.js'
 import { comparisonOf } from './calls.js'
 import { internalError } from './errors.js'
 import { fastStep, hoistInvariants } from './fast.js'
+import { indexGenerators } from './fast-index.js'
 import {
   type FunctionRef,
   K,
@@ -388,7 +389,7 @@ export function prepareRule(
     refTail,
     multiValue,
     body,
-    fastBody: hoistInvariants(body, ctx.root),
+    fastBody: indexGenerators(hoistInvariants(body, ctx.root), ctx.root),
     else: rule.else ? prepareRule(ctx, { rule: rule.else, module: entry.module }, depth, argsSrc) : undefined,
     isDefault: rule.default === true,
   }
