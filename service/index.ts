@@ -199,9 +199,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     }
     const keyFile = config.bundles.signing?.key_file
     if (keyFile !== undefined) warnOnSharedModes([keyFile], logger, { descend: false })
-    // PostgreSQL keeps its text index itself; SQLite's is filled in the background.
-    const indexer = store.dialect === 'sqlite' ? new DecisionTextIndexer({ store, logger }) : undefined
-    indexer?.start()
+    // The text index is filled in the background on both databases (intake never waits for it).
+    const indexer = new DecisionTextIndexer({ store, logger })
+    indexer.start()
     const retention = new ActivityRetention({
       store,
       metrics,
@@ -246,7 +246,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           await publisher.stop()
           await deps.evaluator.close()
           await datasources.stop()
-          await indexer?.stop()
+          await indexer.stop()
           await retention.stop()
           await poller?.stop()
           await gitSource.idle()

@@ -132,7 +132,8 @@ export class DecisionRepository {
   }
 
   /**
-   * Adds up to `maxRows` decisions to the full-text index (SQLite; PostgreSQL keeps its own).
+   * Adds up to `maxRows` decisions to the full-text index (SQLite's FTS table, PostgreSQL's
+   * `decision_texts`; 0 on PostgreSQL without pg_trgm).
    * Searches are exact whether or not this has run; it only makes rare terms fast.
    * Resolves to the number indexed, 0 when the index is current.
    */
