@@ -172,6 +172,7 @@ async function rawPostgres(
   url: string,
   schema: string | undefined,
   groups: NewDecision[][],
+  intake: { lastAppendAt: number },
 ): Promise<number> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
@@ -182,6 +183,9 @@ async function rawPostgres(
     const started = performance.now()
     for (const group of groups) {
       if (performance.now() - started > ROUND_TIME_LIMIT_MS) break
+      // Rows arriving, as far as the service's background text indexer can tell: it yields to
+      // them as it yields to ingest (else it indexes flat out and slows raw down on PostgreSQL).
+      intake.lastAppendAt = performance.now()
       await client.query('BEGIN')
       stored += (await client.query({ name: 'bench-raw-insert', text, values: params(group) })).rowCount ?? 0
       await client.query('COMMIT')
@@ -213,7 +217,7 @@ async function figures(backend: Backend): Promise<void> {
       const raw =
         backend.name === 'sqlite'
           ? rawSqlite(s.database.url, groups)
-          : await rawPostgres(s.database.url, s.database.schema, groups)
+          : await rawPostgres(s.database.url, s.database.schema, groups, s.service.store.decisions)
       const http = await ingest(s, bodies)
       rawRates.push(raw)
       ingestRates.push(http)
@@ -233,7 +237,10 @@ async function figures(backend: Backend): Promise<void> {
 export async function run(): Promise<void> {
   const load = () => loadavg()[0]!.toFixed(1)
   console.log(`   machine: ${cpus().length} cores, load average ${load()} at start`)
+  // REGENT_BENCH_BACKENDS=postgres (or sqlite) runs only those backends (both by default).
+  const only = process.env.REGENT_BENCH_BACKENDS?.split(',')
   for (const backend of BACKENDS) {
+    if (only && !only.includes(backend.name)) continue
     if (!backend.available) {
       console.log(`   ${backend.name}: skipped (REGENT_TEST_PG_URL is not set)`)
       continue
