@@ -18,6 +18,7 @@ import { createBundleSigner } from './bundle-signing.js'
 import { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
 import { DatasourceScheduler } from './datasources/scheduler.js'
+import { DecisionParsePool } from './decision-parse-pool.js'
 import { DecisionTextIndexer } from './decision-text-indexer.js'
 import { EvaluationPool } from './evaluation/evaluation-pool.js'
 import { GitSource } from './git-source/git-source.js'
@@ -177,6 +178,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       identity,
       gitSource,
       evaluator: new EvaluationPool(config.evaluation, logger),
+      decisionParser: new DecisionParsePool(logger),
       // Grants written by other replicas (PostgreSQL) are noticed within a second.
       authorizer: new Authorizer(store.grants, {
         checkIntervalMs: 1000,
@@ -245,6 +247,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           await server.stop()
           await publisher.stop()
           await deps.evaluator.close()
+          await deps.decisionParser.close()
           await datasources.stop()
           await indexer.stop()
           await retention.stop()
