@@ -15,6 +15,7 @@ export function logRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceEn
   const app = new Hono<ServiceEnv>()
 
   async function receive(c: Context<ServiceEnv>): Promise<Response> {
+    store.decisions.noteIntake()
     // Some senders gzip without saying so.
     const text = await readBodyText(c, limits, { unlabelledGzip: true })
     // Large uploads are parsed on a worker thread (decision-parse-pool.ts).
