@@ -248,8 +248,14 @@ export class DecisionScanner {
         from decision_texts_progress`.execute(db)
       return Number(rows[0]?.at ?? 0)
     }
-    if ((await progress(this.db)) >= this.committedThrough)
+    const at = await progress(this.db)
+    if (at >= this.committedThrough) {
+      // Nothing new at all (an idle log): no lock taken, intake never held back for nothing.
+      const { rows } = await sql<{ last: string | number | null }>`select max(seq) as last
+        from decisions`.execute(this.db)
+      if (Number(rows[0]?.last ?? 0) <= at) return 0
       this.committedThrough = await this.committedFrontier()
+    }
     const frontier = this.committedThrough
     return this.db.transaction().execute(async (trx) => {
       // Locked: indexers of several replicas take turns.
