@@ -1,5 +1,5 @@
 /**
- * Keeps the decision log's full-text index current (SQLite: see store/migrations/0003): new
+ * Keeps the decision log's full-text index current (SQLite: store/migrations/0003, PostgreSQL: 0012): new
  * decisions are indexed in small batches shortly after they are stored, so decision intake never
  * waits for the index. While it is behind, it works batch after batch, yielding the event loop
  * between them; when it is current, it checks again every `idleMs`. Searches are exact either

@@ -20,6 +20,7 @@ import { createBundleSigner } from './bundle-signing.js'
 import { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
 import { DatasourceScheduler } from './datasources/scheduler.js'
+import { DecisionParsePool } from './decision-parse-pool.js'
 import { DecisionTextIndexer } from './decision-text-indexer.js'
 import { EvaluationPool } from './evaluation/evaluation-pool.js'
 import { GitSource } from './git-source/git-source.js'
@@ -183,6 +184,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       identity,
       gitSource,
       evaluator: new EvaluationPool(config.evaluation, logger),
+      decisionParser: new DecisionParsePool(logger),
       // Grants written by other replicas (PostgreSQL) are noticed within a second.
       authorizer: new Authorizer(store.grants, {
         checkIntervalMs: 1000,
@@ -214,9 +216,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     }
     const keyFile = config.bundles.signing?.key_file
     if (keyFile !== undefined) warnOnSharedModes([keyFile], logger, { descend: false })
-    // PostgreSQL keeps its text index itself; SQLite's is filled in the background.
-    const indexer = store.dialect === 'sqlite' ? new DecisionTextIndexer({ store, logger }) : undefined
-    indexer?.start()
+    // The text index is filled in the background on both databases (intake never waits for it).
+    const indexer = new DecisionTextIndexer({ store, logger })
+    indexer.start()
     const retention = new ActivityRetention({
       store,
       metrics,
@@ -262,8 +264,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           await server.stop()
           await publisher.stop()
           await deps.evaluator.close()
+          await deps.decisionParser.close()
           await datasources.stop()
-          await indexer?.stop()
+          await indexer.stop()
           await retention.stop()
           await poller?.stop()
           await gitSource.idle()

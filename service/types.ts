@@ -9,6 +9,7 @@ import type { BundleBuilder } from './bundle-builder.js'
 import type { BundleWatch } from './bundle-watch.js'
 import type { ServiceSection } from './config.js'
 import type { DatasourceScheduler } from './datasources/scheduler.js'
+import type { DecisionParsePool } from './decision-parse-pool.js'
 import type { EvaluationPool } from './evaluation/evaluation-pool.js'
 import type { GitSource } from './git-source/git-source.js'
 import type { IdentityVerifier } from './identity/verifier.js'
@@ -82,6 +83,8 @@ export interface ServiceDeps {
   gitSource: GitSource
   /** Runs data evaluations (`/v1/data` with a DataRequest) on worker threads. */
   evaluator: EvaluationPool
+  /** Parses large decision-log uploads on a worker thread. */
+  decisionParser: DecisionParsePool
   /** Runs the datasources (service/datasources/). */
   datasources: DatasourceScheduler
 }

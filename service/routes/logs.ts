@@ -7,7 +7,6 @@
 import type { Context } from 'hono'
 import { Hono } from 'hono'
 import { type BodyLimits, readBodyText } from '../../core/http/index.js'
-import { decisionsFromBatchYielding } from '../decision-events.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 
 /** Routes of `/v1/logs`. */
@@ -16,9 +15,11 @@ export function logRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceEn
   const app = new Hono<ServiceEnv>()
 
   async function receive(c: Context<ServiceEnv>): Promise<Response> {
+    store.decisions.noteIntake()
     // Some senders gzip without saying so.
     const text = await readBodyText(c, limits, { unlabelledGzip: true })
-    const decisions = await decisionsFromBatchYielding(text, {
+    // Large uploads are parsed on a worker thread (decision-parse-pool.ts).
+    const decisions = await deps.decisionParser.parse(text, {
       tokenSystemId: c.var.principal.systemId,
       receivedUs: Date.now() * 1000,
       maxEvents: deps.config.limits.max_decisions_per_batch,

@@ -43,7 +43,7 @@ async function sqliteUp(db: AnyDb): Promise<void> {
 }
 
 /** The schema pg_trgm lives in, or undefined when it is not installed. */
-async function trigramSchema(db: AnyDb): Promise<string | undefined> {
+export async function trigramSchema(db: AnyDb): Promise<string | undefined> {
   const { rows } = await sql<{ schema: string }>`select n.nspname as schema from pg_extension e
     join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db)
   return rows[0]?.schema

@@ -16,6 +16,7 @@ import { gitSyncMigration } from './0008-git-sync.js'
 import { bundleRegistryMigration } from './0009-bundle-registry.js'
 import { librariesMigration } from './0010-libraries.js'
 import { dataChunksMigration } from './0011-data-chunks.js'
+import { decisionTextTableMigration } from './0012-decision-text-table.js'
 
 /** Every migration in order; the key is its version name. */
 export function serviceMigrations(dialect: SqlDialect): Record<string, Migration> {
@@ -31,6 +32,7 @@ export function serviceMigrations(dialect: SqlDialect): Record<string, Migration
     '0009-bundle-registry': bundleRegistryMigration(dialect),
     '0010-libraries': librariesMigration(),
     '0011-data-chunks': dataChunksMigration(),
+    '0012-decision-text-table': decisionTextTableMigration(dialect),
   }
 }
 

@@ -72,7 +72,8 @@ export interface DecisionScan {
 /** Rows one chunk of a scan checks: small enough that a chunk takes milliseconds. */
 export const SCAN_CHUNK_ROWS = 4096
 
-// Most rows SQLite's text index may name for one search; past it, the chunked scan goes on.
+// Most rows SQLite's text index may name, or either database may have unindexed, for one search;
+// past it, the chunked scan goes on.
 const INDEX_ROW_CAP = 20_000
 
 // Shortest text the trigram indexes can look up (one trigram).
@@ -84,11 +85,13 @@ type Select = SelectQueryBuilder<ServiceTables, 'decisions', DecisionRow>
 /** Runs decision searches on one connection (see the file comment). */
 export class DecisionScanner {
   private trigramIndex: Promise<boolean> | undefined
+  /** PostgreSQL: every `seq` up to this belongs to a finished insert (see indexPostgres). */
+  private committedThrough = 0
 
   constructor(
     private readonly db: Db,
     private readonly dialect: SqlDialect,
-    /** Most rows SQLite's text index may name for one search (tests lower it). */
+    /** Most rows the text index may name, or leave unindexed, for one search (tests lower it). */
     private readonly indexRowCap = INDEX_ROW_CAP,
   ) {}
 
@@ -156,8 +159,8 @@ export class DecisionScanner {
   /**
    * The matching rows among those the full-text index names for `texts`. `timeout` when
    * PostgreSQL gave up at the budget; `not-selective` when SQLite's index names more than
-   * `indexRowCap` rows (every trigram common, the text itself rare) or too many rows are not
-   * indexed yet, which would make one long query that cannot be interrupted: the chunked scan
+   * `indexRowCap` rows (every trigram common, the text itself rare) or, on either database, more
+   * than `indexRowCap` rows are not indexed yet, which would make one long query that cannot be interrupted: the chunked scan
    * goes on instead.
    */
   private async fromIndex(
@@ -189,7 +192,21 @@ export class DecisionScanner {
         // 0 turns the timeout off (an unbudgeted search); a spent budget still gets a short try.
         const ms = Number.isFinite(budgetMs) ? Math.max(50, Math.ceil(budgetMs)) : 0
         await sql.raw(`set local statement_timeout = ${ms}`).execute(trx)
-        return this.filtered(trx, query, true).limit(query.limit).execute()
+        // A long tail not indexed yet (the indexer behind a burst of intake) would be one long
+        // scan that ends at the timeout with nothing: the chunked scan goes on instead.
+        const { rows: tail } = await sql<{ n: string | number | null }>`select
+          (select max(seq) from decisions) - indexed_through as n from decision_texts_progress`.execute(trx)
+        if (Number(tail[0]?.n ?? 0) > this.indexRowCap) return 'not-selective' as const
+        const hits = texts.map((t) => sql<SqlBool>`raw ilike ${`%${escapeLike(t)}%`} escape '\\'`)
+        // NOTE(store): `= any(array(...))` makes the hits one value computed first, so PostgreSQL
+        // looks the few rows up by key instead of walking the time index and testing each row.
+        return this.filtered(trx, query, true)
+          .where(
+            sql<SqlBool>`seq = any(array(select seq from decision_texts where ${sql.join(hits, sql` and `)}
+              union all select seq from decisions where seq > (select indexed_through from decision_texts_progress)))`,
+          )
+          .limit(query.limit)
+          .execute()
       })
     } catch (err) {
       if ((err as { code?: unknown }).code === '57014') return 'timeout' // query_canceled
@@ -198,12 +215,11 @@ export class DecisionScanner {
   }
 
   /**
-   * Adds up to `maxRows` stored rows not indexed yet to SQLite's full-text index, oldest first;
-   * resolves to how many (0 when it is current, and always on PostgreSQL, whose index is kept by
-   * the database).
+   * Adds up to `maxRows` stored rows not indexed yet to the full-text index, oldest first;
+   * resolves to how many (0 when it is current, or on PostgreSQL without pg_trgm).
    */
   async indexText(maxRows: number): Promise<number> {
-    if (this.dialect === 'postgres') return 0
+    if (this.dialect === 'postgres') return (await this.canUseIndex()) ? this.indexPostgres(maxRows) : 0
     return this.db.transaction().execute(async (trx) => {
       const { rows } = await sql<{ through: number; n: number }>`select max(seq) as through, count(*) as n
         from (select seq from decisions where seq > (select indexed_through from decisions_fts_progress)
@@ -217,11 +233,70 @@ export class DecisionScanner {
     })
   }
 
-  /** SQLite always has the FTS table (migration 0003); PostgreSQL has the index when pg_trgm could be installed. */
+  /**
+   * PostgreSQL (migration 0012): copies committed rows into `decision_texts`, whose GIN index
+   * PostgreSQL maintains in this transaction, not in the intake's.
+   *
+   * NOTE(store): `seq` comes from a sequence, and transactions commit in any order: row 11 may be
+   * visible while row 10 is still being inserted. Moving the progress mark past 10 then would
+   * leave row 10 out of both the index and the unindexed tail for good. So the mark moves only
+   * up to `committedThrough`, a `seq` below which no insert is open (see committedFrontier).
+   */
+  private async indexPostgres(maxRows: number): Promise<number> {
+    const progress = async (db: Db) => {
+      const { rows } = await sql<{ at: string | number }>`select indexed_through as at
+        from decision_texts_progress`.execute(db)
+      return Number(rows[0]?.at ?? 0)
+    }
+    const at = await progress(this.db)
+    if (at >= this.committedThrough) {
+      // Nothing new at all (an idle log): no lock taken, intake never held back for nothing.
+      const { rows } = await sql<{ last: string | number | null }>`select max(seq) as last
+        from decisions`.execute(this.db)
+      if (Number(rows[0]?.last ?? 0) <= at) return 0
+      this.committedThrough = await this.committedFrontier()
+    }
+    const frontier = this.committedThrough
+    return this.db.transaction().execute(async (trx) => {
+      // Locked: indexers of several replicas take turns.
+      await sql`select 1 from decision_texts_progress for update`.execute(trx)
+      const from = await progress(trx)
+      if (from >= frontier) return 0
+      const { rows } = await sql<{ through: string | number | null; n: string | number }>`select
+        max(seq) as through, count(*) as n from (select seq from decisions
+          where seq > ${from} and seq <= ${frontier} order by seq limit ${maxRows}) batch`.execute(trx)
+      const n = Number(rows[0]?.n ?? 0)
+      // No row left up to the frontier (sequence numbers of rolled-back inserts): skip the gap.
+      const through = n > 0 ? Number(rows[0]!.through) : frontier
+      if (n > 0)
+        await sql`insert into decision_texts (seq, raw) select seq, raw from decisions
+          where seq > ${from} and seq <= ${through} on conflict do nothing`.execute(trx)
+      await sql`update decision_texts_progress set indexed_through = ${through}`.execute(trx)
+      return n
+    })
+  }
+
+  /**
+   * The highest `seq` with no insert below it still open: the SHARE lock waits for the open
+   * inserting transactions and holds new ones back until the largest `seq` is read (a
+   * millisecond), so every `seq` up to it belongs to a committed or rolled-back insert.
+   */
+  private async committedFrontier(): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      await sql`set local lock_timeout = 2000`.execute(trx)
+      await sql`lock table decisions in share mode`.execute(trx)
+      const { rows } = await sql<{
+        at: string | number | null
+      }>`select max(seq) as at from decisions`.execute(trx)
+      return Number(rows[0]?.at ?? 0)
+    })
+  }
+
+  /** SQLite always has the FTS table (migration 0003); PostgreSQL has the index when pg_trgm could be installed (0012). */
   private canUseIndex(): Promise<boolean> {
     if (this.dialect !== 'postgres') return Promise.resolve(true)
     this.trigramIndex ??= sql<{ n: number }>`select 1 as n from pg_indexes
-      where indexname = 'decisions_raw_trgm' and schemaname = current_schema()`
+      where indexname = 'decision_texts_raw_trgm' and schemaname = current_schema()`
       .execute(this.db)
       .then((r) => r.rows.length > 0)
     return this.trigramIndex

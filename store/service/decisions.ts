@@ -38,7 +38,10 @@ const INSERT_CHUNK_ROWS = 500
 /** Reads and writes the `decisions` table. */
 export class DecisionRepository {
   private readonly scanner: DecisionScanner
-  /** `performance.now()` of the last append (-Infinity before any): background work yields to intake. */
+  /**
+   * `performance.now()` of the last append or upload received (-Infinity before any): background
+   * work (the text indexer) yields to intake.
+   */
   lastAppendAt = Number.NEGATIVE_INFINITY
 
   /** Group commit with prepared statements on SQLite (absent inside a store transaction). */
@@ -61,6 +64,15 @@ export class DecisionRepository {
    * from agents, and with a global key one system's agent could squat an id and have another
    * system's real event dropped as a duplicate (issue 17, item 6).
    */
+  /**
+   * Says an upload has arrived, before it is parsed and appended: from then on, the background
+   * indexer yields as it does to appends (it used to index flat out for the first second of a
+   * burst, until the first upload of it reached `append`).
+   */
+  noteIntake(): void {
+    this.lastAppendAt = performance.now()
+  }
+
   async append(decisions: NewDecision[]): Promise<number> {
     if (decisions.length === 0) return 0
     this.lastAppendAt = performance.now()
@@ -132,7 +144,8 @@ export class DecisionRepository {
   }
 
   /**
-   * Adds up to `maxRows` decisions to the full-text index (SQLite; PostgreSQL keeps its own).
+   * Adds up to `maxRows` decisions to the full-text index (SQLite's FTS table, PostgreSQL's
+   * `decision_texts`; 0 on PostgreSQL without pg_trgm).
    * Searches are exact whether or not this has run; it only makes rare terms fast.
    * Resolves to the number indexed, 0 when the index is current.
    */

@@ -15,6 +15,7 @@ const WORKERS = [
   'plugins/logs/parse-worker',
   'relay/compile/compile-worker',
   'service/evaluation/evaluation-worker',
+  'service/decision-parse-worker',
 ]
 
 /**

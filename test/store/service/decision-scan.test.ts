@@ -76,7 +76,7 @@ for (const backend of BACKENDS) {
         indexed += batch
         if (batch === 0) break
       }
-      expect(indexed).toBe(backend.name === 'sqlite' ? INDEXED : 0)
+      expect(indexed).toBe(INDEXED)
       for (let i = INDEXED; i < rows.length; i += 2000) await store.decisions.append(rows.slice(i, i + 2000))
     }, 60_000)
     afterAll(async () => close?.())

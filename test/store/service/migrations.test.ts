@@ -76,6 +76,7 @@ for (const backend of BACKENDS) {
         '0009-bundle-registry',
         '0010-libraries',
         '0011-data-chunks',
+        '0012-decision-text-table',
       ])
       // 0004 turns the roles token rows carried into grants on the workspace.
       const grants = await open.db
@@ -96,9 +97,14 @@ for (const backend of BACKENDS) {
           where decisions_fts match '"dec"'`.execute(open.db)
         expect(rows[0]?.n).toBe(2)
       } else {
-        const { rows } = await sql`select 1 from pg_indexes where indexname = 'decisions_raw_trgm'
-          and schemaname = current_schema()`.execute(open.db)
-        expect(rows).toHaveLength(1)
+        // 0012 moved the index to `decision_texts`, filled with the rows already stored.
+        const { rows } =
+          await sql`select indexname from pg_indexes where tablename in ('decisions', 'decision_texts')
+          and indexname like '%trgm' and schemaname = current_schema()`.execute(open.db)
+        expect(rows).toEqual([{ indexname: 'decision_texts_raw_trgm' }])
+        const copied = await sql<{ n: string }>`select count(*) as n from decision_texts
+          where raw ilike '%dec%'`.execute(open.db)
+        expect(Number(copied.rows[0]?.n)).toBe(2)
       }
       await open.close()
       open = undefined
