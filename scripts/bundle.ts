@@ -39,6 +39,7 @@ export const WORKERS = [
   'service/evaluation/evaluation-worker.ts',
   'service/datasources/filter-worker.ts',
   'service/datasources/decode-worker.ts',
+  'service/decision-parse-worker.ts',
   'cli/commands/test-worker.ts',
 ]
 

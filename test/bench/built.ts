@@ -3,20 +3,13 @@
  * tsx wraps every function in esbuild's `__name` helper (an `Object.defineProperty` per closure
  * created), which costs several percent on hot paths that a build never pays. Bundled here with
  * esbuild (tsx's compiler) under node_modules/.cache, where Node finds the packages, with the
- * worker modules (decision logs, compile) beside each entry as core/workers/start-worker.ts expects.
+ * worker modules (scripts/bundle.ts's list) beside each entry as core/workers/start-worker.ts expects.
  */
 import { mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
+import { WORKERS } from '../../scripts/bundle.js'
 import { ROOT } from '../support/logs-child.js'
-
-const WORKERS = [
-  'plugins/logs/buffer-worker',
-  'plugins/logs/parse-worker',
-  'relay/compile/compile-worker',
-  'service/evaluation/evaluation-worker',
-  'service/decision-parse-worker',
-]
 
 /**
  * Bundles `entry` (a path from the repository root) to `<out>/<file>` and returns its path, or
@@ -49,6 +42,6 @@ export function builtEntry(
       logLevel: 'silent',
     })
   build(entry, file)
-  for (const worker of WORKERS) build(`${worker}.ts`, `${worker.split('/').at(-1)}.js`)
+  for (const worker of WORKERS) build(worker, `${worker.split('/').at(-1)!.replace(/\.ts$/, '')}.js`)
   return join(out, file)
 }
