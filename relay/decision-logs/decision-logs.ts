@@ -4,6 +4,7 @@
  * `DecisionLogs.start(...)`, mounts it with `installRoutes(app)`, shows `status()` in
  * `/v1/relay/status`, and calls `stop()` on SIGTERM.
  */
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Hono } from 'hono'
 import type { Logger } from 'pino'
@@ -15,7 +16,7 @@ import { Forwarder, type ForwarderState } from '../../plugins/logs/forwarder.js'
 import { DecisionLogMetrics } from '../../plugins/logs/metrics.js'
 import { ParsePool } from '../../plugins/logs/parse-pool.js'
 import type { UpstreamTarget } from '../../plugins/logs/upload.js'
-import { BufferOpenError } from '../../store/decision-buffer/index.js'
+import { BufferOpenError, type BufferStats } from '../../store/decision-buffer/index.js'
 import { unwritableReason } from '../storage.js'
 import { type IntakeDeps, installDecisionLogRoutes } from './intake.js'
 
@@ -65,13 +66,32 @@ export interface DecisionLogsStatus {
   }
 }
 
-/** The decision-log intake, buffer and forwarder of one relay process. */
+/** Stats of a buffer that is not open: the file is absent or holds nothing. */
+const EMPTY_STATS: BufferStats = {
+  events: 0,
+  bytes: 0,
+  inFlightEvents: 0,
+  oldestReceivedAt: null,
+  deadEvents: 0,
+  deadBytes: 0,
+  deadBatches: 0,
+}
+
+/**
+ * The decision-log intake, buffer and forwarder of one relay process.
+ *
+ * The buffer thread (a V8 isolate of its own, about 25 MB resident) runs only while the buffer
+ * holds something or intake is used: a relay whose buffer file is absent opens it with the first
+ * upload; one whose file holds no events (nor dead letters) opens it at start to check it, then
+ * closes it again. A file that holds events is opened at start and forwarded at once, as before.
+ */
 export class DecisionLogs {
-  /** The buffer, on a thread of its own (SQLite never runs on the main thread). */
-  readonly buffer: BufferThread
   readonly metrics: DecisionLogMetrics
   private readonly parser: ParsePool
-  private readonly forwarder: Forwarder | undefined
+  private thread: BufferThread | undefined
+  private forwarder: Forwarder | undefined
+  /** Closing an empty buffer; opening waits for it, so two threads never write one file. */
+  private closing: Promise<void> | undefined
   private stopping = false
   private activeRequests = 0
   private stopped: Promise<void> | undefined
@@ -84,66 +104,53 @@ export class DecisionLogs {
         `the relay storage folder ${options.storageDir} is not writable (${unwritable}); decision logs cannot be kept`,
       )
     }
-    let metrics: DecisionLogMetrics | undefined
-    this.buffer = BufferThread.open(
-      {
-        path: join(options.storageDir, BUFFER_FILE_NAME),
-        sync: config.buffer.sync,
-        maxBytes: config.buffer.max_bytes,
-        overflow: config.buffer.overflow,
-        busyTimeoutMs: config.buffer.busy_timeout_ms,
-        integrityCheck: config.buffer.integrity_check,
-        deadLetterMaxEvents: config.dead_letter.max_events,
-        deadLetterMaxBytes: config.dead_letter.max_bytes,
-        onDrop: (drop) => {
-          metrics?.drop(drop.reason, drop.events)
-          logger.warn(
-            { reason: drop.reason, events: drop.events, bytes: drop.bytes },
-            'dropped undelivered decision events',
-          )
-        },
-      },
-      logger,
-    )
-    this.metrics = metrics = new DecisionLogMetrics(options.registry, () =>
-      this.buffer.isClosed ? undefined : this.buffer.stats(),
-    )
-    if (this.buffer.quarantinedTo) {
-      logger.error(
-        { moved_to: this.buffer.quarantinedTo },
-        'decision-log buffer failed its integrity check; moved it aside and started empty',
-      )
-    }
-    const stats = this.buffer.stats()
-    logger.info(
-      {
-        path: join(options.storageDir, BUFFER_FILE_NAME),
-        events: stats.events,
-        dead_events: stats.deadEvents,
-        recovered_batches: this.buffer.recoveredBatches,
-      },
-      'decision-log buffer opened',
-    )
-    this.forwarder = options.upstream
-      ? new Forwarder(this.buffer, options.upstream, config, this.metrics, logger)
-      : undefined
-    this.parser = new ParsePool(config.intake.parse_workers, logger, () => this.buffer.connectParser())
+    this.metrics = new DecisionLogMetrics(options.registry, () => this.currentStats())
+    // Workers start under concurrent intake only, and exit once it is idle (see ParsePool).
+    this.parser = new ParsePool(config.intake.parse_workers, logger, () => this.buffer.connectParser(), {
+      onDemand: true,
+    })
     if (!options.upstream)
       logger.warn('no upstream for decision logs: events are kept on disk and not forwarded')
+    if (existsSync(this.path)) {
+      this.open()
+      if (isEmpty(this.currentStats())) this.closeEmpty()
+    } else {
+      logger.info({ path: this.path }, 'decision-log buffer opens with the first upload')
+    }
   }
 
-  /** Opens the buffer (resuming what it holds) and starts forwarding. */
+  /** Opens the buffer if it holds events (resuming them) and starts forwarding. */
   static start(options: DecisionLogsOptions): DecisionLogs {
-    const logs = new DecisionLogs(options)
-    logs.forwarder?.start()
-    return logs
+    return new DecisionLogs(options)
+  }
+
+  /**
+   * The buffer, on a thread of its own (SQLite never runs on the main thread); opened here if it
+   * is not open yet.
+   */
+  get buffer(): BufferThread {
+    return this.thread ?? this.open()
+  }
+
+  /**
+   * Why the buffer cannot take events now, for readiness (undefined while it is not open: an open
+   * that fails on an upload answers that upload 503, and the next upload tries again).
+   */
+  get failure(): string | undefined {
+    return this.thread?.failure
   }
 
   /** What the intake routes need; pass to `installDecisionLogRoutes` to mount elsewhere. */
   get intakeDeps(): IntakeDeps {
     return {
       config: this.options.config,
-      buffer: this.buffer,
+      // Resolved per call: the thread may open (or close, when empty) between requests.
+      buffer: {
+        append: (split) => this.buffer.append(split),
+        appendRaw: (raw, encoding, max) => this.buffer.appendRaw(raw, encoding, max),
+        ticket: () => this.buffer.ticket(),
+        forget: (id) => this.buffer.forget(id),
+      },
       parser: this.parser,
       afterCommit: () => this.forwarder?.wake(),
       metrics: this.metrics,
@@ -155,6 +162,12 @@ export class DecisionLogs {
       },
       leave: () => {
         this.activeRequests--
+      },
+      concurrent: () => this.activeRequests,
+      ready: async () => {
+        // A close of the empty buffer in progress ends first; the next call opens it again.
+        if (this.closing) await this.closing
+        if (!this.thread) this.open()
       },
     }
   }
@@ -168,21 +181,21 @@ export class DecisionLogs {
   status(now = Date.now()): DecisionLogsStatus {
     const { config } = this.options
     const t = this.metrics.totals
-    const s = this.buffer.isClosed ? undefined : this.buffer.stats()
+    const s = this.currentStats()
     const f = this.forwarder?.state
     return {
       buffer: {
-        path: join(this.options.storageDir, BUFFER_FILE_NAME),
-        events: s?.events ?? 0,
-        bytes: s?.bytes ?? 0,
+        path: this.path,
+        events: s.events,
+        bytes: s.bytes,
         max_bytes: config.buffer.max_bytes,
         overflow: config.buffer.overflow,
         sync: config.buffer.sync,
-        in_flight_events: s?.inFlightEvents ?? 0,
-        oldest_undelivered_age_seconds: s?.oldestReceivedAt
+        in_flight_events: s.inFlightEvents,
+        oldest_undelivered_age_seconds: s.oldestReceivedAt
           ? Math.max(0, (now - s.oldestReceivedAt) / 1000)
           : null,
-        dead_letter: { batches: s?.deadBatches ?? 0, events: s?.deadEvents ?? 0, bytes: s?.deadBytes ?? 0 },
+        dead_letter: { batches: s.deadBatches, events: s.deadEvents, bytes: s.deadBytes },
       },
       intake: {
         parse_workers: this.parser.workers,
@@ -194,7 +207,7 @@ export class DecisionLogs {
       },
       upload: {
         url: this.options.upstream?.url ?? null,
-        state: f?.state ?? 'no_upstream',
+        state: f?.state ?? (this.options.upstream ? 'idle' : 'no_upstream'),
         uploaded_events: t.uploadedEvents,
         uploaded_batches: t.uploadedBatches,
         failures: t.uploadFailures,
@@ -219,10 +232,13 @@ export class DecisionLogs {
       const deadline = Date.now() + Math.max(1000, this.options.config.upload.drain_timeout_ms)
       while (this.activeRequests > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
       await this.parser.close()
+      await this.closing
+      const thread = this.thread
+      if (!thread) return
       await this.forwarder?.stop()
       // Closing commits whatever was submitted before it, then checkpoints the WAL.
-      await this.buffer.close()
-      const left = this.buffer.stats()
+      await thread.close()
+      const left = thread.stats()
       this.options.logger.info(
         { events_left: left.events, dead_events: left.deadEvents },
         'decision-log buffer closed',
@@ -230,6 +246,87 @@ export class DecisionLogs {
     })()
     return this.stopped
   }
+
+  private get path(): string {
+    return join(this.options.storageDir, BUFFER_FILE_NAME)
+  }
+
+  private currentStats(): BufferStats {
+    const thread = this.thread
+    return thread && !thread.isClosed ? thread.stats() : EMPTY_STATS
+  }
+
+  /** Opens the buffer thread (synchronously, as at start) and starts forwarding what it holds. */
+  private open(): BufferThread {
+    const { config, logger, upstream } = this.options
+    const thread = BufferThread.open(
+      {
+        path: this.path,
+        sync: config.buffer.sync,
+        maxBytes: config.buffer.max_bytes,
+        overflow: config.buffer.overflow,
+        busyTimeoutMs: config.buffer.busy_timeout_ms,
+        integrityCheck: config.buffer.integrity_check,
+        deadLetterMaxEvents: config.dead_letter.max_events,
+        deadLetterMaxBytes: config.dead_letter.max_bytes,
+        onDrop: (drop) => {
+          this.metrics.drop(drop.reason, drop.events)
+          logger.warn(
+            { reason: drop.reason, events: drop.events, bytes: drop.bytes },
+            'dropped undelivered decision events',
+          )
+        },
+      },
+      logger,
+    )
+    this.thread = thread
+    if (thread.quarantinedTo) {
+      logger.error(
+        { moved_to: thread.quarantinedTo },
+        'decision-log buffer failed its integrity check; moved it aside and started empty',
+      )
+    }
+    const stats = thread.stats()
+    logger.info(
+      {
+        path: this.path,
+        events: stats.events,
+        dead_events: stats.deadEvents,
+        recovered_batches: thread.recoveredBatches,
+      },
+      'decision-log buffer opened',
+    )
+    if (upstream) {
+      this.forwarder = new Forwarder(thread, upstream, config, this.metrics, logger)
+      this.forwarder.start()
+    }
+    return thread
+  }
+
+  /**
+   * Closes a buffer found empty at start (nothing to forward, nothing to list): its thread ends
+   * until the next upload opens it again. Nothing was acknowledged on it, so nothing can be lost.
+   */
+  private closeEmpty(): void {
+    const thread = this.thread as BufferThread
+    const forwarder = this.forwarder
+    this.thread = undefined
+    this.forwarder = undefined
+    this.closing = (async () => {
+      await forwarder?.stop(0)
+      await thread.close()
+    })()
+      .catch((err: unknown) =>
+        this.options.logger.warn({ err }, 'closing the empty decision-log buffer failed'),
+      )
+      .finally(() => {
+        this.closing = undefined
+      })
+  }
+}
+
+function isEmpty(s: BufferStats): boolean {
+  return s.events === 0 && s.deadEvents === 0 && s.inFlightEvents === 0
 }
 
 /**
