@@ -29,6 +29,8 @@ export interface DecisionLogsOptions {
   /** Metrics are registered here (the relay's `/metrics` registry). */
   registry: Registry
   logger: Logger
+  /** Quiet time after which an empty buffer's thread is closed until the next upload (10 min). */
+  idleCloseMs?: number
 }
 
 /** The `decision_logs` object of `GET /v1/relay/status`. */
@@ -77,6 +79,9 @@ const EMPTY_STATS: BufferStats = {
   deadBatches: 0,
 }
 
+/** How long the buffer stays open with nothing in it and no upload, by default. */
+const IDLE_CLOSE_MS = 10 * 60_000
+
 /**
  * The decision-log intake, buffer and forwarder of one relay process.
  *
@@ -84,6 +89,7 @@ const EMPTY_STATS: BufferStats = {
  * holds something or intake is used: a relay whose buffer file is absent opens it with the first
  * upload; one whose file holds no events (nor dead letters) opens it at start to check it, then
  * closes it again. A file that holds events is opened at start and forwarded at once, as before.
+ * Once everything is forwarded and no upload came for `idleCloseMs`, the thread is closed again.
  */
 export class DecisionLogs {
   readonly metrics: DecisionLogMetrics
@@ -95,6 +101,8 @@ export class DecisionLogs {
   private stopping = false
   private activeRequests = 0
   private stopped: Promise<void> | undefined
+  private lastUpload = Date.now()
+  private idleTimer: NodeJS.Timeout | undefined
 
   private constructor(private readonly options: DecisionLogsOptions) {
     const { config, logger } = options
@@ -132,6 +140,11 @@ export class DecisionLogs {
     return this.thread ?? this.open()
   }
 
+  /** Whether the buffer's thread runs now (it opens on demand and closes when empty and quiet). */
+  get bufferOpen(): boolean {
+    return this.thread !== undefined
+  }
+
   /**
    * Why the buffer cannot take events now, for readiness (undefined while it is not open: an open
    * that fails on an upload answers that upload 503, and the next upload tries again).
@@ -158,6 +171,7 @@ export class DecisionLogs {
       enter: () => {
         if (this.stopping) return false
         this.activeRequests++
+        this.lastUpload = Date.now()
         return true
       },
       leave: () => {
@@ -227,6 +241,7 @@ export class DecisionLogs {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.stopping = true
+      clearInterval(this.idleTimer)
       // Uploads that arrived before the stop still get their commit (bounded: a stuck client
       // cannot hold the shutdown past the drain time).
       const deadline = Date.now() + Math.max(1000, this.options.config.upload.drain_timeout_ms)
@@ -300,12 +315,25 @@ export class DecisionLogs {
       this.forwarder = new Forwarder(thread, upstream, config, this.metrics, logger)
       this.forwarder.start()
     }
+    const idleMs = this.options.idleCloseMs ?? IDLE_CLOSE_MS
+    this.idleTimer ??= setInterval(() => this.closeIfIdle(idleMs), Math.max(10, idleMs / 4)).unref()
     return thread
   }
 
+  /** Closes the thread of a buffer that holds nothing and had no upload for `idleMs`. */
+  private closeIfIdle(idleMs: number): void {
+    if (!this.thread || this.closing || this.stopping || this.activeRequests > 0) return
+    // Parse workers hold a port to this thread: it closes only after they stopped (a quiet minute).
+    if (this.parser.workers > 0) return
+    if (Date.now() - this.lastUpload < idleMs || !isEmpty(this.currentStats())) return
+    this.options.logger.info('decision-log buffer empty and quiet; its thread stops until the next upload')
+    this.closeEmpty()
+  }
+
   /**
-   * Closes a buffer found empty at start (nothing to forward, nothing to list): its thread ends
-   * until the next upload opens it again. Nothing was acknowledged on it, so nothing can be lost.
+   * Closes a buffer that holds nothing (nothing to forward, nothing to list): its thread ends
+   * until the next upload opens it again. Only called with no upload in progress; uploads that
+   * arrive meanwhile wait for the close (`ready`), so every acknowledged event is committed.
    */
   private closeEmpty(): void {
     const thread = this.thread as BufferThread

@@ -30,8 +30,9 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-function start(yaml = '', withUpstream = true) {
+function start(yaml = '', withUpstream = true, idleCloseMs?: number) {
   const logs = DecisionLogs.start({
+    idleCloseMs,
     config: parseConfig(yaml, decisionLogsSectionSchema),
     storageDir: dir,
     registry: new Registry(),
@@ -55,6 +56,7 @@ const file = () => join(dir, 'decision-logs.db')
 describe('decision-log threads on demand', () => {
   it('creates the buffer with the first upload, stores it before answering, and forwards it', async () => {
     const { logs, post } = start()
+    expect(logs.bufferOpen).toBe(false)
     expect(existsSync(file())).toBe(false)
     expect(logs.status()).toMatchObject({
       buffer: { events: 0, dead_letter: { events: 0 } },
@@ -86,11 +88,25 @@ describe('decision-log threads on demand', () => {
     await upstream.waitFor(() => upstream.acceptedCount === 3)
     await first.logs.stop()
     const { logs, post } = start()
+    expect(logs.bufferOpen).toBe(false)
     expect(logs.status().buffer.events).toBe(0)
     const more = makeEvents('c', 3, 4)
     expect((await post(more)).status).toBe(204)
     await upstream.waitFor(() => upstream.acceptedCount === 7)
     expect(upstream.accepted().slice(3)).toEqual(more)
+  })
+
+  it('closes the thread of an empty buffer after a quiet time, and the next upload opens it again', async () => {
+    const { logs, post } = start('', true, 100)
+    expect(logs.bufferOpen).toBe(false)
+    expect((await post(makeEvents('e', 0, 3))).status).toBe(204)
+    expect(logs.bufferOpen).toBe(true)
+    await upstream.waitFor(() => upstream.acceptedCount === 3)
+    await expect.poll(() => logs.bufferOpen, { timeout: 10_000 }).toBe(false)
+    const more = makeEvents('e', 3, 2)
+    expect((await post(more)).status).toBe(204)
+    await upstream.waitFor(() => upstream.acceptedCount === 5)
+    expect(upstream.accepted()).toEqual([...makeEvents('e', 0, 3), ...more])
   })
 
   it('starts a parse worker when uploads overlap, storing the same events', async () => {
