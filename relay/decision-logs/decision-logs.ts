@@ -16,7 +16,7 @@ import { Forwarder, type ForwarderState } from '../../plugins/logs/forwarder.js'
 import { DecisionLogMetrics } from '../../plugins/logs/metrics.js'
 import { ParsePool } from '../../plugins/logs/parse-pool.js'
 import type { UpstreamTarget } from '../../plugins/logs/upload.js'
-import { BufferOpenError, type BufferStats } from '../../store/decision-buffer/index.js'
+import { BufferOpenError, type BufferStats, type DropNotice } from '../../store/decision-buffer/index.js'
 import { unwritableReason } from '../storage.js'
 import { type IntakeDeps, installDecisionLogRoutes } from './intake.js'
 
@@ -98,6 +98,8 @@ export class DecisionLogs {
   private forwarder: Forwarder | undefined
   /** Closing an empty buffer; opening waits for it, so two threads never write one file. */
   private closing: Promise<void> | undefined
+  /** An open on demand in progress (see openAsync). */
+  private opening: Promise<void> | undefined
   private stopping = false
   private activeRequests = 0
   private stopped: Promise<void> | undefined
@@ -181,7 +183,7 @@ export class DecisionLogs {
       ready: async () => {
         // A close of the empty buffer in progress ends first; the next call opens it again.
         if (this.closing) await this.closing
-        if (!this.thread) this.open()
+        if (!this.thread) await this.openAsync()
       },
     }
   }
@@ -248,6 +250,7 @@ export class DecisionLogs {
       while (this.activeRequests > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
       await this.parser.close()
       await this.closing
+      await this.opening?.catch(() => {})
       const thread = this.thread
       if (!thread) return
       await this.forwarder?.stop()
@@ -273,27 +276,50 @@ export class DecisionLogs {
 
   /** Opens the buffer thread (synchronously, as at start) and starts forwarding what it holds. */
   private open(): BufferThread {
-    const { config, logger, upstream } = this.options
-    const thread = BufferThread.open(
-      {
-        path: this.path,
-        sync: config.buffer.sync,
-        maxBytes: config.buffer.max_bytes,
-        overflow: config.buffer.overflow,
-        busyTimeoutMs: config.buffer.busy_timeout_ms,
-        integrityCheck: config.buffer.integrity_check,
-        deadLetterMaxEvents: config.dead_letter.max_events,
-        deadLetterMaxBytes: config.dead_letter.max_bytes,
-        onDrop: (drop) => {
-          this.metrics.drop(drop.reason, drop.events)
-          logger.warn(
-            { reason: drop.reason, events: drop.events, bytes: drop.bytes },
-            'dropped undelivered decision events',
-          )
-        },
+    return this.adopt(BufferThread.open(this.bufferOptions(), this.options.logger))
+  }
+
+  /**
+   * Opens the buffer thread for an upload without blocking the main thread meanwhile; uploads that
+   * arrive during the open share it.
+   */
+  private openAsync(): Promise<void> {
+    this.opening ??= BufferThread.openAsync(this.bufferOptions(), this.options.logger)
+      .then((thread) => {
+        // Someone (a test, a status call) opened it synchronously meanwhile: keep that one.
+        if (this.thread) return thread.close()
+        this.adopt(thread)
+      })
+      .finally(() => {
+        this.opening = undefined
+      })
+    return this.opening
+  }
+
+  private bufferOptions() {
+    const { config, logger } = this.options
+    return {
+      path: this.path,
+      sync: config.buffer.sync,
+      maxBytes: config.buffer.max_bytes,
+      overflow: config.buffer.overflow,
+      busyTimeoutMs: config.buffer.busy_timeout_ms,
+      integrityCheck: config.buffer.integrity_check,
+      deadLetterMaxEvents: config.dead_letter.max_events,
+      deadLetterMaxBytes: config.dead_letter.max_bytes,
+      onDrop: (drop: DropNotice) => {
+        this.metrics.drop(drop.reason, drop.events)
+        logger.warn(
+          { reason: drop.reason, events: drop.events, bytes: drop.bytes },
+          'dropped undelivered decision events',
+        )
       },
-      logger,
-    )
+    }
+  }
+
+  /** Takes an opened thread: logs what it holds and starts forwarding it. */
+  private adopt(thread: BufferThread): BufferThread {
+    const { config, logger, upstream } = this.options
     this.thread = thread
     if (thread.quarantinedTo) {
       logger.error(
@@ -322,7 +348,7 @@ export class DecisionLogs {
 
   /** Closes the thread of a buffer that holds nothing and had no upload for `idleMs`. */
   private closeIfIdle(idleMs: number): void {
-    if (!this.thread || this.closing || this.stopping || this.activeRequests > 0) return
+    if (!this.thread || this.closing || this.opening || this.stopping || this.activeRequests > 0) return
     // Parse workers hold a port to this thread: it closes only after they stopped (a quiet minute).
     if (this.parser.workers > 0) return
     if (Date.now() - this.lastUpload < idleMs || !isEmpty(this.currentStats())) return

@@ -72,6 +72,15 @@ describe('decision-log threads on demand', () => {
     expect(upstream.accepted()).toEqual(events)
   })
 
+  it('opens the buffer once for uploads that arrive together, and stores each', async () => {
+    const { logs, post } = start('', false)
+    const bodies = Array.from({ length: 6 }, (_, k) => makeEvents(`f${k}`, 0, 3))
+    const answers = await Promise.all(bodies.map((b) => post(b)))
+    expect(answers.map((a) => a.status)).toEqual(Array(6).fill(204))
+    expect(logs.buffer.stats().events).toBe(18)
+    expect([...(await logs.buffer.peek(100))].sort()).toEqual(bodies.flat().sort())
+  })
+
   it('opens a buffer holding events at start and forwards them without any upload', async () => {
     const first = start('', false)
     const events = makeEvents('b', 0, 7)
