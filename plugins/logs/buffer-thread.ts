@@ -79,22 +79,12 @@ export class BufferThread {
   private constructor(
     private readonly options: DecisionBufferOptions,
     private readonly logger: Logger,
+    started: Started,
+    waited: string,
   ) {
-    const { onDrop: _, ...plain } = options
-    const stats = new SharedArrayBuffer(STATS_BYTES)
-    const opened = new SharedArrayBuffer(4)
-    const channel = new MessageChannel()
-    const workerData: BufferWorkerData = { options: plain, stats, opened, openPort: channel.port2 }
-    // A small young generation: the buffer thread makes short-lived strings only, and the
-    // default semi-spaces would add resident memory for nothing.
-    this.worker = startModuleWorker(import.meta.url, 'buffer-worker', {
-      workerData,
-      transferList: [channel.port2],
-      resourceLimits: { maxYoungGenerationSizeMb: 8 },
-    })
-    this.stats_ = new Float64Array(stats)
-    const flag = new Int32Array(opened)
-    const waited = Atomics.wait(flag, 0, 0, OPEN_TIMEOUT_MS)
+    const { channel } = started
+    this.worker = started.worker
+    this.stats_ = started.stats
     const answer = receiveMessageOnPort(channel.port1)?.message as OpenAnswer | undefined
     channel.port1.close()
     if (!answer?.ok) {
@@ -140,7 +130,20 @@ export class BufferThread {
 
   /** Opens the buffer file on a new thread; throws BufferOpenError as DecisionBuffer.open does. */
   static open(options: DecisionBufferOptions, logger: Logger): BufferThread {
-    return new BufferThread(options, logger)
+    const started = startThread(options)
+    return new BufferThread(options, logger, started, Atomics.wait(started.flag, 0, 0, OPEN_TIMEOUT_MS))
+  }
+
+  /**
+   * As `open`, without blocking the main thread while the thread starts and opens the file (an
+   * open on demand, while the relay serves other requests); rejects with BufferOpenError.
+   */
+  static async openAsync(options: DecisionBufferOptions, logger: Logger): Promise<BufferThread> {
+    const started = startThread(options)
+    // Atomics.waitAsync is in Node 20's V8 but not in TypeScript's ES2023 library.
+    const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync
+    const result = waitAsync(started.flag, 0, 0, OPEN_TIMEOUT_MS)
+    return new BufferThread(options, logger, started, result.async ? await result.value : result.value)
   }
 
   /** The options the buffer was opened with. */
@@ -352,6 +355,39 @@ export class BufferThread {
       pending.reject(fromWireError(reply.error))
     }
   }
+}
+
+type WaitAsync = (
+  flag: Int32Array,
+  index: number,
+  value: number,
+  timeoutMs: number,
+) => { async: false; value: string } | { async: true; value: Promise<string> }
+
+interface Started {
+  worker: Worker
+  stats: Float64Array
+  /** Set to 1 by the buffer thread once it opened the file (or failed to). */
+  flag: Int32Array
+  /** Its first message on `port1` is the OpenAnswer. */
+  channel: MessageChannel
+}
+
+/** Starts the buffer thread on `options` (it opens the file at once and then sets `flag`). */
+function startThread(options: DecisionBufferOptions): Started {
+  const { onDrop: _, ...plain } = options
+  const stats = new SharedArrayBuffer(STATS_BYTES)
+  const opened = new SharedArrayBuffer(4)
+  const channel = new MessageChannel()
+  const workerData: BufferWorkerData = { options: plain, stats, opened, openPort: channel.port2 }
+  // A small young generation: the buffer thread makes short-lived strings only, and the
+  // default semi-spaces would add resident memory for nothing.
+  const worker = startModuleWorker(import.meta.url, 'buffer-worker', {
+    workerData,
+    transferList: [channel.port2],
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+  })
+  return { worker, stats: new Float64Array(stats), flag: new Int32Array(opened), channel }
 }
 
 /** Whether a write's answer shows a committed write (an append refused or held back wrote nothing). */

@@ -4,6 +4,10 @@
  * workers (`intake.parse_workers: 0`) the intake hands bodies to the buffer thread, which parses
  * them itself (one thread less: less memory, less parallelism). Once the pool is closed, or if
  * its workers keep dying, `parse` runs on the main thread (gzip still inflates on libuv's pool).
+ *
+ * An on-demand pool (the relay's) starts no worker until intake requests overlap, and stops its
+ * workers after a quiet minute: each worker is a V8 isolate (about 11-15 MB resident), worth it
+ * only while there is parallel work; one request at a time parses on the buffer thread as well.
  */
 import type { MessagePort, Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
@@ -26,6 +30,16 @@ interface Slot {
 /** A body whose events went straight to the buffer thread (see ParsePool.parseInto). */
 export type Forwarded = { ok: true; forwarded: true }
 
+/** Overlapping intake requests from which an on-demand pool starts its workers. */
+const START_AT_CONCURRENT = 2
+/** Quiet time after which an on-demand pool stops its workers. */
+const IDLE_STOP_MS = 60_000
+
+export interface ParsePoolOptions {
+  /** Start workers only under concurrent intake (see `useWorkers`), stop them when quiet. */
+  onDemand?: boolean
+}
+
 type WorkerAnswer = {
   id: number
   result: ParsedUpload | Forwarded | { ok: false; status: 500; message: string }
@@ -39,16 +53,48 @@ export class ParsePool {
   private closed = false
   /** Worker deaths since the last answer; past a few, parsing falls back to the main thread. */
   private deathsInARow = 0
+  /** Set once workers kept dying: no more are started. */
+  private gaveUp = false
+  private lastUse = 0
+  private idleTimer: NodeJS.Timeout | undefined
   /** Bodies parsed on worker threads so far. */
   parsedOnWorkers = 0
 
   constructor(
-    size: number,
+    private readonly size: number,
     private readonly logger: Logger,
     /** Gives each new worker a port to the buffer thread, for parseInto. */
     private readonly connectBuffer?: () => MessagePort,
+    private readonly options: ParsePoolOptions = {},
   ) {
-    for (let i = 0; i < size; i++) this.slots.push(this.spawn())
+    if (!options.onDemand) for (let i = 0; i < size; i++) this.slots.push(this.spawn())
+  }
+
+  /**
+   * Whether the next body should go to a worker, `concurrent` intake requests being in progress.
+   * An on-demand pool starts a worker here when requests overlap, and notes the use.
+   */
+  useWorkers(concurrent: number): boolean {
+    if (this.closed) return false
+    if (this.options.onDemand) {
+      this.lastUse = Date.now()
+      if (concurrent >= START_AT_CONCURRENT && this.slots.length < this.size && !this.gaveUp) {
+        this.slots.push(this.spawn())
+        this.idleTimer ??= setInterval(() => this.stopIfIdle(), IDLE_STOP_MS / 4).unref()
+      }
+    }
+    return this.slots.length > 0
+  }
+
+  /** Stops an on-demand pool's workers once no body came for IDLE_STOP_MS. */
+  private stopIfIdle(): void {
+    if (Date.now() - this.lastUse < IDLE_STOP_MS) return
+    if (this.slots.some((s) => s.pending.size > 0)) return
+    // Out of the list first: their exit is then not taken for a death to replace.
+    const retired = this.slots.splice(0)
+    for (const slot of retired) void slot.worker.terminate()
+    clearInterval(this.idleTimer)
+    this.idleTimer = undefined
   }
 
   /** Inflates and splits one body. */
@@ -103,6 +149,7 @@ export class ParsePool {
   /** Stops the workers; later parses run inline. */
   async close(): Promise<void> {
     this.closed = true
+    clearInterval(this.idleTimer)
     await Promise.all(this.slots.map((s) => s.worker.terminate()))
   }
 
@@ -128,6 +175,7 @@ export class ParsePool {
       if (++this.deathsInARow > 3) {
         // A worker that cannot even start (e.g. no loader for its source) would respawn forever.
         this.logger.error({ err }, 'decision-log parse workers keep failing; parsing on the main thread')
+        this.gaveUp = true
         this.slots.splice(at, 1)
         return
       }

@@ -72,6 +72,6 @@ export const decisionLogsExtension: RelayExtensionFactory = (context): RelayExte
       await logs.stop()
     },
     status: () => ({ enabled: true, ...logs.status() }),
-    ready: () => (stopped ? 'decision-log buffer closed' : logs.buffer.failure),
+    ready: () => (stopped ? 'decision-log buffer closed' : logs.failure),
   }
 }

@@ -42,6 +42,10 @@ export interface IntakeDeps {
   enter: () => boolean
   /** Ends a request registered with `enter` (shutdown waits for these to commit). */
   leave: () => void
+  /** Requests between `enter` and `leave` now (parse workers start when several overlap). */
+  concurrent?: () => number
+  /** Called before a body is stored: opens a buffer that opens on demand. */
+  ready?: () => Promise<void>
 }
 
 // SQLite result codes that mean "cannot write now" rather than "bug": the agent should retry.
@@ -154,7 +158,8 @@ async function store(c: Context<AppEnv>, deps: IntakeDeps): Promise<Extract<Appe
   const raw = await readRawBody(c, intake.max_body_bytes)
   const encoding = (c.req.header('Content-Encoding') ?? 'identity').trim().toLowerCase()
   let answer: AppendAnswer
-  if (deps.parser.workers > 0) {
+  await openBuffer(deps)
+  if (deps.parser.useWorkers(deps.concurrent?.() ?? 1)) {
     // The parse worker sends the events straight to the buffer thread; the answer comes here.
     const ticket = deps.buffer.ticket()
     let parsed: Awaited<ReturnType<ParsePool['parseInto']>>
@@ -183,6 +188,19 @@ async function store(c: Context<AppEnv>, deps: IntakeDeps): Promise<Extract<Appe
 
 function refusal(refused: Extract<AppendAnswer, { ok: false }>): HttpError {
   return refused.status === 415 ? unsupportedMediaType(refused.message) : badRequest(refused.message)
+}
+
+/** Opens a buffer that opens on demand; a failure is a 503 (nothing was stored, the agent retries). */
+async function openBuffer(deps: IntakeDeps): Promise<void> {
+  try {
+    await deps.ready?.()
+  } catch (err) {
+    deps.logger.warn({ reason: (err as Error).message }, 'cannot open the decision-log buffer')
+    throw serviceUnavailable(
+      `the decision-log buffer cannot be opened now (${(err as Error).message}); retry later`,
+      deps.config.buffer.retry_after_seconds,
+    )
+  }
 }
 
 async function commit(deps: IntakeDeps, append: () => Promise<AppendAnswer>): Promise<AppendAnswer> {

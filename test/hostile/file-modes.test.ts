@@ -121,6 +121,14 @@ describe('file modes of state', () => {
   it('warns at relay start about a state file others can read', async () => {
     const storage = join(dir, 'relay')
     relay = await startTestRelay(relayConfig('{}'), storage, { extensions: [decisionLogsExtension], logger })
+    // The buffer file is created by the first upload (an idle relay does not open it).
+    const post = await request(`${relay.url}/v1/logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(`[${makeEvents('modes', 0, 1).join(',')}]`),
+    })
+    expect(post.statusCode).toBe(204)
+    await post.body.dump()
     await relay.stop()
     relay = undefined
     writeFileSync(join(storage, 'left-over.json'), '{}', { mode: 0o644 })
