@@ -6,6 +6,9 @@ export default defineConfig({
     // e2e tests start real processes; give them room on a 2-core machine.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits for background work (uploads, indexers, threads); its default of 1 s is
+    // shorter than a busy 2-core machine can promise. It returns as soon as the condition holds.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
   },
 })
