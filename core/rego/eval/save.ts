@@ -108,11 +108,14 @@ export function termUnknown(set: SaveSet, t: PTerm, frame: Frame): boolean {
         }
         if (set.containsRef(t.root === Root.Data ? 'data' : 'input', prefix)) return true
       }
-      return t.path.some((p) => termUnknown(set, p, frame))
+      // Loops, not `some` with a closure: this runs for every operand of every rule evaluated.
+      for (const p of t.path) if (p.k !== K.Value && termUnknown(set, p, frame)) return true
+      return false
     }
     case K.Array:
     case K.Set:
-      return t.items.some((x) => termUnknown(set, x, frame))
+      for (const x of t.items) if (termUnknown(set, x, frame)) return true
+      return false
     case K.Object:
       return t.entries.some(([a, b]) => termUnknown(set, a, frame) || termUnknown(set, b, frame))
     case K.ArrayCompr:
