@@ -719,19 +719,48 @@ function allVarsSafe(t: Term, safe: ReadonlySet<string>): boolean {
  * only where the expression fails when `value` is undefined (see strictTerms).
  */
 function containedIn(value: Term, body: Body, strict = false): boolean {
-  let found = false
-  const visit = (t: Term) => {
-    if (found) return
-    if (t.type === 'ref' && value.type === 'ref') {
-      found =
-        value.value.length <= t.value.length && value.value.every((p, i) => sameTerm(p, t.value[i] as Term))
-    } else if (sameTerm(t, value)) found = true
-  }
   for (const expr of body) {
     const parts = strict ? strictTerms(expr) : undefined
-    if (parts) for (const t of parts) walkTerm(t, visit)
-    else walk(expr, visit)
-    if (found) return true
+    if (parts) {
+      for (const t of parts) if (termContains(t, value)) return true
+    } else if (exprContains(expr, value)) return true
   }
   return false
+}
+
+// containedIn's walk over an expression (as `walk` visits it), without a closure per call.
+function exprContains(expr: Expr, value: Term): boolean {
+  const terms = expr.terms
+  if (Array.isArray(terms)) {
+    for (const t of terms) if (termContains(t, value)) return true
+  } else if (terms.type === 'every') {
+    if (termContains(terms.domain, value)) return true
+  } else if (terms.type === 'not') {
+    for (const e of terms.body) if (exprContains(e, value)) return true
+  } else if (terms.type !== 'somedecl' && terms.type !== 'and' && terms.type !== 'or') {
+    if (termContains(terms, value)) return true
+  }
+  for (const w of expr.with ?? []) if (termContains(w.value, value)) return true
+  return false
+}
+
+// `t` or a term inside it (as walkTerm visits them) is `value`, or a longer ref starting with it.
+function termContains(t: Term, value: Term): boolean {
+  if (t.type === 'ref' && value.type === 'ref') {
+    if (value.value.length <= t.value.length && value.value.every((p, i) => sameTerm(p, t.value[i] as Term)))
+      return true
+  } else if (sameTerm(t, value)) return true
+  switch (t.type) {
+    case 'ref':
+    case 'array':
+    case 'set':
+    case 'call':
+      for (const x of t.value) if (termContains(x, value)) return true
+      return false
+    case 'object':
+      for (const [k, v] of t.value) if (termContains(k, value) || termContains(v, value)) return true
+      return false
+    default:
+      return false
+  }
 }
