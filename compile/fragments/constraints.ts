@@ -55,6 +55,12 @@ export class ConstraintSet {
     this.constraints = targets.map(constraintFor)
   }
 
+  /** True when every target has built-in `name` (refuseBuiltin without building its message). */
+  allowsBuiltin(name: string): boolean {
+    for (const c of this.constraints) if (!c.builtins.has(name)) return false
+    return true
+  }
+
   /** Undefined when every target allows builtin `name`, else `unsupported for X` lines. */
   refuseBuiltin(name: string): string | undefined {
     const lines = this.constraints

@@ -17,11 +17,14 @@ const BACKSLASH_ESCAPES: Readonly<Record<string, string>> = {
   '\\': '\\\\',
 }
 
+const NEEDS_BACKSLASH_ESCAPE = /[\0\b\n\r\t\x1a'"\\]/
+
 /**
  * Backslash-style escaping (valid in PostgreSQL `E'…'` strings and in MySQL's default mode).
  * `overrides` replaces single escapes where a dialect reads one differently.
  */
 export function backslashEscape(s: string, overrides: Readonly<Record<string, string>> = {}): string {
+  if (!NEEDS_BACKSLASH_ESCAPE.test(s)) return s
   return s.replace(/[\0\b\n\r\t\x1a'"\\]/g, (ch) => overrides[ch] ?? BACKSLASH_ESCAPES[ch]!)
 }
 
@@ -59,6 +62,7 @@ export function escapeLikeBrackets(s: string): string {
 }
 
 const BARE_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*$/
+const BARE_DOTTED = /^[A-Za-z_][A-Za-z0-9_$]*(?:\.[A-Za-z_][A-Za-z0-9_$]*)*$/
 
 /**
  * A dotted name with each segment written as is when it is a plain identifier (or already quoted in
@@ -66,6 +70,7 @@ const BARE_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*$/
  * mappings working while a policy's odd key cannot break out of the identifier.
  */
 export function quoteSegments(field: string, open: string, close: string): string {
+  if (BARE_DOTTED.test(field)) return field // every segment bare: nothing to quote
   return field
     .split('.')
     .map((segment) => {

@@ -28,6 +28,8 @@ interface Root {
 
 /** Removes redundant vars from `query`; returns the query unchanged when that would be unsafe. */
 export function copyPropagate(query: Body, options: CopyPropagationOptions): Body {
+  const simple = propagateLocals(query, options)
+  if (simple) return simple
   const { live } = options
   const uf = disjointSets(live, query)
   if (!uf) return query
@@ -127,15 +129,125 @@ export function copyPropagate(query: Body, options: CopyPropagationOptions): Bod
   return result.map((e, i) => ({ ...e, index: i }))
 }
 
+// ---------------------------------------------------------------------------------------------
+// The common residual: `__local0__1 = input.t.b; __local0__1 != "y"`, generated locals bound once
+// to a ground ref and read as whole operands afterwards. For it the general algorithm above has no
+// union-find set, no call output to fold and no unsafe var; what it does reduces to substituting
+// each local's ref into its uses and putting back a binding whose ref is read nowhere else. This
+// does exactly that in one pass, without the sets and maps the general one builds per residual
+// (copy propagation was two fifths of a 1,000-rule compile's allocations, docs/performance.md).
+
+interface LocalBinding {
+  name: string
+  value: Term
+  location: Location | undefined
+}
+
+/** The general algorithm's answer for the simple shape above, or undefined for any other query. */
+function propagateLocals(query: Body, options: CopyPropagationOptions): Body | undefined {
+  const { live } = options
+  const bound: LocalBinding[] = []
+  const result: Body = []
+  for (const expr of query) {
+    const terms = expr.terms
+    if (expr.negated || expr.with || !Array.isArray(terms) || terms.length < 2) return undefined
+    const op = terms[0] as Term
+    if (op.type !== 'ref') return undefined
+    if (isEqOperator(op)) {
+      if (terms.length !== 3) return undefined
+      const a = terms[1] as Term
+      const b = terms[2] as Term
+      const local = a.type === 'var' ? a : b.type === 'var' ? b : undefined
+      if (local) {
+        // A binding `local = ref`: the local is new, the other side a ground ref of input or data.
+        const value = local === a ? b : a
+        if (value.type !== 'ref' || value.value.length < 2 || !plainGround(value)) return undefined
+        if (!isLocal(local.value, live) || findLocal(bound, local.value)) return undefined
+        bound.push({ name: local.value, value, location: expr.location })
+        continue
+      }
+      if (!plainGround(a) || !plainGround(b) || sameTerm(a, b)) return undefined
+      if (!isNoop(expr)) result.push(expr)
+      continue
+    }
+    // Any other call: operands are ground or locals bound before; no output var to fold.
+    if (options.arity(op) === terms.length - 2) return undefined
+    let plugged: Term[] | undefined
+    for (let i = 1; i < terms.length; i++) {
+      const t = terms[i] as Term
+      if (t.type === 'var') {
+        const b = isLocal(t.value, live) ? findLocal(bound, t.value) : undefined
+        if (!b) return undefined
+        plugged ??= terms.slice()
+        plugged[i] = b.value
+      } else if (!plainGround(t)) return undefined
+    }
+    const out = plugged ? { ...expr, terms: plugged } : expr
+    if (!isNoop(out)) result.push(out)
+  }
+  // A removed binding comes back where its ref is read nowhere (it failed when the ref was undefined).
+  bound.sort((x, y) => (x.name < y.name ? 1 : x.name > y.name ? -1 : 0))
+  for (const b of bound) {
+    if (!containedIn(b.value, result, true))
+      result.push(eqExpr({ type: 'var', value: b.name }, b.value, b.location))
+  }
+  if (options.ensureNonEmpty && result.length === 0) {
+    return [{ type: 'expr', index: 0, terms: { type: 'boolean', value: true } }]
+  }
+  return result.map((e, i) => ({ ...e, index: i }))
+}
+
+function isLocal(name: string, live: ReadonlySet<string>): boolean {
+  return !RESERVED.has(name) && !live.has(name)
+}
+
+function findLocal(bound: readonly LocalBinding[], name: string): LocalBinding | undefined {
+  for (const b of bound) if (b.name === name) return b
+  return undefined
+}
+
+/** A term without vars other than the head of a ref into input or data (no comprehension, no call). */
+function plainGround(t: Term): boolean {
+  switch (t.type) {
+    case 'null':
+    case 'boolean':
+    case 'number':
+    case 'string':
+      return true
+    case 'ref': {
+      const head = t.value[0]
+      if (head?.type !== 'var' || !RESERVED.has(head.value)) return false
+      for (let i = 1; i < t.value.length; i++) if (!plainGround(t.value[i] as Term)) return false
+      return true
+    }
+    case 'array':
+    case 'set':
+      for (const x of t.value) if (!plainGround(x)) return false
+      return true
+    case 'object':
+      for (const [k, v] of t.value) if (!plainGround(k) || !plainGround(v)) return false
+      return true
+    default:
+      return false
+  }
+}
+
 interface PlugContext {
   removed: Map<string, Term>
   uf: UnionFind
   negated: boolean
 }
 
+// Plugging shares what it does not change: an expression or term without a var to replace is
+// returned as is (the result is copied once at the end), instead of a deep copy of every residual
+// (plugging was a quarter of copy propagation on a 1,000-rule compile, docs/performance.md).
 function plugExpr(expr: Expr, ctx: PlugContext): Expr {
-  const out: Expr = { ...expr }
   const terms = expr.terms
+  if (Array.isArray(terms) && !expr.with) {
+    const plugged = mapShared(terms, (t, i) => (i === 0 ? t : plugTerm(t, ctx)))
+    return plugged === terms ? expr : { ...expr, terms: plugged }
+  }
+  const out: Expr = { ...expr }
   if (Array.isArray(terms)) {
     out.terms = terms.map((t, i) => (i === 0 ? t : plugTerm(t, ctx)))
   } else if (terms.type === 'every') {
@@ -176,8 +288,11 @@ function plugTerm(t: Term, ctx: PlugContext, depth = 0): Term {
       if (head?.type === 'var') {
         const root = ctx.uf.find(head.value)
         let h: Term = head
-        if (root) h = keepLocation(root.constant ?? { type: 'var', value: root.key }, head)
-        parts = [h, ...parts.slice(1)]
+        // A head that is its own root stays the same term (same name, same location).
+        if (root && (root.constant || root.key !== head.value)) {
+          h = keepLocation(root.constant ?? { type: 'var', value: root.key }, head)
+          parts = [h, ...parts.slice(1)]
+        }
         const b = h.type === 'var' ? ctx.removed.get(h.value) : undefined
         if (b && (!ctx.negated || isGround(b))) {
           const base = b.type === 'ref' ? b.value : [b]
@@ -187,14 +302,16 @@ function plugTerm(t: Term, ctx: PlugContext, depth = 0): Term {
           )
         }
       }
-      return {
-        ...t,
-        value: parts.map((p, i) => (i === 0 && p.type === 'var' ? p : plugTerm(p, ctx, depth + 1))),
-      }
+      const value = mapShared(parts, (p, i) =>
+        i === 0 && p.type === 'var' ? p : plugTerm(p, ctx, depth + 1),
+      )
+      return value === t.value ? t : { ...t, value }
     }
     case 'array':
-    case 'set':
-      return { ...t, value: t.value.map((x) => plugTerm(x, ctx, depth + 1)) }
+    case 'set': {
+      const value = mapShared(t.value, (x) => plugTerm(x, ctx, depth + 1))
+      return value === t.value ? t : { ...t, value }
+    }
     case 'object':
       return {
         ...t,
@@ -203,11 +320,27 @@ function plugTerm(t: Term, ctx: PlugContext, depth = 0): Term {
           plugTerm(v, ctx, depth + 1),
         ]),
       }
-    case 'call':
-      return { ...t, value: t.value.map((x, i) => (i === 0 ? x : plugTerm(x, ctx, depth + 1))) }
+    case 'call': {
+      const value = mapShared(t.value, (x, i) => (i === 0 ? x : plugTerm(x, ctx, depth + 1)))
+      return value === t.value ? t : { ...t, value }
+    }
     default:
       return t
   }
+}
+
+/** `items.map(f)`, or `items` itself when `f` returned every item unchanged. */
+function mapShared(items: Term[], f: (t: Term, i: number) => Term): Term[] {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as Term
+    const x = f(item, i)
+    if (x === item) continue
+    const out = items.slice(0, i)
+    out.push(x)
+    for (let j = i + 1; j < items.length; j++) out.push(f(items[j] as Term, j))
+    return out
+  }
+  return items
 }
 
 function keepLocation(t: Term, from: Term): Term {
@@ -458,10 +591,13 @@ function addOutputVars(
   arity: (op: Term) => number,
   out: Set<string> = safe,
 ): void {
-  for (let changed = true; changed; ) {
+  // Only expressions with a var can bind one: the fixpoint's passes skip the others (most of a
+  // copy-propagated residual: `input.t.a == 1`).
+  const candidates: Expr[] = []
+  for (const expr of body) if (!expr.negated && exprHasVar(expr)) candidates.push(expr)
+  for (let changed = candidates.length > 0; changed; ) {
     changed = false
-    for (const expr of body) {
-      if (expr.negated) continue
+    for (const expr of candidates) {
       for (const v of exprOutputVars(expr, safe, arity)) {
         if (!safe.has(v)) {
           safe.add(v)
@@ -502,6 +638,36 @@ function exprOutputVars(expr: Expr, safe: ReadonlySet<string>, arity: (op: Term)
     refPartVars(terms, out)
   }
   return out
+}
+
+/** True when some operand of `expr` has a var collectVars would report (exprOutputVars finds nothing else). */
+function exprHasVar(expr: Expr): boolean {
+  const terms = expr.terms
+  if (Array.isArray(terms)) {
+    for (let i = 1; i < terms.length; i++) if (termHasVar(terms[i] as Term)) return true
+    return false
+  }
+  return true // other shapes take the general path
+}
+
+function termHasVar(t: Term): boolean {
+  switch (t.type) {
+    case 'var':
+      return !RESERVED.has(t.value)
+    case 'ref':
+    case 'array':
+    case 'set':
+      for (const x of t.value) if (termHasVar(x)) return true
+      return false
+    case 'call': // the operator too (conservative: refPartVars walks it)
+      for (const x of t.value) if (termHasVar(x)) return true
+      return false
+    case 'object':
+      for (const [k, v] of t.value) if (termHasVar(k) || termHasVar(v)) return true
+      return false
+    default:
+      return false
+  }
 }
 
 /** The vars of every ref operand (`x` of `a[x]`), at any depth of `t` outside comprehensions. */
@@ -553,19 +719,48 @@ function allVarsSafe(t: Term, safe: ReadonlySet<string>): boolean {
  * only where the expression fails when `value` is undefined (see strictTerms).
  */
 function containedIn(value: Term, body: Body, strict = false): boolean {
-  let found = false
-  const visit = (t: Term) => {
-    if (found) return
-    if (t.type === 'ref' && value.type === 'ref') {
-      found =
-        value.value.length <= t.value.length && value.value.every((p, i) => sameTerm(p, t.value[i] as Term))
-    } else if (sameTerm(t, value)) found = true
-  }
   for (const expr of body) {
     const parts = strict ? strictTerms(expr) : undefined
-    if (parts) for (const t of parts) walkTerm(t, visit)
-    else walk(expr, visit)
-    if (found) return true
+    if (parts) {
+      for (const t of parts) if (termContains(t, value)) return true
+    } else if (exprContains(expr, value)) return true
   }
   return false
+}
+
+// containedIn's walk over an expression (as `walk` visits it), without a closure per call.
+function exprContains(expr: Expr, value: Term): boolean {
+  const terms = expr.terms
+  if (Array.isArray(terms)) {
+    for (const t of terms) if (termContains(t, value)) return true
+  } else if (terms.type === 'every') {
+    if (termContains(terms.domain, value)) return true
+  } else if (terms.type === 'not') {
+    for (const e of terms.body) if (exprContains(e, value)) return true
+  } else if (terms.type !== 'somedecl' && terms.type !== 'and' && terms.type !== 'or') {
+    if (termContains(terms, value)) return true
+  }
+  for (const w of expr.with ?? []) if (termContains(w.value, value)) return true
+  return false
+}
+
+// `t` or a term inside it (as walkTerm visits them) is `value`, or a longer ref starting with it.
+function termContains(t: Term, value: Term): boolean {
+  if (t.type === 'ref' && value.type === 'ref') {
+    if (value.value.length <= t.value.length && value.value.every((p, i) => sameTerm(p, t.value[i] as Term)))
+      return true
+  } else if (sameTerm(t, value)) return true
+  switch (t.type) {
+    case 'ref':
+    case 'array':
+    case 'set':
+    case 'call':
+      for (const x of t.value) if (termContains(x, value)) return true
+      return false
+    case 'object':
+      for (const [k, v] of t.value) if (termContains(k, value) || termContains(v, value)) return true
+      return false
+    default:
+      return false
+  }
 }

@@ -7,7 +7,7 @@
  */
 import type { Builtin } from '../builtins/define.js'
 import type { RuleEntry } from '../compiler/rule-tree.js'
-import type { Expr, Term, With } from '../syntax/ast.js'
+import type { Expr, Location, Term, With } from '../syntax/ast.js'
 import type { Value } from '../values/index.js'
 import { ValueMap } from '../values/index.js'
 
@@ -53,6 +53,13 @@ export interface PRef {
   head: PTerm | undefined
   path: PTerm[]
   src: Term
+  /**
+   * The locations residual refs get (the ref's, its first part's), copied from `src` when prepared:
+   * plugging a residual then reads no source AST, which for a large policy is mostly out of cache
+   * (a tenth of a 1,000-rule compile went to reading them, docs/performance.md).
+   */
+  loc: Location | undefined
+  headLoc: Location | undefined
 }
 
 /** `[a, b]`. */

@@ -95,20 +95,21 @@ export class Plugger {
         return valueToTerm(b)
       }
       case K.Ref: {
-        const head: Term =
-          t.root === Root.Data
-            ? { type: 'var', value: 'data' }
-            : t.root === Root.Input
-              ? { type: 'var', value: 'input' }
-              : this.term(t.head as PTerm, frame)
+        // Locations come from the prepared term (not its source AST), and every node is built
+        // with its location: a property added later changes the object's hidden class.
+        const headLoc = t.headLoc
         const parts: Term[] = []
-        // A head bound to a ref (`x = input.a; x.b`) continues that ref.
-        if (head.type === 'ref') parts.push(...head.value)
-        else parts.push(withLocation(head, firstPart(t.src)))
+        if (t.root === Root.Data || t.root === Root.Input) {
+          const value = t.root === Root.Data ? 'data' : 'input'
+          parts.push(headLoc ? { type: 'var', value, location: headLoc } : { type: 'var', value })
+        } else {
+          const head = this.term(t.head as PTerm, frame)
+          // A head bound to a ref (`x = input.a; x.b`) continues that ref.
+          if (head.type === 'ref') parts.push(...head.value)
+          else parts.push(withLocation(head, firstPart(t.src)))
+        }
         for (const p of t.path) parts.push(this.term(p, frame))
-        // Built with its location, not given one after: a property added later changes the
-        // object's hidden class, measurable on residuals of thousands of refs.
-        const location = t.src.location
+        const location = t.loc
         return location ? { type: 'ref', value: parts, location } : { type: 'ref', value: parts }
       }
       case K.Array:

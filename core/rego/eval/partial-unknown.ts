@@ -148,11 +148,14 @@ export class UnknownAnalysis {
         } else if (t.head && this.#refs(t.head, frame, dynamic)) {
           return true
         }
-        return t.path.some((p) => this.#refs(p, frame, dynamic))
+        // Loops, not `some` with a closure: this runs for every operand of every rule evaluated.
+        for (const p of t.path) if (p.k !== K.Value && this.#refs(p, frame, dynamic)) return true
+        return false
       }
       case K.Array:
       case K.Set:
-        return t.items.some((x) => this.#refs(x, frame, dynamic))
+        for (const x of t.items) if (this.#refs(x, frame, dynamic)) return true
+        return false
       case K.Object:
         return t.entries.some(([a, b]) => this.#refs(a, frame, dynamic) || this.#refs(b, frame, dynamic))
       case K.ArrayCompr:

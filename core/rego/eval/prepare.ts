@@ -60,24 +60,27 @@ export interface PrepareContext {
   isLanguageBuiltin: (name: string) => boolean
 }
 
+function refTerm(root: Root, head: PTerm | undefined, path: PTerm[], src: Term): PTerm {
+  const headLoc = src.type === 'ref' ? src.value[0]?.location : undefined
+  return { k: K.Ref, root, head, path, src, loc: src.location, headLoc }
+}
+
 /** Prepares a term in `scope`. */
 export function prepareTerm(ctx: PrepareContext, scope: Scope, t: Term): PTerm {
   const v = constantValue(t)
   if (v !== undefined) return { k: K.Value, v, src: t }
   switch (t.type) {
     case 'var':
-      if (t.value === 'data') return { k: K.Ref, root: Root.Data, head: undefined, path: [], src: t }
-      if (t.value === 'input') return { k: K.Ref, root: Root.Input, head: undefined, path: [], src: t }
+      if (t.value === 'data') return refTerm(Root.Data, undefined, [], t)
+      if (t.value === 'input') return refTerm(Root.Input, undefined, [], t)
       return { k: K.Var, slot: scope.slot(t.value), name: t.value, src: t }
     case 'ref': {
       const [head, ...rest] = t.value
       if (!head) throw internalError('empty ref', t.location)
       const path = rest.map((x) => prepareTerm(ctx, scope, x))
-      if (head.type === 'var' && head.value === 'data')
-        return { k: K.Ref, root: Root.Data, head: undefined, path, src: t }
-      if (head.type === 'var' && head.value === 'input')
-        return { k: K.Ref, root: Root.Input, head: undefined, path, src: t }
-      return { k: K.Ref, root: Root.Term, head: prepareTerm(ctx, scope, head), path, src: t }
+      if (head.type === 'var' && head.value === 'data') return refTerm(Root.Data, undefined, path, t)
+      if (head.type === 'var' && head.value === 'input') return refTerm(Root.Input, undefined, path, t)
+      return refTerm(Root.Term, prepareTerm(ctx, scope, head), path, t)
     }
     case 'array':
       return { k: K.Array, items: t.value.map((x) => prepareTerm(ctx, scope, x)), src: t }

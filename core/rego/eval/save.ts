@@ -42,6 +42,28 @@ export class SaveSet {
     return false
   }
 
+  /**
+   * `containsRef` of the ground prefix of `path` read in `frame` (up to its first part that is not
+   * ground), plugging parts as they are compared instead of building the prefix: this runs for
+   * every ref operand of every rule partial evaluation visits.
+   */
+  containsRefPath(root: string, path: readonly PTerm[], frame: Frame): boolean {
+    for (const u of this.refs) {
+      if (u[0] !== root) continue
+      let ok = true
+      for (let i = 0; i < u.length - 1 && i < path.length; i++) {
+        const v = plug(path[i] as PTerm, frame)
+        if (v === undefined) break
+        if (!equalValues(u[i + 1] as Value, v)) {
+          ok = false
+          break
+        }
+      }
+      if (ok) return true
+    }
+    return false
+  }
+
   /** True when the var in `slot` of `frame` is unknown. */
   containsVar(frame: Frame, slot: number): boolean {
     for (let i = this.#vars.length - 1; i >= 0; i--) {
@@ -99,20 +121,17 @@ export function termUnknown(set: SaveSet, t: PTerm, frame: Frame): boolean {
     case K.Ref: {
       if (t.root === Root.Term) {
         if (t.head && termUnknown(set, t.head, frame)) return true
-      } else {
-        const prefix: Value[] = []
-        for (const p of t.path) {
-          const v = plug(p, frame)
-          if (v === undefined) break
-          prefix.push(v)
-        }
-        if (set.containsRef(t.root === Root.Data ? 'data' : 'input', prefix)) return true
+      } else if (set.containsRefPath(t.root === Root.Data ? 'data' : 'input', t.path, frame)) {
+        return true
       }
-      return t.path.some((p) => termUnknown(set, p, frame))
+      // Loops, not `some` with a closure: this runs for every operand of every rule evaluated.
+      for (const p of t.path) if (p.k !== K.Value && termUnknown(set, p, frame)) return true
+      return false
     }
     case K.Array:
     case K.Set:
-      return t.items.some((x) => termUnknown(set, x, frame))
+      for (const x of t.items) if (termUnknown(set, x, frame)) return true
+      return false
     case K.Object:
       return t.entries.some(([a, b]) => termUnknown(set, a, frame) || termUnknown(set, b, frame))
     case K.ArrayCompr:

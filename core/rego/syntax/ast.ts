@@ -412,6 +412,11 @@ export function operatorName(operator: Term | undefined): string | undefined {
   if (!operator) return undefined
   if (operator.type === 'var') return operator.value
   if (operator.type !== 'ref') return undefined
+  // One word (`eq`, `neq`, `count`): the name itself, without building and joining a list.
+  if (operator.value.length === 1) {
+    const head = operator.value[0] as Term
+    return head.type === 'var' ? head.value : undefined
+  }
   const parts: string[] = []
   for (const [i, t] of operator.value.entries()) {
     if (i === 0 && t.type === 'var') parts.push(t.value)
