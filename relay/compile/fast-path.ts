@@ -53,7 +53,13 @@ export function compileFastPath(options: CompileFastPathOptions): FastPath {
     )
       return false
     const address = req.socket.remoteAddress
-    if (address === undefined || !isLoopbackAddress(address)) return false
+    // The usual addresses first: parsing one (ipaddr.js) was ~1% of the main thread's time.
+    if (
+      address !== '127.0.0.1' &&
+      address !== '::1' &&
+      (address === undefined || !isLoopbackAddress(address))
+    )
+      return false
 
     const started = performance.now()
     const offered = headers['x-request-id']
