@@ -70,12 +70,29 @@ async function readText(c: Context<AppEnv>, limits: BodyLimits): Promise<string>
   try {
     return utf8Text(await readBody(c, limits))
   } catch (err) {
-    // readBody answers 400 only for a body that does not inflate; say it as the reference does.
-    if (err instanceof HttpError && err.status === 400) {
-      throw invalidParameter(`could not decompress the body: ${err.message}`)
-    }
-    throw err
+    throw asCompileBodyError(err)
   }
+}
+
+/**
+ * An inflated body as text, failing as the routes do (the relay's fast path reads bodies itself).
+ * @throws CompileFailure 400 `invalid_parameter` for bytes that are not UTF-8.
+ */
+export function compileBodyText(bytes: Buffer): string {
+  try {
+    return utf8Text(bytes)
+  } catch (err) {
+    throw asCompileBodyError(err)
+  }
+}
+
+// readBody and utf8Text answer 400 for a body that does not inflate or decode; say it as the
+// reference does.
+function asCompileBodyError(err: unknown): unknown {
+  if (err instanceof HttpError && err.status === 400) {
+    return invalidParameter(`could not decompress the body: ${err.message}`)
+  }
+  return err
 }
 
 /** `?pretty`, `?pretty=true` and `?pretty=1` are on; absent or `false` is off. */

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Hono } from 'hono'
 import type { Logger } from 'pino'
-import { type AppEnv, isLoopbackAddress, parseAddress } from '../core/http/index.js'
+import { type AppEnv, type FastPath, isLoopbackAddress, parseAddress } from '../core/http/index.js'
 import { warnOnSharedModes } from '../core/state-files.js'
 import { BundleCache } from '../plugins/bundle/bundle-cache.js'
 import { BundleDiskStore } from '../plugins/bundle/disk-store.js'
@@ -158,13 +158,16 @@ export async function startRelay(options: StartRelayOptions): Promise<RunningRel
   try {
     server = await startRelayServer({
       fetch: app.fetch,
-      fastPath: bundleFastPath({
-        cache,
-        metrics,
-        logger,
-        maxWaitSeconds: section.long_poll.max_wait_seconds,
-        enabled: auth.type !== 'bearer',
-      }),
+      fastPath: firstFastPath([
+        bundleFastPath({
+          cache,
+          metrics,
+          logger,
+          maxWaitSeconds: section.long_poll.max_wait_seconds,
+          enabled: auth.type !== 'bearer',
+        }),
+        ...extensions.map((e) => e.fastPath),
+      ]),
       host,
       port,
       logger,
@@ -220,4 +223,11 @@ export async function startRelay(options: StartRelayOptions): Promise<RunningRel
     return stopping
   }
   return { url: server.url, app, context, stop }
+}
+
+/** The fast paths in order, each offered the request until one answers it (undefined when none). */
+function firstFastPath(paths: Array<FastPath | undefined>): FastPath | undefined {
+  const present = paths.filter((p): p is FastPath => p !== undefined)
+  if (present.length <= 1) return present[0]
+  return (req, res) => present.some((path) => path(req, res))
 }

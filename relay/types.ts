@@ -6,7 +6,7 @@
  */
 import type { Hono } from 'hono'
 import type { Logger } from 'pino'
-import type { AppEnv } from '../core/http/index.js'
+import type { AppEnv, FastPath } from '../core/http/index.js'
 import type { BundleCache } from '../plugins/bundle/bundle-cache.js'
 import type { ServiceClient } from '../plugins/rest/service-client.js'
 import type { RelayConfig } from './config.js'
@@ -40,6 +40,8 @@ export interface RelayExtension {
   /** Also the key of its section in `/v1/relay/status`, e.g. `decision_logs`. */
   name: string
   routes?: RouteInstaller
+  /** Requests it answers before the app (see relay/fast-path.ts); offered after the bundle fast path. */
+  fastPath?: FastPath
   /** Called once the server listens. */
   start?(): void | Promise<void>
   /** Called on shutdown after the server stopped accepting (flush, close the database). */

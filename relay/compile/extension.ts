@@ -12,6 +12,7 @@ import type { BundleCache, ServedBundle } from '../../plugins/bundle/bundle-cach
 import type { RelayContext, RelayExtension } from '../types.js'
 import { CompilePool } from './compile-pool.js'
 import { type CompileConfig, compileConfigSchema } from './config.js'
+import { compileFastPath } from './fast-path.js'
 import { loopbackOnly } from './loopback-only.js'
 import { registerCompileMetrics } from './metrics.js'
 import type { LoadReport } from './protocol.js'
@@ -80,13 +81,23 @@ export function compileExtension(context: RelayContext): RelayExtension {
   served = new ServedBundles(context.cache, pool, context.logger)
   if (context.metrics) registerCompileMetrics(context.metrics.registry, () => pool.stats())
   const bundles = served
+  const authType = context.config?.relay?.agent_auth.type
+  const open = authType !== 'bearer' && authType !== 'mtls'
   return {
     name: 'compile',
+    // Only without agent_auth: authenticated callers go through the app's checks.
+    ...(open
+      ? {
+          fastPath: compileFastPath({
+            run: (request) => pool.run(request),
+            refresh: () => bundles.refresh(),
+            metrics: context.metrics,
+            logger: context.logger,
+          }),
+        }
+      : {}),
     routes(app) {
-      if (
-        context.config?.relay?.agent_auth.type !== 'bearer' &&
-        context.config?.relay?.agent_auth.type !== 'mtls'
-      ) {
+      if (open) {
         app.use('/v1/compile', loopbackOnly())
         app.use('/v1/compile/*', loopbackOnly())
       }

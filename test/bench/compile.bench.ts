@@ -12,7 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Agent, request } from 'undici'
 import { EngineBackend } from '../../compile/backend.js'
@@ -400,11 +400,26 @@ async function overHttp(): Promise<void> {
     )
     upstream.setBundle('/v1/bundles/tickets', bytes, '"t1"')
     // The relay as a build ships it, and as a source checkout runs it (through tsx).
-    const built = builtEntry('cli/main.ts', 'regent.mjs')
-    for (const [label, script] of [
-      ['regent relay process (as built)', built],
-      ['regent relay process (source, tsx)', BIN],
-    ] as const) {
+    // REGENT_BENCH_COMPILE_BASELINE (a regent.mjs built from an earlier commit, inside the
+    // repository so Node finds the packages) compares two builds in the same run, in turns,
+    // instead of the build beside the source checkout; this build then goes beside it, out of
+    // the node_modules cache that other checkouts' benches share.
+    const baseline = process.env.REGENT_BENCH_COMPILE_BASELINE
+    const built = builtEntry(
+      'cli/main.ts',
+      'regent.mjs',
+      ...(baseline ? [join(dirname(baseline), '..', 'bench-built')] : []),
+    )
+    const scripts: Array<readonly [string, string | undefined]> = baseline
+      ? [
+          ['regent relay process (baseline build)', baseline],
+          ['regent relay process (as built)', built],
+        ]
+      : [
+          ['regent relay process (as built)', built],
+          ['regent relay process (source, tsx)', BIN],
+        ]
+    for (const [label, script] of scripts) {
       if (!script) continue
       const home = join(dir, String(relays.length))
       mkdirSync(home)
