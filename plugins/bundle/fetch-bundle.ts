@@ -4,6 +4,7 @@
  * `wait=N`. The body is read with a byte limit enforced while it streams, so an oversized or
  * endless response is cut off without being buffered whole.
  */
+import { isUpstreamTimeout } from '../rest/http-request.js'
 import type { ServiceClient } from '../rest/service-client.js'
 
 /** The media type that keeps an agent (and the relay, upstream) in long-poll mode. */
@@ -126,7 +127,7 @@ function tooLarge(maxBytes: number, etag: string | undefined): UpstreamError {
   return new UpstreamError('too_large', message, undefined, etag)
 }
 
-// Drops a body without reading it; undici reports the abort as an error nobody needs to see.
+// Drops a body without reading it; the stream may report the cut as an error nobody needs to see.
 function discard(body: { on(event: 'error', listener: () => void): unknown; destroy(): void }): void {
   body.on('error', () => {})
   body.destroy()
@@ -156,7 +157,7 @@ function asUpstreamError(err: unknown): UpstreamError {
   if (err instanceof UpstreamError) return err
   const code = (err as { code?: string }).code ?? ''
   const message = err instanceof Error ? err.message : String(err)
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+  if (isUpstreamTimeout(err)) {
     return new UpstreamError('timeout', `upstream timed out: ${message}`)
   }
   return new UpstreamError('network_error', `upstream unreachable: ${code ? `${code} ` : ''}${message}`)

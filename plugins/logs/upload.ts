@@ -3,7 +3,7 @@
  * JSON array, `Content-Type: application/json`, `Content-Encoding: gzip`. The attempt's outcome
  * is classified here so the forwarder's retry policy reads as a table.
  */
-import { type Dispatcher, request } from 'undici'
+import { isUpstreamTimeout, sendRequest, type UpstreamResponse } from '../rest/http-request.js'
 import type { ServiceClient } from '../rest/service-client.js'
 
 /** Sends one upload request; the relay passes its service client (credentials, TLS) here. */
@@ -12,13 +12,13 @@ export type UpstreamSend = (request: {
   headers: Record<string, string>
   signal: AbortSignal
   timeoutMs: number
-}) => Promise<Dispatcher.ResponseData>
+}) => Promise<UpstreamResponse>
 
 /** Where batches go: the URL of the upstream logs resource and how to reach it. */
 export interface UpstreamTarget {
   /** Full URL, e.g. `https://service.example/v1/logs` (also shown in status). */
   url: string
-  /** How to send; a plain undici POST to `url` when absent. */
+  /** How to send; a plain POST to `url` when absent. */
   send?: UpstreamSend
 }
 
@@ -86,11 +86,7 @@ export async function postBatch(
     if (timeout.aborted)
       return { kind: 'retry', status: 'timeout', message: `no answer within ${timeoutMs} ms` }
     const e = err as Error & { code?: string }
-    if (
-      e.name === 'HeadersTimeoutError' ||
-      e.name === 'BodyTimeoutError' ||
-      (e.code?.startsWith('UND_ERR_') && e.code.includes('TIMEOUT'))
-    ) {
+    if (isUpstreamTimeout(err)) {
       return { kind: 'retry', status: 'timeout', message: `no answer within ${timeoutMs} ms` }
     }
     return { kind: 'retry', status: 'network', message: `${e.code ? `${e.code}: ` : ''}${e.message}` }
@@ -99,13 +95,13 @@ export async function postBatch(
 
 function plainPost(url: string): UpstreamSend {
   return ({ body, headers, signal, timeoutMs }) =>
-    request(url, {
+    sendRequest(url, {
       method: 'POST',
       headers: { ...headers, 'user-agent': USER_AGENT },
       body,
       signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      headersTimeoutMs: timeoutMs,
+      bodyTimeoutMs: timeoutMs,
     })
 }
 
@@ -136,9 +132,10 @@ function reasonOf(text: string): string {
   return reason.length > 300 ? `${reason.slice(0, 300)}…` : reason
 }
 
-async function readSome(body: Dispatcher.ResponseData['body'], max = 300): Promise<string> {
+async function readSome(body: UpstreamResponse['body'], max = 300): Promise<string> {
   try {
-    const text = await body.text()
+    // A little more than is kept, so a cut reason still shows its ellipsis.
+    const text = await body.text(max * 4 + 4)
     return text.length > max ? `${text.slice(0, max)}…` : text
   } catch {
     return ''

@@ -6,12 +6,13 @@
  */
 import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
+import type { Agent } from 'node:http'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { AwsV4Signer } from 'aws4fetch'
-import { Agent, type Dispatcher, request } from 'undici'
 import { readKeyFile } from '../../core/key-files.js'
 import type { ServiceConfig } from '../config.js'
+import { createAgent, sendRequest, type TlsOptions, type UpstreamResponse } from './http-request.js'
 
 /** A service that cannot be used as configured; the message names the key. */
 export class ServiceConfigError extends Error {}
@@ -35,7 +36,7 @@ type S3Credentials = { accessKeyId: string; secretAccessKey: string; sessionToke
 /** An HTTP client bound to one `services.<name>` entry. */
 export class ServiceClient {
   readonly url: string
-  private readonly dispatcher: Dispatcher
+  private readonly agent: Agent
   /** `response_header_timeout_seconds` in ms (also the longest silence while a body streams). */
   readonly defaultHeadersTimeoutMs: number
 
@@ -51,7 +52,7 @@ export class ServiceClient {
     this.userAgent = options.userAgent ?? 'regent-relay'
     this.url = config.url.replace(/\/+$/, '')
     this.defaultHeadersTimeoutMs = config.response_header_timeout_seconds * 1000
-    this.dispatcher = new Agent({ connect: this.tlsOptions(), keepAliveTimeout: 30_000 })
+    this.agent = createAgent(this.url, this.tlsOptions(), 30_000)
     const creds = config.credentials ?? {}
     const unsupported = Object.keys(creds).filter((k) => !['bearer', 'client_tls', 's3_signing'].includes(k))
     if (unsupported.length > 0) {
@@ -71,7 +72,7 @@ export class ServiceClient {
   }
 
   /** Sends one request with the service's headers and credentials. */
-  async send(req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+  async send(req: UpstreamRequest): Promise<UpstreamResponse> {
     const url = this.urlOf(req.resource)
     let headers: Record<string, string> = {
       'User-Agent': this.userAgent,
@@ -81,22 +82,22 @@ export class ServiceClient {
     const bearer = this.config.credentials?.bearer
     if (bearer) headers.Authorization = `${bearer.scheme} ${await this.bearerToken()}`
     if (this.config.credentials?.s3_signing) headers = await this.signS3(req.method, url, headers, req.body)
-    return request(url, {
+    return sendRequest(url, {
       method: req.method,
       headers,
       body: req.body,
-      dispatcher: this.dispatcher,
-      headersTimeout: req.headersTimeoutMs ?? this.defaultHeadersTimeoutMs,
+      agent: this.agent,
+      headersTimeoutMs: req.headersTimeoutMs ?? this.defaultHeadersTimeoutMs,
       // NOTE(relay): OPA has no body timeout; the relay treats silence mid-body as long as the
       // header timeout as a hung upstream, so a stalled download cannot hold a puller forever.
-      bodyTimeout: req.bodyTimeoutMs ?? this.defaultHeadersTimeoutMs,
+      bodyTimeoutMs: req.bodyTimeoutMs ?? this.defaultHeadersTimeoutMs,
       signal: req.signal,
     })
   }
 
-  /** Closes pooled connections. */
+  /** Closes pooled connections (and any request still running on them: close is for shutdown). */
   async close(): Promise<void> {
-    await this.dispatcher.close()
+    this.agent.destroy()
   }
 
   private async bearerToken(): Promise<string> {
@@ -106,9 +107,9 @@ export class ServiceClient {
     return (await readFile(bearer.token_path, 'utf8')).trim()
   }
 
-  private tlsOptions(): Record<string, unknown> {
+  private tlsOptions(): TlsOptions {
     const where = `services.${this.name}`
-    const options: Record<string, unknown> = {}
+    const options: TlsOptions = {}
     const read = (path: string, key: string) => {
       try {
         return readKeyFile(path, `${where}.${key}`)

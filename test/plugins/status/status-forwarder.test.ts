@@ -4,9 +4,9 @@
  */
 import pino from 'pino'
 import { Counter, Histogram, Registry } from 'prom-client'
-import type { Dispatcher } from 'undici'
 import { describe, expect, it } from 'vitest'
 import type { PluginMetrics } from '../../../plugins/metrics.js'
+import type { UpstreamResponse } from '../../../plugins/rest/http-request.js'
 import type { ServiceClient } from '../../../plugins/rest/service-client.js'
 import { StatusForwarder } from '../../../plugins/status/status-forwarder.js'
 
@@ -36,7 +36,7 @@ describe('status forwarder heartbeat', () => {
     const client = {
       async send(req: { body: string }) {
         posts.push(req.body)
-        return { statusCode: 200, body: { dump: async () => {} } } as unknown as Dispatcher.ResponseData
+        return { statusCode: 200, body: { dump: async () => {} } } as unknown as UpstreamResponse
       },
     } as unknown as ServiceClient
     let now = 1_000_000

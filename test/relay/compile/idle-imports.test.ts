@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { ROOT } from '../../support/logs-child.js'
 
 interface Metafile {
-  inputs: Record<string, { imports: Array<{ path: string; kind: string }> }>
+  inputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }> }>
 }
 
 type Esbuild = { buildSync(options: Record<string, unknown>): { metafile?: Metafile } }
@@ -28,6 +28,15 @@ const esbuild = loadEsbuild()
 
 /** Source files (repository-relative) that `entry` loads through static imports. */
 function staticGraph(entry: string): Set<string> {
+  return walk(entry).files
+}
+
+/** Packages (bare specifiers) that `entry` loads through static imports. */
+function staticPackages(entry: string): Set<string> {
+  return walk(entry).packages
+}
+
+function walk(entry: string): { files: Set<string>; packages: Set<string> } {
   const result = (esbuild as Esbuild).buildSync({
     entryPoints: [join(ROOT, entry)],
     absWorkingDir: ROOT,
@@ -43,16 +52,19 @@ function staticGraph(entry: string): Set<string> {
   const inputs = (result.metafile as Metafile).inputs
   // Walk from the entry through static edges only: a dynamic import() is the lazy path we want.
   const seen = new Set<string>()
+  const packages = new Set<string>()
   const queue = [entry]
   while (queue.length > 0) {
     const file = queue.pop() as string
     if (seen.has(file) || !inputs[file]) continue
     seen.add(file)
     for (const edge of inputs[file].imports) {
-      if (edge.kind !== 'dynamic-import' && inputs[edge.path]) queue.push(edge.path)
+      if (edge.kind === 'dynamic-import') continue
+      if (inputs[edge.path]) queue.push(edge.path)
+      else if (edge.external) packages.add(edge.path)
     }
   }
-  return seen
+  return { files: seen, packages }
 }
 
 /** The engine's heavy parts: what a compile request needs and an idle relay does not. */
@@ -79,5 +91,12 @@ describe.skipIf(esbuild === undefined)('relay start-up imports (esbuild from tsx
     // The compile extension itself is mounted: only what it runs is deferred to the workers.
     expect(relay.has('relay/compile/extension.ts')).toBe(true)
     expect([...relay].filter(enginePart)).toEqual([])
+  })
+
+  it('`regent relay` does not load `undici` (about 20 MB of idle RSS): upstream calls use node:http', () => {
+    const packages = staticPackages('cli/commands/relay.ts')
+    // The walk sees packages at all: the relay's HTTP server framework is one of them.
+    expect(packages.has('hono')).toBe(true)
+    expect([...packages].filter((p) => p === 'undici' || p.startsWith('undici/'))).toEqual([])
   })
 })
