@@ -7,8 +7,8 @@
  *  - raw: the driver alone (better-sqlite3 / pg), one multi-row INSERT … ON CONFLICT DO NOTHING
  *    of BATCH rows per transaction, on one connection, with the service's durability settings
  *    (SQLite: WAL, synchronous FULL), rows already derived (no HTTP, no parsing).
- * Before each round the text indexer is brought up to date (not timed): neither kind of round
- * indexes the other's rows on its clock.
+ * Before each round the text indexer is brought up to date and SQLite's WAL checkpointed (not
+ * timed): neither kind of round indexes the other's rows, or checkpoints them, on its clock.
  * Rounds alternate ingest and raw; best and median of each, and of the per-round ratio, are
  * printed with the machine's load (goals: >= 50,000 events/s and >= 60% of raw), and the median
  * CPU this process spent per event in each (process.cpuUsage: all its threads).
@@ -135,12 +135,21 @@ class Senders {
 }
 
 /**
- * Indexes every stored row not indexed yet (not timed, bounded), so that each round starts with
- * the text indexer current: raw's rows are not indexed on ingest's clock, nor ingest's on raw's.
+ * Indexes every stored row not indexed yet, then (SQLite) checkpoints the WAL into the database
+ * file, not timed and bounded: each round starts with the text indexer current and an empty WAL,
+ * so neither kind of round indexes the other's rows, or copies them out of the WAL, on its clock.
  */
-async function indexerCaughtUp(s: Started): Promise<void> {
+async function caughtUp(s: Started, backend: Backend): Promise<void> {
   const started = performance.now()
   while (performance.now() - started < 60_000 && (await s.service.store.decisions.indexText(5000)) > 0) {}
+  if (backend.name !== 'sqlite') return
+  const db = new Database(s.database.url)
+  try {
+    db.pragma('busy_timeout = 5000')
+    db.pragma('wal_checkpoint(TRUNCATE)')
+  } finally {
+    db.close()
+  }
 }
 
 /** Rows (events) per second of a round, and how many were stored. */
@@ -244,13 +253,13 @@ async function figures(backend: Backend): Promise<void> {
       await senders.prepare(`http-${round}`, ROUND_EVENTS, base)
       // The same kind of rows, derived as the service derives them (not timed), fresh ids.
       const groups = batches(`raw-${round}`, ROUND_EVENTS, base).map((t) => decisionsFromBatch(t, context))
-      await indexerCaughtUp(s)
+      await caughtUp(s, backend)
       const raw = await withCpu(() =>
         backend.name === 'sqlite'
           ? rawSqlite(s.database.url, groups)
           : rawPostgres(s.database.url, s.database.schema, groups, s.service.store.decisions),
       )
-      await indexerCaughtUp(s)
+      await caughtUp(s, backend)
       const http = await withCpu(() => senders.send(s))
       rawRates.push(raw.rate)
       ingestRates.push(http.rate)
