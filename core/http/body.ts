@@ -7,7 +7,7 @@
 import { isUtf8 } from 'node:buffer'
 import type { IncomingMessage } from 'node:http'
 import { promisify } from 'node:util'
-import { gunzip, inflate } from 'node:zlib'
+import { gunzip, gunzipSync, inflate } from 'node:zlib'
 import type { Context } from 'hono'
 import { parse as parseLossless } from 'lossless-json'
 import { jsonDepthExceeded } from '../json-depth.js'
@@ -118,11 +118,36 @@ export async function inflateBody(raw: Buffer, encoding: string, maxBytes: numbe
   try {
     return await inflater(raw, { maxOutputLength: maxBytes })
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw payloadTooLarge(`request body inflates to more than ${maxBytes} bytes`)
-    }
-    throw badRequest(`request body is not valid ${encoding}: ${(err as Error).message}`)
+    throw inflateError(err, encoding, maxBytes)
   }
+}
+
+/** The HTTP error for a body that did not inflate: 413 past `maxBytes`, else 400. */
+function inflateError(err: unknown, encoding: string, maxBytes: number): Error {
+  if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+    return payloadTooLarge(`request body inflates to more than ${maxBytes} bytes`)
+  }
+  return badRequest(`request body is not valid ${encoding}: ${(err as Error).message}`)
+}
+
+const isGzip = (bytes: Buffer) => bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b
+
+/**
+ * A `Content-Encoding: gzip` body as text, inflated synchronously, with the answers readBodyText
+ * gives (413, 400, an unlabelled gzip inside inflated too): for a worker thread, where blocking
+ * is what it is there for (service/decision-parse-worker.ts).
+ */
+export function gzipBodyTextSync(raw: Buffer, maxBytes: number, options: BodyTextOptions = {}): string {
+  const inflate = (bytes: Buffer) => {
+    try {
+      return gunzipSync(bytes, { maxOutputLength: maxBytes })
+    } catch (err) {
+      throw inflateError(err, 'gzip', maxBytes)
+    }
+  }
+  let bytes = inflate(raw)
+  if (options.unlabelledGzip && isGzip(bytes)) bytes = inflate(bytes)
+  return utf8Text(bytes)
 }
 
 /** How a text body is read. */
@@ -145,7 +170,7 @@ export async function readBodyText(
   options: BodyTextOptions = {},
 ): Promise<string> {
   let bytes = await readBody(c, limits)
-  if (options.unlabelledGzip && bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
+  if (options.unlabelledGzip && isGzip(bytes)) {
     bytes = await inflateBody(bytes, 'gzip', limits.maxDecompressedBytes)
   }
   return utf8Text(bytes)

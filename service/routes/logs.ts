@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono'
 import { Hono } from 'hono'
-import { type BodyLimits, readBodyText } from '../../core/http/index.js'
+import { type BodyLimits, readBodyText, readRawBody } from '../../core/http/index.js'
 import type { ServiceDeps, ServiceEnv } from '../types.js'
 
 /** Routes of `/v1/logs`. */
@@ -16,14 +16,23 @@ export function logRoutes(deps: ServiceDeps, limits: BodyLimits): Hono<ServiceEn
 
   async function receive(c: Context<ServiceEnv>): Promise<Response> {
     store.decisions.noteIntake()
-    // Some senders gzip without saying so.
-    const text = await readBodyText(c, limits, { unlabelledGzip: true })
-    // Large uploads are parsed on a worker thread (decision-parse-pool.ts).
-    const decisions = await deps.decisionParser.parse(text, {
+    const context = {
       tokenSystemId: c.var.principal.systemId,
       receivedUs: Date.now() * 1000,
       maxEvents: deps.config.limits.max_decisions_per_batch,
-    })
+    }
+    // Large uploads are inflated and parsed on a worker thread (decision-parse-pool.ts), with
+    // the answers readBodyText gives; a body a middleware already read is not read again.
+    const gzip =
+      c.req.header('Content-Encoding')?.trim().toLowerCase() === 'gzip' && c.var.requestBody === undefined
+    const decisions = gzip
+      ? await deps.decisionParser.parseGzip(
+          await readRawBody(c, limits.maxBytes),
+          limits.maxDecompressedBytes,
+          context,
+        )
+      : // Some senders gzip without saying so.
+        await deps.decisionParser.parse(await readBodyText(c, limits, { unlabelledGzip: true }), context)
     const stored = await store.decisions.append(decisions)
     metrics.decisionsReceived.inc({ outcome: 'stored' }, stored)
     metrics.decisionsReceived.inc({ outcome: 'duplicate' }, decisions.length - stored)

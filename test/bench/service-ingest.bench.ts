@@ -2,22 +2,25 @@
  * The service's decision-log ingest (`POST /v1/logs`, the aggregation point of every relay), on
  * SQLite and on PostgreSQL (when REGENT_TEST_PG_URL is set; a schema of its own, dropped after),
  * beside raw inserts of the same rows into the same table in the same run:
- *  - ingest: SENDERS relays post gzip batches of BATCH events concurrently (undici pool);
+ *  - ingest: SENDERS relays post gzip batches of BATCH events concurrently (undici pool), from a
+ *    process of their own (ingest-senders.ts), so this process's CPU is the service's alone;
  *  - raw: the driver alone (better-sqlite3 / pg), one multi-row INSERT … ON CONFLICT DO NOTHING
  *    of BATCH rows per transaction, on one connection, with the service's durability settings
  *    (SQLite: WAL, synchronous FULL), rows already derived (no HTTP, no parsing).
+ * Before each round the text indexer is brought up to date and SQLite's WAL checkpointed (not
+ * timed): neither kind of round indexes the other's rows, or checkpoints them, on its clock.
  * Rounds alternate ingest and raw; best and median of each, and of the per-round ratio, are
  * printed with the machine's load (goals: >= 50,000 events/s and >= 60% of raw), and the median
  * CPU this process spent per event in each (process.cpuUsage: all its threads).
  * Every loop is bounded in count and time.
  */
+import { type ChildProcess, fork } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { gzipSync } from 'node:zlib'
+import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { Pool } from 'undici'
 import { parse as parseYaml } from 'yaml'
 import { parseConfig } from '../../core/config.js'
 import { createLogger } from '../../core/log.js'
@@ -25,33 +28,15 @@ import { decisionsFromBatch } from '../../service/decision-events.js'
 import { type RunningService, serviceSectionSchema, startService } from '../../service/index.js'
 import type { NewDecision } from '../../store/service/index.js'
 import { BACKENDS, type Backend } from '../store/backends.js'
+import { BATCH, batches } from './ingest-events.js'
+import { SENDERS, type SenderCommand, type SenderReply } from './ingest-senders.js'
 
 const ADMIN = 'bench-admin-token-0123456789'
-const BATCH = 500
-const SENDERS = 4
 const ROUND_EVENTS = 50_000
 const ROUND_TIME_LIMIT_MS = 6_000
 const ROUNDS = Number(process.env.REGENT_BENCH_ROUNDS ?? 3)
 const logger = createLogger({ level: 'silent' })
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
-
-/** An OPA decision event of ~600 bytes (a number beyond 2^53 included, as OPA's req_id is). */
-function event(id: string, i: number, baseMs: number): string {
-  const result = i % 5 === 0 ? 'true' : i % 5 === 1 ? 'false' : '{"allowed":true}'
-  return `{"decision_id":"${id}","labels":{"id":"agent-${i % 7}","version":"1.0.0"},"path":"app/authz/allow","input":{"user":"u${i % 1000}","action":"read","resource":"doc-${i % 5000}","headers":{"user-agent":"curl/8.5.0","x-request-id":"${(i * 2654435761) % 4294967296}"}},"result":${result},"req_id":${18446744073709551615n - BigInt(i)},"metrics":{"timer_rego_query_eval_ns":${10_000 + (i % 977)}},"timestamp":"${new Date(baseMs + i).toISOString()}"}`
-}
-
-/** Batch texts of BATCH events with ids `prefix-<n>`, `count` events in all. */
-function batches(prefix: string, count: number, baseMs: number): string[] {
-  const out: string[] = []
-  for (let b = 0; b < count / BATCH; b++) {
-    const events = Array.from({ length: BATCH }, (_, k) =>
-      event(`${prefix}-${b * BATCH + k}`, b * BATCH + k, baseMs),
-    )
-    out.push(`[${events.join(',')}]`)
-  }
-  return out
-}
 
 interface Started {
   service: RunningService
@@ -102,34 +87,69 @@ async function start(backend: Backend): Promise<Started> {
   }
 }
 
-/** Events/s of SENDERS concurrent posters of `bodies` (gzip). */
-async function ingest(s: Started, bodies: Buffer[]): Promise<Measured> {
-  const pool = new Pool(s.service.url, { connections: SENDERS, pipelining: 1 })
-  let next = 0
-  let stored = 0
-  const started = performance.now()
-  const sender = async () => {
-    while (next < bodies.length && performance.now() - started < ROUND_TIME_LIMIT_MS) {
-      const body = bodies[next++]!
-      const res = await pool.request({
-        path: '/v1/logs',
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${s.agentToken}`,
-          'content-type': 'application/json',
-          'content-encoding': 'gzip',
-        },
-        body,
-      })
-      const text = await res.body.text()
-      if (res.statusCode !== 200) throw new Error(`ingest answered ${res.statusCode}: ${text}`)
-      stored += BATCH
-    }
+/** The sender process (ingest-senders.ts): one per backend, killed at the end. */
+class Senders {
+  readonly #child: ChildProcess
+  #waiting: ((m: SenderReply) => void) | undefined
+
+  constructor() {
+    this.#child = fork(fileURLToPath(new URL('./ingest-senders.ts', import.meta.url)), [], {
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    })
+    this.#child.on('message', (m: SenderReply) => this.#waiting?.(m))
   }
-  await Promise.all(Array.from({ length: SENDERS }, sender))
-  const seconds = (performance.now() - started) / 1000
-  await pool.close()
-  return { rate: stored / seconds, count: stored }
+
+  #ask(command: SenderCommand): Promise<SenderReply> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the sender process did not answer')), 60_000)
+      this.#waiting = (m) => {
+        clearTimeout(timer)
+        if (m.kind === 'failed') reject(new Error(m.message))
+        else resolve(m)
+      }
+      this.#child.send(command)
+    })
+  }
+
+  /** Builds and gzips the round's batches in the sender process (not timed). */
+  async prepare(prefix: string, count: number, baseMs: number): Promise<void> {
+    await this.#ask({ kind: 'prepare', prefix, count, baseMs })
+  }
+
+  /** Sends them; events/s, and the sender process's CPU per event. */
+  async send(s: Started): Promise<Measured & { clientCpuUs: number }> {
+    const m = await this.#ask({
+      kind: 'go',
+      url: s.service.url,
+      token: s.agentToken,
+      limitMs: ROUND_TIME_LIMIT_MS,
+    })
+    if (m.kind !== 'done') throw new Error(`unexpected answer ${m.kind}`)
+    return { rate: m.stored / m.seconds, count: m.stored, clientCpuUs: m.cpuUs / Math.max(1, m.stored) }
+  }
+
+  close(): void {
+    this.#child.kill()
+  }
+}
+
+/**
+ * Indexes every stored row not indexed yet, then (SQLite) checkpoints the WAL into the database
+ * file, not timed and bounded: each round starts with the text indexer current and an empty WAL,
+ * so neither kind of round indexes the other's rows, or copies them out of the WAL, on its clock.
+ */
+async function caughtUp(s: Started, backend: Backend): Promise<void> {
+  const started = performance.now()
+  while (performance.now() - started < 60_000 && (await s.service.store.decisions.indexText(5000)) > 0) {}
+  if (backend.name !== 'sqlite') return
+  const db = new Database(s.database.url)
+  try {
+    db.pragma('busy_timeout = 5000')
+    db.pragma('wal_checkpoint(TRUNCATE)')
+  } finally {
+    db.close()
+  }
 }
 
 /** Rows (events) per second of a round, and how many were stored. */
@@ -138,8 +158,8 @@ interface Measured {
   count: number
 }
 
-/** `run`'s result, with this process's CPU (all threads: service, client, workers) per row. */
-async function withCpu(run: () => Measured | Promise<Measured>): Promise<Measured & { cpuUs: number }> {
+/** `run`'s result, with this process's CPU (all threads: the service and its workers) per row. */
+async function withCpu<M extends Measured>(run: () => M | Promise<M>): Promise<M & { cpuUs: number }> {
   const before = process.cpuUsage()
   const measured = await run()
   const used = process.cpuUsage(before)
@@ -219,28 +239,33 @@ const median = (v: number[]) => {
 
 async function figures(backend: Backend): Promise<void> {
   const s = await start(backend)
+  const senders = new Senders()
   try {
     const ingestRates: number[] = []
     const rawRates: number[] = []
     const ratios: number[] = []
     const rawCpu: number[] = []
     const ingestCpu: number[] = []
+    const clientCpu: number[] = []
     const context = { tokenSystemId: s.systemId, receivedUs: Date.now() * 1000, maxEvents: 100_000 }
     for (let round = 0; round < ROUNDS; round++) {
       const base = Date.now()
-      const bodies = batches(`http-${round}`, ROUND_EVENTS, base).map((t) => gzipSync(t))
+      await senders.prepare(`http-${round}`, ROUND_EVENTS, base)
       // The same kind of rows, derived as the service derives them (not timed), fresh ids.
       const groups = batches(`raw-${round}`, ROUND_EVENTS, base).map((t) => decisionsFromBatch(t, context))
+      await caughtUp(s, backend)
       const raw = await withCpu(() =>
         backend.name === 'sqlite'
           ? rawSqlite(s.database.url, groups)
           : rawPostgres(s.database.url, s.database.schema, groups, s.service.store.decisions),
       )
-      const http = await withCpu(() => ingest(s, bodies))
+      await caughtUp(s, backend)
+      const http = await withCpu(() => senders.send(s))
       rawRates.push(raw.rate)
       ingestRates.push(http.rate)
       rawCpu.push(raw.cpuUs)
       ingestCpu.push(http.cpuUs)
+      clientCpu.push(http.clientCpuUs)
       ratios.push(http.rate / raw.rate)
     }
     const both = (v: number[]) => `${fmt(Math.max(...v))} / ${fmt(median(v))}`
@@ -250,9 +275,10 @@ async function figures(backend: Backend): Promise<void> {
     )
     // Steadier than rates on a shared machine; the database server's CPU (PostgreSQL) is not in it.
     console.log(
-      `   ${''.padEnd(8)} this process's CPU per event (median): ingest ${median(ingestCpu).toFixed(1)} µs (service, its parse worker and the HTTP client), raw ${median(rawCpu).toFixed(1)} µs`,
+      `   ${''.padEnd(8)} this process's CPU per event (median): ingest ${median(ingestCpu).toFixed(1)} µs (the service and its parse worker), raw ${median(rawCpu).toFixed(1)} µs; the senders' process ${median(clientCpu).toFixed(1)} µs`,
     )
   } finally {
+    senders.close()
     await s.cleanup()
   }
 }

@@ -1,9 +1,11 @@
 /**
  * Uploads parsed on the worker thread give exactly the rows, and the refusals, that parsing in
- * place gives (service/decision-parse-pool.ts); a stopped pool still parses, in place.
+ * place gives (service/decision-parse-pool.ts), gzip uploads inflated on the worker included;
+ * a stopped pool still parses, in place.
  */
+import { gzipSync } from 'node:zlib'
 import { afterAll, describe, expect, it } from 'vitest'
-import { HttpError } from '../../core/http/index.js'
+import { HttpError, inflateBody, utf8Text } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
 import { decisionsFromBatch } from '../../service/decision-events.js'
 import { DecisionParsePool } from '../../service/decision-parse-pool.js'
@@ -60,6 +62,42 @@ describe('DecisionParsePool', () => {
       expect(await refusal(() => pool.parse(text, context))).toEqual(await refusal(() => inPlace(text)))
     }
     expect(pool.counts.inPlace).toBe(0)
+  })
+
+  it('inflates gzip uploads on the worker, with the rows and refusals of readBodyText in place', async () => {
+    const gzipPool = new DecisionParsePool(createLogger({ level: 'silent' }), 1, 1)
+    const inPlacePool = new DecisionParsePool(createLogger({ level: 'silent' }), 1e9, 1e9)
+    try {
+      // What the route did before: inflate on the event loop (an unlabelled gzip inside too), check UTF-8, parse.
+      const before = async (gzip: Buffer, maxBytes: number) => {
+        let bytes = await inflateBody(gzip, 'gzip', maxBytes)
+        if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = await inflateBody(bytes, 'gzip', maxBytes)
+        return decisionsFromBatch(utf8Text(bytes), context)
+      }
+      const text = upload(40)
+      const rows = await gzipPool.parseGzip(gzipSync(text), 1 << 20, context)
+      expect(rows).toEqual(decisionsFromBatch(text, context))
+      expect(await gzipPool.parseGzip(gzipSync(gzipSync(text)), 1 << 20, context)).toEqual(rows)
+      expect(gzipPool.counts).toEqual({ offThread: 2, inPlace: 0 })
+      const cases: [Buffer, number][] = [
+        [Buffer.from('not gzip at all'), 1 << 20], // 400 corrupt
+        [gzipSync(text).subarray(0, 40), 1 << 20], // 400 truncated
+        [gzipSync(text), 100], // 413 inflates past the limit
+        [gzipSync(Buffer.from([0x5b, 0xff, 0x5d])), 1 << 20], // 400 not UTF-8
+        [gzipSync(upload(101)), 1 << 20], // 413 too many events
+        [gzipSync('{"not":"an array"}'), 1 << 20], // 400
+      ]
+      for (const [gzip, maxBytes] of cases) {
+        const expected = await refusal(() => before(gzip, maxBytes))
+        expect(await refusal(() => gzipPool.parseGzip(gzip, maxBytes, context))).toEqual(expected)
+        expect(await refusal(() => inPlacePool.parseGzip(gzip, maxBytes, context))).toEqual(expected)
+      }
+      expect(gzipPool.counts.inPlace).toBe(0)
+      expect(inPlacePool.counts.offThread).toBe(0)
+    } finally {
+      await gzipPool.close()
+      await inPlacePool.close()
+    }
   })
 
   it('parses in place once stopped', async () => {
