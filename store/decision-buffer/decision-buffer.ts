@@ -246,26 +246,7 @@ export class DecisionBuffer {
 
   /** Deletes the delivered events `fromSeq..toSeq` of a batch; ends the batch once all are done. */
   acknowledge(batch: Batch, fromSeq = batch.firstSeq, toSeq = batch.lastSeq): void {
-    const flight = this.flight(batch.id)
-    // The claim's rows are exactly the batch's (nothing else deletes rows in flight), so the
-    // totals come from the batch instead of a second query.
-    let events = 0
-    let bytes = 0
-    for (let i = 0; i < batch.seqs.length; i++) {
-      const seq = batch.seqs[i]!
-      if (seq >= fromSeq && seq <= toSeq) {
-        events++
-        bytes += batch.sizes[i]!
-      }
-    }
-    this.db
-      .transaction(() => {
-        this.sql.deleteRange.run(fromSeq, toSeq)
-        this.settleRange(flight, toSeq)
-      })
-      .immediate()
-    this.events -= events
-    this.bytes -= bytes
+    this.acknowledgeMany([{ batch, fromSeq, toSeq }])
   }
 
   /**
@@ -275,6 +256,8 @@ export class DecisionBuffer {
    */
   acknowledgeMany(ranges: ReadonlyArray<{ batch: Batch; fromSeq: number; toSeq: number }>): void {
     const flights = ranges.map((r) => this.flight(r.batch.id))
+    // The claims' rows are exactly the batches' (nothing else deletes rows in flight), so the
+    // totals come from the batches instead of a second query.
     let events = 0
     let bytes = 0
     for (const { batch, fromSeq, toSeq } of ranges) {

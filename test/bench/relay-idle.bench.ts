@@ -4,37 +4,20 @@
  * same run. A sidecar's idle RSS is paid once per agent, so this is the figure that scales with
  * the fleet (issue 25: goal ≤ 1.5× the bare server, no compile engine loaded while idle).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
 import { makeBundle, startFaultUpstream } from '../support/fault-upstream.js'
 import { ROOT } from '../support/logs-child.js'
+import { buildDist, freePort, mb, rssKb, stopChild } from './bench-processes.js'
 
 /** Time for the heap to settle after start (lazy compilation, first GC) before RSS is read. */
 const SETTLE_MS = 3000
 const READY_TIMEOUT_MS = 30_000
 /** Fresh relay and bare server pairs measured in one run. */
 const RUNS = 3
-
-function rssKb(pid: number | undefined): number {
-  if (!pid) return 0
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-}
 
 async function statusOf(url: string): Promise<number> {
   try {
@@ -53,26 +36,6 @@ async function waitFor(url: string, what: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 100))
   }
   throw new Error(`${what} not ready within ${READY_TIMEOUT_MS} ms`)
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  // A child ended by a signal has signalCode set and exitCode null: both mean it is gone.
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve())
-    child.kill('SIGTERM')
-    setTimeout(() => child.kill('SIGKILL'), 5000).unref()
-  })
-}
-
-/** Builds dist/ with the project's own build script (scripts/bundle.ts), as the image does. */
-function buildDist(): number {
-  const t0 = performance.now()
-  execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'bundle.ts')], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  })
-  return performance.now() - t0
 }
 
 async function startBare(): Promise<{ child: ChildProcess; url: string }> {
@@ -129,19 +92,18 @@ export async function run(): Promise<void> {
   const children: ChildProcess[] = []
   try {
     upstream.setBundle('/v1/bundles/main', await makeBundle({ revision: 'idle-1' }), '"idle-1"')
-    const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`
     // Fresh processes each run: the figure is a start-up state, and one run can catch a GC midway.
     let relay: Awaited<ReturnType<typeof startBuiltRelay>> | undefined
     for (let run = 1; run <= RUNS; run++) {
       const bare = await startBare()
       children.push(bare.child)
-      if (relay) await stop(relay.child)
+      if (relay) await stopChild(relay.child)
       relay = await startBuiltRelay(dir, upstream.url, run)
       children.push(relay.child)
       await new Promise((r) => setTimeout(r, SETTLE_MS))
       const bareKb = rssKb(bare.child.pid)
       const relayKb = rssKb(relay.child.pid)
-      await stop(bare.child)
+      await stopChild(bare.child)
       console.log(
         `   run ${run}: idle RSS, one bundle served: relay ${mb(relayKb)}, bare node:http ${mb(bareKb)} (relay / bare ${(relayKb / bareKb).toFixed(2)}×, goal ≤ 1.50×)`,
       )
@@ -157,7 +119,7 @@ export async function run(): Promise<void> {
     await new Promise((r) => setTimeout(r, SETTLE_MS))
     console.log(`   after a first /v1/compile (HTTP ${res.statusCode}): relay ${mb(rssKb(relay.child.pid))}`)
   } finally {
-    for (const child of children) await stop(child)
+    for (const child of children) await stopChild(child)
     await upstream.stop()
     rmSync(dir, { recursive: true, force: true })
   }

@@ -9,14 +9,14 @@
  * REGENT_BENCH_LONG_POLLS changes the number of agents (default 10,000); REGENT_BENCH_NODE_FLAGS
  * (e.g. `--max-semi-space-size=1`) is passed to both servers, to measure V8 heap settings.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
 import { makeBundle, startFaultUpstream } from '../support/fault-upstream.js'
 import { ROOT } from '../support/logs-child.js'
+import { buildDist, freePort, mb, rssKb, stopChild } from './bench-processes.js'
 
 const AGENTS = Number(process.env.REGENT_BENCH_LONG_POLLS ?? 10_000)
 const HOLD_TIMEOUT_MS = 120_000
@@ -77,22 +77,6 @@ function startAgents(base: string, path: string, etag: string): Agents {
   return { child, answered: () => answered, sent }
 }
 
-function rssKb(pid: number | undefined): number {
-  if (!pid) return 0
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
-}
-
-const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
 async function until(
   check: () => Promise<boolean> | boolean,
   timeoutMs: number,
@@ -104,15 +88,6 @@ async function until(
     await new Promise((r) => setTimeout(r, 100))
   }
   throw new Error(`timed out waiting for ${what}`)
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve())
-    child.kill('SIGTERM')
-    setTimeout(() => child.kill('SIGKILL'), 5000).unref()
-  })
 }
 
 /** A bare node:http server that holds every request until its socket closes. */
@@ -142,10 +117,7 @@ async function metric(base: string, name: string): Promise<number> {
 export async function run(): Promise<void> {
   // REGENT_BENCH_NO_BUILD=1 reuses an existing dist/ (repeated runs of one commit).
   if (process.env.REGENT_BENCH_NO_BUILD !== '1' || !existsSync(join(ROOT, 'dist', 'cli', 'main.js')))
-    execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'bundle.ts')], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    })
+    buildDist()
   const entry = join(ROOT, 'dist', 'cli', 'main.js')
   if (!existsSync(entry)) throw new Error('the build made no dist/cli/main.js')
   console.log(
@@ -168,8 +140,8 @@ export async function run(): Promise<void> {
     await until(async () => (await heldByBare(bare.base)) >= bareSent, HOLD_TIMEOUT_MS, 'bare server holding')
     await new Promise((r) => setTimeout(r, SETTLE_MS))
     const bareHeld = rssKb(bare.child.pid)
-    await stop(bareAgents.child)
-    await stop(bare.child)
+    await stopChild(bareAgents.child)
+    await stopChild(bare.child)
 
     upstream.setBundle('/v1/bundles/main', await makeBundle({ revision: 'lp-1' }), '"lp-1"')
     const port = await freePort()
@@ -227,7 +199,7 @@ relay: { long_poll: { max_waiters: ${AGENTS * 2} } }
       `   promotion answered all ${sent} within ${((performance.now() - woken) / 1000).toFixed(1)} s (1 s upstream poll interval included); relay RSS after ${mb(rssKb(relay.pid))}`,
     )
   } finally {
-    for (const child of children) await stop(child)
+    for (const child of children) await stopChild(child)
     await upstream.stop()
     rmSync(dir, { recursive: true, force: true })
   }

@@ -15,77 +15,23 @@
  * Every loop is bounded in count and time.
  */
 import { type ChildProcess, fork } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { cpus, loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { parse as parseYaml } from 'yaml'
-import { parseConfig } from '../../core/config.js'
 import { createLogger } from '../../core/log.js'
 import { decisionsFromBatch } from '../../service/decision-events.js'
-import { type RunningService, serviceSectionSchema, startService } from '../../service/index.js'
 import type { NewDecision } from '../../store/service/index.js'
 import { BACKENDS, type Backend } from '../store/backends.js'
+import { type BenchService, startBenchService } from './bench-service.js'
 import { BATCH, batches } from './ingest-events.js'
 import { SENDERS, type SenderCommand, type SenderReply } from './ingest-senders.js'
 
-const ADMIN = 'bench-admin-token-0123456789'
 const ROUND_EVENTS = 50_000
 const ROUND_TIME_LIMIT_MS = 6_000
 const ROUNDS = Number(process.env.REGENT_BENCH_ROUNDS ?? 3)
-const logger = createLogger({ level: 'silent' })
+const _logger = createLogger({ level: 'silent' })
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
-
-interface Started {
-  service: RunningService
-  agentToken: string
-  systemId: string
-  database: { url: string; schema?: string }
-  cleanup(): Promise<void>
-}
-
-async function start(backend: Backend): Promise<Started> {
-  const database = await backend.create()
-  const dataDir = mkdtempSync(join(tmpdir(), 'regent-ingest-bench-'))
-  const config = parseConfig('{}', serviceSectionSchema)
-  if (backend.name === 'postgres') config.database.url = database.url
-  const service = await startService({
-    config,
-    logger,
-    addr: '127.0.0.1:0',
-    dataDir,
-    adminToken: ADMIN,
-    databaseSchema: database.schema,
-    graceMs: 500,
-  })
-  const headers = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' }
-  const created = await fetch(`${service.url}/v1/systems`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ name: 'bench', type: 'custom' }),
-  })
-  const systemId = ((await created.json()) as { result: { id: string } }).result.id
-  const opa = parseYaml(
-    await (await fetch(`${service.url}/v1/systems/${systemId}/assets/opa-config`, { headers })).text(),
-  )
-  const agentToken = opa.services[0].credentials.bearer.token as string
-  return {
-    service,
-    agentToken,
-    systemId,
-    database: {
-      url: backend.name === 'postgres' ? database.url : join(dataDir, 'service.db'),
-      schema: database.schema,
-    },
-    async cleanup() {
-      await service.stop()
-      await database.cleanup()
-      rmSync(dataDir, { recursive: true, force: true })
-    },
-  }
-}
 
 /** The sender process (ingest-senders.ts): one per backend, killed at the end. */
 class Senders {
@@ -118,7 +64,7 @@ class Senders {
   }
 
   /** Sends them; events/s, and the sender process's CPU per event. */
-  async send(s: Started): Promise<Measured & { clientCpuUs: number }> {
+  async send(s: BenchService): Promise<Measured & { clientCpuUs: number }> {
     const m = await this.#ask({
       kind: 'go',
       url: s.service.url,
@@ -139,7 +85,7 @@ class Senders {
  * file, not timed and bounded: each round starts with the text indexer current and an empty WAL,
  * so neither kind of round indexes the other's rows, or copies them out of the WAL, on its clock.
  */
-async function caughtUp(s: Started, backend: Backend): Promise<void> {
+async function caughtUp(s: BenchService, backend: Backend): Promise<void> {
   const started = performance.now()
   while (performance.now() - started < 60_000 && (await s.service.store.decisions.indexText(5000)) > 0) {}
   if (backend.name !== 'sqlite') return
@@ -238,7 +184,7 @@ const median = (v: number[]) => {
 }
 
 async function figures(backend: Backend): Promise<void> {
-  const s = await start(backend)
+  const s = await startBenchService(backend)
   const senders = new Senders()
   try {
     const ingestRates: number[] = []

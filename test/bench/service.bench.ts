@@ -1,26 +1,12 @@
-/**
- * Service figures: decision intake (events/s over HTTP in gzip batches of 500, on SQLite and on
- * PostgreSQL when REGENT_TEST_PG_URL is set), decision search p50/p99 over a large stored set
- * (1M rows by default, REGENT_BENCH_DECISIONS to change; fewer if generation hits its time
- * budget, and the count is printed), and bundle GET / 304 requests per second.
- * Baselines in the same run: the store's append without HTTP, and a bare Hono route serving
- * the same bundle bytes. REGENT_BENCH_SERVICE=bundles (comma-separated: intake, search, bundles)
- * runs only some of them.
- */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { loadavg } from 'node:os'
 import { gzipSync } from 'node:zlib'
 import { Hono } from 'hono'
-import { parse as parseYaml } from 'yaml'
-import { parseConfig } from '../../core/config.js'
 import { startServer } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
-import { type RunningService, serviceSectionSchema, startService } from '../../service/index.js'
 import type { NewDecision } from '../../store/service/index.js'
 import { BACKENDS, type Backend } from '../store/backends.js'
+import { BENCH_ADMIN_TOKEN as ADMIN, startBenchService } from './bench-service.js'
 
-const ADMIN = 'bench-admin-token-0123456789'
 const BATCH = 500
 const INTAKE_BATCHES = 40
 const SEARCH_ROWS = Number(process.env.REGENT_BENCH_DECISIONS ?? 1_000_000)
@@ -30,49 +16,6 @@ const logger = createLogger({ level: 'silent' })
 function event(i: number, systemId: string, baseMs: number): string {
   const result = i % 5 === 0 ? 'true' : i % 5 === 1 ? 'false' : '{"allowed":true}'
   return `{"decision_id":"bench-${i}","labels":{"id":"agent-${i % 7}","version":"1.0.0"},"path":"app/authz/allow","input":{"user":"u${i % 1000}","action":"read","resource":"doc-${i % 5000}"},"result":${result},"req_id":${18446744073709551615n - BigInt(i)},"timestamp":"${new Date(baseMs + i).toISOString()}","system-id":"${systemId}"}`
-}
-
-interface Started {
-  service: RunningService
-  systemId: string
-  agentToken: string
-  cleanup(): Promise<void>
-}
-
-async function start(backend: Backend, extra = '{}'): Promise<Started> {
-  const database = await backend.create()
-  const dataDir = mkdtempSync(join(tmpdir(), 'regent-service-bench-'))
-  const config = parseConfig(extra, serviceSectionSchema)
-  if (backend.name === 'postgres') config.database.url = database.url
-  const service = await startService({
-    config,
-    logger,
-    addr: '127.0.0.1:0',
-    dataDir,
-    adminToken: ADMIN,
-    databaseSchema: database.schema,
-    graceMs: 500,
-  })
-  const headers = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' }
-  const created = await fetch(`${service.url}/v1/systems`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ name: 'bench', type: 'custom' }),
-  })
-  const systemId = ((await created.json()) as { result: { id: string } }).result.id
-  const opa = parseYaml(
-    await (await fetch(`${service.url}/v1/systems/${systemId}/assets/opa-config`, { headers })).text(),
-  )
-  return {
-    service,
-    systemId,
-    agentToken: opa.services[0].credentials.bearer.token,
-    async cleanup() {
-      await service.stop()
-      await database.cleanup()
-      rmSync(dataDir, { recursive: true, force: true })
-    },
-  }
 }
 
 /** fetch, retried once when a pooled keep-alive connection turns out to be closed already. */
@@ -89,7 +32,7 @@ function quantile(sorted: number[], q: number): number {
 }
 
 async function intake(backend: Backend): Promise<void> {
-  const s = await start(backend)
+  const s = await startBenchService(backend)
   try {
     const base = Date.now()
     const bodies = Array.from({ length: INTAKE_BATCHES }, (_, b) =>
@@ -136,7 +79,7 @@ async function intake(backend: Backend): Promise<void> {
 }
 
 async function search(backend: Backend): Promise<void> {
-  const s = await start(backend, 'limits: { max_decisions_per_page: 1000 }')
+  const s = await startBenchService(backend, 'limits: { max_decisions_per_page: 1000 }')
   try {
     const base = Date.now() - SEARCH_ROWS
     const kinds = ['ALLOWED', 'DENIED', 'ALLOWED', 'ERROR', 'UNKNOWN']
@@ -234,7 +177,7 @@ const ROUNDS = 7
 
 async function bundles(): Promise<void> {
   const backend = BACKENDS[0]!
-  const s = await start(backend)
+  const s = await startBenchService(backend)
   let server: Awaited<ReturnType<typeof startServer>> | undefined
   try {
     const admin = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' }
