@@ -56,7 +56,8 @@ describe('regent test --var-values', () => {
     expect(r.code).toBe(2)
     expect(r.stdout).toContain('data.authz.test_sum: FAIL')
     expect(r.stdout).not.toContain('Fail ')
-    expect(r.stdout).not.toContain('41')
+    // No variable values (the durations printed beside each test may contain any digits).
+    expect(r.stdout).not.toMatch(/__local\d+__: 41/)
     expect(r.stderr).toBe('')
   })
 
