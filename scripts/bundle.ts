@@ -9,7 +9,7 @@
  * (WORKERS), and the chunks esbuild splits out for the commands and modules loaded on demand
  * (`await import()` stays lazy: each becomes a chunk). Flat because core/workers/start-worker.ts
  * starts a worker from `./<name>.js` beside the calling module, and after bundling the caller is
- * whichever chunk holds it. Packages stay external (node_modules), as before, but for INLINE.
+ * whichever chunk holds it. Packages stay external (node_modules) but for INLINE.
  * Paths read at run time relative to a module (cli/version-info.ts: package.json;
  * service/console/console-assets.ts: dist/console) are two levels below the root in the source
  * and in `dist/cli/` alike.
@@ -44,13 +44,35 @@ export const WORKERS = [
 ]
 
 /**
- * Packages bundled in rather than loaded from node_modules: the two every command loads
- * (commander for the command line, lossless-json for JSON input), whose resolution, file reads and,
- * for commander (CommonJS), export scan by Node's ES module loader cost ~8 ms of CPU per start
- * (docs/performance.md). Every other dependency stays external (test/scripts/bundle.test.ts checks
- * that no other package's code is in the bundle).
+ * Packages bundled in rather than loaded from node_modules, with the packages they depend on.
+ * commander and lossless-json: every command loads them, and resolving, reading and (commander,
+ * CommonJS) export-scanning them through Node's ES module loader cost ~8 ms of CPU per start.
+ * The rest: what the relay loads at idle. Loaded as ~400 separate files, Node's module loader ran
+ * hot enough at start that V8 optimized its resolver and CommonJS export scanner in background
+ * threads, whose compile memory stayed in the process (about 10 MB of the idle relay's RSS,
+ * docs/performance.md, "Relay idle memory", fifth pass); bundled, the relay loads a few chunks.
+ * What stays external: js-yaml and re2js (required on first use, core/yaml-library.ts and
+ * core/rego/builtins/re2.ts), better-sqlite3 (a native addon), pino (its transports start worker threads
+ * from its own files), tsx (a loader), undici and the service's drivers and clients (pg, mysql2,
+ * ioredis, kafkajs, kysely, ldapts: loaded only by the service or on demand, not measured).
+ * test/scripts/bundle.test.ts checks that no other package's code is in the bundle.
  */
-export const INLINE = new Set(['commander', 'lossless-json'])
+export const INLINE = new Set([
+  'commander',
+  'lossless-json',
+  '@hono/node-server',
+  'aws4fetch',
+  'fast-xml-parser',
+  'hono',
+  'ipaddr.js',
+  'jose',
+  'jsonpath-plus',
+  'p-retry',
+  'prom-client',
+  'tar-stream',
+  'yaml',
+  'zod',
+])
 
 /**
  * NOTE(bundle): esbuild turns a bundled CommonJS package's `require('node:events')` into its
@@ -58,11 +80,11 @@ export const INLINE = new Set(['commander', 'lossless-json'])
  * at the top of every output file. esbuild renames our own modules' top-level `require` constants
  * (`require2`, ...) so they do not shadow it.
  */
-const REQUIRE_BANNER =
+export const REQUIRE_BANNER =
   "import { createRequire as __regentCreateRequire } from 'node:module'; const require = __regentCreateRequire(import.meta.url);"
 
 /** Every dependency but INLINE, with its subpaths, as esbuild's `external`. */
-function externalPackages(): string[] {
+export function externalPackages(): string[] {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     dependencies?: Record<string, string>
     devDependencies?: Record<string, string>

@@ -2,13 +2,14 @@
  * Regent as a build ships it, for benchmarks that start real processes: TypeScript run through
  * tsx wraps every function in esbuild's `__name` helper (an `Object.defineProperty` per closure
  * created), which costs several percent on hot paths that a build never pays. Bundled here with
- * esbuild (tsx's compiler) under node_modules/.cache, where Node finds the packages, with the
- * worker modules (scripts/bundle.ts's list) beside each entry as core/workers/start-worker.ts expects.
+ * esbuild (tsx's compiler) under node_modules/.cache, where Node finds the other packages, with the
+ * packages `npm run build` inlines inlined as it does, and the worker modules (scripts/bundle.ts's
+ * list) beside each entry as core/workers/start-worker.ts expects.
  */
 import { mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { WORKERS } from '../../scripts/bundle.js'
+import { externalPackages, REQUIRE_BANNER, WORKERS } from '../../scripts/bundle.js'
 import { ROOT } from '../support/logs-child.js'
 
 /**
@@ -38,7 +39,9 @@ export function builtEntry(
       platform: 'node',
       format: 'esm',
       target: 'node20',
-      packages: 'external',
+      // The packages scripts/bundle.ts inlines are inlined here too: the same code loads.
+      external: externalPackages(),
+      banner: { js: REQUIRE_BANNER },
       logLevel: 'silent',
     })
   build(entry, file)

@@ -281,6 +281,9 @@ async function startCompiledRelay(
   }
 }
 
+/** How long the built relay is left without requests before its RSS is read a second time. */
+const QUIET_MS = 12_000
+
 /** Fills a buffer with up to 1M events (bounded in time), then measures a relay's RSS on it. */
 async function measureBigBuffer(rows: RawEvent[][]): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'regent-bench-big-'))
@@ -337,6 +340,14 @@ async function measureBigBuffer(rows: RawEvent[][]): Promise<void> {
         console.log(
           `   1M buffer, sync ${sync.padEnd(6)}, ${workers} parse worker(s), ${build ? 'bundled JS as built' : 'source checkout, tsx'}: relay RSS ${mb(rssOf(relay.pid))} (${rssParts(relay.pid)}) with ${fmt(status.buffer.events)} events buffered (goal <= 100 MB); start with quick_check took ${openSeconds.toFixed(1)} s`,
         )
+        if (build) {
+          // Again once V8's memory reducer has run (about 8 s after allocation slows down): what a
+          // relay holding the backlog between bursts of intake has.
+          await new Promise((r) => setTimeout(r, QUIET_MS))
+          console.log(
+            `      ${QUIET_MS / 1000} s later, no requests: relay RSS ${mb(rssOf(relay.pid))} (${rssParts(relay.pid)})`,
+          )
+        }
       } finally {
         await relay.stop()
       }

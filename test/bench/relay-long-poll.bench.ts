@@ -21,6 +21,8 @@ import { buildDist, freePort, mb, rssKb, stopChild } from './bench-processes.js'
 const AGENTS = Number(process.env.REGENT_BENCH_LONG_POLLS ?? 10_000)
 const HOLD_TIMEOUT_MS = 120_000
 const SETTLE_MS = 3000
+/** RSS is read again after this much more holding, once V8's memory reducer has had its turn. */
+const QUIET_MS = 12_000
 const NODE_FLAGS = (process.env.REGENT_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)
 
 /**
@@ -140,6 +142,8 @@ export async function run(): Promise<void> {
     await until(async () => (await heldByBare(bare.base)) >= bareSent, HOLD_TIMEOUT_MS, 'bare server holding')
     await new Promise((r) => setTimeout(r, SETTLE_MS))
     const bareHeld = rssKb(bare.child.pid)
+    await new Promise((r) => setTimeout(r, QUIET_MS))
+    const bareHeldLater = rssKb(bare.child.pid)
     await stopChild(bareAgents.child)
     await stopChild(bare.child)
 
@@ -185,11 +189,13 @@ relay: { long_poll: { max_waiters: ${AGENTS * 2} } }
     await new Promise((r) => setTimeout(r, SETTLE_MS))
     const relayHeld = rssKb(relay.pid)
     const heapUsed = await metric(base, 'regent_relay_nodejs_heap_size_used_bytes')
+    await new Promise((r) => setTimeout(r, QUIET_MS))
+    const relayHeldLater = rssKb(relay.pid)
     console.log(
-      `   bare node:http: idle ${mb(bareIdle)}, holding ${bareSent} requests ${mb(bareHeld)} (+${((bareHeld - bareIdle) / bareSent).toFixed(1)} KB each)`,
+      `   bare node:http: idle ${mb(bareIdle)}, holding ${bareSent} requests ${mb(bareHeld)} (+${((bareHeld - bareIdle) / bareSent).toFixed(1)} KB each), ${mb(bareHeldLater)} after ${QUIET_MS / 1000} s more`,
     )
     console.log(
-      `   regent relay:   idle ${mb(relayIdle)}, holding ${sent} long polls ${mb(relayHeld)} (+${((relayHeld - relayIdle) / sent).toFixed(1)} KB each; heap used ${(heapUsed / 1024 / 1024).toFixed(0)} MB); goal ≤ 150 MB; relay / bare ${(relayHeld / bareHeld).toFixed(2)}×`,
+      `   regent relay:   idle ${mb(relayIdle)}, holding ${sent} long polls ${mb(relayHeld)} (+${((relayHeld - relayIdle) / sent).toFixed(1)} KB each; heap used ${(heapUsed / 1024 / 1024).toFixed(0)} MB); goal ≤ 150 MB; relay / bare ${(relayHeld / bareHeld).toFixed(2)}×; after ${QUIET_MS / 1000} s more: ${mb(relayHeldLater)} (${(relayHeldLater / bareHeldLater).toFixed(2)}×)`,
     )
     // Wake them all with a promotion, then read the RSS once the answers are out.
     upstream.setBundle('/v1/bundles/main', await makeBundle({ revision: 'lp-2' }), '"lp-2"')

@@ -51,6 +51,22 @@ function regent(app: string, args: string[]) {
   })
 }
 
+/** The packages named and, transitively, their dependencies (from node_modules' package.json files). */
+function withDependencies(names: Iterable<string>): Set<string> {
+  const seen = new Set<string>()
+  const queue = [...names]
+  while (queue.length > 0) {
+    const name = queue.pop()!
+    if (seen.has(name)) continue
+    seen.add(name)
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>
+    }
+    queue.push(...Object.keys(pkg.dependencies ?? {}))
+  }
+  return seen
+}
+
 describe('the bundled build', () => {
   let root: string
   let app: string
@@ -82,7 +98,7 @@ describe('the bundled build', () => {
     for (const name of started) expect(existsSync(join(app, 'dist', 'cli', `${name}.js`))).toBe(true)
   })
 
-  it('bundles no package but INLINE (the others load from node_modules)', () => {
+  it('bundles no package but INLINE and their own dependencies (the others load from node_modules)', () => {
     const dir = join(app, 'dist', 'cli')
     const packages = new Set<string>()
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.js.map'))) {
@@ -92,7 +108,9 @@ describe('the bundled build', () => {
         if (m) packages.add(m[1]!)
       }
     }
-    expect([...packages].sort()).toEqual([...INLINE].sort())
+    for (const name of INLINE) expect(packages).toContain(name)
+    const allowed = withDependencies(INLINE)
+    expect([...packages].filter((name) => !allowed.has(name))).toEqual([])
   })
 
   it('replaces an earlier build but keeps the console', () => {
