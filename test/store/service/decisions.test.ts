@@ -40,6 +40,30 @@ for (const backend of BACKENDS) {
         await close()
       }
     })
+
+    it('keeps a batch in its order, its nulls, and text an array literal would mangle', async () => {
+      const { store, close } = await openTestStore(backend)
+      try {
+        // Same timestamp, so only the sequence orders them; texts with braces, quotes, commas,
+        // backslashes, the word NULL and non-ASCII (PostgreSQL binds each column as one array).
+        const texts = ['{"a":"NULL"}', '{"b":"x\\"y,z}"}', '{"c":"ünï 🚀","d":"\\\\"}', 'NULL']
+        const batch = texts.map((raw, i) =>
+          decision(30_000 + i, { systemId: i === 1 ? null : 'sys-a', path: i === 2 ? null : 'p', tsUs: 42, raw }),
+        )
+        expect(await store.decisions.append(batch.slice().reverse())).toBe(4)
+        const found = await store.decisions.search({ order: 'ASC', limit: 10 })
+        expect(found.map((d) => d.decisionId)).toEqual(['d30003', 'd30002', 'd30001', 'd30000'])
+        expect(found.map((d) => d.raw)).toEqual(texts.slice().reverse())
+        expect(found.map((d) => [d.systemId, d.path])).toEqual([
+          ['sys-a', 'p'],
+          ['sys-a', null],
+          [null, 'p'],
+          ['sys-a', 'p'],
+        ])
+      } finally {
+        await close()
+      }
+    })
   })
 
   describe.skipIf(!backend.available)(`decision store on ${backend.name}`, () => {
