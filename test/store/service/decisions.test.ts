@@ -48,7 +48,12 @@ for (const backend of BACKENDS) {
         // backslashes, the word NULL and non-ASCII (PostgreSQL binds each column as one array).
         const texts = ['{"a":"NULL"}', '{"b":"x\\"y,z}"}', '{"c":"ünï 🚀","d":"\\\\"}', 'NULL']
         const batch = texts.map((raw, i) =>
-          decision(30_000 + i, { systemId: i === 1 ? null : 'sys-a', path: i === 2 ? null : 'p', tsUs: 42, raw }),
+          decision(30_000 + i, {
+            systemId: i === 1 ? null : 'sys-a',
+            path: i === 2 ? null : 'p',
+            tsUs: 42,
+            raw,
+          }),
         )
         expect(await store.decisions.append(batch.slice().reverse())).toBe(4)
         const found = await store.decisions.search({ order: 'ASC', limit: 10 })
