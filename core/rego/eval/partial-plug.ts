@@ -150,12 +150,15 @@ export class Plugger {
 
   /** A prepared body (comprehensions, `every`) plugged in `frame`. */
   body(body: readonly PExpr[], frame: Frame): Body {
-    return body.map((e, i) => ({ ...this.expr(e, frame), index: i }))
+    return body.map((e, i) => this.expr(e, frame, i))
   }
 
-  /** A prepared expression plugged in `frame`; a top-level `==` becomes `=` as OPA's compiler writes it. */
-  expr(e: PExpr, frame: Frame): Expr {
-    const out: Expr = { type: 'expr', index: e.src.index, terms: e.src.terms }
+  /**
+   * A prepared expression plugged in `frame`, numbered `index` (its own by default); a top-level `==`
+   * becomes `=` as OPA's compiler writes it.
+   */
+  expr(e: PExpr, frame: Frame, index = e.src.index): Expr {
+    const out: Expr = { type: 'expr', index, terms: e.src.terms }
     if (e.src.location) out.location = e.src.location
     if (e.negated) out.negated = true
     switch (e.kind) {
@@ -165,10 +168,12 @@ export class Plugger {
       case X.Call: {
         const call = e.call as NonNullable<PExpr['call']>
         const src = e.src.terms as Term[]
-        const args = call.args.map((a) => this.term(a, frame))
-        if (call.output) args.push(this.term(call.output, frame))
-        const topLevelEqual = call.name === 'equal' && !call.output && args.length === 2
-        out.terms = [topLevelEqual ? eqOperator() : (src[0] as Term), ...args]
+        // One array for operator and operands: this runs for every saved call of every residual.
+        const topLevelEqual = call.name === 'equal' && !call.output && call.args.length === 2
+        const terms: Term[] = [topLevelEqual ? eqOperator() : (src[0] as Term)]
+        for (const a of call.args) terms.push(this.term(a, frame))
+        if (call.output) terms.push(this.term(call.output, frame))
+        out.terms = terms
         break
       }
       case X.Term:
@@ -221,7 +226,7 @@ export class Plugger {
           s,
         )
       case 'expr':
-        return { ...this.expr(s.expr, s.frame), index }
+        return this.expr(s.expr, s.frame, index)
       case 'ast':
         return { ...s.expr, index }
     }
