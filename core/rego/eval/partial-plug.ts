@@ -79,6 +79,23 @@ export class Plugger {
     return valueToTerm(v)
   }
 
+  /**
+   * The residual name of `t` when it is a var unbound in its frame (directly or through the vars it
+   * is bound to), else undefined. Names the var as {@link term} would, without building its term.
+   */
+  unboundName(t: PTerm, frame: Frame): string | undefined {
+    let x = t
+    let f = frame
+    while (x.k === K.Var) {
+      const b = f.s[x.slot]
+      if (b === undefined) return this.names.varName(x.name, f)
+      if (!(b instanceof TermBinding)) return undefined
+      x = b.term
+      f = b.frame
+    }
+    return undefined
+  }
+
   /** The AST of `t` read in `frame`. */
   term(t: PTerm, frame: Frame): Term {
     switch (t.k) {
