@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { bodyToString } from '../../../../compile/print.js'
 import { compile, parseModule, partialEvaluate } from '../../../../core/rego/index.js'
-import type { Term } from '../../../../core/rego/syntax/ast.js'
+import type { Expr, Term } from '../../../../core/rego/syntax/ast.js'
 import { fromJS } from '../../../../core/rego/values/index.js'
 
 // Rules of package `filters`, and the residual of `data.filters.include` with `input.t` unknown and
@@ -44,10 +44,10 @@ describe('residuals built in copy-propagated form', () => {
 
   it('gives a substituted ref the location it has in the policy', async () => {
     const [query] = await residual('include if { input.t.a == 1; input.t.b != input.x }')
-    const neq = query?.[1]
-    expect(neq?.index).toBe(1)
-    const ref = (neq?.terms as Term[])[1] as Term
-    expect([neq?.location?.row, neq?.location?.col]).toEqual([2, 30])
+    const neq = query?.[1] as Expr
+    expect(neq.index).toBe(1)
+    const ref = (neq.terms as Term[])[1] as Term
+    expect([neq.location?.row, neq.location?.col]).toEqual([2, 30])
     expect([ref.location?.row, ref.location?.col]).toEqual([2, 30])
   })
 })
