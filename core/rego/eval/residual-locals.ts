@@ -130,9 +130,11 @@ class LocalsBuilder {
     return true
   }
 
+  // Built with its location, as the plugger's nodes are: a property added afterwards changes the
+  // object's shape (and was a tenth of this builder's samples).
   #keep(terms: Term[], location: Location | undefined): void {
-    const expr: Expr = { type: 'expr', index: this.result.length, terms }
-    if (location) expr.location = location
+    const index = this.result.length
+    const expr: Expr = location ? { type: 'expr', index, terms, location } : { type: 'expr', index, terms }
     if (!isNoop(expr)) this.result.push(expr)
   }
 }
