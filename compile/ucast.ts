@@ -116,52 +116,51 @@ function exprToNode(
   mappings: TableMappings | undefined,
   errors: AstErrorJson[],
 ): UcastNode {
-  const fail = (reason: string): UcastNode => {
-    errors.push(fragmentError(expressionStart(expr), `cannot translate "${exprToString(expr)}": ${reason}`))
-    return FAILED
-  }
   const terms = expr.terms
-  if (!Array.isArray(terms) || (expr.with?.length ?? 0) > 0) return fail('not a comparison')
+  if (!Array.isArray(terms) || (expr.with?.length ?? 0) > 0) return fail(expr, errors, 'not a comparison')
   const name = operatorName(terms[0])
   let operator = name === undefined ? undefined : OPERATORS[name]
   const a = terms[1]
   const b = terms[2]
-  if (!operator || !a || !b || terms.length !== 3) return fail('not a supported comparison')
+  if (!operator || !a || !b || terms.length !== 3) return fail(expr, errors, 'not a supported comparison')
   const flipped = a.type !== 'ref'
   const fieldTerm = flipped ? b : a
   const other = flipped ? a : b
-  if (fieldTerm.type !== 'ref') return fail('neither operand is a field')
+  if (fieldTerm.type !== 'ref') return fail(expr, errors, 'neither operand is a field')
   if (flipped) {
-    if (!COMPARISONS.has(operator)) return fail(`the field must be the first operand of ${name}`)
+    if (!COMPARISONS.has(operator))
+      return fail(expr, errors, `the field must be the first operand of ${name}`)
     operator = MIRRORED[operator] ?? operator
   }
   const field = refToField(fieldTerm.value, mappings)
-  if (typeof field !== 'string') return fail(field.error)
+  if (typeof field !== 'string') return fail(expr, errors, field.error)
 
   let value: JsonValue | FieldRef
   if (other.type === 'ref') {
-    if (!COMPARISONS.has(operator)) return fail(`${name} cannot take a field as its second operand`)
+    if (!COMPARISONS.has(operator))
+      return fail(expr, errors, `${name} cannot take a field as its second operand`)
     const otherField = refToField(other.value, mappings)
-    if (typeof otherField !== 'string') return fail(otherField.error)
+    if (typeof otherField !== 'string') return fail(expr, errors, otherField.error)
     value = new FieldRef(otherField)
   } else if (other.type === 'var') {
     // `input.x = _` is the only way to say "the field has a value".
-    if (operator !== 'eq') return fail(`cannot compare to the variable ${other.value}`)
-    if (countVar(body, other.value) > 1) return fail(`the variable ${other.value} is used elsewhere`)
+    if (operator !== 'eq') return fail(expr, errors, `cannot compare to the variable ${other.value}`)
+    if (countVar(body, other.value) > 1)
+      return fail(expr, errors, `the variable ${other.value} is used elsewhere`)
     // `not x = _` holds for a row only when x is undefined, which a column never is; `NOT x IS NOT NULL`
     // would let NULL rows through.
-    if (expr.negated) return fail('"not" over a field existence test has no SQL or UCAST form')
+    if (expr.negated) return fail(expr, errors, '"not" over a field existence test has no SQL or UCAST form')
     operator = 'ne'
     value = null
   } else {
     const constant = termToJson(other)
-    if (constant === undefined) return fail('the value is not a constant')
+    if (constant === undefined) return fail(expr, errors, 'the value is not a constant')
     if (operator === 'in') {
       const list = collectionValues(constant)
-      if (!list) return fail('the collection after "in" is not an array, set or object')
+      if (!list) return fail(expr, errors, 'the collection after "in" is not an array, set or object')
       value = list
     } else if (STRING_MATCHES.has(operator)) {
-      if (typeof constant !== 'string') return fail(`${name} needs a string`)
+      if (typeof constant !== 'string') return fail(expr, errors, `${name} needs a string`)
       value = constant
     } else {
       value = constant
@@ -177,12 +176,22 @@ function refToField(parts: readonly Term[], mappings: TableMappings | undefined)
   if (head?.type !== 'var' || head.value !== 'input' || parts.length < 2) {
     return { error: 'a field must be a ref into input' }
   }
-  const names: string[] = []
-  for (const part of parts.slice(1)) {
+  // The dotted name built as it is read (no slice, no list to join): this runs for every operand of
+  // every residual expression.
+  let field = ''
+  for (let i = 1; i < parts.length; i++) {
+    const part = parts[i] as Term
     if (part.type !== 'string') return { error: 'a field name must be a string' }
-    names.push(part.value)
+    field = i === 1 ? part.value : `${field}.${part.value}`
   }
-  return translateField(names.join('.'), mappings)
+  return translateField(field, mappings)
+}
+
+// Records why `expr` has no UCAST form and stands in for it (a function, not a closure made for
+// every expression translated).
+function fail(expr: Expr, errors: AstErrorJson[], reason: string): UcastNode {
+  errors.push(fragmentError(expressionStart(expr), `cannot translate "${exprToString(expr)}": ${reason}`))
+  return FAILED
 }
 
 // `x in coll`: Rego's membership tests an array's elements, a set's members and an object's values.

@@ -137,7 +137,8 @@ export function copyPropagate(query: Body, options: CopyPropagationOptions): Bod
 // does exactly that in one pass, without the sets and maps the general one builds per residual
 // (copy propagation was two fifths of a 1,000-rule compile's allocations, docs/performance.md).
 
-interface LocalBinding {
+/** A generated local removed from a residual of the one-pass shape, with the ref it was bound to. */
+export interface LocalBinding {
   name: string
   value: Term
   location: Location | undefined
@@ -167,7 +168,7 @@ function propagateLocals(query: Body, options: CopyPropagationOptions): Body | u
         continue
       }
       if (!plainGround(a) || !plainGround(b) || sameTerm(a, b)) return undefined
-      if (!isNoop(expr)) result.push(expr)
+      if (!isNoop(expr)) result.push(atIndex(expr, result.length))
       continue
     }
     // Any other call: operands are ground or locals bound before; no output var to fold.
@@ -182,32 +183,52 @@ function propagateLocals(query: Body, options: CopyPropagationOptions): Body | u
         plugged[i] = b.value
       } else if (!plainGround(t)) return undefined
     }
-    const out = plugged ? { ...expr, terms: plugged } : expr
-    if (!isNoop(out)) result.push(out)
+    const out = plugged ? { ...expr, terms: plugged, index: result.length } : expr
+    if (!isNoop(out)) result.push(atIndex(out, result.length))
   }
-  // A removed binding comes back where its ref is read nowhere (it failed when the ref was undefined).
-  bound.sort((x, y) => (x.name < y.name ? 1 : x.name > y.name ? -1 : 0))
-  for (const b of bound) {
-    if (!containedIn(b.value, result, true))
-      result.push(eqExpr({ type: 'var', value: b.name }, b.value, b.location))
-  }
+  putBack(bound, result)
   if (options.ensureNonEmpty && result.length === 0) {
     return [{ type: 'expr', index: 0, terms: { type: 'boolean', value: true } }]
   }
-  return result.map((e, i) => ({ ...e, index: i }))
+  return result
 }
 
-function isLocal(name: string, live: ReadonlySet<string>): boolean {
+// `expr` numbered `index` in the result: itself when it already is (nothing changes an expression
+// once a residual is built), else a copy. Numbering as expressions are kept, instead of copying all of
+// them at the end, saves an object per kept expression (copy propagation's allocations were a tenth
+// of a 1,000-rule compile's, docs/performance.md).
+function atIndex(expr: Expr, index: number): Expr {
+  return expr.index === index ? expr : { ...expr, index }
+}
+
+/**
+ * Puts back, numbered in order, each removed binding whose ref `result` reads nowhere (it failed when
+ * the ref was undefined), in the general algorithm's order (names descending).
+ */
+export function putBack(bound: LocalBinding[], result: Body): void {
+  bound.sort((x, y) => (x.name < y.name ? 1 : x.name > y.name ? -1 : 0))
+  for (const b of bound) {
+    if (!containedIn(b.value, result, true)) {
+      const eq = eqExpr({ type: 'var', value: b.name }, b.value, b.location)
+      eq.index = result.length
+      result.push(eq)
+    }
+  }
+}
+
+/** A var copy propagation may remove: neither `input`, `data` nor live. */
+export function isLocal(name: string, live: ReadonlySet<string>): boolean {
   return !RESERVED.has(name) && !live.has(name)
 }
 
-function findLocal(bound: readonly LocalBinding[], name: string): LocalBinding | undefined {
+/** The binding of local `name`, if any. */
+export function findLocal(bound: readonly LocalBinding[], name: string): LocalBinding | undefined {
   for (const b of bound) if (b.name === name) return b
   return undefined
 }
 
 /** A term without vars other than the head of a ref into input or data (no comprehension, no call). */
-function plainGround(t: Term): boolean {
+export function plainGround(t: Term): boolean {
   switch (t.type) {
     case 'null':
     case 'boolean':
@@ -354,7 +375,8 @@ function eqBinding(a: Term, b: Term, live: ReadonlySet<string>): [string, Term] 
   return b.type === 'ref' || b.type === 'call' ? [a.value, b] : undefined
 }
 
-function isNoop(expr: Expr): boolean {
+/** An expression that is always true (a constant other than `false`, `equal(x, x)`). */
+export function isNoop(expr: Expr): boolean {
   const terms = expr.terms
   if (!Array.isArray(terms)) {
     if (
@@ -386,7 +408,8 @@ function eqExpr(a: Term, b: Term, location?: Location): Expr {
   return expr
 }
 
-function isEqOperator(t: Term | undefined): boolean {
+/** The `eq` operator of a unification. */
+export function isEqOperator(t: Term | undefined): boolean {
   return t?.type === 'ref' && t.value.length === 1 && t.value[0]?.type === 'var' && t.value[0].value === 'eq'
 }
 
@@ -744,11 +767,18 @@ function exprContains(expr: Expr, value: Term): boolean {
   return false
 }
 
+// `parts` begins with `prefix` (a loop, not `every` with a closure: this runs for every removed binding
+// against every kept expression of every residual).
+function refStartsWith(parts: readonly Term[], prefix: readonly Term[]): boolean {
+  if (prefix.length > parts.length) return false
+  for (let i = 0; i < prefix.length; i++) if (!sameTerm(prefix[i] as Term, parts[i] as Term)) return false
+  return true
+}
+
 // `t` or a term inside it (as walkTerm visits them) is `value`, or a longer ref starting with it.
 function termContains(t: Term, value: Term): boolean {
   if (t.type === 'ref' && value.type === 'ref') {
-    if (value.value.length <= t.value.length && value.value.every((p, i) => sameTerm(p, t.value[i] as Term)))
-      return true
+    if (refStartsWith(t.value, value.value)) return true
   } else if (sameTerm(t, value)) return true
   switch (t.type) {
     case 'ref':

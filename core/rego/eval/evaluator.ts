@@ -185,7 +185,7 @@ export class Evaluator {
     if ((++this.instructions & 1023) === 0) this.checkLimits()
     if (this.tracer)
       return this.tracer.expr(this, expr, frame, iter, (it) => this.evalExprInner(expr, frame, it))
-    if (this.pe !== undefined) return this.pe.track(expr, iter, (it) => this.evalExprInner(expr, frame, it))
+    if (this.pe !== undefined) return this.pe.track(this, expr, frame, iter)
     // The common case, inlined: a specialized step, else the generic one.
     const fast = expr.fast as FastStep | undefined
     if (fast !== undefined && this.saveSet === undefined && this.fastPaths) {
@@ -196,7 +196,8 @@ export class Evaluator {
     return this.evalStep(expr, frame, iter)
   }
 
-  private evalExprInner(expr: PExpr, frame: Frame, iter: Iter): boolean {
+  /** {@link evalExpr} without the instruction count and the tracing or partial-evaluation hook. */
+  evalExprInner(expr: PExpr, frame: Frame, iter: Iter): boolean {
     const fast = expr.fast as FastStep | undefined
     if (fast !== undefined && this.saveSet === undefined && this.fastPaths) {
       const r = fast(this, frame, iter)

@@ -149,13 +149,17 @@ export class PartialEval {
   // ---------------------------------------------------------------------------------------------
   // Hooks called by the evaluator.
 
-  /** Runs `run` with `expr` as the current expression (restored while the continuation runs). */
-  track(expr: PExpr, iter: Iter, run: (iter: Iter) => boolean): boolean {
+  /**
+   * Evaluates `expr` with it as the current expression (restored while the continuation runs).
+   * The evaluator is passed in rather than a closure calling it: this runs for every expression
+   * partial evaluation visits, and each closure is garbage (docs/performance.md).
+   */
+  track(e: Evaluator, expr: PExpr, frame: Frame, iter: Iter): boolean {
     const outer = this.current
     this.current = expr
     let succeeded = false
     try {
-      return run(() => {
+      return e.evalExprInner(expr, frame, () => {
         succeeded = true
         this.current = outer
         try {

@@ -79,6 +79,23 @@ export class Plugger {
     return valueToTerm(v)
   }
 
+  /**
+   * The residual name of `t` when it is a var unbound in its frame (directly or through the vars it
+   * is bound to), else undefined. Names the var as {@link term} would, without building its term.
+   */
+  unboundName(t: PTerm, frame: Frame): string | undefined {
+    let x = t
+    let f = frame
+    while (x.k === K.Var) {
+      const b = f.s[x.slot]
+      if (b === undefined) return this.names.varName(x.name, f)
+      if (!(b instanceof TermBinding)) return undefined
+      x = b.term
+      f = b.frame
+    }
+    return undefined
+  }
+
   /** The AST of `t` read in `frame`. */
   term(t: PTerm, frame: Frame): Term {
     switch (t.k) {
@@ -150,12 +167,15 @@ export class Plugger {
 
   /** A prepared body (comprehensions, `every`) plugged in `frame`. */
   body(body: readonly PExpr[], frame: Frame): Body {
-    return body.map((e, i) => ({ ...this.expr(e, frame), index: i }))
+    return body.map((e, i) => this.expr(e, frame, i))
   }
 
-  /** A prepared expression plugged in `frame`; a top-level `==` becomes `=` as OPA's compiler writes it. */
-  expr(e: PExpr, frame: Frame): Expr {
-    const out: Expr = { type: 'expr', index: e.src.index, terms: e.src.terms }
+  /**
+   * A prepared expression plugged in `frame`, numbered `index` (its own by default); a top-level `==`
+   * becomes `=` as OPA's compiler writes it.
+   */
+  expr(e: PExpr, frame: Frame, index = e.src.index): Expr {
+    const out: Expr = { type: 'expr', index, terms: e.src.terms }
     if (e.src.location) out.location = e.src.location
     if (e.negated) out.negated = true
     switch (e.kind) {
@@ -165,10 +185,12 @@ export class Plugger {
       case X.Call: {
         const call = e.call as NonNullable<PExpr['call']>
         const src = e.src.terms as Term[]
-        const args = call.args.map((a) => this.term(a, frame))
-        if (call.output) args.push(this.term(call.output, frame))
-        const topLevelEqual = call.name === 'equal' && !call.output && args.length === 2
-        out.terms = [topLevelEqual ? eqOperator() : (src[0] as Term), ...args]
+        // One array for operator and operands: this runs for every saved call of every residual.
+        const topLevelEqual = call.name === 'equal' && !call.output && call.args.length === 2
+        const terms: Term[] = [topLevelEqual ? eqOperator() : (src[0] as Term)]
+        for (const a of call.args) terms.push(this.term(a, frame))
+        if (call.output) terms.push(this.term(call.output, frame))
+        out.terms = terms
         break
       }
       case X.Term:
@@ -221,7 +243,7 @@ export class Plugger {
           s,
         )
       case 'expr':
-        return { ...this.expr(s.expr, s.frame), index }
+        return this.expr(s.expr, s.frame, index)
       case 'ast':
         return { ...s.expr, index }
     }

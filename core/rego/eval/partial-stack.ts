@@ -99,32 +99,39 @@ export class UnknownSet extends SaveSet {
   }
 
   override pushVars(t: PTerm, frame: Frame): number {
-    let n = 0
-    const visit = (x: PTerm, f: Frame): void => {
-      switch (x.k) {
-        case K.Var: {
-          const b = f.s[x.slot]
-          if (b === undefined) {
-            this.#vars.push({ frame: f, slot: x.slot, name: x.name })
-            n++
-          } else if (b instanceof TermBinding) visit(b.term, b.frame)
-          return
+    return this.#pushUnbound(t, frame)
+  }
+
+  // A method rather than a closure made per call: this runs for every saved unification.
+  #pushUnbound(x: PTerm, f: Frame): number {
+    switch (x.k) {
+      case K.Var: {
+        const b = f.s[x.slot]
+        if (b === undefined) {
+          this.#vars.push({ frame: f, slot: x.slot, name: x.name })
+          return 1
         }
-        case K.Array:
-        case K.Set:
-          for (const y of x.items) visit(y, f)
-          return
-        case K.Object:
-          for (const [, y] of x.entries) visit(y, f)
-          return
-        case K.Ref:
-          if (x.head) visit(x.head, f)
-          for (const y of x.path) visit(y, f)
-          return
+        return b instanceof TermBinding ? this.#pushUnbound(b.term, b.frame) : 0
       }
+      case K.Array:
+      case K.Set: {
+        let n = 0
+        for (const y of x.items) n += this.#pushUnbound(y, f)
+        return n
+      }
+      case K.Object: {
+        let n = 0
+        for (const [, y] of x.entries) n += this.#pushUnbound(y, f)
+        return n
+      }
+      case K.Ref: {
+        let n = x.head ? this.#pushUnbound(x.head, f) : 0
+        for (const y of x.path) n += this.#pushUnbound(y, f)
+        return n
+      }
+      default:
+        return 0
     }
-    visit(t, frame)
-    return n
   }
 
   /** Marks one slot unknown; returns 1 (for `pop`). */

@@ -136,7 +136,10 @@ export class UnknownAnalysis {
       case K.Var:
         return false
       case K.Ref: {
-        if (t.root !== Root.Term) {
+        if (t.root === Root.Input && dynamic) {
+          // The same question without building the prefix: every input ref operand of every rule.
+          if (this.set.containsRefPath('input', t.path, frame)) return true
+        } else if (t.root !== Root.Term) {
           const prefix = pathPrefix(t.path, frame, dynamic)
           const ground: Value[] = []
           for (const p of prefix) {

@@ -23,6 +23,8 @@ import { PartialEval } from './partial-eval.js'
 import { eqOperator } from './partial-plug.js'
 import type { Policy } from './policy.js'
 import { prepareBody, Scope } from './prepare.js'
+import { residualOfLocals } from './residual-locals.js'
+import { astUnits } from './residual-units.js'
 
 /** Options of {@link partialEvaluate}. */
 export interface PartialOptions {
@@ -146,12 +148,24 @@ export function partialEvaluateSync(
   for (const u of unknowns) live.add(String(u[0]))
   for (const n of q.names) if (!isGeneratedVar(n) && !n.startsWith('$')) live.add(n)
   const queries: Body[] = []
+  const propagation = { live, arity: pe.arity }
   e.evalQuery(q.body, frame, () => {
+    // The common shape is built copy-propagated as it is plugged (residual-locals.ts); its units are
+    // those of the plugged query, as below.
+    const direct =
+      !pe.shallow && !hasBindings(frame)
+        ? residualOfLocals(pe.stack.entries(), pe.plugger, propagation)
+        : undefined
+    if (direct) {
+      e.charge(direct.units)
+      queries.push(direct.body)
+      return false
+    }
     const body = pe.plugger.query(pe.stack.entries())
     body.push(...bindings(pe, frame))
     // Each residual is kept until the end: its size is work (and memory) under the budget.
     e.charge(astUnits(body))
-    queries.push(pe.propagate(body, { live, arity: pe.arity }))
+    queries.push(pe.propagate(body, propagation))
     return false
   })
   const t2 = process.hrtime.bigint()
@@ -166,62 +180,14 @@ export function partialEvaluateSync(
   }
 }
 
-/**
- * Units of budget a residual costs: {@link UNITS_PER_AST_NODE} per AST node (a node with its
- * location holds about as much memory as a few values; measured ~700 bytes for `input.x == 5`).
- * Expressions and the common terms are counted by their shape: the generic walk (`Object.entries`
- * on every node) was 15% of a 1,000-rule compile request (docs/performance.md).
- */
-function astUnits(body: Body): number {
-  let n = 0
-  for (const e of body) n += exprUnits(e)
-  return n
-}
-
-function exprUnits(e: Expr): number {
-  let n = UNITS_PER_AST_NODE
-  const terms = e.terms
-  if (Array.isArray(terms)) for (const t of terms) n += termUnits(t)
-  else n += termUnits(terms as Term)
-  if (e.with) n += genericUnits(e.with)
-  return n
-}
-
-function termUnits(t: Term): number {
-  switch (t.type) {
-    case 'null':
-    case 'boolean':
-    case 'number':
-    case 'string':
-    case 'var':
-      return UNITS_PER_AST_NODE
-    case 'ref':
-    case 'array':
-    case 'set':
-    case 'call': {
-      let n = UNITS_PER_AST_NODE
-      for (const x of t.value) n += termUnits(x)
-      return n
-    }
-    default:
-      return genericUnits(t)
+// Whether {@link bindings} has anything to write.
+function hasBindings(frame: Frame): boolean {
+  const names = frame.names
+  for (let slot = 0; slot < names.length; slot++) {
+    if (!(names[slot] as string).startsWith('$') && frame.s[slot] !== undefined) return true
   }
+  return false
 }
-
-/** Any AST shape: every object not under a `location` key is a node. */
-function genericUnits(x: unknown): number {
-  if (Array.isArray(x)) {
-    let n = 0
-    for (const y of x) n += genericUnits(y)
-    return n
-  }
-  if (x === null || typeof x !== 'object') return 0
-  let n = UNITS_PER_AST_NODE
-  for (const [k, v] of Object.entries(x)) if (k !== 'location' && typeof v === 'object') n += genericUnits(v)
-  return n
-}
-
-const UNITS_PER_AST_NODE = 4
 
 // The query vars bound in the top frame, as `x = value`, so callers can read them from the residual.
 function bindings(pe: PartialEval, frame: Frame): Expr[] {
