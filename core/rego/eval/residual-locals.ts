@@ -13,17 +13,16 @@ import type { Frame } from './bindings.js'
 import {
   type CopyPropagationOptions,
   findLocal,
-  isEqOperator,
   isLocal,
   isNoop,
   type LocalBinding,
   plainGround,
   putBack,
-  sameTerm,
 } from './copy-propagation.js'
 import { type PExpr, type PTerm, X } from './ir.js'
 import { eqOperator, type Plugger } from './partial-plug.js'
 import type { SavedEntry } from './partial-stack.js'
+import { isEqOperator, sameTerm } from './residual-terms.js'
 import { termUnits, UNITS_PER_AST_NODE } from './residual-units.js'
 
 /** A residual in copy-propagated form and the budget units of its plugged form (before propagation). */
