@@ -21,8 +21,12 @@ import { buildDist, freePort, mb, rssKb, stopChild } from './bench-processes.js'
 const AGENTS = Number(process.env.REGENT_BENCH_LONG_POLLS ?? 10_000)
 const HOLD_TIMEOUT_MS = 120_000
 const SETTLE_MS = 3000
-/** RSS is read again after this much more holding, once V8's memory reducer has had its turn. */
-const QUIET_MS = 12_000
+/**
+ * RSS is read again after this much more holding, once V8's memory reducer has had its turn (it
+ * runs some 8 s after allocation slows down, sometimes a round later: 12 s missed it in one run of
+ * three, 30 s has not).
+ */
+const QUIET_MS = 30_000
 const NODE_FLAGS = (process.env.REGENT_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)
 
 /**
