@@ -31,6 +31,7 @@ export function builtEntry(
     return undefined
   }
   mkdirSync(out, { recursive: true })
+  const external = externalPackages()
   const build = (from: string, to: string) =>
     esbuild.buildSync({
       entryPoints: [join(ROOT, from)],
@@ -40,7 +41,7 @@ export function builtEntry(
       format: 'esm',
       target: 'node20',
       // The packages scripts/bundle.ts inlines are inlined here too: the same code loads.
-      external: externalPackages(),
+      external,
       banner: { js: REQUIRE_BANNER },
       logLevel: 'silent',
     })

@@ -8,30 +8,17 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
-import { bundleFromParts, writeBundle } from '../../../core/bundle/index.js'
 import { createApp } from '../../../core/http/index.js'
 import { BundleCache } from '../../../plugins/bundle/bundle-cache.js'
-import type { Target } from '../../../plugins/bundle/targets.js'
 import { LongPollWaiters } from '../../../plugins/bundle/waiters.js'
 import { compileExtension } from '../../../relay/compile/extension.js'
 import type { RelayContext, RelayExtension } from '../../../relay/types.js'
 import { eventually, relayConfig } from '../helpers.js'
+import { filtersBundle, SQL, target } from './compile-fixtures.js'
 
 const logger = pino({ level: 'silent' })
-const SQL = 'application/vnd.opa.sql.postgresql+json'
 /** About 10^8 steps: runs for minutes unless something stops it. */
 const RUNAWAY = 'input.x == count([1 | some a in numbers.range(1, 10000); some b in numbers.range(1, 10000)])'
-
-const target = {
-  kind: 'bundle',
-  name: 'authz',
-  service: 'upstream',
-  resource: 'bundles/authz',
-  minDelaySeconds: 60,
-  maxDelaySeconds: 120,
-  sizeLimitBytes: 1 << 20,
-  required: true,
-} as Target
 
 let extension: RelayExtension | undefined
 let server: Server | undefined
@@ -49,13 +36,7 @@ async function relayWith(compileYaml: string, rule = 'include if input.tickets.o
   extension = ext
   const app = createApp({ errorStyle: 'opa', logger })
   ext.routes?.(app, {} as RelayContext)
-  const bytes = await writeBundle(
-    bundleFromParts({
-      modules: { 'filters.rego': `package filters\n${rule}\n` },
-      manifest: { revision: 'r1' },
-    }),
-  )
-  await cache.promote(target, { bytes, revision: 'r1' })
+  await cache.promote(target, await filtersBundle(rule, 'r1'))
   const ask = async (body: Record<string, unknown>, path = '/v1/compile') => {
     const res = await app.request(path, {
       method: 'POST',

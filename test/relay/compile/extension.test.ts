@@ -1,37 +1,13 @@
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
-import { bundleFromParts, writeBundle } from '../../../core/bundle/index.js'
 import { createApp } from '../../../core/http/index.js'
 import { BundleCache } from '../../../plugins/bundle/bundle-cache.js'
-import type { Target } from '../../../plugins/bundle/targets.js'
 import { LongPollWaiters } from '../../../plugins/bundle/waiters.js'
 import { compileExtension } from '../../../relay/compile/extension.js'
 import type { RelayContext, RelayExtension } from '../../../relay/types.js'
+import { filtersBundle, SQL, target } from './compile-fixtures.js'
 
 const logger = pino({ level: 'silent' })
-const SQL = 'application/vnd.opa.sql.postgresql+json'
-
-const target: Target = {
-  kind: 'bundle',
-  name: 'authz',
-  service: 'upstream',
-  resource: 'bundles/authz',
-  minDelaySeconds: 60,
-  maxDelaySeconds: 120,
-  sizeLimitBytes: 1 << 20,
-  required: true,
-} as Target
-
-async function bundle(rule: string, revision: string, data: Record<string, unknown> = {}) {
-  const bytes = await writeBundle(
-    bundleFromParts({
-      modules: { 'filters.rego': `package filters\n${rule}\n` },
-      data,
-      manifest: { revision },
-    }),
-  )
-  return { bytes, revision }
-}
 
 let running: RelayExtension | undefined
 afterEach(async () => {
@@ -61,14 +37,14 @@ describe('relay compile extension', () => {
     const { cache, extension, ask } = relay()
     // Nothing served yet: no rule, so never.
     expect(await ask({ user: 'bob' })).toEqual({ status: 200, body: {} })
-    await cache.promote(target, await bundle('include if input.tickets.owner == input.user', 'r1'))
+    await cache.promote(target, await filtersBundle('include if input.tickets.owner == input.user', 'r1'))
     expect(await ask({ user: 'bob' })).toEqual({
       status: 200,
       body: { result: { query: "WHERE tickets.owner = E'bob'" } },
     })
     await cache.promote(
       target,
-      await bundle('include if input.tickets.tenant == data.tenants[input.user]', 'r2', {
+      await filtersBundle('include if input.tickets.tenant == data.tenants[input.user]', 'r2', {
         tenants: { bob: 'acme' },
       }),
     )
@@ -78,7 +54,7 @@ describe('relay compile extension', () => {
 
   it('answers the compile errors of a served bundle that does not compile', async () => {
     const { cache, ask } = relay()
-    await cache.promote(target, await bundle('include if x > 1', 'bad'))
+    await cache.promote(target, await filtersBundle('include if x > 1', 'bad'))
     const r = await ask({})
     expect(r.status).toBe(400)
     expect(r.body.message).toBe('error(s) occurred while compiling module(s)')
@@ -86,7 +62,7 @@ describe('relay compile extension', () => {
 
   it('reports a bundle whose modules do not parse and keeps answering with the error', async () => {
     const { cache, extension, ask } = relay()
-    await cache.promote(target, await bundle('include if {', 'broken'))
+    await cache.promote(target, await filtersBundle('include if {', 'broken'))
     const r = await ask({})
     expect(r.status).toBe(400)
     expect(String(extension.status?.().error)).toMatch(/unexpected eof/)

@@ -2,28 +2,16 @@ import { request } from 'node:http'
 import { gzipSync } from 'node:zlib'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bundleFromParts, writeBundle } from '../../../core/bundle/index.js'
 import { createApp, type RunningServer } from '../../../core/http/index.js'
 import { BundleCache } from '../../../plugins/bundle/bundle-cache.js'
-import type { Target } from '../../../plugins/bundle/targets.js'
 import { LongPollWaiters } from '../../../plugins/bundle/waiters.js'
 import { compileExtension } from '../../../relay/compile/extension.js'
 import { createRelayMetrics, type RelayMetrics } from '../../../relay/metrics.js'
 import { startRelayServer } from '../../../relay/server.js'
 import type { RelayContext, RelayExtension } from '../../../relay/types.js'
+import { filtersBundle, SQL, target } from './compile-fixtures.js'
 
 const logger = pino({ level: 'silent' })
-const SQL = 'application/vnd.opa.sql.postgresql+json'
-const target = {
-  kind: 'bundle',
-  name: 'authz',
-  service: 'upstream',
-  resource: 'bundles/authz',
-  minDelaySeconds: 60,
-  maxDelaySeconds: 120,
-  sizeLimitBytes: 1 << 20,
-  required: true,
-} as Target
 
 interface Answer {
   status: number
@@ -74,13 +62,7 @@ beforeAll(async () => {
   extension = compileExtension({ cache, logger, metrics } as unknown as RelayContext)
   const app = createApp({ errorStyle: 'opa', logger })
   extension.routes?.(app, {} as RelayContext)
-  const bytes = await writeBundle(
-    bundleFromParts({
-      modules: { 'filters.rego': 'package filters\ninclude if input.tickets.owner == input.user\n' },
-      manifest: { revision: 'r1' },
-    }),
-  )
-  await cache.promote(target, { bytes, revision: 'r1' })
+  await cache.promote(target, await filtersBundle('include if input.tickets.owner == input.user', 'r1'))
   const path = extension.fastPath
   if (!path) throw new Error('no fast path without agent_auth')
   fast = await startRelayServer({
