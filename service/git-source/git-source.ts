@@ -157,15 +157,17 @@ export class GitSource implements SystemSource {
       const origin = gitOrigin(fields)
       const repo = await mirror(origin.url, await this.credentials(origin), this.mirrorOptions())
       const resolved = await this.resolve(repo, origin)
+      // One instant: a successful attempt is the sync (two clock reads could differ by a millisecond).
+      const syncedAt = now()
       await store.gitSync.put({
         system_id: systemId,
         origin: key,
         commit_sha: resolved.commit,
         ref: resolved.ref ?? null,
-        synced_at: now(),
+        synced_at: syncedAt,
         error_code: null,
         error: null,
-        attempted_at: now(),
+        attempted_at: syncedAt,
       })
     } catch (err) {
       error = sourceFailureOf(err)
