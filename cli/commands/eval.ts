@@ -39,6 +39,7 @@ import {
 } from '../presentation.js'
 import { collect, loadQueryPolicy, readQueryInput, withQueryOptions } from '../query-options.js'
 import { readStdin } from '../stdin.js'
+import { TEST_BUILTINS } from '../test-builtins.js'
 import { errorDocs, writeFailure } from './eval-errors.js'
 import { runPartialEval } from './eval-partial.js'
 import { coverageDoc } from './test.js'
@@ -257,7 +258,7 @@ async function runEval(
       compilePolicy(loaded.modules, loaded.data, {
         strict: options.strict === true,
         ...schema,
-        ...(capabilities ? { builtins: capabilities.builtins } : {}),
+        builtins: capabilities ? capabilities.builtins : TEST_BUILTINS,
       }),
     )
     // The --import imports decide the query's keywords (OPA's rego.parseQuery), so they come first.

@@ -67,6 +67,30 @@ export interface BuiltinContext {
   readonly httpTimeoutMs?: number
 }
 
+/**
+ * The evaluation that calls a built-in, for the few built-ins that run a query of their own against
+ * the caller's policy (`rego.compile` of `regent test`): what that query must start from so that the
+ * caller's `with input… as` and `with data… as` apply to it too.
+ */
+export interface BuiltinCaller {
+  /** The caller's compiled policy (core/rego/eval/policy.ts `Policy` for every public entry point). */
+  readonly policy: object
+  /** `input` with the caller's `with input… as` applied. */
+  readonly input: Value | undefined
+  /** The data document with the caller's `with data… as` applied, and their paths. */
+  readonly overrides: DataOverrides
+  /** Results of asynchronous built-ins known to the caller's attempt (eval/calls.ts). */
+  readonly asyncResults: Map<string, unknown> | undefined
+  /** The caller's deadline in ms since the epoch (0: none). */
+  readonly deadline: number
+}
+
+/** `with data… as` in force: the data document with them applied, and the paths they replace. */
+export interface DataOverrides {
+  readonly data: Value
+  readonly targets: readonly (readonly Value[])[]
+}
+
 /** Options for {@link createBuiltinContext}; everything is optional. */
 export type BuiltinContextOptions = Partial<Omit<BuiltinContext, 'timeNs' | 'cache'>> & {
   /** Query start time in ns; default: now. */

@@ -10,7 +10,7 @@ import type { Location } from '../syntax/ast.js'
 import type { FunctionType, NamedType, Type } from '../types/index.js'
 import { t } from '../types/index.js'
 import type { Value } from '../values/index.js'
-import type { BuiltinContext } from './context.js'
+import type { BuiltinCaller, BuiltinContext } from './context.js'
 
 /** The result of a function call: a value, or undefined for "no result" (Rego undefined). */
 export type BuiltinResult = Value | undefined
@@ -47,7 +47,8 @@ interface BuiltinSpecBase {
 export interface FunctionSpec extends BuiltinSpecBase {
   relation?: false
   async?: false
-  impl: (ctx: BuiltinContext, args: BuiltinArgs, location?: Location) => BuiltinResult
+  /** `caller` is the calling evaluation, for built-ins that run a query of their own. */
+  impl: (ctx: BuiltinContext, args: BuiltinArgs, location?: Location, caller?: BuiltinCaller) => BuiltinResult
 }
 
 /** A relation: yields any number of results (`walk`). */

@@ -13,7 +13,7 @@ import { ARRAYS } from './arrays.js'
 import { BITS } from './bits.js'
 import { CASTS } from './casts.js'
 import { COMPARISON } from './comparison.js'
-import type { BuiltinContext } from './context.js'
+import type { BuiltinCaller, BuiltinContext } from './context.js'
 import { CRYPTO } from './crypto.js'
 import type {
   AsyncBuiltin,
@@ -136,9 +136,10 @@ export function callBuiltin(
   ctx: BuiltinContext,
   args: readonly Value[],
   location?: Location,
+  caller?: BuiltinCaller,
 ): BuiltinResult {
   try {
-    return builtin.impl(ctx, args as BuiltinArgs, location)
+    return builtin.impl(ctx, args as BuiltinArgs, location, caller)
   } catch (err) {
     throw toBuiltinCallError(builtin, err, location)
   }

@@ -164,7 +164,7 @@ function evalBuiltin(e: Evaluator, expr: PExpr, call: PCall, b: Builtin, frame: 
     v = fromCached(known)
   } else {
     try {
-      v = callBuiltin(b, e.ctx, args, location)
+      v = callBuiltin(b, e.ctx, args, location, e)
     } catch (err) {
       return builtinFailed(e, err, b, location)
     }

@@ -7,7 +7,7 @@
  * `partial()`, `unknown()` and the `save*` methods (save.ts).
  */
 
-import type { BuiltinContext } from '../builtins/context.js'
+import type { BuiltinCaller, BuiltinContext, DataOverrides } from '../builtins/context.js'
 import type { Builtin } from '../builtins/define.js'
 import type { BuiltinCallError } from '../builtins/errors.js'
 import { runMetered } from '../builtins/meter.js'
@@ -81,10 +81,12 @@ export interface EvaluatorOptions {
   tracer?: Tracer
   /** Results of asynchronous built-ins from earlier attempts (see calls.ts). */
   asyncResults?: Map<string, AsyncOutcome>
+  /** Start from a caller's `with data… as` (a query run by a built-in, `rego.compile`). */
+  overrides?: DataOverrides
 }
 
 /** The evaluator of one query. */
-export class Evaluator {
+export class Evaluator implements BuiltinCaller {
   readonly policy: EvalPolicy
   input: Value | undefined
   data: Value
@@ -117,7 +119,8 @@ export class Evaluator {
   constructor(policy: EvalPolicy, options: EvaluatorOptions) {
     this.policy = policy
     this.input = options.input
-    this.data = policy.data
+    this.data = options.overrides?.data ?? policy.data
+    if (options.overrides) for (const path of options.overrides.targets) this.targets.push([...path])
     this.ctx = options.ctx
     this.strictBuiltinErrors = options.strictBuiltinErrors ?? false
     this.earlyExit = options.earlyExit ?? true
@@ -130,6 +133,16 @@ export class Evaluator {
     this.#deadline = options.deadline ?? 0
     this.#signal = options.signal
     this.#limit = options.instructionLimit ?? 0
+  }
+
+  /** The `with data… as` in force now, for a query a built-in runs (BuiltinCaller). */
+  get overrides(): DataOverrides {
+    return { data: this.data, targets: [...this.targets] }
+  }
+
+  /** The deadline in ms since the epoch (0: none), for a query a built-in runs (BuiltinCaller). */
+  get deadline(): number {
+    return this.#deadline
   }
 
   /** The body to run for a rule: hoisted for plain evaluation, as written for PE and tracing. */

@@ -5,7 +5,7 @@
  * partial-eval.ts; this file compiles the query, runs it (again, after each asynchronous built-in
  * such as `http.send` resolves, as normal queries do), and copy-propagates each residual.
  */
-import { type BuiltinContext, createBuiltinContext } from '../builtins/context.js'
+import { type BuiltinContext, createBuiltinContext, type DataOverrides } from '../builtins/context.js'
 import { constantValue } from '../compiler/constant-value.js'
 import { compileQuery } from '../compiler/query.js'
 import { isGeneratedVar } from '../compiler/terms.js'
@@ -63,6 +63,8 @@ export interface PartialOptions {
   instructionLimit?: number
   /** Timeout and work limit (budget.ts); an explicit `deadline` or `instructionLimit` overrides it. */
   budget?: EvaluationBudget
+  /** Start from a caller's `with data… as` (`rego.compile` run inside a test). */
+  overrides?: DataOverrides
 }
 
 /** The residual of a partial evaluation, as OPA's `PartialQueries`. */
@@ -134,6 +136,7 @@ export function partialEvaluateSync(
     ...(asyncResults ? { asyncResults } : {}),
     ...evaluationLimits(options),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.overrides ? { overrides: options.overrides } : {}),
   })
   const frame = new Frame(q.names.length, q.names)
   const pe = new PartialEval(e, frame, {

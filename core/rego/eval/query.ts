@@ -90,6 +90,7 @@ export class PreparedQuery {
       instructionLimit: limits.instructionLimit,
       tracer,
       asyncResults,
+      overrides: options.overrides,
     }
     const e = new Evaluator(this.policy, evaluatorOptions)
     const frame = new Frame(this.names.length, this.names)

@@ -2,8 +2,9 @@
  * The compile conformance runner: reads the cases of `../shared/conformance/compile` (format in its
  * README), runs the `http` and `db_effect` cases against a live compile endpoint on 127.0.0.1 (the
  * real routes over the real engine), the unit-like cases against the functions they name, and
- * reports per-kind results. Cases for EOPA's test built-ins (`rego.compile`, `filter.helper`) and
- * documentation-only UCAST forms are skipped with a reason.
+ * reports per-kind results. Cases of EOPA's test built-in `rego.compile` run through `regent test`'s
+ * built-ins (builtin-cases.ts); `filter.helper` cases, documentation-only UCAST forms and obsolete
+ * signatures are skipped with a reason.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
@@ -23,6 +24,7 @@ import { createApp, startServer } from '../../../core/http/index.js'
 import { parseModule, parseQuery } from '../../../core/rego/index.js'
 import { fromJS } from '../../../core/rego/values/index.js'
 import { openMysql, openPostgres, openSqlite, type TableSpec, type TestDatabase } from '../sql-databases.js'
+import { runBuiltinCase } from './builtin-cases.js'
 
 /** Where the cases live, relative to the repository root. */
 export const DEFAULT_FOLDER = '../shared/conformance/compile'
@@ -41,6 +43,8 @@ export interface CompileCase {
   equivalent_request?: Record<string, unknown>
   requires?: Record<string, string>
   rego_version?: number
+  /** The case shows an older built-in signature or result field. */
+  obsolete_api?: boolean
   db?: { table: string; rows: Array<Record<string, unknown>> }
 }
 
@@ -77,8 +81,9 @@ export const DELIBERATE: Record<string, string> = {
     'derived expectation disputed: the mask document is the (non-empty) tree of the undefined rule',
 }
 
+const OBSOLETE = 'shows an older built-in signature or result field (EOPA before v1.38.0)'
+
 const SKIPPED: Record<string, string> = {
-  rego_compile_builtin: 'EOPA test built-in rego.compile is not part of regent',
   filter_helper_builtin: 'EOPA test library filter.helper is not part of regent',
   ucast_syntax_example: 'documentation of UCAST forms the API never emits',
   eopa_test_analysis: 'analysis of EOPA tests, nothing to run',
@@ -161,7 +166,7 @@ export async function runAll(folder: string = DEFAULT_FOLDER, filter?: string): 
   const outcomes: CaseOutcome[] = []
   try {
     for (const c of cases) {
-      const skip = SKIPPED[c.kind] ?? DELIBERATE[c.file]
+      const skip = SKIPPED[c.kind] ?? DELIBERATE[c.file] ?? (c.obsolete_api ? OBSOLETE : undefined)
       if (skip) {
         outcomes.push({ file: c.file, kind: c.kind, status: 'skipped', reason: skip })
         continue
@@ -206,6 +211,8 @@ async function runCase(endpoint: Endpoint, c: CompileCase): Promise<string | und
       const r = c.request as { field: string; translations: Parameters<typeof translateField>[1] }
       return compare(translateField(r.field, r.translations), c.expected.field)
     }
+    case 'rego_compile_builtin':
+      return runBuiltinCase(c, compare)
     case 'hints_unit': {
       const r = c.request as { failed_expressions: string[]; unknowns: string[] }
       const failed = r.failed_expressions.flatMap((text) => parseQuery(text))
