@@ -1,11 +1,35 @@
 /**
- * The built-ins of `regent test` and `regent eval`: OPA's, plus EOPA's test built-in `rego.compile`
- * (compile/rego-compile-builtin.ts), which runs the compile endpoint's pipeline on the caller's
- * policy. Never offered where policies are served (relay, `regent run`, bundles checked against
- * capabilities): it exists to test filter policies.
+ * The built-ins of `regent test` and `regent eval`: OPA's, plus EOPA's test built-ins for filter
+ * policies, `rego.compile` (compile/rego-compile-builtin.ts) and the helper behind `filter.helper`
+ * (compile/filter-helper-builtin.ts), whose library module is added to the policies that refer to
+ * it. Never offered where policies are served (relay, `regent run`, bundles checked against
+ * capabilities): they exist to test filter policies.
  */
-
+import { FILTER_LIBRARY, FILTER_LIBRARY_PACKAGE, filterHelper } from '../compile/filter-helper-builtin.js'
+import { refToString } from '../compile/print.js'
 import { regoCompile } from '../compile/rego-compile-builtin.js'
 import { DEFAULT_BUILTINS } from '../core/rego/builtins/registry.js'
+import { parseModule } from '../core/rego/index.js'
+import type { Module } from '../core/rego/syntax/ast.js'
 
-export const TEST_BUILTINS = [...DEFAULT_BUILTINS, regoCompile] as const
+export const TEST_BUILTINS = [...DEFAULT_BUILTINS, regoCompile, filterHelper] as const
+
+const LIBRARY_REF = `data.${FILTER_LIBRARY_PACKAGE}`
+/** The library module's file name (what errors and coverage name it). */
+export const FILTER_LIBRARY_FILE = 'regent/filter-helper.rego'
+
+/**
+ * `modules` with EOPA's filter test library added when a module imports it or `query` names it,
+ * unless a module already defines its package.
+ */
+export function withTestLibraries(modules: Map<string, Module>, query = ''): Map<string, Module> {
+  const defines = [...modules.values()].some((m) => refToString(m.package.path) === LIBRARY_REF)
+  if (defines) return modules
+  const imported = [...modules.values()].some((m) =>
+    m.imports.some((i) => refToString(i.path.value).startsWith(LIBRARY_REF)),
+  )
+  if (!imported && !query.includes(LIBRARY_REF)) return modules
+  const out = new Map(modules)
+  out.set(FILTER_LIBRARY_FILE, parseModule(FILTER_LIBRARY, { file: FILTER_LIBRARY_FILE }))
+  return out
+}

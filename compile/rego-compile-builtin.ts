@@ -69,7 +69,11 @@ export const regoCompile = defineBuiltin({
   },
 })
 
-function compileRequest(
+/**
+ * What `rego.compile(request)` answers for `caller` (also used by `filter.helper`): the result object,
+ * or undefined when no row passes.
+ */
+export function compileRequest(
   ctx: BuiltinContext,
   request: ObjectValue,
   caller: BuiltinCaller,

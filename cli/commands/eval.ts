@@ -39,7 +39,7 @@ import {
 } from '../presentation.js'
 import { collect, loadQueryPolicy, readQueryInput, withQueryOptions } from '../query-options.js'
 import { readStdin } from '../stdin.js'
-import { TEST_BUILTINS } from '../test-builtins.js'
+import { TEST_BUILTINS, withTestLibraries } from '../test-builtins.js'
 import { errorDocs, writeFailure } from './eval-errors.js'
 import { runPartialEval } from './eval-partial.js'
 import { coverageDoc } from './test.js'
@@ -255,7 +255,7 @@ async function runEval(
     const schema = await schemaCompileOptions(options.schema)
     const capabilities = await loadCapabilities(options.capabilities)
     const policy = await time('timer_rego_module_compile_ns', () =>
-      compilePolicy(loaded.modules, loaded.data, {
+      compilePolicy(withTestLibraries(loaded.modules, query), loaded.data, {
         strict: options.strict === true,
         ...schema,
         builtins: capabilities ? capabilities.builtins : TEST_BUILTINS,

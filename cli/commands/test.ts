@@ -21,7 +21,7 @@ import { type CommandLogFlags, commandLog, withLogFlags } from '../command-log.j
 import { parseDuration } from '../duration.js'
 import { type Doc, renderJson } from '../presentation.js'
 import { collect } from '../query-options.js'
-import { TEST_BUILTINS } from '../test-builtins.js'
+import { TEST_BUILTINS, withTestLibraries } from '../test-builtins.js'
 import { discoverTests, type TestCase } from './test-discovery.js'
 import { testBootstrapCommand, testNewCommand } from './test-generate-commands.js'
 import { logResults } from './test-log.js'
@@ -288,7 +288,7 @@ export async function loadTestPolicy(
     allDataFiles: true,
     ...(options.v0Compatible ? { v0: true } : {}),
   })
-  const policy = compilePolicy(loaded.modules, loaded.data, {
+  const policy = compilePolicy(withTestLibraries(loaded.modules), loaded.data, {
     maxErrors: Number(options.maxErrors) || 0,
     tests: true,
     builtins: TEST_BUILTINS,

@@ -6,7 +6,7 @@
  * of the case's modules run and required to pass, with the lines they print matched against the
  * expected verbose output's print lines.
  */
-import { TEST_BUILTINS } from '../../../cli/test-builtins.js'
+import { TEST_BUILTINS, withTestLibraries } from '../../../cli/test-builtins.js'
 import { createBuiltinContext } from '../../../core/rego/builtins/context.js'
 import { compilePolicy } from '../../../core/rego/eval/policy.js'
 import { parseModule } from '../../../core/rego/index.js'
@@ -20,6 +20,7 @@ interface BuiltinExpectation {
   undefined?: boolean
   error?: boolean
   error_text?: string
+  rows?: unknown[]
   rows_count?: number
   rows_contain?: Array<Record<string, unknown>>
   verbose_stdout_patterns?: string[]
@@ -34,7 +35,11 @@ export async function runBuiltinCase(
   for (const [file, text] of Object.entries(c.modules)) {
     modules.set(file, parseModule(text, { file, regoVersion: c.rego_version === 0 ? 'v0' : 'v1' }))
   }
-  const policy = compilePolicy(modules, c.data ?? {}, { tests: true, builtins: TEST_BUILTINS })
+  const query = callQuery(c.request)
+  const policy = compilePolicy(withTestLibraries(modules, query), c.data ?? {}, {
+    tests: true,
+    builtins: TEST_BUILTINS,
+  })
   const expected = c.expected as BuiltinExpectation
   const printed: string[] = []
   const ctx = () => createBuiltinContext({ print: (m) => printed.push(m) })
@@ -42,7 +47,7 @@ export async function runBuiltinCase(
   let value: Value | undefined
   let error: Error | undefined
   try {
-    const run = await policy.query(callQuery(c.request)).eval({ ctx: ctx() })
+    const run = await policy.query(query).eval({ ctx: ctx() })
     value = run.results[0]?.bindings.get('__result__')
   } catch (err) {
     error = err as Error
@@ -91,6 +96,7 @@ function checkCall(
   if (value === undefined) return 'undefined'
   const actual = JSON.parse(toJSONText(value)) as Record<string, unknown>
   if (expected.value !== undefined) return compare(actual, expected.value)
+  if (expected.rows !== undefined) return compare(sortedRows(actual), sortedRows(expected.rows))
   for (const [k, v] of Object.entries(expected.value_subset ?? {})) {
     const diff = compare(actual[k], v)
     if (diff) return `${k}: ${diff}`
@@ -106,6 +112,11 @@ function checkCall(
     }
   }
   return undefined
+}
+
+// Rows compared as a set: the helper's SELECT has no ORDER BY.
+function sortedRows(rows: unknown): unknown {
+  return Array.isArray(rows) ? rows.map((r) => JSON.stringify(r)).sort() : rows
 }
 
 /** `data.<package>.test_…` of every test rule, once each. */

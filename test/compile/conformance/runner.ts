@@ -2,8 +2,8 @@
  * The compile conformance runner: reads the cases of `../shared/conformance/compile` (format in its
  * README), runs the `http` and `db_effect` cases against a live compile endpoint on 127.0.0.1 (the
  * real routes over the real engine), the unit-like cases against the functions they name, and
- * reports per-kind results. Cases of EOPA's test built-in `rego.compile` run through `regent test`'s
- * built-ins (builtin-cases.ts); `filter.helper` cases, documentation-only UCAST forms and obsolete
+ * reports per-kind results. Cases of EOPA's test built-ins (`rego.compile`, `filter.helper`) run with
+ * `regent test`'s built-ins (builtin-cases.ts); documentation-only UCAST forms and obsolete
  * signatures are skipped with a reason.
  */
 import { readdirSync, readFileSync } from 'node:fs'
@@ -84,7 +84,6 @@ export const DELIBERATE: Record<string, string> = {
 const OBSOLETE = 'shows an older built-in signature or result field (EOPA before v1.38.0)'
 
 const SKIPPED: Record<string, string> = {
-  filter_helper_builtin: 'EOPA test library filter.helper is not part of regent',
   ucast_syntax_example: 'documentation of UCAST forms the API never emits',
   eopa_test_analysis: 'analysis of EOPA tests, nothing to run',
 }
@@ -212,6 +211,7 @@ async function runCase(endpoint: Endpoint, c: CompileCase): Promise<string | und
       return compare(translateField(r.field, r.translations), c.expected.field)
     }
     case 'rego_compile_builtin':
+    case 'filter_helper_builtin':
       return runBuiltinCase(c, compare)
     case 'hints_unit': {
       const r = c.request as { failed_expressions: string[]; unknowns: string[] }
