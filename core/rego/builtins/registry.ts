@@ -4,7 +4,7 @@
  * the evaluator calls a built-in.
  */
 
-import { isEvalError } from '../eval/errors.js'
+import { isEvalError, QuerySuspended } from '../eval/errors.js'
 import type { Location } from '../syntax/ast.js'
 import { typeToJSON } from '../types/index.js'
 import type { Value } from '../values/index.js'
@@ -114,8 +114,9 @@ export function indexBuiltins(builtins: readonly Builtin[] = DEFAULT_BUILTINS): 
 /** Maps whatever a built-in threw to the error the evaluator reports (OPA's `handleBuiltinErr`). */
 export function toBuiltinCallError(builtin: Builtin, err: unknown, location?: Location): BuiltinCallError {
   if (err instanceof BuiltinCallError) return err
-  // Out of budget or cancelled (meter.ts `chargeWork`): not the built-in's failure, the query's.
-  if (isEvalError(err)) throw err
+  // Out of budget or cancelled (meter.ts `chargeWork`), or suspended by a query the built-in runs
+  // (`rego.compile` meeting `http.send`): not the built-in's failure, the query's.
+  if (isEvalError(err) || err instanceof QuerySuspended) throw err
   const reason = err instanceof Error ? err.message : String(err)
   const code =
     err instanceof OperandError

@@ -24,7 +24,7 @@ import { AsyncCallFailure, type AsyncOutcome } from './async-outcome.js'
 import { type Frame, plug } from './bindings.js'
 import { resultUnits } from './budget.js'
 import { fromCached, toCached } from './cache.js'
-import { evalError, internalError, isEvalError } from './errors.js'
+import { evalError, internalError, isEvalError, QuerySuspended } from './errors.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import type { FunctionRef, PCall, PExpr, PTerm } from './ir.js'
 import { unifyValue } from './unify.js'
@@ -36,7 +36,7 @@ import type { Mock } from './with.js'
  * resolves to the result or to the built-in's error; it rejects only when the query must stop
  * (out of budget, cancelled).
  */
-export class AsyncCallNeeded extends Error {
+export class AsyncCallNeeded extends QuerySuspended {
   constructor(
     readonly key: string,
     readonly promise: Promise<AsyncOutcome>,

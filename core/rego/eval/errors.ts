@@ -51,6 +51,13 @@ export class EvalError extends Error {
   }
 }
 
+/**
+ * Thrown to suspend a query until something outside it is known (calls.ts `AsyncCallNeeded`). It
+ * passes through built-ins untouched, so a built-in that runs a query of its own (`rego.compile`)
+ * suspends its caller the same way.
+ */
+export class QuerySuspended extends Error {}
+
 /** Raised by `halt`-style conditions that must abort the whole query (never swallowed). */
 export class HaltError extends Error {
   readonly error: EvalError
