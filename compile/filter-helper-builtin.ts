@@ -22,7 +22,9 @@ import type { BuiltinCaller, BuiltinContext } from '../core/rego/builtins/contex
 import { defineBuiltin } from '../core/rego/builtins/define.js'
 import { BuiltinError } from '../core/rego/builtins/errors.js'
 import { objectOperand, stringOperand } from '../core/rego/builtins/operands.js'
+import { evalError } from '../core/rego/eval/errors.js'
 import { Policy } from '../core/rego/eval/policy.js'
+import type { Location } from '../core/rego/syntax/ast.js'
 import { t } from '../core/rego/types/index.js'
 import {
   fromJS,
@@ -66,14 +68,8 @@ export const filterHelper = defineBuiltin({
     if (!caller || !(caller.policy instanceof Policy)) {
       throw new BuiltinError('filter.helper needs the policy of a test or eval query')
     }
-    const run = new HelperRun(ctx, objectOperand(opts, 4))
-    return run.rows(
-      stringOperand(rule, 1),
-      stringOperand(select, 2),
-      objectOperand(tables, 3),
-      caller,
-      location,
-    )
+    const run = new HelperRun(ctx, objectOperand(opts, 4), location)
+    return run.rows(stringOperand(rule, 1), stringOperand(select, 2), objectOperand(tables, 3), caller)
   },
 })
 
@@ -86,6 +82,7 @@ class HelperRun {
   constructor(
     readonly ctx: BuiltinContext,
     opts: ObjectValue,
+    readonly location: Location | undefined,
   ) {
     this.#opts = opts
     this.#debug = opts.get('debug') === true
@@ -95,13 +92,7 @@ class HelperRun {
     this.#name = db ?? `file:${randomUUID()}?mode=memory`
   }
 
-  rows(
-    rule: string,
-    select: string,
-    tables: ObjectValue,
-    caller: BuiltinCaller,
-    location: Parameters<typeof compileRequest>[4],
-  ): Value {
+  rows(rule: string, select: string, tables: ObjectValue, caller: BuiltinCaller): Value {
     const Sqlite = require('better-sqlite3') as typeof Database
     const db = new Sqlite(this.#file ?? ':memory:')
     try {
@@ -111,7 +102,7 @@ class HelperRun {
         )
       }
       const names = this.#createTables(db, tables)
-      const result = this.#compile(rule, caller, location)
+      const result = this.#compile(rule, caller)
       const rows = result === undefined ? [] : this.#select(db, select, result)
       if (!this.#file) for (const name of names) this.#exec(db, `DROP TABLE ${name}`)
       const masks = result?.get('masks')
@@ -149,7 +140,7 @@ class HelperRun {
     return names
   }
 
-  #compile(rule: string, caller: BuiltinCaller, location: Parameters<typeof compileRequest>[4]) {
+  #compile(rule: string, caller: BuiltinCaller) {
     const request = new ObjectValue()
     request.set('query', rule)
     request.set('target', 'sql+sqlite-internal')
@@ -159,7 +150,7 @@ class HelperRun {
       byDialect.set('sqlite-internal', mappings)
       request.set('mappings', byDialect)
     }
-    const result = compileRequest(this.ctx, request, caller, caller.policy as Policy, location)
+    const result = compileRequest(this.ctx, request, caller, caller.policy as Policy, this.location)
     if (this.#debug)
       this.ctx.print(`rego.compile response: ${result === undefined ? '<undefined>' : toJSONText(result)}`)
     if (result === undefined) return undefined
@@ -218,7 +209,12 @@ class HelperRun {
     try {
       return db.prepare(sql)
     } catch (err) {
-      throw new BuiltinError(`${(err as Error).message} in ${sql}`)
+      // Raised, not swallowed as built-in errors are: a test whose SELECT is wrong says why.
+      throw evalError(
+        'eval_builtin_error',
+        `filter.helper: ${(err as Error).message} in ${sql}`,
+        this.location,
+      )
     }
   }
 }

@@ -165,6 +165,18 @@ describe('filter.helper', () => {
     expect(toJSONText(run.results[0]?.bindings.get('x') ?? null)).toBe('[]')
   })
 
+  it('raises a SELECT the database refuses, with its message, even where built-in errors are swallowed', async () => {
+    const modules = new Map<string, Module>([
+      ['filters.rego', parseModule(FILTERS, { file: 'filters.rego' })],
+    ])
+    const query =
+      'x := data.system.eopa.utils.tests.v1.filter.helper("data.filters.include", "SELECT * FROM nope", {"t": [{"a": 1}]}, {}) with input.username as "jane"'
+    const policy = compilePolicy(withTestLibraries(modules, query), {}, { builtins: TEST_BUILTINS })
+    await expect(policy.query(query).eval({})).rejects.toThrow(
+      "filter.helper: no such table: nope in WITH tmp AS (SELECT * FROM nope WHERE users.name = 'jane') SELECT * FROM tmp",
+    )
+  })
+
   it('is added only to policies that refer to it', () => {
     const plain = new Map<string, Module>([
       ['p.rego', parseModule('package p\n\nx := 1\n', { file: 'p.rego' })],
