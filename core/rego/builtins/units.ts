@@ -1,7 +1,7 @@
-/** units.parse and units.parse_bytes: quantities with SI / IEC suffixes, computed exactly. */
+/** units.parse and units.parse_bytes: quantities with SI / IEC suffixes (exactly, and as OPA's 64-bit floats). */
 import { t } from '../types/index.js'
 import type { RegoNumber } from '../values/index.js'
-import { Decimal, numberFromBigInt, parseNumber } from '../values/index.js'
+import { Decimal, numberFromBigInt, parseNumber, truncatedFloatProduct } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError } from './errors.js'
 import { stringOperand } from './operands.js'
@@ -183,7 +183,9 @@ export const unitsParseBytes = defineBuiltin({
     const factor = BYTE_UNITS[unit]
     if (factor === undefined) throw new BuiltinError(`byte unit ${unit} not recognized`)
     const amount = parseAmount(num, BYTES_WORDING)
-    return numberFromBigInt((amount.num * factor) / 10n ** BigInt(amount.scale))
+    // Not exact: OPA multiplies 64-bit big.Floats here (units.parse uses big.Rat), so
+    // "3.9999999999999999999" is 4 bytes and "10000000000eb" is not 10^28.
+    return numberFromBigInt(truncatedFloatProduct(new Decimal(amount.num, -amount.scale), factor))
   },
 })
 

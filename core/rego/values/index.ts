@@ -42,6 +42,7 @@ export {
   toDecimal,
   toDouble,
   toSafeInt,
+  truncatedFloatProduct,
   withoutFloatForm,
 } from './number.js'
 export { type ObjectEntry, ObjectValue } from './object.js'

@@ -24,6 +24,7 @@ import {
   floatNeg,
   floatQuo,
   floatToDecimal,
+  floatTruncate,
 } from './big-float.js'
 import { Decimal, MAX_DECIMAL_EXPONENT, parseDecimal } from './decimal.js'
 
@@ -138,6 +139,16 @@ export function toBigInt(n: RegoNumber): bigint | undefined {
   if (typeof n === 'number') return Number.isInteger(n) ? BigInt(n) : undefined
   if (typeof n === 'bigint') return n
   return n.exp >= 0 ? n.coef * 10n ** BigInt(n.exp) : undefined
+}
+
+/**
+ * `x * factor` as an integer, computed the way Go's `big.Float` does it at its default 64-bit
+ * precision: `x` rounded when read, the product rounded again, then truncated toward zero. OPA's
+ * units.parse_bytes works so (SetString, Mul, Int), which makes amounts of more than ~19
+ * significant digits, or just below an integer, come out inexact.
+ */
+export function truncatedFloatProduct(x: Decimal, factor: bigint): bigint {
+  return floatTruncate(floatMul(floatFromDecimal(x), floatFromDecimal(new Decimal(factor, 0))))
 }
 
 /** The value as a JS safe integer, or undefined when it is not an integer or too large. */

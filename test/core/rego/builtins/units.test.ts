@@ -61,6 +61,22 @@ describe('units.parse_bytes', () => {
     for (const [input, want] of cases) expect(json('units.parse_bytes', input), input).toBe(want)
   })
 
+  // OPA's parse_bytes.go multiplies Go big.Floats of 64-bit precision (SetString, Mul, Int), not
+  // rationals: 2.1 is read as a little less than 2.1, so 2.1g truncates to 2099999999 bytes. Each
+  // value below is what Go's math/big gives for that sequence of calls.
+  it('rounds like 64-bit big.Floats before truncating, as OPA does', () => {
+    const cases: Array<[string, string]> = [
+      ['2.1g', '2099999999'],
+      ['-2.1g', '-2099999999'],
+      ['16.3k', '16299'],
+      ['2.7g', '2700000000'],
+      ['3.9999999999999999999', '4'],
+      ['123456789012345678901234567890', '123456789012345678899921813504'],
+      ['10000000000eb', '9999999999999999999731564544'],
+    ]
+    for (const [input, want] of cases) expect(json('units.parse_bytes', input), input).toBe(want)
+  })
+
   // OPA's parse_bytes.go words its errors differently from units.parse (`byte amount`, `byte unit`).
   it('reports OPA errors in its own wording', () => {
     const bytesError = (message: string, input: string) =>
