@@ -77,8 +77,11 @@ export function parseNumber(text: string): RegoNumber | undefined {
   const d = parseDecimal(text)
   if (d === undefined) return undefined
   const n = canonicalDecimal(d)
-  // An integer written as `1.0` or `1e2` keeps its float form (see the module comment).
-  if (typeof n === 'object') return n
+  if (typeof n === 'object') {
+    // A fraction no JS number holds (`0.10000000000000000010`) keeps its text as well.
+    if (n.isInteger() || n.toString() === text || !JSON_NUMBER.test(text)) return n
+    return new Decimal(n.coef, n.exp, true, text)
+  }
   if (typeof n === 'number' && !Number.isInteger(n)) {
     // So does a fraction written otherwise than JS prints it (`1.50`, `15e-1`): OPA's numbers
     // are their text (json.Number), which strings.render_template and every output print as is.

@@ -87,6 +87,10 @@ describe('parseNumber', () => {
     const x = n('0.10000000000000000001')
     expect(x).toBeInstanceOf(Decimal)
     expect(text(x)).toBe('0.10000000000000000001')
+    // Trailing zeros stay in the text (OPA's parser and JSON decoder keep json.Number as written).
+    const zeros = n('62498494000.0006816130')
+    expect(text(zeros)).toBe('62498494000.0006816130')
+    expect(equalValues(zeros as Value, n('62498494000.000681613') as Value)).toBe(true)
     expect(text(n('1e-400'))).toBe('1e-400')
     expect(text(n('-1.5e+400'))).toBe('-1.5e+400')
     expect(text(canonicalNumber(n('-1.5e+400'))).length).toBe(402)
