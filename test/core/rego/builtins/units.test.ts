@@ -2,23 +2,34 @@ import { describe, expect, it } from 'vitest'
 import { expectError, json } from './helpers.js'
 
 describe('units.parse', () => {
-  it('parses SI and IEC suffixes exactly', () => {
+  // OPA multiplies big.Rats and prints a non-integer with FloatString(10), which stays the
+  // number's text (`1126.4000000000`); each value below is what Go's math/big prints.
+  it('parses SI and IEC suffixes exactly, non-integers with ten decimals', () => {
     const cases: Array<[string, string]> = [
-      ['500m', '0.5'],
+      ['500m', '0.5000000000'],
       ['1024', '1024'],
       ['1Ki', '1024'],
       ['10KI', '10240'],
-      ['1.1Ki', '1126.4'],
+      ['1.1Ki', '1126.4000000000'],
       ['100M', '100000000'],
       ['100Pi', '112589990684262400'],
       ['10Ei', '11529215046068469760'],
       ['4E2G', '400000000000'],
-      ['7.8E-1', '0.78'],
+      ['7.8E-1', '0.7800000000'],
       ['0.0', '0'],
       ['"100TI"', '109951162777600'],
-      ['1m', '0.001'],
+      ['1m', '0.0010000000'],
     ]
     for (const [input, want] of cases) expect(json('units.parse', input), input).toBe(want)
+  })
+
+  // OPA's milli is big.Rat.SetFloat64(0.001), the double just above 1/1000; ten decimals hide
+  // it until about 2.4e9 milli. Values as Go's math/big computes them.
+  it('takes milli as the float64 0.001, as OPA does', () => {
+    expect(json('units.parse', '1000000000000m')).toBe('1000000000.0000000208')
+    expect(json('units.parse', '1e15m')).toBe('1000000000000.0000208167')
+    expect(json('units.parse', '1000m')).toBe('1.0000000000')
+    expect(json('units.parse', '-0.00000000001')).toBe('-0.0000000000')
   })
 
   it('reports OPA errors', () => {
