@@ -134,3 +134,8 @@ export function floatTruncate(a: BigFloat): bigint {
   const magnitude = a.exp >= 0 ? a.mant << BigInt(a.exp) : a.mant >> BigInt(-a.exp)
   return a.neg ? -magnitude : magnitude
 }
+
+/** True when `a` has no fractional part. */
+export function floatIsInteger(a: BigFloat): boolean {
+  return a.exp >= 0 || (a.mant & ((1n << BigInt(-a.exp)) - 1n)) === 0n
+}

@@ -42,6 +42,7 @@ export {
   toDecimal,
   toDouble,
   toSafeInt,
+  truncatedFloat,
   truncatedFloatProduct,
   withoutFloatForm,
 } from './number.js'
