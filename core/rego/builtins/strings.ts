@@ -6,9 +6,6 @@ import { CHARS_PER_UNIT } from '../eval/budget.js'
 import { t } from '../types/index.js'
 import type { Value } from '../values/index.js'
 import {
-  ceil as ceilNumber,
-  compareNumbers,
-  floor as floorNumber,
   formatValue,
   isArray,
   isFloatForm,
@@ -18,6 +15,7 @@ import {
   toBigInt,
   toDouble,
   toSafeInt,
+  truncatedFloat,
 } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError, OperandError } from './errors.js'
@@ -110,9 +108,10 @@ export const formatInt = defineBuiltin({
     const base = toSafeInt(numberOperand(b, 2))
     if (base !== 2 && base !== 8 && base !== 10 && base !== 16)
       throw new OperandError(2, 'must be one of {2, 8, 10, 16}')
-    // Go's big.Float.Int truncates toward zero.
-    const whole = compareNumbers(num, 0) < 0 ? ceilNumber(num) : floorNumber(num)
-    return (toBigInt(whole) ?? 0n).toString(base)
+    // OPA formats an integer's big.Int exactly; any other number (15.9, 3.0) is read as a 64-bit
+    // big.Float and truncated toward zero, so 2.9999999999999999999 formats as 3.
+    const exact = isFloatForm(num) ? undefined : toBigInt(num)
+    return (exact ?? truncatedFloat(num)).toString(base)
   },
 })
 

@@ -1,7 +1,7 @@
-/** units.parse and units.parse_bytes: quantities with SI / IEC suffixes, computed exactly. */
+/** units.parse and units.parse_bytes: quantities with SI / IEC suffixes (exactly, and as OPA's 64-bit floats). */
 import { t } from '../types/index.js'
 import type { RegoNumber } from '../values/index.js'
-import { Decimal, numberFromBigInt, parseNumber } from '../values/index.js'
+import { Decimal, numberFromBigInt, parseNumber, truncatedFloatProduct } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError } from './errors.js'
 import { stringOperand } from './operands.js'
@@ -121,26 +121,39 @@ export const unitsParse = defineBuiltin({
     // Only letters after the first are case-insensitive, so that m (milli) and M (mega) differ.
     const unit = rawUnit.length > 1 ? rawUnit[0] + rawUnit.slice(1).toLowerCase() : rawUnit
     // OPA checks the unit before the amount: `1.2.3Q` fails on the unit.
-    const factor = unit === 'm' ? 1n : UNITS[unit]
+    const factor = unit === 'm' ? MILLI : UNITS[unit]
     if (factor === undefined) throw new BuiltinError(`unit ${unit} not recognized`)
     const amount = parseAmount(num, UNITS_WORDING)
-    if (unit === 'm') return exact(amount.num, amount.scale + 3)
-    return exact(amount.num * factor, amount.scale)
+    const [n, d] = typeof factor === 'bigint' ? [factor, 1n] : factor
+    return ratNumber(amount.num * n, 10n ** BigInt(amount.scale) * d)
   },
 })
 
-function exact(num: bigint, scale: number): RegoNumber {
-  if (scale <= 0) return numberFromBigInt(num * 10n ** BigInt(-scale))
-  const d = new Decimal(num, -scale)
-  // OPA prints non-integers with 10 decimal places (big.Rat.FloatString(10)).
-  if (d.exp < -10) {
-    const den = 10n ** BigInt(-d.exp - 10)
-    let q = d.coef / den
-    const r = d.coef % den
-    if ((r < 0n ? -r : r) * 2n >= den) q += d.coef < 0n ? -1n : 1n
-    return parseNumber(new Decimal(q, -10).toString()) as RegoNumber
+/**
+ * Milli as OPA has it: `big.Rat.SetFloat64(0.001)`, the double nearest 1/1000, which is
+ * 1152921504606847 / 2^60, a little more than 1/1000 (it shows from about 2.4e9 milli on).
+ */
+const MILLI: readonly [bigint, bigint] = [1152921504606847n, 2n ** 60n]
+
+/**
+ * The number OPA makes of the rational `num / den`: the integer when it is one, otherwise the
+ * text of `big.Rat.FloatString(10)` (ten decimals, the last rounded half away from zero), which
+ * OPA keeps as the number's text (`1.5000000000`).
+ */
+function ratNumber(num: bigint, den: bigint): RegoNumber {
+  if (num % den === 0n) return numberFromBigInt(num / den)
+  const neg = num < 0n
+  const abs = neg ? -num : num
+  const scale = 10n ** 10n
+  let whole = abs / den
+  const scaled = (abs % den) * scale
+  let frac = scaled / den
+  if ((scaled % den) * 2n >= den) frac += 1n
+  if (frac >= scale) {
+    whole += 1n
+    frac -= scale
   }
-  return parseNumber(d.toString()) as RegoNumber
+  return parseNumber(`${neg ? '-' : ''}${whole}.${frac.toString().padStart(10, '0')}`) as RegoNumber
 }
 
 const BYTE_UNITS: Readonly<Record<string, bigint>> = {
@@ -183,7 +196,9 @@ export const unitsParseBytes = defineBuiltin({
     const factor = BYTE_UNITS[unit]
     if (factor === undefined) throw new BuiltinError(`byte unit ${unit} not recognized`)
     const amount = parseAmount(num, BYTES_WORDING)
-    return numberFromBigInt((amount.num * factor) / 10n ** BigInt(amount.scale))
+    // Not exact: OPA multiplies 64-bit big.Floats here (units.parse uses big.Rat), so
+    // "3.9999999999999999999" is 4 bytes and "10000000000eb" is not 10^28.
+    return numberFromBigInt(truncatedFloatProduct(new Decimal(amount.num, -amount.scale), factor))
   },
 })
 

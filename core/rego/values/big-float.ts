@@ -128,3 +128,14 @@ export function floatQuo(a: BigFloat, b: BigFloat): BigFloat {
   const q = num / b.mant
   return round(a.neg !== b.neg, q, a.exp - Math.max(0, shift) - b.exp, num % b.mant !== 0n)
 }
+
+/** The integer part of `a`, truncated toward zero (Go's `Float.Int`). */
+export function floatTruncate(a: BigFloat): bigint {
+  const magnitude = a.exp >= 0 ? a.mant << BigInt(a.exp) : a.mant >> BigInt(-a.exp)
+  return a.neg ? -magnitude : magnitude
+}
+
+/** True when `a` has no fractional part. */
+export function floatIsInteger(a: BigFloat): boolean {
+  return a.exp >= 0 || (a.mant & ((1n << BigInt(-a.exp)) - 1n)) === 0n
+}

@@ -42,6 +42,8 @@ export {
   toDecimal,
   toDouble,
   toSafeInt,
+  truncatedFloat,
+  truncatedFloatProduct,
   withoutFloatForm,
 } from './number.js'
 export { type ObjectEntry, ObjectValue } from './object.js'

@@ -20,10 +20,12 @@ import {
   type BigFloat,
   floatAdd,
   floatFromDecimal,
+  floatIsInteger,
   floatMul,
   floatNeg,
   floatQuo,
   floatToDecimal,
+  floatTruncate,
 } from './big-float.js'
 import { Decimal, MAX_DECIMAL_EXPONENT, parseDecimal } from './decimal.js'
 
@@ -76,8 +78,11 @@ export function parseNumber(text: string): RegoNumber | undefined {
   const d = parseDecimal(text)
   if (d === undefined) return undefined
   const n = canonicalDecimal(d)
-  // An integer written as `1.0` or `1e2` keeps its float form (see the module comment).
-  if (typeof n === 'object') return n
+  if (typeof n === 'object') {
+    // A fraction no JS number holds (`0.10000000000000000010`) keeps its text as well.
+    if (n.isInteger() || n.toString() === text || !JSON_NUMBER.test(text)) return n
+    return new Decimal(n.coef, n.exp, true, text)
+  }
   if (typeof n === 'number' && !Number.isInteger(n)) {
     // So does a fraction written otherwise than JS prints it (`1.50`, `15e-1`): OPA's numbers
     // are their text (json.Number), which strings.render_template and every output print as is.
@@ -138,6 +143,21 @@ export function toBigInt(n: RegoNumber): bigint | undefined {
   if (typeof n === 'number') return Number.isInteger(n) ? BigInt(n) : undefined
   if (typeof n === 'bigint') return n
   return n.exp >= 0 ? n.coef * 10n ** BigInt(n.exp) : undefined
+}
+
+/** `n` read as a 64-bit big.Float and truncated toward zero (OPA's `NumberToFloat(n).Int(nil)`). */
+export function truncatedFloat(n: RegoNumber): bigint {
+  return floatTruncate(toFloat(n))
+}
+
+/**
+ * `x * factor` as an integer, computed the way Go's `big.Float` does it at its default 64-bit
+ * precision: `x` rounded when read, the product rounded again, then truncated toward zero. OPA's
+ * units.parse_bytes works so (SetString, Mul, Int), which makes amounts of more than ~19
+ * significant digits, or just below an integer, come out inexact.
+ */
+export function truncatedFloatProduct(x: Decimal, factor: bigint): bigint {
+  return floatTruncate(floatMul(floatFromDecimal(x), floatFromDecimal(new Decimal(factor, 0))))
 }
 
 /** The value as a JS safe integer, or undefined when it is not an integer or too large. */
@@ -272,40 +292,53 @@ export function isZero(n: RegoNumber): boolean {
   return typeof n === 'number' ? n === 0 : typeof n === 'bigint' ? n === 0n : n.coef === 0n
 }
 
-/** `|a|`. */
+/**
+ * The int32 value of `a` when it is written as an integer in that window: the numbers OPA's unary
+ * arithmetic (`arithUnary` in v1/topdown/arithmetic.go) handles as ints. Any other number,
+ * `3.0` included, goes through a 64-bit big.Float (`builtins.NumberToFloat`).
+ */
+function smallInt(a: RegoNumber): number | undefined {
+  return typeof a === 'number' && Number.isInteger(a) && a >= -(2 ** 31) && a < 2 ** 31 ? a : undefined
+}
+
+const HALF = floatFromDecimal(new Decimal(5n, -1))
+
+/** `|a|`: exact on small ints, else the 64-bit float's magnitude (OPA's `opAbs`). */
 export function abs(a: RegoNumber): RegoNumber {
-  return compareNumbers(a, 0) < 0 ? negate(a) : a
+  const small = smallInt(a)
+  if (small !== undefined) return Math.abs(small)
+  const f = toFloat(a)
+  return fromFloat(f.neg ? floatNeg(f) : f)
 }
 
-/** Largest integer not above `a`. */
+/**
+ * Largest integer not above `a`, as OPA's `arithFloor` computes it: the 64-bit float truncated,
+ * less one when the truncation is negative and inexact. The truncation of a value in (-1, 0) is
+ * zero, which has no sign, so OPA's floor(-0.5) is 0 (and ceil(-0.5) is 1).
+ */
 export function floor(a: RegoNumber): RegoNumber {
-  if (typeof a === 'number') return Math.floor(a) || 0
-  if (typeof a === 'bigint' || a.exp >= 0) return a
-  const den = 10n ** BigInt(-a.exp)
-  let q = a.coef / den
-  if (a.coef < 0n && q * den !== a.coef) q -= 1n
-  return numberFromBigInt(q)
+  if (smallInt(a) !== undefined) return a
+  const f = toFloat(a)
+  const i = floatTruncate(f)
+  return numberFromBigInt(i >= 0n || floatIsInteger(f) ? i : i - 1n)
 }
 
-/** Smallest integer not below `a`. */
+/** Smallest integer not below `a`, as OPA's `arithCeil` computes it (see {@link floor}). */
 export function ceil(a: RegoNumber): RegoNumber {
-  return negate(floor(negate(a)))
+  if (smallInt(a) !== undefined) return a
+  const f = toFloat(a)
+  const i = floatTruncate(f)
+  return numberFromBigInt(i < 0n || floatIsInteger(f) ? i : i + 1n)
 }
 
-/** Nearest integer, halves rounded away from zero (OPA's `round`). */
+/**
+ * Nearest integer, halves away from zero, as OPA's `arithRound`: the 64-bit float plus or minus
+ * one half (rounded to 64 bits again), truncated.
+ */
 export function round(a: RegoNumber): RegoNumber {
-  if (typeof a === 'number') {
-    const t = Math.trunc(a)
-    const r = Math.abs(a - t) >= 0.5 ? t + Math.sign(a) : t
-    return r === 0 ? 0 : r
-  }
-  if (typeof a === 'bigint' || a.exp >= 0) return a
-  const neg = a.coef < 0n
-  const mag = neg ? -a.coef : a.coef
-  const den = 10n ** BigInt(-a.exp)
-  let q = mag / den
-  if ((mag % den) * 2n >= den) q += 1n
-  return numberFromBigInt(neg ? -q : q)
+  if (smallInt(a) !== undefined) return a
+  const f = toFloat(a)
+  return numberFromBigInt(floatTruncate(floatAdd(f, f.neg ? floatNeg(HALF) : HALF)))
 }
 
 const hashView = new DataView(new ArrayBuffer(8))

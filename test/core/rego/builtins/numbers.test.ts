@@ -35,7 +35,9 @@ describe('arithmetic', () => {
     expect(json('round', 1.4)).toBe('1')
     expect(json('ceil', 1.01)).toBe('2')
     expect(json('floor', -1.001)).toBe('-2')
-    expect(json('floor', 'json:12345678901234567890123')).toBe('12345678901234567890123')
+    // Beyond the int32 window OPA floors a 64-bit big.Float, which rounded this integer when
+    // it was read (arithUnary in v1/topdown/arithmetic.go; Go's math/big gives this value).
+    expect(json('floor', 'json:12345678901234567890123')).toBe('12345678901234567889920')
   })
 })
 

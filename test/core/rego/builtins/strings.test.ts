@@ -103,6 +103,10 @@ describe('format_int and sprintf', () => {
       '"123456789012345678901234567890"',
     )
     expect(json('format_int', 5, 2)).toBe('"101"')
+    // A non-integer is read as a 64-bit big.Float before the truncation (OPA's NumberToFloat, then
+    // Int): 2.9999999999999999999 rounds to 3 on reading; -0.5 truncates to 0 (Go's math/big).
+    expect(json('format_int', 'json:2.9999999999999999999', 10)).toBe('"3"')
+    expect(json('format_int', -0.5, 10)).toBe('"0"')
     expectError('eval_type_error', 'operand 2 must be one of {2, 8, 10, 16}', 'format_int', 4.1, 199)
   })
 

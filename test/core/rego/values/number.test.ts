@@ -87,6 +87,10 @@ describe('parseNumber', () => {
     const x = n('0.10000000000000000001')
     expect(x).toBeInstanceOf(Decimal)
     expect(text(x)).toBe('0.10000000000000000001')
+    // Trailing zeros stay in the text (OPA's parser and JSON decoder keep json.Number as written).
+    const zeros = n('62498494000.0006816130')
+    expect(text(zeros)).toBe('62498494000.0006816130')
+    expect(equalValues(zeros as Value, n('62498494000.000681613') as Value)).toBe(true)
     expect(text(n('1e-400'))).toBe('1e-400')
     expect(text(n('-1.5e+400'))).toBe('-1.5e+400')
     expect(text(canonicalNumber(n('-1.5e+400'))).length).toBe(402)
@@ -139,16 +143,27 @@ describe('arithmetic', () => {
     expect(remainder(-7, 4)).toBe(-3)
   })
 
-  it('rounds half away from zero; floor and ceil are exact', () => {
+  // OPA's arithUnary (v1/topdown/arithmetic.go) keeps ints of the int32 window exact and runs
+  // anything else through a 64-bit big.Float: round adds or subtracts one half and truncates,
+  // floor and ceil truncate and then correct by one unless the truncation is negative (resp.
+  // non-negative) or exact. A truncation to zero has no sign, so floor(-0.5) is 0 and ceil(-0.5)
+  // is 1 in OPA. Expected values are what that Go code prints (checked with Go's math/big).
+  it('rounds half away from zero, floor and ceil as OPA does, through 64-bit floats', () => {
     expect(round(-1.5)).toBe(-2)
     expect(round(2.5)).toBe(3)
     expect(round(0.49999999999999994)).toBe(0)
+    expect(round(n('2.4999999999999999999'))).toBe(3)
     expect(floor(-1.001)).toBe(-2)
     expect(ceil(1.01)).toBe(2)
-    expect(ceil(-0.5)).toBe(0)
-    expect(floor(n('-0.10000000000000000001'))).toBe(-1)
+    expect(ceil(-1.5)).toBe(-1)
+    expect(ceil(-0.5)).toBe(1)
+    expect(floor(-0.5)).toBe(0)
+    expect(floor(n('-0.10000000000000000001'))).toBe(0)
+    expect(floor(n('2.9999999999999999999'))).toBe(3)
     expect(round(n('2.50000000000000000001'))).toBe(3)
-    expect(abs(n('-28857836529306024611913'))).toBe(28857836529306024611913n)
+    expect(round(n('-28857836529306024611913'))).toBe(-28857836529306024611840n)
+    expect(abs(n('-28857836529306024611913'))).toBe(28857836529306024612000n)
+    expect(abs(-(2 ** 31))).toBe(2 ** 31)
   })
 })
 
