@@ -32,8 +32,13 @@ interface SchemaError {
   desc: string
 }
 
+/**
+ * The field of an error: the dotted path, or `(Root)` at the document's root. OPA's copy of
+ * gojsonschema (internal/gojsonschema, StringContextRoot) capitalizes it, unlike upstream
+ * gojsonschema's `(root)`: policies tested with `opa test` expect `(Root): ... is required`.
+ */
 function fieldName(path: string[]): string {
-  return path.length === 0 ? '(root)' : path.join('.')
+  return path.length === 0 ? '(Root)' : path.join('.')
 }
 
 function jsonType(v: Value): string {

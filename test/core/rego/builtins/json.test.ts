@@ -152,7 +152,7 @@ describe('JSON Schema', () => {
       '[false,[{"desc":"Invalid type. Expected: integer, given: string","error":"id: Invalid type. Expected: integer, given: string","field":"id","type":"invalid_type"}]]',
     )
     expect(json('json.match_schema', {}, schema)).toBe(
-      '[false,[{"desc":"id is required","error":"(root): id is required","field":"(root)","type":"required"}]]',
+      '[false,[{"desc":"id is required","error":"(Root): id is required","field":"(Root)","type":"required"}]]',
     )
     expectError(
       'eval_builtin_error',
