@@ -202,4 +202,13 @@ describe('JSON Schema', () => {
       '[false,"jsonschema: minLength must be a non-negative integer"]',
     )
   })
+
+  // OPA loads array operands (open-policy-agent/opa#8264); gojsonschema's draft detection
+  // (internal/gojsonschema/draft.go, parseSchemaURL) then refuses a root that is not an object
+  // or a boolean.
+  it('verify_schema refuses a root that is not an object or a boolean', () => {
+    expect(json('json.verify_schema', ['something'])).toBe('[false,"jsonschema: schema is invalid"]')
+    expect(json('json.verify_schema', '5')).toBe('[false,"jsonschema: schema is invalid"]')
+    expect(json('json.verify_schema', 'true')).toBe('[true,null]')
+  })
 })
