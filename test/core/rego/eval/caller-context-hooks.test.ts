@@ -26,7 +26,7 @@ describe('policy hooks with a caller-supplied context', () => {
     const run = await policy
       .query('data.x')
       .eval({ ctx: createBuiltinContext({ strictBuiltinErrors: true }), strictBuiltinErrors: true })
-    expect(toJS(run.results[0]?.expressions[0]?.value)).toEqual({
+    expect(toJS(run.results[0]?.expressions[0]?.value ?? null)).toEqual({
       p: { scope: 'rule', title: 't' },
       q: [{ path: ['x', 'q'] }],
       r: 'm',
@@ -36,7 +36,7 @@ describe('policy hooks with a caller-supplied context', () => {
   it('keeps hooks the caller set', async () => {
     const ctx = createBuiltinContext({ regoMetadata: () => ({ chain: fromJS([]), rule: fromJS('mine') }) })
     const run = await policy.query('data.x.p').eval({ ctx })
-    expect(toJS(run.results[0]?.expressions[0]?.value)).toBe('mine')
+    expect(toJS(run.results[0]?.expressions[0]?.value ?? null)).toBe('mine')
   })
 
   it('partially evaluates them too', async () => {
