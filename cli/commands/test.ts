@@ -17,6 +17,7 @@ import { compilePolicy, type Policy } from '../../core/rego/eval/policy.js'
 import { BufferTracer, prettyTrace, type TraceOp, type Tracer } from '../../core/rego/eval/trace.js'
 import type { Value } from '../../core/rego/values/index.js'
 import type { BenchTime } from '../bench/measure.js'
+import { loadCapabilities } from '../capabilities-option.js'
 import { type CommandLogFlags, commandLog, withLogFlags } from '../command-log.js'
 import { parseDuration } from '../duration.js'
 import { type Doc, renderJson } from '../presentation.js'
@@ -46,6 +47,7 @@ export interface TestOptions extends Partial<CommandLogFlags> {
   explain?: string
   ignore: string[]
   v0Compatible?: boolean
+  capabilities?: string
   maxErrors: string
   bench?: boolean
   benchmem: boolean
@@ -103,6 +105,10 @@ export function testCommand(): Command {
       )
       .option('--ignore <glob>', 'file names to skip', collect, [])
       .option('--v0-compatible', 'parse with Rego v0 syntax')
+      .option(
+        '--capabilities <version-or-file>',
+        'the built-ins the compiler knows: a capabilities JSON file (may declare functions of other tools, for tests that mock them) or a version',
+      )
       .option('-m, --max-errors <n>', 'stop compiling after this many errors', '10')
       .option('--bench', 'benchmark the tests that pass (see regent bench)')
       .option('--benchmem', 'report heap bytes per evaluation with --bench', true)
@@ -278,7 +284,7 @@ async function runOnce(paths: string[], options: TestOptions, command: Command):
 /** Loads and compiles the policies and tests under `paths` as the flags say (also in workers). */
 export async function loadTestPolicy(
   paths: string[],
-  options: Pick<TestOptions, 'bundle' | 'ignore' | 'v0Compatible' | 'maxErrors'>,
+  options: Pick<TestOptions, 'bundle' | 'ignore' | 'v0Compatible' | 'maxErrors' | 'capabilities'>,
 ): Promise<{ policy: Policy; loaded: Awaited<ReturnType<typeof loadPolicy>> }> {
   const loaded = await loadPolicy({
     paths: options.bundle ? [] : paths,
@@ -287,9 +293,11 @@ export async function loadTestPolicy(
     allDataFiles: true,
     ...(options.v0Compatible ? { v0: true } : {}),
   })
+  const capabilities = await loadCapabilities(options.capabilities)
   const policy = compilePolicy(loaded.modules, loaded.data, {
     maxErrors: Number(options.maxErrors) || 0,
     tests: true,
+    ...(capabilities ? { builtins: capabilities.builtins } : {}),
   })
   return { policy, loaded }
 }
