@@ -17,7 +17,6 @@ import { compilePolicy, type Policy } from '../../core/rego/eval/policy.js'
 import { BufferTracer, prettyTrace, type TraceOp, type Tracer } from '../../core/rego/eval/trace.js'
 import type { Value } from '../../core/rego/values/index.js'
 import type { BenchTime } from '../bench/measure.js'
-import { loadCapabilities } from '../capabilities-option.js'
 import { type CommandLogFlags, commandLog, withLogFlags } from '../command-log.js'
 import { parseDuration } from '../duration.js'
 import { type Doc, renderJson } from '../presentation.js'
@@ -293,7 +292,10 @@ export async function loadTestPolicy(
     allDataFiles: true,
     ...(options.v0Compatible ? { v0: true } : {}),
   })
-  const capabilities = await loadCapabilities(options.capabilities)
+  // Loaded only with the flag: the release capabilities tables are not needed by a plain run.
+  const capabilities = options.capabilities
+    ? await (await import('../capabilities-option.js')).loadCapabilities(options.capabilities)
+    : undefined
   const policy = compilePolicy(loaded.modules, loaded.data, {
     maxErrors: Number(options.maxErrors) || 0,
     tests: true,
