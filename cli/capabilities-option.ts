@@ -1,14 +1,18 @@
 /**
- * `--capabilities <version-or-file>` of `regent build`, `check` and `eval`, as OPA reads it: a
+ * `--capabilities <version-or-file>` of `regent build`, `check`, `eval` and `test`, as OPA reads it: a
  * capabilities JSON file (what `regent capabilities --current` prints, or OPA's own files) or a
  * version that `regent capabilities` lists (regent's own, or a release of the reference engine whose
  * built-in set cli/opa-release-capabilities.ts knows). The built-ins the file lists are the only ones the
  * compiler knows, so a policy that calls any other fails with OPA's
- * `rego_type_error: undefined function NAME`; `allow_net` limits the hosts `http.send` may reach.
+ * `rego_type_error: undefined function NAME`; a function the file declares that regent lacks
+ * (another tool's, such as `ec.oci.blob`) compiles and fails only when called, so tests can mock it
+ * with `with`; `allow_net` limits the hosts `http.send` may reach.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
+import { declaredOnlyBuiltin } from '../core/rego/builtins/declared-only.js'
 import type { Builtin } from '../core/rego/builtins/define.js'
 import { DEFAULT_BUILTINS } from '../core/rego/builtins/registry.js'
+import { LANGUAGE_BUILTINS } from '../core/rego/compiler/builtin-info.js'
 import { knownReleases, releaseBuiltins } from './opa-release-capabilities.js'
 import { REGENT_VERSION } from './version-info.js'
 
@@ -26,6 +30,9 @@ export interface Capabilities {
 
 /** A `--capabilities` value that cannot be used; the message names the flag and the value. */
 export class CapabilitiesError extends Error {}
+
+/** Names regent implements or the compiler itself handles (operators, print). */
+const KNOWN = new Set([...DEFAULT_BUILTINS, ...LANGUAGE_BUILTINS].map((b) => b.name))
 
 const VERSION = /^v?\d+\.\d+\.\d+(?:-[\w.]+)?$/
 
@@ -81,20 +88,28 @@ function fromDocument(doc: unknown, path: string): Capabilities {
   } = doc as { builtins?: unknown; allow_net?: unknown; future_keywords?: unknown; features?: unknown }
   if (!Array.isArray(builtins)) throw bad('no "builtins" list')
   const names = new Set<string>()
+  const declaredOnly: Builtin[] = []
   builtins.forEach((entry, i) => {
-    const name = (entry as { name?: unknown } | null)?.name
+    const { name, decl } = (entry ?? {}) as { name?: unknown; decl?: unknown }
     if (typeof name !== 'string') throw bad(`builtins[${i}] has no "name"`)
     names.add(name)
+    if (decl === undefined || KNOWN.has(name)) return
+    try {
+      declaredOnly.push(declaredOnlyBuiltin(name, decl))
+    } catch (err) {
+      throw bad(`builtins[${i}] (${name}) has a malformed "decl": ${(err as Error).message}`)
+    }
   })
   if (allowNet !== undefined && allowNet !== null) {
     if (!Array.isArray(allowNet) || allowNet.some((h) => typeof h !== 'string'))
       throw bad('"allow_net" must be a list of host names')
   }
-  // A built-in the file lists but regent lacks stays unknown: calling it fails as undefined.
+  // A built-in the file declares but regent lacks (another tool's custom function) compiles with
+  // its declared type and fails when called, as in OPA; one without a "decl" stays unknown.
   const strings = (x: unknown): string[] => (Array.isArray(x) ? x.filter((s) => typeof s === 'string') : [])
   // OPA reads a missing list as empty: a file without `future_keywords` allows no later keyword.
   return {
-    builtins: DEFAULT_BUILTINS.filter((b) => names.has(b.name)),
+    builtins: [...DEFAULT_BUILTINS.filter((b) => names.has(b.name)), ...declaredOnly],
     ...(Array.isArray(allowNet) ? { allowNet: allowNet as string[] } : {}),
     futureKeywords: strings(futureKeywords),
     features: strings(features),

@@ -8,11 +8,21 @@
 import { FILTER_LIBRARY, FILTER_LIBRARY_PACKAGE, filterHelper } from '../compile/filter-helper-builtin.js'
 import { refToString } from '../compile/print.js'
 import { regoCompile } from '../compile/rego-compile-builtin.js'
+import type { Builtin } from '../core/rego/builtins/define.js'
 import { DEFAULT_BUILTINS } from '../core/rego/builtins/registry.js'
 import { parseModule } from '../core/rego/index.js'
 import type { Module } from '../core/rego/syntax/ast.js'
 
-export const TEST_BUILTINS = [...DEFAULT_BUILTINS, regoCompile, filterHelper] as const
+/**
+ * `builtins` (OPA's, or those of a `--capabilities` file) with the test built-ins added, unless a
+ * built-in of the same name is there already.
+ */
+export function withTestBuiltins(builtins: readonly Builtin[]): readonly Builtin[] {
+  const names = new Set(builtins.map((b) => b.name))
+  return [...builtins, ...[regoCompile, filterHelper].filter((b) => !names.has(b.name))]
+}
+
+export const TEST_BUILTINS = withTestBuiltins(DEFAULT_BUILTINS)
 
 const LIBRARY_REF = `data.${FILTER_LIBRARY_PACKAGE}`
 /** The library module's file name (what errors and coverage name it). */

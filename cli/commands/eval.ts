@@ -39,7 +39,7 @@ import {
 } from '../presentation.js'
 import { collect, loadQueryPolicy, readQueryInput, withQueryOptions } from '../query-options.js'
 import { readStdin } from '../stdin.js'
-import { TEST_BUILTINS, withTestLibraries } from '../test-builtins.js'
+import { TEST_BUILTINS, withTestBuiltins, withTestLibraries } from '../test-builtins.js'
 import { errorDocs, writeFailure } from './eval-errors.js'
 import { runPartialEval } from './eval-partial.js'
 import { coverageDoc } from './test.js'
@@ -258,7 +258,7 @@ async function runEval(
       compilePolicy(withTestLibraries(loaded.modules, query), loaded.data, {
         strict: options.strict === true,
         ...schema,
-        builtins: capabilities ? capabilities.builtins : TEST_BUILTINS,
+        builtins: capabilities ? withTestBuiltins(capabilities.builtins) : TEST_BUILTINS,
       }),
     )
     // The --import imports decide the query's keywords (OPA's rego.parseQuery), so they come first.

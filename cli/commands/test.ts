@@ -21,7 +21,7 @@ import { type CommandLogFlags, commandLog, withLogFlags } from '../command-log.j
 import { parseDuration } from '../duration.js'
 import { type Doc, renderJson } from '../presentation.js'
 import { collect } from '../query-options.js'
-import { TEST_BUILTINS, withTestLibraries } from '../test-builtins.js'
+import { TEST_BUILTINS, withTestBuiltins, withTestLibraries } from '../test-builtins.js'
 import { discoverTests, type TestCase } from './test-discovery.js'
 import { testBootstrapCommand, testNewCommand } from './test-generate-commands.js'
 import { logResults } from './test-log.js'
@@ -47,6 +47,7 @@ export interface TestOptions extends Partial<CommandLogFlags> {
   explain?: string
   ignore: string[]
   v0Compatible?: boolean
+  capabilities?: string
   maxErrors: string
   bench?: boolean
   benchmem: boolean
@@ -104,6 +105,10 @@ export function testCommand(): Command {
       )
       .option('--ignore <glob>', 'file names to skip', collect, [])
       .option('--v0-compatible', 'parse with Rego v0 syntax')
+      .option(
+        '--capabilities <version-or-file>',
+        'the built-ins the compiler knows: a capabilities JSON file (may declare functions of other tools, for tests that mock them) or a version',
+      )
       .option('-m, --max-errors <n>', 'stop compiling after this many errors', '10')
       .option('--bench', 'benchmark the tests that pass (see regent bench)')
       .option('--benchmem', 'report heap bytes per evaluation with --bench', true)
@@ -279,7 +284,7 @@ async function runOnce(paths: string[], options: TestOptions, command: Command):
 /** Loads and compiles the policies and tests under `paths` as the flags say (also in workers). */
 export async function loadTestPolicy(
   paths: string[],
-  options: Pick<TestOptions, 'bundle' | 'ignore' | 'v0Compatible' | 'maxErrors'>,
+  options: Pick<TestOptions, 'bundle' | 'ignore' | 'v0Compatible' | 'maxErrors' | 'capabilities'>,
 ): Promise<{ policy: Policy; loaded: Awaited<ReturnType<typeof loadPolicy>> }> {
   const loaded = await loadPolicy({
     paths: options.bundle ? [] : paths,
@@ -288,10 +293,14 @@ export async function loadTestPolicy(
     allDataFiles: true,
     ...(options.v0Compatible ? { v0: true } : {}),
   })
+  // Loaded only with the flag: the release capabilities tables are not needed by a plain run.
+  const capabilities = options.capabilities
+    ? await (await import('../capabilities-option.js')).loadCapabilities(options.capabilities)
+    : undefined
   const policy = compilePolicy(withTestLibraries(loaded.modules), loaded.data, {
     maxErrors: Number(options.maxErrors) || 0,
     tests: true,
-    builtins: TEST_BUILTINS,
+    builtins: capabilities ? withTestBuiltins(capabilities.builtins) : TEST_BUILTINS,
   })
   return { policy, loaded }
 }

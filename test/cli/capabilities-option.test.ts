@@ -1,7 +1,11 @@
 /**
- * `--capabilities` of `regent check` and `regent eval` (build: test/cli/build.test.ts): the file's
- * built-ins are the only ones the compiler knows, so a call to any other fails with OPA's
- * `rego_type_error: undefined function NAME`.
+ * `--capabilities` of `regent check`, `regent eval` and `regent test` (build:
+ * test/cli/build.test.ts): the file's built-ins are the only ones the compiler knows, so a call to
+ * any other fails with OPA's `rego_type_error: undefined function NAME`. A function the file
+ * declares that regent lacks compiles with its declared type and, as in OPA (topdown's
+ * unsupportedBuiltinErr), fails with `eval_internal_error: unsupported built-in` when called;
+ * `with` can replace it, which is how `opa test --capabilities` runs tests of another tool's
+ * custom built-ins.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -88,6 +92,59 @@ describe('--capabilities', () => {
     expect(inQuery.stderr).toMatch(/rego_type_error: undefined function upper/)
     const allowed = await runRegent(['eval', '-f', 'raw', '-d', policy, 'data.p.shout'])
     expect([allowed.code, allowed.stdout]).toEqual([0, 'HI\n'])
+  })
+
+  it('regent test compiles functions the file declares and regent lacks; with replaces them', async () => {
+    const custom = join(dir, 'custom.json')
+    const decl = { type: 'function', args: [{ type: 'string' }], result: { type: 'any' } }
+    writeFileSync(
+      custom,
+      JSON.stringify({ ...current, builtins: [...current.builtins, { name: 'acme.fetch', decl }] }),
+    )
+    const tests = join(dir, 'custom_test.rego')
+    writeFileSync(
+      tests,
+      [
+        'package custom_test',
+        '',
+        'kind(ref) := acme.fetch(ref).kind',
+        '',
+        'mock(_) := {"kind": "fn"}',
+        '',
+        'test_value if kind("r") == "value" with acme.fetch as {"kind": "value"}',
+        '',
+        'test_function if kind("r") == "fn" with acme.fetch as mock',
+        '',
+        'test_called if kind("r") == "x"',
+        '',
+      ].join('\n'),
+    )
+    const run = await runRegent(['test', '--capabilities', custom, '-f', 'json', tests])
+    expect(run.code).toBe(2)
+    const results = JSON.parse(run.stdout) as Array<{
+      name: string
+      fail?: boolean
+      error?: { message: string }
+    }>
+    expect(
+      results.map((r) => [r.name, r.fail === true, r.error?.message.replace(/^.*custom_test/, '')]),
+    ).toEqual([
+      ['test_value', false, undefined],
+      ['test_function', false, undefined],
+      ['test_called', false, '.rego:3: eval_internal_error: unsupported built-in'],
+    ])
+    const undeclared = await runRegent(['test', tests])
+    expect(undeclared.code).toBe(1)
+    expect(undeclared.stderr).toMatch(
+      /with keyword target must reference existing input, data, or a function/,
+    )
+    writeFileSync(
+      join(dir, 'badecl.json'),
+      JSON.stringify({ builtins: [{ name: 'acme.x', decl: { type: 'nope' } }] }),
+    )
+    await expect(loadCapabilities(join(dir, 'badecl.json'))).rejects.toThrow(
+      /\(acme\.x\) has a malformed "decl"/,
+    )
   })
 
   it('regent eval limits http.send to the allow_net hosts', async () => {

@@ -7,6 +7,8 @@
  * element as fmt's printValue does.
  */
 
+import { goQuote, goQuoteRune, goRune } from './go-quote.js'
+
 /** One formatted argument. */
 export type GoArg =
   | { kind: 'int'; value: bigint; big: boolean; type?: string }
@@ -138,10 +140,6 @@ function formatG(x: number, prec: number | undefined): string {
   return neg ? `-${body}` : body
 }
 
-function quoteGo(s: string): string {
-  return JSON.stringify(s).replace(/\\u00([0-7][0-9a-f])/g, '\\x$1')
-}
-
 function formatInt(n: bigint, big: boolean, verb: string, spec: Spec): string | undefined {
   // *big.Int formats %s like %d.
   if (big && verb === 's') verb = 'd'
@@ -169,9 +167,9 @@ function formatInt(n: bigint, big: boolean, verb: string, spec: Spec): string | 
       body = (spec.sharp ? '0X' : '') + mag.toString(16).toUpperCase()
       break
     case 'c':
-      return pad(String.fromCodePoint(Number(n)), spec, false)
+      return pad(String.fromCodePoint(goRune(n)), spec, false)
     case 'q':
-      return pad(`'${String.fromCodePoint(Number(n))}'`, spec, false)
+      return pad(goQuoteRune(n), spec, false)
     case 'U':
       return pad(`U+${mag.toString(16).toUpperCase().padStart(4, '0')}`, spec, false)
     default:
@@ -281,7 +279,7 @@ function formatString(s: string, verb: string, spec: Spec): string | undefined {
     case 's':
       return pad(cut, spec, false)
     case 'q':
-      return pad(quoteGo(cut), spec, false)
+      return pad(goQuote(cut), spec, false)
     case 'x':
     case 'X': {
       const hex = Buffer.from(cut, 'utf8').toString('hex')

@@ -32,8 +32,13 @@ interface SchemaError {
   desc: string
 }
 
+/**
+ * The field of an error: the dotted path, or `(Root)` at the document's root. OPA's copy of
+ * gojsonschema (internal/gojsonschema, StringContextRoot) capitalizes it, unlike upstream
+ * gojsonschema's `(root)`: policies tested with `opa test` expect `(Root): ... is required`.
+ */
 function fieldName(path: string[]): string {
-  return path.length === 0 ? '(root)' : path.join('.')
+  return path.length === 0 ? '(Root)' : path.join('.')
 }
 
 function jsonType(v: Value): string {
@@ -45,8 +50,18 @@ function jsonType(v: Value): string {
   return 'object'
 }
 
+/**
+ * Checks a whole schema document. gojsonschema detects the draft (parseSchemaURL) before it
+ * parses, and that refuses a root that is neither an object nor a boolean: an array schema (which
+ * OPA loads since it accepts array operands) or JSON text of a number is "schema is invalid".
+ */
+function checkRootSchema(schema: Value): void {
+  if (typeof schema !== 'boolean' && !isObject(schema)) throw new BuiltinError('schema is invalid')
+  checkSchema(schema)
+}
+
 /** Checks that a schema is well-formed; throws a BuiltinError with gojsonschema's message. */
-export function checkSchema(schema: Value): void {
+function checkSchema(schema: Value): void {
   if (typeof schema === 'boolean') return
   if (!isObject(schema)) throw new BuiltinError('schema must be an object')
   const type = schema.get('type')
@@ -401,7 +416,7 @@ export const VERIFY_SCHEMA = defineBuiltin({
   ),
   impl: (_ctx, [s]) => {
     try {
-      checkSchema(jsonOperand(s))
+      checkRootSchema(jsonOperand(s))
       return [true, null]
     } catch (err) {
       if (err instanceof BuiltinError) return [false, `jsonschema: ${err.message}`]
@@ -430,7 +445,7 @@ export const MATCH_SCHEMA = defineBuiltin({
     // OPA loads the document before the schema.
     const doc = jsonOperand(d)
     const schema = jsonOperand(s)
-    checkSchema(schema)
+    checkRootSchema(schema)
     const v = new Validator(schema)
     v.check(doc, schema, [])
     const errors = v.errors.map((e) =>

@@ -23,6 +23,7 @@ import { PartialEval } from './partial-eval.js'
 import { eqOperator } from './partial-plug.js'
 import type { Policy } from './policy.js'
 import { prepareBody, Scope } from './prepare.js'
+import { withPolicyHooks } from './query.js'
 import { residualOfLocals } from './residual-locals.js'
 import { astUnits } from './residual-units.js'
 
@@ -129,7 +130,7 @@ export function partialEvaluateSync(
   const t1 = process.hrtime.bigint()
   const unknowns = (options.unknowns ?? ['input']).map(unknownPath)
   const disableInlining = (options.disableInlining ?? []).map((r) => dataPath(r))
-  const ctx = options.ctx ?? createBuiltinContext(policyContext(policy))
+  const ctx = withPolicyHooks(options.ctx ?? createBuiltinContext(), policy)
   const e = new Evaluator(policy, {
     ctx,
     ...(options.input !== undefined ? { input: options.input } : {}),
@@ -236,13 +237,6 @@ function prepareQuery(policy: Policy, query: string, imports: readonly Import[])
     cache.set(key, q)
   }
   return q
-}
-
-function policyContext(policy: Policy) {
-  return {
-    ...(policy.regoMetadata ? { regoMetadata: policy.regoMetadata } : {}),
-    ...(policy.parseModule ? { parseModule: policy.parseModule } : {}),
-  }
 }
 
 /** `input.fruits` (text or ref term) as its root and ground path. */

@@ -152,7 +152,7 @@ describe('JSON Schema', () => {
       '[false,[{"desc":"Invalid type. Expected: integer, given: string","error":"id: Invalid type. Expected: integer, given: string","field":"id","type":"invalid_type"}]]',
     )
     expect(json('json.match_schema', {}, schema)).toBe(
-      '[false,[{"desc":"id is required","error":"(root): id is required","field":"(root)","type":"required"}]]',
+      '[false,[{"desc":"id is required","error":"(Root): id is required","field":"(Root)","type":"required"}]]',
     )
     expectError(
       'eval_builtin_error',
@@ -201,5 +201,14 @@ describe('JSON Schema', () => {
     expect(json('json.verify_schema', { type: 'string', minLength: -1 })).toBe(
       '[false,"jsonschema: minLength must be a non-negative integer"]',
     )
+  })
+
+  // OPA loads array operands (open-policy-agent/opa#8264); gojsonschema's draft detection
+  // (internal/gojsonschema/draft.go, parseSchemaURL) then refuses a root that is not an object
+  // or a boolean.
+  it('verify_schema refuses a root that is not an object or a boolean', () => {
+    expect(json('json.verify_schema', ['something'])).toBe('[false,"jsonschema: schema is invalid"]')
+    expect(json('json.verify_schema', '5')).toBe('[false,"jsonschema: schema is invalid"]')
+    expect(json('json.verify_schema', 'true')).toBe('[true,null]')
   })
 })

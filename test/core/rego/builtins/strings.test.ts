@@ -128,6 +128,16 @@ describe('format_int and sprintf', () => {
     ).toBe('"ab   |   cd|ff|\\"q\\"|1.234568e+03|1e-05|1.5e-07"')
     expect(json('sprintf', '%v %.3g %+d %%', [1234567.5, 2.7149, 3])).toBe('"1.2345675e+06 2.71 +3 %"')
   })
+
+  // Go's fmt: %q of an integer is strconv.QuoteRune (a character literal with Go's escapes), %q
+  // of a string strconv.Quote; an integer past utf8.MaxRune (or negative) prints U+FFFD.
+  it('quotes as Go does', () => {
+    expect(json('sprintf', '%q|%q|%q|%q|%q', [1, 65, 39, 10, 0x2028])).toBe(
+      JSON.stringify(String.raw`'\x01'|'A'|'\''|'\n'|'\u2028'`),
+    )
+    expect(json('sprintf', '%q %c', [-1, 0x110000])).toBe(JSON.stringify("'\ufffd' \ufffd"))
+    expect(json('sprintf', '%q', ['a\u0007\u007f\u00a0b'])).toBe(JSON.stringify(String.raw`"a\a\x7f\u00a0b"`))
+  })
 })
 
 describe('internal.template_string', () => {
