@@ -127,7 +127,8 @@ export function partialEvaluateSync(
   const t1 = process.hrtime.bigint()
   const unknowns = (options.unknowns ?? ['input']).map(unknownPath)
   const disableInlining = (options.disableInlining ?? []).map((r) => dataPath(r))
-  const ctx = options.ctx ?? createBuiltinContext(policyContext(policy))
+  // The evaluator adds the policy's rego.metadata/parse_module hooks (withPolicyHooks).
+  const ctx = options.ctx ?? createBuiltinContext()
   const e = new Evaluator(policy, {
     ctx,
     ...(options.input !== undefined ? { input: options.input } : {}),
@@ -233,13 +234,6 @@ function prepareQuery(policy: Policy, query: string, imports: readonly Import[])
     cache.set(key, q)
   }
   return q
-}
-
-function policyContext(policy: Policy) {
-  return {
-    ...(policy.regoMetadata ? { regoMetadata: policy.regoMetadata } : {}),
-    ...(policy.parseModule ? { parseModule: policy.parseModule } : {}),
-  }
 }
 
 /** `input.fruits` (text or ref term) as its root and ground path. */
