@@ -17,6 +17,8 @@ interface Located {
   module: Module
   start: number
   end: number
+  /** An `else` branch: OPA's annotation set only knows the rule the block is written above. */
+  isElse: boolean
 }
 
 /** The annotations of a block as OPA's `toObject` writes them. */
@@ -73,10 +75,12 @@ export function metadataLookup(c: Compiler): (location?: Location) => RegoMetada
       map.set(pkg, [...(map.get(pkg) ?? []), a])
     }
     for (const rule of module.rules) {
-      const loc = rule.location
-      // The parser's locations carry `end`; plain ones may only have `text`.
-      const end = loc?.end ?? (loc ? loc.offset + (locationText(loc)?.length ?? 0) : 0)
-      if (loc) located.push({ rule, module, start: loc.offset, end })
+      for (let r: Rule | undefined = rule; r; r = r.else) {
+        const loc = r.location
+        // The parser's locations carry `end`; plain ones may only have `text`.
+        const end = loc?.end ?? (loc ? loc.offset + (locationText(loc)?.length ?? 0) : 0)
+        if (loc) located.push({ rule: r, module, start: loc.offset, end, isElse: r !== rule })
+      }
       const path = key(rulePath(module, rule))
       for (const a of rule.annotations ?? []) {
         if (a.scope !== 'document') continue
@@ -88,12 +92,18 @@ export function metadataLookup(c: Compiler): (location?: Location) => RegoMetada
   }
   return (location) => {
     if (!location) return undefined
-    const hit = located.find(
-      (l) => l.rule.location?.file === location.file && l.start <= location.offset && location.offset < l.end,
-    )
+    // The innermost span: an `else` branch lies inside the span of the rule it continues.
+    let hit: Located | undefined
+    for (const l of located) {
+      if (l.rule.location?.file !== location.file || location.offset < l.start || location.offset >= l.end)
+        continue
+      if (!hit || l.start > hit.start) hit = l
+    }
     if (!hit) return undefined
     const rp = rulePath(hit.module, hit.rule)
-    const ruleScoped = (hit.rule.annotations ?? [])
+    // NOTE(regent): a call in an `else` branch gets no rule-scoped annotations: OPA's
+    // rewriteRegoMetadataCalls asks AnnotationSet.Chain for the else rule itself, which has none.
+    const ruleScoped = (hit.isElse ? [] : (hit.rule.annotations ?? []))
       .filter((a) => a.scope === 'rule')
       .sort((a, b) => (b.location?.row ?? 0) - (a.location?.row ?? 0))
     const chain: Value[] = []
