@@ -41,3 +41,29 @@ describe('rego.metadata in else branches', () => {
     expect(await value('data.e.f(2)')).toEqual([[{ path: ['e', 'f'] }, pkg], {}])
   })
 })
+
+/**
+ * OPA keeps `document` and `subpackages` blocks in one path tree (AnnotationSet.byPath), and
+ * `GetSubpackagesScope` lists every block on the package's ancestor paths: a document block on
+ * rule `data.a.b[k]` (path `a.b`) is an outer entry of the chain of a rule in package `a.b.c`.
+ */
+describe('rego.metadata.chain() path tree', () => {
+  const modules = {
+    'a.rego': 'package a\n\n# METADATA\n# scope: document\n# title: doc-b\nb[k] := 1 if some k in ["z"]\n',
+    'c.rego':
+      '# METADATA\n# scope: subpackages\n# title: sub-a\npackage a.b.c\n\nx := rego.metadata.chain()\n',
+  }
+  const p = compile(
+    Object.fromEntries(Object.entries(modules).map(([f, s]) => [f, parseModule(s, { file: f })])),
+  )
+
+  it('lists the document block of an ancestor path', async () => {
+    const run = await p.prepare('x := data.a.b.c.x').eval({ strictBuiltinErrors: true })
+    const x = run.results[0]?.bindings.get('x')
+    expect(x && toJS(x)).toEqual([
+      { path: ['a', 'b', 'c', 'x'] },
+      { path: ['a', 'b', 'c'], annotations: { scope: 'subpackages', title: 'sub-a' } },
+      { path: ['a', 'b'], annotations: { scope: 'document', title: 'doc-b' } },
+    ])
+  })
+})
