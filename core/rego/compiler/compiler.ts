@@ -14,6 +14,7 @@ import { lowerLogicalExprs } from './lower-logical-exprs.js'
 import type { RuleIndex } from './rule-index.js'
 import { buildRuleTree, type RuleEntry, RuleTreeNode } from './rule-tree.js'
 import { buildRuleIndices } from './stages/build-rule-indices.js'
+import { checkAnnotationRedeclarations } from './stages/check-annotation-redeclarations.js'
 import { checkDeprecatedBuiltins } from './stages/check-deprecated-builtins.js'
 import { checkImports } from './stages/check-imports.js'
 import { checkKeywordOverrides } from './stages/check-keyword-overrides.js'
@@ -94,6 +95,11 @@ export const STAGES: readonly CompilerStage[] = [
   { name: 'CheckVoidCalls', metric: 'compile_stage_check_void_calls', run: checkVoidCalls },
   { name: 'RewritePrintCalls', metric: 'compile_stage_rewrite_print_calls', run: rewritePrintCalls },
   { name: 'RewriteExprTerms', metric: 'compile_stage_rewrite_expr_terms', run: rewriteExprTerms },
+  {
+    name: 'SetAnnotationSet',
+    metric: 'compile_stage_set_annotationset',
+    run: checkAnnotationRedeclarations,
+  },
   { name: 'SetGraph', metric: 'compile_stage_set_graph', run: setGraph },
   {
     name: 'RewriteComprehensionTerms',

@@ -121,7 +121,7 @@ export class Evaluator implements BuiltinCaller {
     this.input = options.input
     this.data = options.overrides?.data ?? policy.data
     if (options.overrides) for (const path of options.overrides.targets) this.targets.push([...path])
-    this.ctx = options.ctx
+    this.ctx = withPolicyHooks(options.ctx, policy)
     this.strictBuiltinErrors = options.strictBuiltinErrors ?? false
     this.earlyExit = options.earlyExit ?? true
     this.indexing = options.indexing ?? true
@@ -542,3 +542,18 @@ export class Evaluator implements BuiltinCaller {
 }
 
 export { Frame, UNDEFINED }
+
+/**
+ * The caller's context, with the policy's `rego.metadata.*` and `rego.parse_module` hooks where it
+ * has none of its own: contexts built for `regent eval`, `regent test` or the agent carry print,
+ * strict errors or allow_net, not the policy.
+ *
+ * NOTE(regent): OPA rewrites `rego.metadata.chain()`/`rule()` into constants at compile time
+ * (ast/compile.go, rewriteRegoMetadataCalls), so how a query is run never hides them.
+ */
+function withPolicyHooks(ctx: BuiltinContext, policy: EvalPolicy): BuiltinContext {
+  const regoMetadata = ctx.regoMetadata ?? policy.regoMetadata
+  const parseModule = ctx.parseModule ?? policy.parseModule
+  if (regoMetadata === ctx.regoMetadata && parseModule === ctx.parseModule) return ctx
+  return Object.create(ctx, { regoMetadata: { value: regoMetadata }, parseModule: { value: parseModule } })
+}

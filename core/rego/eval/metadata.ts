@@ -17,6 +17,8 @@ interface Located {
   module: Module
   start: number
   end: number
+  /** An `else` branch: OPA's annotation set only knows the rule the block is written above. */
+  isElse: boolean
 }
 
 /** The annotations of a block as OPA's `toObject` writes them. */
@@ -62,38 +64,46 @@ function key(path: Value[]): string {
 /** Builds the lookup the built-in context exposes as `regoMetadata(location)`. */
 export function metadataLookup(c: Compiler): (location?: Location) => RegoMetadata | undefined {
   const located: Located[] = []
-  const documents = new Map<string, Annotations[]>()
-  const packages = new Map<string, Annotations[]>()
-  const subpackages = new Map<string, Annotations[]>()
+  const packages = new Map<string, Annotations>()
+  // NOTE(regent): one tree for `document` and `subpackages` blocks, as OPA's AnnotationSet.byPath:
+  // a rule's document entry is whichever block targets its path, and a package's subpackages
+  // entries are the blocks on its ancestors' paths, of either scope. The SetAnnotationSet stage
+  // rejects two blocks on one path, so each path holds one.
+  const byPath = new Map<string, { path: Value[]; annotations: Annotations }>()
+  const addPath = (path: Value[], a: Annotations) => {
+    if (!byPath.has(key(path))) byPath.set(key(path), { path, annotations: a })
+  }
   for (const module of c.sortedModules()) {
-    const pkg = key(pathOf(module.package.path))
+    const pkgPath = pathOf(module.package.path)
     for (const a of module.annotations) {
       if (a.target !== 'package') continue
-      const map = a.scope === 'subpackages' ? subpackages : packages
-      map.set(pkg, [...(map.get(pkg) ?? []), a])
+      if (a.scope === 'subpackages') addPath(pkgPath, a)
+      else if (!packages.has(key(pkgPath))) packages.set(key(pkgPath), a)
     }
     for (const rule of module.rules) {
-      const loc = rule.location
-      // The parser's locations carry `end`; plain ones may only have `text`.
-      const end = loc?.end ?? (loc ? loc.offset + (locationText(loc)?.length ?? 0) : 0)
-      if (loc) located.push({ rule, module, start: loc.offset, end })
-      const path = key(rulePath(module, rule))
-      for (const a of rule.annotations ?? []) {
-        if (a.scope !== 'document') continue
-        const list = documents.get(path) ?? []
-        if (!list.includes(a)) list.push(a)
-        documents.set(path, list)
+      for (let r: Rule | undefined = rule; r; r = r.else) {
+        const loc = r.location
+        // The parser's locations carry `end`; plain ones may only have `text`.
+        const end = loc?.end ?? (loc ? loc.offset + (locationText(loc)?.length ?? 0) : 0)
+        if (loc) located.push({ rule: r, module, start: loc.offset, end, isElse: r !== rule })
       }
+      for (const a of rule.annotations ?? []) if (a.scope === 'document') addPath(rulePath(module, rule), a)
     }
   }
   return (location) => {
     if (!location) return undefined
-    const hit = located.find(
-      (l) => l.rule.location?.file === location.file && l.start <= location.offset && location.offset < l.end,
-    )
+    // The innermost span: an `else` branch lies inside the span of the rule it continues.
+    let hit: Located | undefined
+    for (const l of located) {
+      if (l.rule.location?.file !== location.file || location.offset < l.start || location.offset >= l.end)
+        continue
+      if (!hit || l.start > hit.start) hit = l
+    }
     if (!hit) return undefined
     const rp = rulePath(hit.module, hit.rule)
-    const ruleScoped = (hit.rule.annotations ?? [])
+    // NOTE(regent): a call in an `else` branch gets no rule-scoped annotations: OPA's
+    // rewriteRegoMetadataCalls asks AnnotationSet.Chain for the else rule itself, which has none.
+    const ruleScoped = (hit.isElse ? [] : (hit.rule.annotations ?? []))
       .filter((a) => a.scope === 'rule')
       .sort((a, b) => (b.location?.row ?? 0) - (a.location?.row ?? 0))
     const chain: Value[] = []
@@ -104,12 +114,14 @@ export function metadataLookup(c: Compiler): (location?: Location) => RegoMetada
     }
     if (ruleScoped.length > 0) for (const a of ruleScoped) chain.push(entry(rp, a))
     else chain.push(entry(rp))
-    for (const a of documents.get(key(rp)) ?? []) chain.push(entry(rp, a))
+    const doc = byPath.get(key(rp))
+    if (doc) chain.push(entry(doc.path, doc.annotations))
     const pkgPath = pathOf(hit.module.package.path)
-    for (const a of packages.get(key(pkgPath)) ?? []) chain.push(entry(pkgPath, a))
+    const pkg = packages.get(key(pkgPath))
+    if (pkg) chain.push(entry(pkgPath, pkg))
     for (let i = pkgPath.length; i > 0; i--) {
-      for (const a of subpackages.get(key(pkgPath.slice(0, i))) ?? [])
-        chain.push(entry(pkgPath.slice(0, i), a))
+      const sub = byPath.get(key(pkgPath.slice(0, i)))
+      if (sub) chain.push(entry(sub.path, sub.annotations))
     }
     const first = ruleScoped[0]
     return { chain, rule: first ? annotationValue(first) : new ObjectValue() }

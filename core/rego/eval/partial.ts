@@ -23,7 +23,6 @@ import { PartialEval } from './partial-eval.js'
 import { eqOperator } from './partial-plug.js'
 import type { Policy } from './policy.js'
 import { prepareBody, Scope } from './prepare.js'
-import { withPolicyHooks } from './query.js'
 import { residualOfLocals } from './residual-locals.js'
 import { astUnits } from './residual-units.js'
 
@@ -130,7 +129,8 @@ export function partialEvaluateSync(
   const t1 = process.hrtime.bigint()
   const unknowns = (options.unknowns ?? ['input']).map(unknownPath)
   const disableInlining = (options.disableInlining ?? []).map((r) => dataPath(r))
-  const ctx = withPolicyHooks(options.ctx ?? createBuiltinContext(), policy)
+  // The evaluator adds the policy's rego.metadata/parse_module hooks (withPolicyHooks).
+  const ctx = options.ctx ?? createBuiltinContext()
   const e = new Evaluator(policy, {
     ctx,
     ...(options.input !== undefined ? { input: options.input } : {}),

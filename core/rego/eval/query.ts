@@ -65,9 +65,7 @@ export class PreparedQuery {
 
   /** Evaluates synchronously; throws `AsyncCallNeeded` if an asynchronous built-in is called. */
   evalSync(options: QueryOptions = {}, asyncResults?: Map<string, AsyncOutcome>): QueryRun {
-    let ctx = options.ctx
-      ? withPolicyHooks(options.ctx, this.policy)
-      : lazyContext(this.policy, options.strictBuiltinErrors === true)
+    let ctx = options.ctx ?? lazyContext(this.policy, options.strictBuiltinErrors === true)
     const tracer = options.tracer
     if (tracer && !ctx.trace) {
       // `trace(note)` reaches the tracer through the context.
@@ -209,14 +207,3 @@ function lazyContext(policy: EvalPolicy, strictBuiltinErrors: boolean): BuiltinC
   return new LazyContext(policy, strictBuiltinErrors)
 }
 
-/**
- * `ctx` with the policy's `rego.metadata.*` and `rego.parse_module` hooks where it has none: the
- * callers that bring their own context (the CLI's eval and test, the service, the agent) build it
- * without the policy at hand, and without the hooks those built-ins would fail.
- */
-export function withPolicyHooks(ctx: BuiltinContext, policy: EvalPolicy): BuiltinContext {
-  const missing: PropertyDescriptorMap = {}
-  if (!ctx.regoMetadata && policy.regoMetadata) missing.regoMetadata = { value: policy.regoMetadata }
-  if (!ctx.parseModule && policy.parseModule) missing.parseModule = { value: policy.parseModule }
-  return Object.keys(missing).length === 0 ? ctx : Object.create(ctx, missing)
-}
