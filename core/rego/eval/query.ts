@@ -206,4 +206,3 @@ class LazyContext implements BuiltinContext {
 function lazyContext(policy: EvalPolicy, strictBuiltinErrors: boolean): BuiltinContext {
   return new LazyContext(policy, strictBuiltinErrors)
 }
-
