@@ -13,6 +13,7 @@ import { createBuiltinContext } from '../../core/rego/builtins/context.js'
 import { re2 } from '../../core/rego/builtins/re2.js'
 import { RegoErrors } from '../../core/rego/errors.js'
 import { type CoverageReport, CoverageTracer } from '../../core/rego/eval/coverage.js'
+import { isEvalError } from '../../core/rego/eval/errors.js'
 import { compilePolicy, type Policy } from '../../core/rego/eval/policy.js'
 import { BufferTracer, prettyTrace, type TraceOp, type Tracer } from '../../core/rego/eval/trace.js'
 import type { Value } from '../../core/rego/values/index.js'
@@ -63,6 +64,8 @@ export interface TestResult {
   test: TestCase
   fail: boolean
   error: string | undefined
+  /** The error as OPA's JSON reporter writes it (`{code, message, location}` of an evaluation error). */
+  errorJson?: { code?: string; message: string; location?: { file: string; row: number; col: number } }
   durationNs: number
   output: string
   trace: string
@@ -351,6 +354,7 @@ export async function runTest(
     }
   } catch (err) {
     result.error = err instanceof Error ? String(err) : String(err)
+    if (isEvalError(err)) result.errorJson = err.toJSON()
   }
   result.durationNs = Number(process.hrtime.bigint() - start)
   result.output = output.join('\n')
@@ -410,7 +414,7 @@ function resultDoc(r: TestResult): Doc {
     package: r.test.pkg,
     name: r.test.name,
     fail: r.fail ? true : undefined,
-    error: r.error !== undefined ? { message: r.error } : undefined,
+    error: r.error !== undefined ? (r.errorJson ?? { message: r.error }) : undefined,
     skip: r.test.skip ? true : undefined,
     duration: r.durationNs,
     output: r.output ? Buffer.from(`${r.output}\n`).toString('base64') : undefined,

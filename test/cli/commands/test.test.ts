@@ -51,6 +51,26 @@ describe('regent test', () => {
     expect(results.every((r) => !r.fail)).toBe(true)
   })
 
+  it('writes an erroring test’s error in JSON as OPA does: code, message and location apart', async () => {
+    const errDir = mkdtempSync(join(tmpdir(), 'regent-test-error-'))
+    try {
+      writeFileSync(
+        join(errDir, 'c_test.rego'),
+        'package c\n\nf(_) := 1\n\nf(_) := 2\n\ntest_conflict if f(1)\n',
+      )
+      const { code, stdout } = await runRegent(['test', '-f', 'json', errDir])
+      expect(code).toBe(2)
+      const [result] = JSON.parse(stdout) as Array<{ error?: unknown }>
+      expect(result?.error).toEqual({
+        code: 'eval_conflict_error',
+        message: 'functions must not produce multiple outputs for same inputs',
+        location: { file: join(errDir, 'c_test.rego'), row: 5, col: 1 },
+      })
+    } finally {
+      rmSync(errDir, { recursive: true, force: true })
+    }
+  })
+
   it('reports coverage and enforces the threshold', async () => {
     const ok = await runRegent(['test', '-c', '--run', 'test_users', dir])
     expect(ok.code).toBe(0)
