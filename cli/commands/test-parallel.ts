@@ -32,6 +32,7 @@ export type WorkerMessage =
       index: number
       fail: boolean
       error: string | undefined
+      errorJson: TestResult['errorJson']
       durationNs: number
       output: string
       trace: string

@@ -26,6 +26,7 @@ async function main(): Promise<void> {
       index,
       fail: r.fail,
       error: r.error,
+      errorJson: r.errorJson,
       durationNs: r.durationNs,
       output: r.output,
       trace: r.trace,
