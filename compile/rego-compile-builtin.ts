@@ -107,7 +107,7 @@ export function compileRequest(
       ...(caller.deadline > 0 ? { deadline: caller.deadline } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     },
-    caller.asyncResults as Parameters<typeof partialEvaluateSync>[3],
+    caller.asyncResults,
   )
   if (partial.queries.length === 0) return undefined
 
@@ -126,7 +126,7 @@ export function compileRequest(
     const decision = queriesToUcast(partial.queries, mappings)
     sql = renderSql(decision.kind === 'condition' ? decision.node : undefined, target.dialect)
   } catch (err) {
-    if (err instanceof SqlRenderError || isCompileFailure(err)) {
+    if (err instanceof SqlRenderError || err instanceof CompileFailure) {
       return objectOf([['error', translationFailure(err)]])
     }
     throw err
@@ -196,7 +196,7 @@ function evaluateMask(
       overrides: caller.overrides,
       ...(caller.deadline > 0 ? { deadline: caller.deadline } : {}),
     },
-    caller.asyncResults as Parameters<ReturnType<Policy['query']>['evalSync']>[1],
+    caller.asyncResults,
   )
   return run.results[0]?.expressions[0]?.value
 }
@@ -231,12 +231,8 @@ function stringField(request: ObjectValue, key: string): string | undefined {
   return v
 }
 
-// Translation errors of ucast.ts are CompileFailures (400 evaluation_error on the endpoint).
-function isCompileFailure(err: unknown): err is CompileFailure {
-  return err instanceof CompileFailure
-}
-
-// The text of a translation error: each error's message, or the failure's own.
+// The text of a translation error (ucast.ts raises CompileFailures, the renderer SqlRenderErrors):
+// each error's message, or the failure's own.
 function translationFailure(err: SqlRenderError | CompileFailure): string {
   if (err instanceof CompileFailure && err.errors && err.errors.length > 0) {
     return err.errors.map((e) => e.message).join('; ')

@@ -3,6 +3,8 @@
  * query (so `time.now_ns`, `uuid.rfc4122` and `http.send` answer the same within a query) and
  * passes it to every call.
  */
+
+import type { AsyncOutcome } from '../eval/async-outcome.js'
 import type { Location } from '../syntax/ast.js'
 import type { Value } from '../values/index.js'
 
@@ -80,7 +82,7 @@ export interface BuiltinCaller {
   /** The data document with the caller's `with data… as` applied, and their paths. */
   readonly overrides: DataOverrides
   /** Results of asynchronous built-ins known to the caller's attempt (eval/calls.ts). */
-  readonly asyncResults: Map<string, unknown> | undefined
+  readonly asyncResults: Map<string, AsyncOutcome> | undefined
   /** The caller's deadline in ms since the epoch (0: none). */
   readonly deadline: number
 }
