@@ -17,6 +17,7 @@ import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
 import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import { collect } from '../query-options.js'
+import { TEST_BUILTINS, withTestLibraries } from '../test-builtins.js'
 
 /** Every `.rego` file under `paths` (files are taken as given), sorted within each directory. */
 export function collectRegoFiles(paths: string[], ignore: readonly string[] = []): Promise<string[]> {
@@ -160,11 +161,14 @@ export function checkCommand(): Command {
       // Compile-level checks (safety, types, conflicts, strict mode) once everything parses.
       if (errors.length === 0)
         errors.push(
-          ...checkModules(parsed, {
+          ...checkModules(withTestLibraries(parsed), {
             strict: options.strict === true,
             maxErrors: max,
             ...schema,
-            ...(capabilities ? { builtins: capabilities.builtins } : {}),
+            // Without a capabilities file, what `regent test` and `regent eval` offer: test files
+            // calling `rego.compile` or `filter.helper` check as they run. A capabilities file
+            // names exactly what its target has.
+            builtins: capabilities ? capabilities.builtins : TEST_BUILTINS,
           }),
         )
       if (errors.length === 0) return

@@ -37,6 +37,22 @@ mkdirSync(join(dir, 'outside', 'other'), { recursive: true })
 writeFileSync(join(dir, 'outside', 'other', 'policy.rego'), 'package other\n\nallow := true\n')
 writeFileSync(join(dir, 'outside', '.manifest'), '{"roots": ["authz"]}')
 
+mkdirSync(join(dir, 'filter-tests'))
+writeFileSync(
+  join(dir, 'filter-tests', 'filters_test.rego'),
+  [
+    'package filters_test',
+    '',
+    'import data.system.eopa.utils.tests.v1.filter',
+    '',
+    'test_compiled if rego.compile({"query": "data.filters.include", "target": "sql+postgresql"})',
+    '',
+    'test_helper if filter.helper("data.filters.include", "SELECT * FROM t", {"t": [{"a": 1}]}, {})',
+    '',
+  ].join('\n'),
+)
+writeFileSync(join(dir, 'no-builtins.json'), '{"builtins": []}')
+
 describe('regent check', () => {
   it('is silent and exits 0 when every file parses', async () => {
     const { code, stdout, stderr } = await runRegent(['check', join(dir, 'ok')])
@@ -52,6 +68,14 @@ describe('regent check', () => {
     expect(stdout).toContain(`${join(dir, 'broken', 'c.rego')}:5: rego_parse_error`)
     expect(stdout).toContain(`${join(dir, 'broken', 'c.rego')}:7: rego_parse_error: unexpected ) token`)
     expect(stdout).toContain('`if` keyword is required before rule body')
+  })
+
+  it('knows the filter test built-ins regent test offers, unless a capabilities file leaves them out', async () => {
+    const tests = join(dir, 'filter-tests')
+    expect((await runRegent(['check', tests])).code).toBe(0)
+    const limited = await runRegent(['check', '--capabilities', join(dir, 'no-builtins.json'), tests])
+    expect(limited.code).toBe(1)
+    expect(limited.stdout).toContain('undefined function rego.compile')
   })
 
   it('prints OPA error JSON with -f json', async () => {
