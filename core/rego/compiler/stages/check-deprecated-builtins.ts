@@ -1,15 +1,16 @@
 /**
- * CheckDeprecatedBuiltins (strict mode and v1 modules): calls to deprecated built-ins are errors.
+ * CheckDeprecatedBuiltins (strict mode, v1 and rego.v1-importing modules): calls to deprecated built-ins are errors.
  */
 import { type RegoError, typeError } from '../../errors.js'
 import type { Body } from '../../syntax/ast.js'
 import type { Compiler } from '../compiler.js'
+import { isRegoV1Compatible } from '../rego-v1-compatible.js'
 import { refName, walkExprs } from '../terms.js'
 
 /** The stage. */
 export function checkDeprecatedBuiltins(c: Compiler): void {
   for (const mod of c.sortedModules()) {
-    if (!(c.options.strict || mod.regoVersion === 'v1')) continue
+    if (!(c.options.strict || isRegoV1Compatible(mod))) continue
     for (const rule of mod.rules) {
       for (let r: typeof rule | undefined = rule; r; r = r.else) {
         if (!c.err(...deprecatedBuiltinErrors(c, r.body))) return

@@ -1,17 +1,18 @@
 /**
- * CheckDuplicateImports (v1 modules and strict mode): two imports of a module must not bind the
+ * CheckDuplicateImports (v1 and rego.v1-importing modules, and strict mode): two imports of a module must not bind the
  * same name.
  */
 import { compileError } from '../../errors.js'
 import type { Import } from '../../syntax/ast.js'
 import type { Compiler } from '../compiler.js'
+import { isRegoV1Compatible } from '../rego-v1-compatible.js'
 import { importName } from './resolve-refs.js'
 
 /** The stage. */
 export function checkImports(c: Compiler): void {
   for (const name of c.sorted) {
     const mod = c.modules.get(name)
-    if (!mod || !(c.options.strict || mod.regoVersion === 'v1')) continue
+    if (!mod || !(c.options.strict || isRegoV1Compatible(mod))) continue
     const seen = new Map<string, Import>()
     for (const imp of c.imports.get(name) ?? mod.imports) {
       const n = importName(imp)

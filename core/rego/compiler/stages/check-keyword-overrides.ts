@@ -1,17 +1,18 @@
 /**
- * CheckKeywordOverrides (v1 modules and strict mode): rules, function arguments and `:=` targets
+ * CheckKeywordOverrides (v1 and rego.v1-importing modules, and strict mode): rules, function arguments and `:=` targets
  * must not be named `input` or `data`.
  */
 import { compileError, type RegoError } from '../../errors.js'
 import type { Body, Module, Rule, Term } from '../../syntax/ast.js'
 import type { Compiler } from '../compiler.js'
+import { isRegoV1Compatible } from '../rego-v1-compatible.js'
 import { isAssignment, walkExprs } from '../terms.js'
 import { isRootDocRef } from './resolve-refs.js'
 
 /** The stage. */
 export function checkKeywordOverrides(c: Compiler): void {
   for (const mod of c.sortedModules()) {
-    if (c.options.strict || mod.regoVersion === 'v1') {
+    if (c.options.strict || isRegoV1Compatible(mod)) {
       if (!c.err(...rootDocumentOverrides(mod))) return
     }
   }
