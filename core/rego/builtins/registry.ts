@@ -41,6 +41,7 @@ import { REGEX } from './regex.js'
 import { REGO } from './rego.js'
 import { SEMVER_BUILTINS } from './semver.js'
 import { SETS } from './sets.js'
+import { splitN } from './split-n.js'
 import { SQL } from './sql.js'
 import { STRINGS } from './strings.js'
 import { TEMPLATE } from './template.js'
@@ -79,6 +80,7 @@ export const DEFAULT_BUILTINS: readonly Builtin[] = [
   ...SEMVER_BUILTINS,
   ...SETS,
   ...STRINGS,
+  splitN,
   ...TEMPLATE,
   ...TIME,
   ...TRACING,

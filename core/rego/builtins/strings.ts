@@ -351,21 +351,37 @@ export const replaceN = defineBuiltin({
       if (typeof r !== 'string') throw new OperandError(1, 'non-string value found in pattern object')
       pairs.push([k, r])
     }
-    let out = ''
-    let i = 0
-    while (i < value.length) {
-      const hit = pairs.find(([k]) => k !== '' && value.startsWith(k, i))
-      if (hit) {
-        out += hit[1]
-        i += hit[0].length
-      } else {
-        out += value[i]
-        i++
-      }
-    }
-    return out
+    return replacePairs(pairs, value)
   },
 })
+
+/**
+ * Go's strings.Replacer over `pairs` (in key order, so the first key that matches at a position
+ * wins). An empty key matches at every position, the end included, but not twice in a row: after
+ * it matched, the other keys get their turn at the same position before the scan moves on.
+ * NOTE(builtins): Go steps over bytes where nothing matches; this steps over code points, which
+ * differs only in splitting a multi-byte character OPA would print as invalid UTF-8.
+ */
+function replacePairs(pairs: ReadonlyArray<[string, string]>, value: string): string {
+  let out = ''
+  let i = 0
+  let emptyJustMatched = false
+  while (i <= value.length) {
+    const hit = pairs.find(([k]) => (k === '' ? !emptyJustMatched : value.startsWith(k, i)))
+    emptyJustMatched = hit?.[0] === ''
+    if (hit) {
+      out += hit[1]
+      i += hit[0].length
+    } else if (i < value.length) {
+      const ch = String.fromCodePoint(value.codePointAt(i) as number)
+      out += ch
+      i += ch.length
+    } else {
+      break
+    }
+  }
+  return out
+}
 
 export const substring = defineBuiltin({
   name: 'substring',

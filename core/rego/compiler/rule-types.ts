@@ -190,9 +190,14 @@ export class RuleTypes {
   #definitionType(rule: Rule): Type | undefined {
     const head = rule.head
     if (head.args) return undefined
-    if (head.key && !head.value) return t.set(this.#headTermType(rule, head.key))
-    if (!head.value) return undefined
     const ground = groundPrefix(head.ref).length
+    if (head.key && !head.value) {
+      // A multi-value rule with vars in its ref (`p[x].q contains y`): OPA's checker files its set
+      // under the var parts themselves, where no ref is looked up, so refs into it go unchecked.
+      if (ground < head.ref.length) return undefined
+      return t.set(this.#headTermType(rule, head.key))
+    }
+    if (!head.value) return undefined
     if (ground === head.ref.length) return this.#headTermType(rule, head.value)
     const body = this.#afterBody(rule)
     let type = body.termType(head.value)

@@ -362,6 +362,10 @@ const accepted: { note: string; src: string }[] = [
     src: 'q if {\n\t[x, 1] = [2, 1]\n\tx + 1 == 3\n}',
   },
   {
+    note: 'a ref into a multi-value rule with vars in its ref, which OPA leaves unchecked',
+    src: 'g[k].m contains k if some k in ["x"]\n\nq if g[_].x.m["x"]',
+  },
+  {
     note: 'a pattern against a value of unknown type, under `not` too',
     src: 'q if {\n\t[x, "a"] = input.pair\n\tnot startswith(x, "b")\n}',
   },
