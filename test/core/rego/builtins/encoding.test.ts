@@ -61,6 +61,15 @@ describe('JSON and YAML', () => {
     expect(json('yaml.is_valid', 'a: &x [*x]')).toBe('false')
     expect(json('yaml.unmarshal', 'a: &x [1]\nb: *x')).toBe('{"a":[1],"b":[1]}')
   })
+
+  it('yaml.unmarshal keeps a timestamp as the text it was, as go-yaml v2 decodes into interface{}', () => {
+    expect(json('yaml.unmarshal', 'day: 2001-12-14\nat: 2001-12-14T21:59:43.10-05:00')).toBe(
+      '{"at":"2001-12-14T21:59:43.10-05:00","day":"2001-12-14"}',
+    )
+    expect(json('yaml.unmarshal', '[2001-12-14 21:59:43.10 -5, !!timestamp 2002-01-02]')).toBe(
+      '["2001-12-14 21:59:43.10 -5","2002-01-02"]',
+    )
+  })
 })
 
 describe('urlquery', () => {
