@@ -2,12 +2,14 @@
  * The js-yaml schemas readYaml reads with: the scalar rules of the `yaml` package's `core` (YAML 1.2)
  * and `yaml-1.1` schemas, copied regex for regex, so that moving the reader to js-yaml (about ten
  * times faster) changed no value. js-yaml's own types differ in details (underscores in 1.2 numbers,
- * `0b` ints, `y`/`n` booleans, sexagesimals), hence types of our own.
+ * `0b` ints, `y`/`n` booleans), hence types of our own. YAML 1.1 numbers are since read as go-yaml
+ * v2 reads them (./yaml-go-numbers.ts), the reader OPA's YAML goes through.
  *
  * Explicit tags behave as the `yaml` package has them: `!!int abc` (a value its tag cannot read) and
  * tags nobody knows (`!thing x`) keep the text as a string instead of failing the document.
  */
 import type { Schema, Type } from 'js-yaml'
+import { goYamlFloat, goYamlInt } from './yaml-go-numbers.js'
 import { yamlLibrary } from './yaml-library.js'
 
 /** Which schema: the options of readYaml that change how scalars read. */
@@ -19,7 +21,7 @@ export interface SchemaChoice {
 
 /** One way a tag reads a plain scalar: a pattern and what the matching text is. */
 interface ScalarFormat {
-  test: RegExp
+  test: { test(text: string): boolean }
   value: (text: string, asBigInt: boolean) => unknown
 }
 
@@ -41,44 +43,15 @@ const INT_12: ScalarFormat[] = [
   { test: /^0x[0-9a-fA-F]+$/, value: (s, big) => (big ? BigInt(s) : Number.parseInt(s.substring(2), 16)) },
 ]
 
-/** The yaml package's 1.1 integer reading: a sign, then digits with `_` separators. */
-function int11(text: string, offset: number, radix: number, asBigInt: boolean): number | bigint {
-  const sign = text[0]
-  const start = sign === '-' || sign === '+' ? offset + 1 : offset
-  const digits = text.substring(start).replace(/_/g, '')
-  if (asBigInt) {
-    const prefix = radix === 2 ? '0b' : radix === 8 ? '0o' : radix === 16 ? '0x' : ''
-    const n = BigInt(`${prefix}${digits}`)
-    return sign === '-' ? -n : n
-  }
-  const n = Number.parseInt(digits, radix)
-  return sign === '-' ? -n : n
-}
-
-/** `190:20:30` (base 60), as YAML 1.1 reads it. */
-function sexagesimal(text: string, asBigInt: boolean): number | bigint {
-  const sign = text[0]
-  const parts = sign === '-' || sign === '+' ? text.substring(1) : text
-  if (asBigInt) {
-    const n = parts
-      .replace(/_/g, '')
-      .split(':')
-      .reduce((acc, p) => acc * 60n + BigInt(p), 0n)
-    return sign === '-' ? -n : n
-  }
-  const n = parts
-    .replace(/_/g, '')
-    .split(':')
-    .reduce((acc, p) => acc * 60 + Number(p), 0)
-  return sign === '-' ? -n : n
-}
-
+/**
+ * YAML 1.1 integers as go-yaml v2 reads them (./yaml-go-numbers.ts): Go's base-0 prefixes, no base
+ * 60, and only what fits 64 bits (a longer integer is a float).
+ */
 const INT_11: ScalarFormat[] = [
-  { test: /^[-+]?0b[0-1_]+$/, value: (s, big) => int11(s, 2, 2, big) },
-  { test: /^[-+]?0[0-7_]+$/, value: (s, big) => int11(s, 1, 8, big) },
-  { test: /^[-+]?[0-9][0-9_]*$/, value: (s, big) => int11(s, 0, 10, big) },
-  { test: /^[-+]?0x[0-9a-fA-F_]+$/, value: (s, big) => int11(s, 2, 16, big) },
-  { test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/, value: (s, big) => sexagesimal(s, big) },
+  {
+    test: { test: (s) => goYamlInt(s, true) !== undefined },
+    value: (s, big) => goYamlInt(s, big) as number | bigint,
+  },
 ]
 
 const FLOAT_SPECIAL: ScalarFormat = {
@@ -91,18 +64,23 @@ const FLOAT_12: ScalarFormat[] = [
   { test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, value: (s) => Number.parseFloat(s) },
   { test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, value: (s) => Number.parseFloat(s) },
 ]
+/** YAML 1.1 floats as go-yaml v2 reads them: `.inf`/`.nan`, and what ParseFloat reads in range. */
 const FLOAT_11: ScalarFormat[] = [
   FLOAT_SPECIAL,
-  {
-    test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
-    value: (s) => Number.parseFloat(s.replace(/_/g, '')),
-  },
-  { test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/, value: (s) => Number.parseFloat(s.replace(/_/g, '')) },
-  { test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/, value: (s) => sexagesimal(s, false) },
+  { test: { test: (s) => goYamlFloat(s) !== undefined }, value: (s) => goYamlFloat(s) as number },
 ]
 
 const TIMESTAMP_TEST =
   /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\.[0-9]+)?)(?:[ \t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$/
+
+/** A zone `-5`, `+05:30` read as the yaml package did (`h:mm` in base 60): -5, 330. */
+function zoneMinutes(zone: string): number {
+  const n = zone
+    .substring(1)
+    .split(':')
+    .reduce((acc, p) => acc * 60 + Number(p), 0)
+  return zone[0] === '-' ? -n : n
+}
 
 /** A YAML 1.1 timestamp as a Date (UTC when the text names no zone), as the yaml package reads it. */
 function timestamp(text: string): Date {
@@ -112,7 +90,7 @@ function timestamp(text: string): Date {
   let date = Date.UTC(year!, month! - 1, day!, hour || 0, minute || 0, second || 0, millis)
   const zone = match[8]
   if (zone && zone !== 'Z') {
-    let offset = sexagesimal(zone, false) as number
+    let offset = zoneMinutes(zone)
     if (Math.abs(offset) < 30) offset *= 60
     date -= 60_000 * offset
   }

@@ -35,6 +35,22 @@ const DIFFERENCES: Record<string, string> = {
   // A raw NUL character anywhere in the text is refused by js-yaml (go-yaml refuses control
   // characters too); the escape `\0` in a double-quoted string still reads.
   'a: "x\u0000y"\n': 'a raw NUL character is a syntax error',
+  // YAML 1.1 numbers are now read as go-yaml v2 (OPA's reader) reads them, not as the yaml package
+  // did: Go's `0o` prefix, no base 60 (`190:20:30` stays a string), `-0` is 0.
+  'a: 12\nb: -12\nc: +12\nd: 0o17\ne: 0x1F\nf: 017\ng: 0b101\nh: 1_000\ni: 0x_1F\nj: 190:20:30\nk: -1:30\n':
+    'go-yaml v2 numbers: 0o17 is 15, base-60 numbers are strings',
+  'a: 1.5\nb: .5\nc: 1.\nd: 1e3\ne: -1.5E-3\nf: .inf\ng: -.Inf\nh: .nan\ni: 1_000.5\nj: 190:20:30.15\nk: 6.8523015e+5\n':
+    'go-yaml v2 numbers: a base-60 float is a string',
+  // Past 64 bits an integer is a float (ParseInt and ParseUint fail), a hex one a string.
+  'a: 12345678901234567890\nb: -98765432109876543210\nc: 0x1FFFFFFFFFFFFFFFF\n':
+    'go-yaml v2 numbers: integers past 64 bits are floats, or strings in hex',
+  // `!!float 1`: go-yaml reads the int and converts it to a float; the yaml package kept the text.
+  'a: !!str 12\nb: !!int "12"\nc: !!float 1\nd: !!bool yes\ne: !!null ""\nf: !!int abc\n':
+    'go-yaml v2 numbers: !!float of an integer is a number',
+  // `-0` is 0, not -0; `09` (no octal) is the float 9, not the int.
+  'a: 0\nb: -0\nc: 00\nd: 09\ne: 0.0\nf: -0.0\n': 'go-yaml v2 numbers: -0 is 0, 09 a float',
+  // A float out of range: ParseFloat fails (ErrRange), so go-yaml keeps the text; it was Infinity.
+  'a: 1e400\nb: 9007199254740993\n': 'go-yaml v2 numbers: 1e400 is a string',
 }
 
 const OPTION_SETS: YamlReadOptions[] = []

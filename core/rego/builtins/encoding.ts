@@ -210,7 +210,15 @@ export function parseYamlValue(text: string): Value {
     // Big integers exact and YAML 1.1 scalars (yes/no/on/off), as Go's yaml.v2 reads them; the
     // default node bound, since the text may come from a request's input. A repeated key keeps
     // its last value: go-yaml v2 decodes without its strict mode, which alone refuses repeats.
-    parsed = readYaml(text, { version: '1.1', intAsBigInt: true, mapAsMap: true, lastKeyWins: true })
+    // A timestamp stays the text it was (`2001-12-14`): yaml.v2 decodes one into interface{} as
+    // its string, and OPA's YAMLToJSON (sigs.k8s.io/yaml) decodes into interface{}.
+    parsed = readYaml(text, {
+      version: '1.1',
+      intAsBigInt: true,
+      mapAsMap: true,
+      lastKeyWins: true,
+      timestampsAsStrings: true,
+    })
   } catch (err) {
     if (err instanceof YamlError) throw goYamlError(err, text)
     throw err

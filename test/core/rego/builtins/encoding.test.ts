@@ -43,8 +43,9 @@ describe('JSON and YAML', () => {
     const yaml = json('yaml.marshal', [{ foo: new Set([1, 2, 3]) }])
     expect(JSON.parse(yaml)).toBe('- foo:\n  - 1\n  - 2\n  - 3\n')
     expect(json('yaml.unmarshal', JSON.parse(yaml))).toBe('[{"foo":[1,2,3]}]')
+    // An integer past 64 bits is the float64 go-yaml reads (OPA prints it 1.2345678901234568e+22).
     expect(json('yaml.unmarshal', 'a: yes\nb: 12345678901234567890123\nc: 1.5')).toBe(
-      '{"a":true,"b":12345678901234567890123,"c":1.5}',
+      '{"a":true,"b":12345678901234568000000,"c":1.5}',
     )
     expectError(
       'eval_builtin_error',
@@ -60,6 +61,25 @@ describe('JSON and YAML', () => {
     expectError('eval_builtin_error', 'yaml: anchor value contains itself', 'yaml.unmarshal', 'a: &x {b: *x}')
     expect(json('yaml.is_valid', 'a: &x [*x]')).toBe('false')
     expect(json('yaml.unmarshal', 'a: &x [1]\nb: *x')).toBe('{"a":[1],"b":[1]}')
+  })
+
+  it('yaml.unmarshal reads numbers as go-yaml v2 does, not as the YAML 1.1 spec', () => {
+    // No base 60; Go's base-0 prefixes; 64 bits exact; a float out of range stays text.
+    expect(json('yaml.unmarshal', 'a: 1:20\nb: 190:20:30.15\nc: 0o17\nd: 0X1F\ne: 0B11\nf: 0644')).toBe(
+      '{"a":"1:20","b":"190:20:30.15","c":15,"d":31,"e":3,"f":420}',
+    )
+    expect(json('yaml.unmarshal', '[18446744073709551615, 1e400, 0x1FFFFFFFFFFFFFFFF, .e3]')).toBe(
+      '[18446744073709551615,"1e400","0x1FFFFFFFFFFFFFFFF",".e3"]',
+    )
+  })
+
+  it('yaml.unmarshal keeps a timestamp as the text it was, as go-yaml v2 decodes into interface{}', () => {
+    expect(json('yaml.unmarshal', 'day: 2001-12-14\nat: 2001-12-14T21:59:43.10-05:00')).toBe(
+      '{"at":"2001-12-14T21:59:43.10-05:00","day":"2001-12-14"}',
+    )
+    expect(json('yaml.unmarshal', '[2001-12-14 21:59:43.10 -5, !!timestamp 2002-01-02]')).toBe(
+      '["2001-12-14 21:59:43.10 -5","2002-01-02"]',
+    )
   })
 })
 
