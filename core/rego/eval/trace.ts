@@ -42,8 +42,32 @@ export interface Tracer {
   index?(first: PRule, matched: number, earlyExit: boolean): void
 }
 
+// A traced query renders the same expressions and rules over and over (every iteration of a loop):
+// their texts are computed once per expression and rule.
+const exprTexts = new WeakMap<object, string>()
+const ruleTexts = new WeakMap<object, string>()
+
+/** The text of a traced expression, rendered once. */
+function exprText(expr: PExpr): string {
+  let text = exprTexts.get(expr.src)
+  if (text === undefined) {
+    text = exprString(expr.src)
+    exprTexts.set(expr.src, text)
+  }
+  return text
+}
+
 /** `data.pkg.rule` for a rule or function (its ground ref, as OPA names rules in traces). */
 export function rulePath(rule: PRule): string {
+  let text = ruleTexts.get(rule)
+  if (text === undefined) {
+    text = renderRulePath(rule)
+    ruleTexts.set(rule, text)
+  }
+  return text
+}
+
+function renderRulePath(rule: PRule): string {
   const { rule: r, module } = rule.src
   const ground: Term[] = []
   for (const [i, t] of r.head.ref.entries()) {
@@ -70,7 +94,7 @@ export class BufferTracer implements Tracer {
   #where: Location | undefined
 
   expr(_e: Evaluator, expr: PExpr, frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean {
-    const text = exprString(expr.src)
+    const text = exprText(expr)
     const location = expr.src.location
     const outer = this.#where
     this.#where = location
