@@ -98,25 +98,40 @@ export class BufferTracer implements Tracer {
     const location = expr.src.location
     const outer = this.#where
     this.#where = location
-    const vars = (): { vars?: string } => (this.#varValues ? { vars: exprVarValues(expr.src, frame) } : {})
-    this.events.push({ op: 'Eval', text, location, depth: this.#depth, ...vars() })
+    // Only the continuation below is allocated per evaluation: a traced loop reports millions of
+    // events, and closures and spread objects per event made tracing most of a `test -v` run.
+    const varValues = this.#varValues
+    this.#push('Eval', text, location, this.#depth, varValues ? exprVarValues(expr.src, frame) : undefined)
     let defined = false
     this.#depth++
     const stop = run(() => {
       defined = true
       this.#depth--
       // Read before `iter` goes on: the bindings this expression made are still in place.
-      const redoVars = vars()
+      const redoVars = varValues ? exprVarValues(expr.src, frame) : undefined
       const r = iter()
       this.#depth++
       this.#where = location
-      this.events.push({ op: 'Redo', text, location, depth: this.#depth - 1, ...redoVars })
+      this.#push('Redo', text, location, this.#depth - 1, redoVars)
       return r
     })
     this.#depth--
     this.#where = outer
-    if (!defined) this.events.push({ op: 'Fail', text, location, depth: this.#depth, ...vars() })
+    if (!defined)
+      this.#push('Fail', text, location, this.#depth, varValues ? exprVarValues(expr.src, frame) : undefined)
     return stop
+  }
+
+  #push(
+    op: TraceOp,
+    text: string,
+    location: Location | undefined,
+    depth: number,
+    vars: string | undefined,
+  ): void {
+    const ev: TraceEvent = { op, text, location, depth }
+    if (vars !== undefined) ev.vars = vars
+    this.events.push(ev)
   }
 
   index(first: PRule, matched: number, earlyExit: boolean): void {
