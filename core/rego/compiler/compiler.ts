@@ -9,10 +9,12 @@ import type { Body, Import, Location, Module, Package, Rule, Term } from '../syn
 import { copyModule } from '../syntax/copy.js'
 import type { Type } from '../types/index.js'
 import { type BuiltinInfo, type BuiltinLookup, withLanguageBuiltins } from './builtin-info.js'
+import type { ComprehensionIndices } from './comprehension-index.js'
 import { LocalVarGenerator } from './local-vars.js'
 import { lowerLogicalExprs } from './lower-logical-exprs.js'
 import type { RuleIndex } from './rule-index.js'
 import { buildRuleTree, type RuleEntry, RuleTreeNode } from './rule-tree.js'
+import { buildComprehensionIndices } from './stages/build-comprehension-indices.js'
 import { buildRuleIndices } from './stages/build-rule-indices.js'
 import { checkAnnotationRedeclarations } from './stages/check-annotation-redeclarations.js'
 import { checkDeprecatedBuiltins } from './stages/check-deprecated-builtins.js'
@@ -130,6 +132,11 @@ export const STAGES: readonly CompilerStage[] = [
     run: checkDeprecatedBuiltins,
   },
   { name: 'BuildRuleIndices', metric: 'compile_stage_rebuild_indices', run: buildRuleIndices },
+  {
+    name: 'BuildComprehensionIndices',
+    metric: 'compile_stage_rebuild_comprehension_indices',
+    run: buildComprehensionIndices,
+  },
 ]
 
 /** Compiler state shared by the stages. Create with `new Compiler(options)`, then `compile(modules)`. */
@@ -153,6 +160,8 @@ export class Compiler {
   graph = new Map<Rule, Set<Rule>>()
   /** Rule indices by the path of the rule set they index. */
   ruleIndices = new Map<RuleTreeNode, RuleIndex>()
+  /** Comprehensions the evaluator computes once and looks up by their index keys. */
+  comprehensionIndices: ComprehensionIndices = new Map()
   errors: RegoError[] = []
   localVarGen: LocalVarGenerator = new LocalVarGenerator(new Set())
   /** Timings of each stage in nanoseconds, for `--metrics`. */

@@ -1,6 +1,6 @@
 /**
  * The per-query cache of rule values: complete rules, partial sets and objects by rule set, and
- * function results by arguments. `with` pushes a fresh layer (a replaced input or function can
+ * function results by arguments, indexed comprehensions by their keys. `with` pushes a fresh layer (a replaced input or function can
  * change any value) and pops it afterwards, as OPA's virtual cache does.
  */
 import { type Value, ValueMap } from '../values/index.js'
@@ -27,6 +27,7 @@ export function fromCached(c: Cached): Value | undefined {
 class Layer {
   rules: Map<number, Cached> | undefined
   functions: Map<number, ValueMap<Cached>> | undefined
+  comprehensions: Map<object, ValueMap<Value> | null> | undefined
 }
 
 /** Rule and function results of one query. */
@@ -66,6 +67,20 @@ export class VirtualCache {
       this.#top.functions.set(id, m)
     }
     m.set(args, value)
+  }
+
+  /**
+   * The grouped values of an indexed comprehension (comprehension-index.ts), by its key values.
+   * Kept even when caching is off: grouping decides object key conflicts as OPA does. `null`:
+   * the comprehension could not be grouped (it is evaluated as usual).
+   */
+  getComprehension(compr: object): ValueMap<Value> | null | undefined {
+    return this.#top.comprehensions?.get(compr)
+  }
+
+  putComprehension(compr: object, groups: ValueMap<Value> | null): void {
+    this.#top.comprehensions ??= new Map()
+    this.#top.comprehensions.set(compr, groups)
   }
 
   push(): void {

@@ -16,6 +16,7 @@ import type { AsyncOutcome } from './async-outcome.js'
 import { Frame, plug, same } from './bindings.js'
 import { UNDEFINED, VirtualCache } from './cache.js'
 import { evalCall } from './calls.js'
+import { groupedComprehension } from './comprehension-groups.js'
 import {
   cancelError,
   instructionLimitError,
@@ -410,8 +411,12 @@ export class Evaluator implements BuiltinCaller {
     return rec(0)
   }
 
-  /** The value of a comprehension: its body runs in the enclosing frame. */
+  /** The value of a comprehension: its body runs in the enclosing frame (or once, if indexed). */
   evalComprehension(t: PCompr | PObjectCompr, frame: Frame): Value {
+    if (t.index !== undefined && this.saveSet === undefined) {
+      const grouped = groupedComprehension(this, t, t.index, frame)
+      if (grouped !== undefined) return grouped
+    }
     if (t.k === K.ObjectCompr) {
       const out = new ObjectValue()
       this.evalBody(t.body, 0, frame, () => {

@@ -88,6 +88,8 @@ export interface PCompr {
   k: K.ArrayCompr | K.SetCompr
   term: PTerm
   body: PExpr[]
+  /** The index keys, when the compiler found it can be grouped by them (comprehension-index.ts). */
+  index?: PVar[]
   src: Term
 }
 
@@ -97,6 +99,8 @@ export interface PObjectCompr {
   key: PTerm
   value: PTerm
   body: PExpr[]
+  /** As for {@link PCompr}. */
+  index?: PVar[]
   src: Term
 }
 

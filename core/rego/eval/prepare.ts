@@ -10,7 +10,7 @@ import type { Compiler } from '../compiler/compiler.js'
 import { constantValue } from '../compiler/constant-value.js'
 import type { RuleIndex } from '../compiler/rule-index.js'
 import { type RuleEntry, type RuleTreeNode, ruleRef } from '../compiler/rule-tree.js'
-import { isEquality, refName } from '../compiler/terms.js'
+import { isEquality, refName, varTerm } from '../compiler/terms.js'
 import { refString } from '../compiler/text.js'
 import type { Body, Expr, Rule, Term, With } from '../syntax/ast.js'
 import type { Value } from '../values/index.js'
@@ -25,6 +25,7 @@ import {
   type PExpr,
   type PRule,
   type PTerm,
+  type PVar,
   type PWith,
   Root,
   type RuleSet,
@@ -58,6 +59,8 @@ export interface PrepareContext {
   builtins: ReadonlyMap<string, Builtin>
   /** Names the evaluator implements itself (`internal.print`, `print`, `trace`). */
   isLanguageBuiltin: (name: string) => boolean
+  /** The compiler's comprehension indices (rule bodies only; queries have none). */
+  comprehensionIndices?: ReadonlyMap<Term, readonly string[]>
 }
 
 function refTerm(root: Root, head: PTerm | undefined, path: PTerm[], src: Term): PTerm {
@@ -100,6 +103,7 @@ export function prepareTerm(ctx: PrepareContext, scope: Scope, t: Term): PTerm {
         k: t.type === 'arraycomprehension' ? K.ArrayCompr : K.SetCompr,
         term: prepareTerm(ctx, scope, t.value.term),
         body: prepareBody(ctx, scope, t.value.body),
+        index: indexKeys(ctx, scope, t),
         src: t,
       }
     case 'objectcomprehension':
@@ -108,11 +112,19 @@ export function prepareTerm(ctx: PrepareContext, scope: Scope, t: Term): PTerm {
         key: prepareTerm(ctx, scope, t.value.key),
         value: prepareTerm(ctx, scope, t.value.value),
         body: prepareBody(ctx, scope, t.value.body),
+        index: indexKeys(ctx, scope, t),
         src: t,
       }
     default:
       throw internalError(`unexpected ${t.type} term after compilation`, t.location)
   }
+}
+
+/** The slots of a comprehension's index keys, if the compiler indexed it. */
+function indexKeys(ctx: PrepareContext, scope: Scope, t: Term): PVar[] | undefined {
+  const keys = ctx.comprehensionIndices?.get(t)
+  if (keys === undefined) return undefined
+  return keys.map((name) => ({ k: K.Var, slot: scope.slot(name), name, src: varTerm(name) }))
 }
 
 /** Prepares a body. */
@@ -270,7 +282,7 @@ export function lookup(root: VNode, path: readonly Value[]): VNode | undefined {
 /** Builds the prepared rule tree from the compiler's. */
 export function prepareRuleTree(c: Compiler, ctx: Omit<PrepareContext, 'root'>): VNode {
   const root = new VNode('data', [])
-  const full: PrepareContext = { ...ctx, root }
+  const full: PrepareContext = { ...ctx, root, comprehensionIndices: c.comprehensionIndices }
   const pairs: Array<[RuleTreeNode, VNode]> = []
   const build = (src: RuleTreeNode, dst: VNode): void => {
     pairs.push([src, dst])

@@ -42,8 +42,32 @@ export interface Tracer {
   index?(first: PRule, matched: number, earlyExit: boolean): void
 }
 
+// A traced query renders the same expressions and rules over and over (every iteration of a loop):
+// their texts are computed once per expression and rule.
+const exprTexts = new WeakMap<object, string>()
+const ruleTexts = new WeakMap<object, string>()
+
+/** The text of a traced expression, rendered once. */
+function exprText(expr: PExpr): string {
+  let text = exprTexts.get(expr.src)
+  if (text === undefined) {
+    text = exprString(expr.src)
+    exprTexts.set(expr.src, text)
+  }
+  return text
+}
+
 /** `data.pkg.rule` for a rule or function (its ground ref, as OPA names rules in traces). */
 export function rulePath(rule: PRule): string {
+  let text = ruleTexts.get(rule)
+  if (text === undefined) {
+    text = renderRulePath(rule)
+    ruleTexts.set(rule, text)
+  }
+  return text
+}
+
+function renderRulePath(rule: PRule): string {
   const { rule: r, module } = rule.src
   const ground: Term[] = []
   for (const [i, t] of r.head.ref.entries()) {
@@ -70,29 +94,44 @@ export class BufferTracer implements Tracer {
   #where: Location | undefined
 
   expr(_e: Evaluator, expr: PExpr, frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean {
-    const text = exprString(expr.src)
+    const text = exprText(expr)
     const location = expr.src.location
     const outer = this.#where
     this.#where = location
-    const vars = (): { vars?: string } => (this.#varValues ? { vars: exprVarValues(expr.src, frame) } : {})
-    this.events.push({ op: 'Eval', text, location, depth: this.#depth, ...vars() })
+    // Only the continuation below is allocated per evaluation: a traced loop reports millions of
+    // events, and closures and spread objects per event made tracing most of a `test -v` run.
+    const varValues = this.#varValues
+    this.#push('Eval', text, location, this.#depth, varValues ? exprVarValues(expr.src, frame) : undefined)
     let defined = false
     this.#depth++
     const stop = run(() => {
       defined = true
       this.#depth--
       // Read before `iter` goes on: the bindings this expression made are still in place.
-      const redoVars = vars()
+      const redoVars = varValues ? exprVarValues(expr.src, frame) : undefined
       const r = iter()
       this.#depth++
       this.#where = location
-      this.events.push({ op: 'Redo', text, location, depth: this.#depth - 1, ...redoVars })
+      this.#push('Redo', text, location, this.#depth - 1, redoVars)
       return r
     })
     this.#depth--
     this.#where = outer
-    if (!defined) this.events.push({ op: 'Fail', text, location, depth: this.#depth, ...vars() })
+    if (!defined)
+      this.#push('Fail', text, location, this.#depth, varValues ? exprVarValues(expr.src, frame) : undefined)
     return stop
+  }
+
+  #push(
+    op: TraceOp,
+    text: string,
+    location: Location | undefined,
+    depth: number,
+    vars: string | undefined,
+  ): void {
+    const ev: TraceEvent = { op, text, location, depth }
+    if (vars !== undefined) ev.vars = vars
+    this.events.push(ev)
   }
 
   index(first: PRule, matched: number, earlyExit: boolean): void {
