@@ -4,20 +4,19 @@
  * `every`, `with`, naked terms) and once as a built-in call (which call, which operands); each check
  * yields at most one `pe_fragment_error`, with the reference implementation's messages.
  *
- * Every error has a location, chosen as the reference chooses it (docs/compile.md, "Fragment errors"):
+ * Locations are chosen as the reference chooses them (docs/compile.md, "Fragment errors"):
  * statement errors and errors about support rules point at the start of the expression (for a `not`,
  * the `not` keyword); built-in errors at the operator's token when the operator has one (`<=`, `in`,
  * `startswith(`), else at the start of the expression (a `==`, rewritten to `=`, has none); operand
- * errors at the operator's token, else at the operand. When a location is missing (an expression
- * partial evaluation built), the next one in that order is used, ending with the earliest location
- * of any of the expression's terms.
+ * errors at the operator's token, else at the operand. An expression partial evaluation built anew
+ * (an equality copy propagation put back) has no location, and an error about it has none either,
+ * as in the reference (its check table pins `existence of field: …` without one).
  */
 import type { Body, Expr, Location, Module, Term } from '../../core/rego/syntax/ast.js'
 import { isTerm, MEMBER, MEMBER_WITH_KEY, operatorName } from '../../core/rego/syntax/ast.js'
 import { type AstErrorJson, fragmentError } from '../errors.js'
 import { callToString, exprToString, refToString, termToString } from '../print.js'
 import type { ConstraintSet } from './constraints.js'
-import { expressionStart } from './location.js'
 import { isSupportRef, supportRuleMessage } from './support.js'
 
 /** What the checks need besides the residual. */
@@ -57,7 +56,7 @@ function checkStatement(expr: Expr, ctx: FragmentCheckContext): AstErrorJson | u
   const isCall = Array.isArray(terms)
   // The common case (a call, not negated, no `with`) passes without computing any location.
   if (isCall && !expr.negated && !(expr.with && expr.with.length > 0)) return undefined
-  const start = expressionStart(expr)
+  const start = expr.location
   if (expr.negated) {
     if (!isCall) return fragmentError(start, '"not" not permitted')
     const refused = ctx.constraints.refuseFeature('not')
@@ -128,7 +127,7 @@ function checkCallFully(
   operands: (Term | undefined)[],
   ctx: FragmentCheckContext,
 ): AstErrorJson | undefined {
-  const start = expressionStart(expr)
+  const start = expr.location
   const loc = operator.location ?? start
   const opText = termToString(operator)
   if (name === MEMBER_WITH_KEY) return fragmentError(loc, 'invalid use of "... in ..."')

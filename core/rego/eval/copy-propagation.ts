@@ -5,7 +5,7 @@
  * keeps an equality only where it still binds a live var or makes a var safe.
  */
 import { isConstant } from '../compiler/terms.js'
-import type { Body, Expr, Location, Term } from '../syntax/ast.js'
+import type { Body, Expr, Term } from '../syntax/ast.js'
 import { eqOperator } from './partial-plug.js'
 import {
   addOutputVars,
@@ -54,10 +54,9 @@ export function copyPropagate(query: Body, options: CopyPropagationOptions): Bod
       }
     })
   }
+  // An equality put back below is a new expression without a location, as OPA's copy propagation
+  // builds it: the compile API's fragment checks report an error about it without one.
   const removed = new Map<string, Term>()
-  // Where each removed binding was written: an equality put back below keeps that location, so an
-  // error about it (a fragment check of the compile API) points at the expression in the policy.
-  const removedAt = new Map<string, Location>()
   let cpVars = 0
   const result: Body = []
   for (const original of query) {
@@ -75,23 +74,19 @@ export function copyPropagate(query: Body, options: CopyPropagationOptions): Bod
         const [a, b] = args as [Term, Term]
         if (sameTerm(a, b)) {
           if (a.type === 'ref' && a.value[0]?.type === 'var' && live.has(a.value[0].value)) {
-            const key = `__localcp${cpVars++}__`
-            removed.set(key, a)
-            if (expr.location) removedAt.set(key, expr.location)
+            removed.set(`__localcp${cpVars++}__`, a)
           }
           return false
         }
         const binding = eqBinding(a, b, live) ?? eqBinding(b, a, live)
         if (binding) {
           removed.set(binding[0], binding[1])
-          if (expr.location) removedAt.set(binding[0], expr.location)
           return false
         }
       } else if (op && options.arity(op) === args.length - 1) {
         const output = args[args.length - 1] as Term
         if (output.type === 'var' && !live.has(output.value) && !headvars.has(output.value)) {
           removed.set(output.value, { type: 'call', value: [op, ...args.slice(0, -1)] })
-          if (expr.location) removedAt.set(output.value, expr.location)
           return false
         }
       }
@@ -105,7 +100,7 @@ export function copyPropagate(query: Body, options: CopyPropagationOptions): Bod
     if (!root) continue
     if (root.constant) result.push(eqExpr({ type: 'var', value: v }, root.constant))
     else if (removed.has(root.key))
-      result.push(eqExpr({ type: 'var', value: v }, removed.get(root.key) as Term, removedAt.get(root.key)))
+      result.push(eqExpr({ type: 'var', value: v }, removed.get(root.key) as Term))
     else if (root.key !== v) result.push(eqExpr({ type: 'var', value: v }, { type: 'var', value: root.key }))
   }
 
@@ -115,7 +110,7 @@ export function copyPropagate(query: Body, options: CopyPropagationOptions): Bod
   let unsafe = new Set([...bodyVars(result)].filter((v) => !safe.has(v)))
   const sorted = [...removed.entries()].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0))
   for (const [k, v] of sorted) {
-    const eq = eqExpr({ type: 'var', value: k }, v, removedAt.get(k))
+    const eq = eqExpr({ type: 'var', value: k }, v)
     const out = new Set<string>()
     addOutputVars([eq], new Set(safe), options.arity, out)
     const providesSafety = [...unsafe].some((x) => out.has(x))
@@ -149,7 +144,6 @@ export function copyPropagate(query: Body, options: CopyPropagationOptions): Bod
 export interface LocalBinding {
   name: string
   value: Term
-  location: Location | undefined
 }
 
 /** The general algorithm's answer for the simple shape above, or undefined for any other query. */
@@ -172,7 +166,7 @@ function propagateLocals(query: Body, options: CopyPropagationOptions): Body | u
         const value = local === a ? b : a
         if (value.type !== 'ref' || value.value.length < 2 || !plainGround(value)) return undefined
         if (!isLocal(local.value, live) || findLocal(bound, local.value)) return undefined
-        bound.push({ name: local.value, value, location: expr.location })
+        bound.push({ name: local.value, value })
         continue
       }
       if (!plainGround(a) || !plainGround(b) || sameTerm(a, b)) return undefined
@@ -217,7 +211,7 @@ export function putBack(bound: LocalBinding[], result: Body): void {
   bound.sort((x, y) => (x.name < y.name ? 1 : x.name > y.name ? -1 : 0))
   for (const b of bound) {
     if (!containedIn(b.value, result, true)) {
-      const eq = eqExpr({ type: 'var', value: b.name }, b.value, b.location)
+      const eq = eqExpr({ type: 'var', value: b.name }, b.value)
       eq.index = result.length
       result.push(eq)
     }
@@ -410,10 +404,8 @@ export function isNoop(expr: Expr): boolean {
   return false
 }
 
-function eqExpr(a: Term, b: Term, location?: Location): Expr {
-  const expr: Expr = { type: 'expr', index: 0, terms: [eqOperator(), a, b] }
-  if (location) expr.location = location
-  return expr
+function eqExpr(a: Term, b: Term): Expr {
+  return { type: 'expr', index: 0, terms: [eqOperator(), a, b] }
 }
 
 // ---------------------------------------------------------------------------------------------

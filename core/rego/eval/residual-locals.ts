@@ -92,7 +92,7 @@ class LocalsBuilder {
       const value = nameA !== undefined ? tb : ta
       if (value?.type !== 'ref' || value.value.length < 2 || !plainGround(value)) return false
       if (!isLocal(local, this.options.live) || findLocal(this.bound, local)) return false
-      this.bound.push({ name: local, value, location })
+      this.bound.push({ name: local, value })
       return true
     }
     if (!ta || !tb || !plainGround(ta) || !plainGround(tb) || sameTerm(ta, tb)) return false
