@@ -153,7 +153,9 @@ describe('regent run -s: data API reads', () => {
     const yaml = await call('POST', '/v1/data/authz/echo', `input:\n  num: ${BIG}\n`, {
       'Content-Type': 'application/x-yaml',
     })
-    expect(yaml.text).toBe(`{"result":{"num":${BIG}}}`)
+    // YAML goes through go-yaml v2 in OPA (sigs.k8s.io/yaml): an integer past 64 bits is a float64.
+    expect(JSON.parse(yaml.text)).toEqual({ result: { num: Number(BIG) } })
+    expect(yaml.text).not.toContain(BIG)
     expect((await call('GET', '/v1/data/big')).text).toBe(`{"result":${BIG}}`)
     expect((await call('GET', '/v1/data/bundled/limit')).text).toBe(`{"result":${BIG}}`)
   })
