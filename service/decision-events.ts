@@ -10,8 +10,12 @@
 import { createHash } from 'node:crypto'
 import { isLosslessNumber, parse, stringify } from 'lossless-json'
 import {
+  type EventSpans,
   EventsFormatError,
-  eventsOf,
+  OUTCOME,
+  SPAN_FIELD,
+  SPAN_OUTCOME,
+  SPAN_STRIDE,
   splitEventSpans,
   TooManyEventsError,
 } from '../core/decision-events/index.js'
@@ -66,7 +70,10 @@ export interface BatchContext {
  *   413 past `maxEvents`.
  */
 export function decisionsFromBatch(text: string, context: BatchContext): NewDecision[] {
-  return eventTexts(text, context).map((eventText) => decisionOf(eventText, context))
+  const split = splitBatch(text, context)
+  const rows = new Array<NewDecision>(split.count)
+  for (let k = 0; k < split.count; k++) rows[k] = decisionOf(split, k, context)
+  return rows
 }
 
 /** Event text parsed between two yields to the event loop. */
@@ -81,12 +88,12 @@ export async function decisionsFromBatchYielding(
   text: string,
   context: BatchContext,
 ): Promise<NewDecision[]> {
-  const texts = eventTexts(text, context)
-  const rows = new Array<NewDecision>(texts.length)
+  const split = splitBatch(text, context)
+  const rows = new Array<NewDecision>(split.count)
   let parsed = 0
-  for (let k = 0; k < texts.length; k++) {
-    rows[k] = decisionOf(texts[k]!, context)
-    parsed += texts[k]!.length
+  for (let k = 0, at = 0; k < split.count; k++, at += SPAN_STRIDE) {
+    rows[k] = decisionOf(split, k, context)
+    parsed += split.spans[at + 1]! - split.spans[at]!
     if (parsed >= PARSE_SLICE_CHARS) {
       parsed = 0
       await new Promise((resolve) => setImmediate(resolve))
@@ -97,9 +104,9 @@ export async function decisionsFromBatchYielding(
 
 // Linear and bounded: one pass that stops at the first rule broken or at the event cap, so a
 // body of 8 MiB of `{},` costs microseconds, not a parse of the whole body.
-function eventTexts(text: string, context: BatchContext): string[] {
+function splitBatch(text: string, context: BatchContext): EventSpans {
   try {
-    return eventsOf(splitEventSpans(text, { maxEvents: context.maxEvents })).map((e) => e.text)
+    return splitEventSpans(text, { maxEvents: context.maxEvents })
   } catch (err) {
     if (err instanceof TooManyEventsError) {
       throw payloadTooLarge(
@@ -112,19 +119,43 @@ function eventTexts(text: string, context: BatchContext): string[] {
 }
 
 /**
- * The row of one event text (valid JSON: the splitter checked it). The stored text is the event
- * in compact form. Without escapes in it, that is the text itself minus whitespace between
- * tokens, and the fields are read with the native JSON.parse (their values need no exact
- * numbers); a lossless parse and re-serialisation of every event cost more than its insert
- * (docs/performance.md). Texts with escapes take the lossless path, which also writes their
- * strings in one canonical form, so equal events stay equal text.
+ * The row of event `k` of a split batch (valid JSON: the splitter checked it). The stored text is
+ * the event in compact form. Without escapes in it, that is the text itself minus whitespace
+ * between tokens, and the fields are the ones the splitter recorded (a second parse of every
+ * event cost as much as its insert, docs/performance.md). Texts with escapes take the lossless
+ * path, which also writes their strings in one canonical form, so equal events stay equal text.
  */
-function decisionOf(text: string, context: BatchContext): NewDecision {
-  if (text.includes('\\')) {
-    const event = parse(text) as Event
+function decisionOf(split: EventSpans, k: number, context: BatchContext): NewDecision {
+  const { text, spans } = split
+  const at = k * SPAN_STRIDE
+  const eventText = text.slice(spans[at]!, spans[at + 1])
+  if (eventText.includes('\\')) {
+    const event = parse(eventText) as Event
     return decisionRow(event, stringify(event) as string, context)
   }
-  return decisionRow(JSON.parse(text) as Event, withoutWhitespace(text), context)
+  // No escapes anywhere in the event: every recorded field is a plain span of the text.
+  const field = (slot: number): string | undefined => {
+    const start = spans[at + slot]!
+    return start === -1 ? undefined : text.slice(start, spans[at + slot + 1])
+  }
+  const raw = withoutWhitespace(eventText)
+  const outcome = spans[at + SPAN_OUTCOME]!
+  return {
+    decisionId: field(SPAN_FIELD.decisionId) ?? digestId(raw),
+    systemId: context.tokenSystemId ?? field(SPAN_FIELD.systemLabel) ?? null,
+    path: withoutLeadingSlashes(field(SPAN_FIELD.path)),
+    resultKind:
+      outcome & OUTCOME.error
+        ? 'ERROR'
+        : outcome & OUTCOME.allowed
+          ? 'ALLOWED'
+          : outcome & OUTCOME.denied
+            ? 'DENIED'
+            : 'UNKNOWN',
+    tsUs: timestampMicros(field(SPAN_FIELD.timestamp)) ?? context.receivedUs,
+    receivedUs: context.receivedUs,
+    raw,
+  }
 }
 
 /** `text` (without escapes) minus whitespace outside strings; `text` itself when there is none. */
@@ -154,21 +185,26 @@ const WHITESPACE = /[ \t\n\r]/
 
 // The event passed the shared rules: an object whose decision_id is absent, null or a valid string.
 function decisionRow(event: Event, raw: string, context: BatchContext): NewDecision {
-  let decisionId = event.decision_id
-  if (decisionId === undefined || decisionId === null) {
-    // NOTE(service): OPA always sends one; for other producers a digest of the event makes retries of the same event dedupe.
-    decisionId = `sha256:${createHash('sha256').update(raw).digest('hex')}`
-  }
-  const path = typeof event.path === 'string' ? event.path.replace(/^\/+/, '') : null
+  const decisionId = event.decision_id
   const labels = isObject(event.labels) ? event.labels : {}
   const labelSystem = typeof labels['system-id'] === 'string' ? (labels['system-id'] as string) : null
   return {
-    decisionId: decisionId as string,
+    decisionId: typeof decisionId === 'string' ? decisionId : digestId(raw),
     systemId: context.tokenSystemId ?? labelSystem,
-    path,
+    path: withoutLeadingSlashes(typeof event.path === 'string' ? event.path : undefined),
     resultKind: resultKindOf(event),
     tsUs: timestampMicros(event.timestamp) ?? context.receivedUs,
     receivedUs: context.receivedUs,
     raw,
   }
+}
+
+// NOTE(service): OPA always sends a decision_id; for other producers a digest of the event makes
+// retries of the same event dedupe.
+function digestId(raw: string): string {
+  return `sha256:${createHash('sha256').update(raw).digest('hex')}`
+}
+
+function withoutLeadingSlashes(path: string | undefined): string | null {
+  return path === undefined ? null : path.replace(/^\/+/, '')
 }

@@ -10,6 +10,9 @@ export {
 export {
   type EventSpans,
   eventsOf,
+  OUTCOME,
+  SPAN_FIELD,
+  SPAN_OUTCOME,
   SPAN_STRIDE,
   type SplitEvent,
   type SplitEvents,

@@ -7,9 +7,11 @@
  * `1.0` becomes `1`), and the relay must pass events through byte for byte. So this is one pass
  * of a strict JSON recogniser (RFC 8259: string escapes, no control characters in strings,
  * number grammar, literals) that records where each top-level object starts and ends, and picks
- * up the three indexed fields (`decision_id`, `timestamp`, `labels.id`) when they are strings.
- * The service runs the same pass before it parses events, so both refuse the same events, and a
+ * up the indexed fields (`decision_id`, `timestamp`, `labels.id`; for the service also `path`,
+ * `labels["system-id"]` and the decision's outcome) when they are strings.
+ * The service runs the same pass before it stores events, so both refuse the same events, and a
  * batch past the reader's event cap is refused as soon as the cap is passed, not after parsing.
+ * With the fields recorded here the service stores an event without parsing it a second time.
  */
 import {
   DECISION_ID_RULE,
@@ -43,7 +45,8 @@ export interface SplitEvents {
  * thread (one string and one Int32Array instead of an object and four strings per event).
  *
  * Per event, `SPAN_STRIDE` slots of `spans`: the event's start and end in `text`, its UTF-8
- * length (-1 until known), then start and end of `decision_id`, `timestamp` and `labels.id`.
+ * length (-1 until known), then start and end of `decision_id`, `timestamp`, `labels.id`,
+ * `path` and `labels["system-id"]` (the SPAN_FIELD slots), then the outcome bits (OUTCOME).
  * A field's start is -1 when it is absent (or not a string); at most -2 when its string had
  * escapes, the decoded value being `escapes[-2 - start]`.
  */
@@ -56,10 +59,29 @@ export interface EventSpans {
 }
 
 /** Slots per event in `EventSpans.spans`. */
-export const SPAN_STRIDE = 9
-const FIELD_DECISION_ID = 3
-const FIELD_TIMESTAMP = 5
-const FIELD_AGENT_ID = 7
+export const SPAN_STRIDE = 14
+/** Where each recorded field's start and end are, from the event's first slot. */
+export const SPAN_FIELD = { decisionId: 3, timestamp: 5, agentId: 7, path: 9, systemLabel: 11 } as const
+const FIELD_DECISION_ID = SPAN_FIELD.decisionId
+const FIELD_TIMESTAMP = SPAN_FIELD.timestamp
+const FIELD_AGENT_ID = SPAN_FIELD.agentId
+const FIELD_PATH = SPAN_FIELD.path
+const FIELD_SYSTEM_LABEL = SPAN_FIELD.systemLabel
+/** The slot of the outcome bits (OUTCOME), from the event's first slot. */
+export const SPAN_OUTCOME = 13
+/**
+ * Outcome bits: `result` is true, or an object whose `allowed` is true (ALLOWED); the same with
+ * false (DENIED); `error` is present and not null (ERROR). No bit: none of these.
+ */
+export const OUTCOME = { allowed: 1, denied: 2, error: 4 } as const
+
+/** Which object of an event the scanner is in: the fields it records depend on it. */
+enum Within {
+  Other,
+  Event,
+  Labels,
+  Result,
+}
 
 const QUOTE = 34
 // A run (possibly empty) of string characters that need no attention; sticky, so it never scans ahead.
@@ -170,8 +192,11 @@ class Splitter {
         spans[at + FIELD_DECISION_ID] = -1
         spans[at + FIELD_TIMESTAMP] = -1
         spans[at + FIELD_AGENT_ID] = -1
+        spans[at + FIELD_PATH] = -1
+        spans[at + FIELD_SYSTEM_LABEL] = -1
+        spans[at + SPAN_OUTCOME] = 0
         try {
-          this.scanObject(1, true)
+          this.scanObject(1, Within.Event)
         } catch (err) {
           if (err instanceof EventsFormatError) err.event = count
           throw err
@@ -202,7 +227,7 @@ class Splitter {
    * Scans `{...}` at `this.i`, refusing a key it already holds; at the top level of an event it
    * also records the indexed fields and applies the `decision_id` rule.
    */
-  private scanObject(depth: number, top: boolean, inLabels = false): void {
+  private scanObject(depth: number, within: Within): void {
     if (depth > MAX_EVENT_DEPTH) throw this.fail(`values nest deeper than ${MAX_EVENT_DEPTH} levels`)
     this.i++
     this.skipWs()
@@ -224,24 +249,15 @@ class Splitter {
         err.path.push(key)
         throw err
       }
-      // Names are read only where they matter: the indexed fields at the top and in labels.
-      const key = top || inLabels ? keyText(this.text, keyStart, keyEnd, keyEscaped) : ''
+      // Names are read only where they matter: the recorded fields at the top, in labels and in
+      // an object result.
+      const key = within !== Within.Other ? keyText(this.text, keyStart, keyEnd, keyEscaped) : ''
       this.skipWs()
       if (this.peek() !== 0x3a /* : */) throw this.fail('expected ":" after a key')
       this.i++
       this.skipWs()
       try {
-        if (top && key === 'decision_id') {
-          this.scanDecisionId(depth)
-        } else if (top && key === 'timestamp' && this.peek() === QUOTE) {
-          this.recordString(FIELD_TIMESTAMP)
-        } else if (top && key === 'labels' && this.peek() === 0x7b) {
-          this.scanObject(depth + 1, false, true)
-        } else if (inLabels && key === 'id' && this.peek() === QUOTE) {
-          this.recordString(FIELD_AGENT_ID)
-        } else {
-          this.scanValue(depth + 1)
-        }
+        if (within === Within.Other || !this.scanField(depth, within, key)) this.scanValue(depth + 1)
       } catch (err) {
         // The error names the field it happened in: each object on the way out adds its key.
         if (err instanceof EventsFormatError)
@@ -257,6 +273,39 @@ class Splitter {
       }
       if (c !== 0x2c) throw this.fail('expected "," or "}" in an object', this.i - 1)
     }
+  }
+
+  /**
+   * Scans the value of `key` in an object of kind `within` when it is a field to record (true),
+   * else leaves it to scanValue (false).
+   */
+  private scanField(depth: number, within: Within, key: string): boolean {
+    const c = this.peek()
+    if (within === Within.Event) {
+      if (key === 'decision_id') this.scanDecisionId(depth)
+      else if (key === 'timestamp' && c === QUOTE) this.recordString(FIELD_TIMESTAMP)
+      else if (key === 'path' && c === QUOTE) this.recordString(FIELD_PATH)
+      else if (key === 'labels' && c === 0x7b) this.scanObject(depth + 1, Within.Labels)
+      else if (key === 'result' && c === 0x7b) this.scanObject(depth + 1, Within.Result)
+      else if (key === 'result' && (c === 0x74 || c === 0x66)) this.recordOutcome(c)
+      else if (key === 'error' && c !== 0x6e /* null */) {
+        this.spans[this.at + SPAN_OUTCOME]! |= OUTCOME.error
+        return false
+      } else return false
+    } else if (within === Within.Labels) {
+      if (key === 'id' && c === QUOTE) this.recordString(FIELD_AGENT_ID)
+      else if (key === 'system-id' && c === QUOTE) this.recordString(FIELD_SYSTEM_LABEL)
+      else return false
+    } else if (key === 'allowed' && (c === 0x74 || c === 0x66)) {
+      this.recordOutcome(c)
+    } else return false
+    return true
+  }
+
+  /** Scans `true` or `false` at `this.i` (first character `c`) as the decision's outcome. */
+  private recordOutcome(c: number): void {
+    this.scanLiteral(c === 0x74 ? 'true' : 'false')
+    this.spans[this.at + SPAN_OUTCOME]! |= c === 0x74 ? OUTCOME.allowed : OUTCOME.denied
   }
 
   /** `decision_id`: null (the reader derives one), or a string within the rule. */
@@ -307,7 +356,7 @@ class Splitter {
   private scanValue(depth: number): void {
     const c = this.peek()
     if (c === QUOTE) this.scanString()
-    else if (c === 0x7b) this.scanObject(depth, false)
+    else if (c === 0x7b) this.scanObject(depth, Within.Other)
     else if (c === 0x5b) this.scanArray(depth)
     else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) this.scanNumber()
     else if (c === 0x74) this.scanLiteral('true')

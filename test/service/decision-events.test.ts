@@ -70,6 +70,53 @@ describe('decision events', () => {
     expect(rows.map((r) => r.resultKind)).toEqual(['ALLOWED', 'UNKNOWN', 'DENIED'])
   })
 
+  it('reads the fields the splitter recorded exactly as a parse of the event reads them', () => {
+    // Each event goes through twice: plain (fields from the splitter's spans) and with an escape
+    // added in a field nobody reads, which sends it down the parse path. Both rows must agree.
+    const outcomes = [
+      '"result":true',
+      '"result":false',
+      '"result":{"allowed":true,"why":{"allowed":false}}',
+      '"result":{"allowed":false}',
+      '"result":{"allowed":"yes"}',
+      '"result":{"nested":{"allowed":true}}',
+      '"result":[true]',
+      '"result":null',
+      '"result":true,"error":null',
+      '"result":true,"error":{"code":"eval_error"}',
+      '"error":"boom","result":{"allowed":true}',
+      '"context":{"result":true,"error":1}',
+      '',
+    ]
+    const others = [
+      '"decision_id":"d1","path":"//app/allow","timestamp":"2024-05-01T12:00:00.5Z"',
+      '"path":7,"labels":{"system-id":"s1","id":"agent"},"timestamp":"yesterday"',
+      '"labels":{"system-id":3,"nested":{"system-id":"no"}},"path":"x","decision_id":null',
+      '"labels":"s1","input":{"path":"no","labels":{"system-id":"no"}}',
+    ]
+    const events: string[] = []
+    for (const outcome of outcomes) {
+      for (const other of others) events.push(`{ ${[other, outcome].filter(Boolean).join(' , ')} }`)
+    }
+    const escaped = events.map((e) => e.replace('{', '{"note":"\\u0041",'))
+    const plain = decisionsFromBatch(`[${events.join(',')}]`, { ...context, maxEvents: 1000 })
+    const parsed = decisionsFromBatch(`[${escaped.join(',')}]`, { ...context, maxEvents: 1000 })
+    const fields = ({ raw: _raw, decisionId, ...rest }: (typeof plain)[number]) => ({
+      ...rest,
+      decisionId: decisionId.startsWith('sha256:') ? 'digest' : decisionId,
+    })
+    expect(plain.map(fields)).toEqual(parsed.map(fields))
+    expect(new Set(plain.map((row) => row.resultKind))).toEqual(
+      new Set(['ALLOWED', 'DENIED', 'ERROR', 'UNKNOWN']),
+    )
+    expect(plain.slice(0, 4).map((row) => [row.path, row.systemId])).toEqual([
+      ['app/allow', null],
+      [null, 's1'],
+      ['x', null],
+      [null, null],
+    ])
+  })
+
   it('gives events without a decision id a digest id, equal for equal events', () => {
     const rows = decisionsFromBatch('[{"result":1},{"result":1},{"result":2}]', context)
     expect(rows[0]!.decisionId).toMatch(/^sha256:[0-9a-f]{64}$/)
