@@ -103,6 +103,22 @@ export function verifySignature(alg: JwsAlg, input: string, signature: Buffer, k
   }
 }
 
+/**
+ * The JWK io.jwt.encode_sign signs with. OPA reads its key argument with jwk.Parse, which takes a
+ * single JWK or a JWK set and signs with the set's first key: a set's `keys` must be an array of
+ * JWK objects, and a set whose `keys` is empty (or null) is read as one JWK, which then fails.
+ */
+export function signingJwk(jwk: Record<string, unknown>): Record<string, unknown> {
+  const keys = jwk.keys
+  if (keys === undefined || keys === null) return jwk
+  if (!Array.isArray(keys)) throw new BuiltinError('failed to parse a JWK key set: "keys" is not an array')
+  if (keys.length === 0) return jwk
+  for (const key of keys)
+    if (typeof key !== 'object' || key === null || Array.isArray(key))
+      throw new BuiltinError('failed to parse a JWK key set: a key is not an object')
+  return keys[0] as Record<string, unknown>
+}
+
 /** Signs `input` with a private JWK (or an `oct` secret). */
 export function signWithJwk(alg: JwsAlg, input: string, jwk: Record<string, unknown>): Buffer {
   const family = keyFamily(alg)

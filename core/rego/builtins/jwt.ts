@@ -22,6 +22,7 @@ import {
   isJwsAlg,
   type JwsAlg,
   publicKeys,
+  signingJwk,
   signWithJwk,
   type VerifyKey,
   verifySignature,
@@ -342,7 +343,7 @@ function signToken(headerText: string, payloadText: string, keyText: string): st
   }
   if (typeof jwk !== 'object' || jwk === null) throw new BuiltinError('failed to parse a JWK key')
   const input = `${Buffer.from(headerText, 'utf8').toString('base64url')}.${Buffer.from(payloadText, 'utf8').toString('base64url')}`
-  return `${input}.${signWithJwk(alg, input, jwk as Record<string, unknown>).toString('base64url')}`
+  return `${input}.${signWithJwk(alg, input, signingJwk(jwk as Record<string, unknown>)).toString('base64url')}`
 }
 
 export const jwtEncodeSignRaw = defineBuiltin({

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { CompactSign, compactVerify, exportJWK, importJWK, SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { callWith, expectError, json, testContext } from './helpers.js'
+import { callWith, expectError, failure, json, testContext } from './helpers.js'
 
 const HS_TOKEN =
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIwIiwiaXNzIjoib3BhIn0.XmVoLoHI3pxMtMO_WRONMSJzGUDP9pDjy8Jp0_tdRXY'
@@ -80,6 +80,24 @@ describe('signing and verification against jose', () => {
       .sign(new TextEncoder().encode('s3cret'))
     expect(json('io.jwt.verify_hs512', jws, 's3cret')).toBe('true')
     expect(json('io.jwt.verify_hs512', jws, 'wrong')).toBe('false')
+  })
+
+  it('encode_sign signs with the first key of a JWK set, as OPA reads its key argument', async () => {
+    const first = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const second = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const set = { keys: [await exportJWK(first.privateKey), await exportJWK(second.privateKey)] }
+    const token = JSON.parse(json('io.jwt.encode_sign', { alg: 'RS256' }, { sub: 'x' }, set)) as string
+    await expect(compactVerify(token, first.publicKey)).resolves.toBeTruthy()
+    // A set with no keys is read as a single JWK, which has no key type.
+    expect(failure('io.jwt.encode_sign', { alg: 'HS256' }, {}, { keys: [] }).code).toBe('eval_builtin_error')
+    expectError(
+      'eval_builtin_error',
+      '"keys" is not an array',
+      'io.jwt.encode_sign',
+      { alg: 'HS256' },
+      {},
+      { keys: 'k' },
+    )
   })
 
   it('encode_sign_raw errors', () => {
