@@ -100,6 +100,34 @@ describe('signing and verification against jose', () => {
     )
   })
 
+  it('chooses keys from a JWK set as OPA does: a named kid alone, else keys whose alg fits', async () => {
+    const a = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const b = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const pubA = await exportJWK(a.publicKey)
+    const pubB = await exportJWK(b.publicKey)
+    const sign = (header: Record<string, unknown>) =>
+      JSON.parse(
+        json('io.jwt.encode_sign', header, { sub: 'x' }, { keys: [a.privateKey.export({ format: 'jwk' })] }),
+      ) as string
+    const verdicts = (token: string, keys: Record<string, unknown>[]) => {
+      const cert = JSON.stringify({ keys })
+      const verified = JSON.parse(json('io.jwt.decode_verify', token, { cert, time: 0 })) as [boolean]
+      return [json('io.jwt.verify_rs256', token, cert), verified[0]]
+    }
+    // A kid that names no key: every key is tried.
+    expect(verdicts(sign({ alg: 'RS256', kid: 'zzz' }), [{ ...pubA, kid: 'a' }])).toEqual(['true', true])
+    // A kid that names a key: that key's verdict is final, other keys are not tried.
+    expect(verdicts(sign({ alg: 'RS256', kid: 'a' }), [{ ...pubB, kid: 'a' }, pubA])).toEqual([
+      'false',
+      false,
+    ])
+    // A key whose alg is not the header's is skipped.
+    expect(verdicts(sign({ alg: 'RS256' }), [{ ...pubA, alg: 'RS384' }])).toEqual(['false', false])
+    expect(verdicts(sign({ alg: 'RS256' }), [{ ...pubA, alg: 'RS256' }])).toEqual(['true', true])
+    // A key whose alg is no JWS algorithm (an encryption key) is dropped.
+    expect(verdicts(sign({ alg: 'RS256' }), [{ ...pubA, alg: 'RSA-OAEP' }])).toEqual(['false', false])
+  })
+
   it('encode_sign_raw errors', () => {
     const key = JSON.stringify(OCT)
     expectError(
