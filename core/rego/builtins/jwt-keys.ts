@@ -43,8 +43,21 @@ export function isJwsAlg(alg: unknown): alg is JwsAlg {
 
 /** A verification key: an HMAC secret or a public key (with its JWK kid/alg when known). */
 export type VerifyKey =
-  | { kind: 'secret'; secret: Buffer }
+  | { kind: 'secret'; secret: Buffer; kid?: string; alg?: string }
   | { kind: 'public'; key: KeyObject; kid?: string; alg?: string }
+
+/**
+ * The keys OPA tries for a token, as builtinJWTVerify and tokenConstraints.verify choose them:
+ * when the header's `kid` names a key, that key alone (its verdict is final); otherwise every key
+ * whose JWK `alg`, when it names one, is the header's `alg`.
+ */
+export function keysToTry(keys: VerifyKey[], kid: unknown, alg: unknown): VerifyKey[] {
+  if (typeof kid === 'string' && kid !== '') {
+    const named = keys.find((k) => k.kid === kid)
+    if (named) return [named]
+  }
+  return keys.filter((k) => !k.alg || k.alg === alg)
+}
 
 function keyFamily(alg: JwsAlg): string {
   return alg.slice(0, 2)
@@ -101,6 +114,22 @@ export function verifySignature(alg: JwsAlg, input: string, signature: Buffer, k
   } catch {
     return false
   }
+}
+
+/**
+ * The JWK io.jwt.encode_sign signs with. OPA reads its key argument with jwk.Parse, which takes a
+ * single JWK or a JWK set and signs with the set's first key: a set's `keys` must be an array of
+ * JWK objects, and a set whose `keys` is empty (or null) is read as one JWK, which then fails.
+ */
+export function signingJwk(jwk: Record<string, unknown>): Record<string, unknown> {
+  const keys = jwk.keys
+  if (keys === undefined || keys === null) return jwk
+  if (!Array.isArray(keys)) throw new BuiltinError('failed to parse a JWK key set: "keys" is not an array')
+  if (keys.length === 0) return jwk
+  for (const key of keys)
+    if (typeof key !== 'object' || key === null || Array.isArray(key))
+      throw new BuiltinError('failed to parse a JWK key set: a key is not an object')
+  return keys[0] as Record<string, unknown>
 }
 
 /** Signs `input` with a private JWK (or an `oct` secret). */
@@ -195,18 +224,16 @@ export function publicKeys(text: string): VerifyKey[] {
   for (const jwk of list) {
     if (typeof jwk !== 'object' || jwk === null) throw new BuiltinError('failed to parse a JWK key (set)')
     const j = jwk as Record<string, unknown>
+    // OPA skips a JWK whose `alg` is not a JWS algorithm it knows (an encryption key, say).
+    if (typeof j.alg === 'string' && j.alg !== '' && !isJwsAlg(j.alg)) continue
+    const named = {
+      ...(typeof j.kid === 'string' ? { kid: j.kid } : {}),
+      ...(typeof j.alg === 'string' ? { alg: j.alg } : {}),
+    }
     try {
       if (j.kty === 'oct' && typeof j.k === 'string')
-        out.push({ kind: 'secret', secret: Buffer.from(j.k, 'base64url') })
-      else {
-        const key = createPublicKey({ key: j as never, format: 'jwk' })
-        out.push({
-          kind: 'public',
-          key,
-          ...(typeof j.kid === 'string' ? { kid: j.kid } : {}),
-          ...(typeof j.alg === 'string' ? { alg: j.alg } : {}),
-        })
-      }
+        out.push({ kind: 'secret', secret: Buffer.from(j.k, 'base64url'), ...named })
+      else out.push({ kind: 'public', key: createPublicKey({ key: j as never, format: 'jwk' }), ...named })
     } catch {
       throw new BuiltinError('failed to parse a JWK key (set)')
     }

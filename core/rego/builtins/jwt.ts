@@ -21,7 +21,9 @@ import { checkConstraints, validHeader } from './jwt-constraints.js'
 import {
   isJwsAlg,
   type JwsAlg,
+  keysToTry,
   publicKeys,
+  signingJwk,
   signWithJwk,
   type VerifyKey,
   verifySignature,
@@ -173,8 +175,11 @@ function verifier(alg: JwsAlg, keyKind: 'secret' | 'public') {
       const parts = splitJwt(token)
       const keys = publicKeys(stringOperand(k, 2))
       const signature = decodeSignature(parts.signature)
-      validHeader(decodeHeader(parts.header))
-      return keys.some((key) => verifySignature(alg, `${parts.header}.${parts.payload}`, signature, key))
+      const header = decodeHeader(parts.header)
+      validHeader(header)
+      return keysToTry(keys, header.get('kid'), header.get('alg')).some((key) =>
+        verifySignature(alg, `${parts.header}.${parts.payload}`, signature, key),
+      )
     },
   })
 }
@@ -212,11 +217,9 @@ function signatureVerified(jwt: DecodedJwt, constraints: ObjectValue, keys: Veri
   if (!isJwsAlg(alg)) return false
   const wantAlg = constraints.get('alg')
   if (wantAlg !== undefined && wantAlg !== alg) return false
-  const kid = jwt.header.get('kid')
-  const candidates = keys.filter(
-    (k) => k.kind === 'secret' || k.kid === undefined || typeof kid !== 'string' || k.kid === kid,
+  return keysToTry(keys, jwt.header.get('kid'), alg).some((key) =>
+    verifySignature(alg, jwt.input, jwt.signature, key),
   )
-  return candidates.some((key) => verifySignature(alg, jwt.input, jwt.signature, key))
 }
 
 /** The audience check of OPA's `validAudience`: a string equal to the wanted one, or a list holding it. */
@@ -342,7 +345,7 @@ function signToken(headerText: string, payloadText: string, keyText: string): st
   }
   if (typeof jwk !== 'object' || jwk === null) throw new BuiltinError('failed to parse a JWK key')
   const input = `${Buffer.from(headerText, 'utf8').toString('base64url')}.${Buffer.from(payloadText, 'utf8').toString('base64url')}`
-  return `${input}.${signWithJwk(alg, input, jwk as Record<string, unknown>).toString('base64url')}`
+  return `${input}.${signWithJwk(alg, input, signingJwk(jwk as Record<string, unknown>)).toString('base64url')}`
 }
 
 export const jwtEncodeSignRaw = defineBuiltin({

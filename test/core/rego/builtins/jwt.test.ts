@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { CompactSign, compactVerify, exportJWK, importJWK, SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { callWith, expectError, json, testContext } from './helpers.js'
+import { callWith, expectError, failure, json, testContext } from './helpers.js'
 
 const HS_TOKEN =
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIwIiwiaXNzIjoib3BhIn0.XmVoLoHI3pxMtMO_WRONMSJzGUDP9pDjy8Jp0_tdRXY'
@@ -80,6 +80,52 @@ describe('signing and verification against jose', () => {
       .sign(new TextEncoder().encode('s3cret'))
     expect(json('io.jwt.verify_hs512', jws, 's3cret')).toBe('true')
     expect(json('io.jwt.verify_hs512', jws, 'wrong')).toBe('false')
+  })
+
+  it('encode_sign signs with the first key of a JWK set, as OPA reads its key argument', async () => {
+    const first = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const second = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const set = { keys: [await exportJWK(first.privateKey), await exportJWK(second.privateKey)] }
+    const token = JSON.parse(json('io.jwt.encode_sign', { alg: 'RS256' }, { sub: 'x' }, set)) as string
+    await expect(compactVerify(token, first.publicKey)).resolves.toBeTruthy()
+    // A set with no keys is read as a single JWK, which has no key type.
+    expect(failure('io.jwt.encode_sign', { alg: 'HS256' }, {}, { keys: [] }).code).toBe('eval_builtin_error')
+    expectError(
+      'eval_builtin_error',
+      '"keys" is not an array',
+      'io.jwt.encode_sign',
+      { alg: 'HS256' },
+      {},
+      { keys: 'k' },
+    )
+  })
+
+  it('chooses keys from a JWK set as OPA does: a named kid alone, else keys whose alg fits', async () => {
+    const a = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const b = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const pubA = await exportJWK(a.publicKey)
+    const pubB = await exportJWK(b.publicKey)
+    const sign = (header: Record<string, unknown>) =>
+      JSON.parse(
+        json('io.jwt.encode_sign', header, { sub: 'x' }, { keys: [a.privateKey.export({ format: 'jwk' })] }),
+      ) as string
+    const verdicts = (token: string, keys: Record<string, unknown>[]) => {
+      const cert = JSON.stringify({ keys })
+      const verified = JSON.parse(json('io.jwt.decode_verify', token, { cert, time: 0 })) as [boolean]
+      return [json('io.jwt.verify_rs256', token, cert), verified[0]]
+    }
+    // A kid that names no key: every key is tried.
+    expect(verdicts(sign({ alg: 'RS256', kid: 'zzz' }), [{ ...pubA, kid: 'a' }])).toEqual(['true', true])
+    // A kid that names a key: that key's verdict is final, other keys are not tried.
+    expect(verdicts(sign({ alg: 'RS256', kid: 'a' }), [{ ...pubB, kid: 'a' }, pubA])).toEqual([
+      'false',
+      false,
+    ])
+    // A key whose alg is not the header's is skipped.
+    expect(verdicts(sign({ alg: 'RS256' }), [{ ...pubA, alg: 'RS384' }])).toEqual(['false', false])
+    expect(verdicts(sign({ alg: 'RS256' }), [{ ...pubA, alg: 'RS256' }])).toEqual(['true', true])
+    // A key whose alg is no JWS algorithm (an encryption key) is dropped.
+    expect(verdicts(sign({ alg: 'RS256' }), [{ ...pubA, alg: 'RSA-OAEP' }])).toEqual(['false', false])
   })
 
   it('encode_sign_raw errors', () => {
