@@ -28,6 +28,7 @@ import {
   pemBlocks,
   splitCertificates,
 } from './x509.js'
+import { type VerifyOptions, verifyChain, verifyOptions } from './x509-verify.js'
 
 const str = (name: string, description: string) => t.named(name, t.string, description)
 
@@ -107,20 +108,6 @@ export const parseCertificates = defineBuiltin({
   },
 })
 
-/** Verifies a chain: leaf first, each certificate issued and signed by the next, the last self-signed. */
-function verifyChain(chain: Array<{ cert: X509Certificate }>, nowMs: number, dnsName?: string): boolean {
-  if (chain.length < 2) return false
-  for (let i = 0; i < chain.length; i++) {
-    const { cert } = chain[i] as { cert: X509Certificate }
-    if (nowMs < Date.parse(cert.validFrom) || nowMs > Date.parse(cert.validTo)) return false
-    const issuer = (chain[i + 1] ?? chain[i]) as { cert: X509Certificate }
-    if (i > 0 && !cert.ca) return false
-    if (!cert.checkIssued(issuer.cert) || !cert.verify(issuer.cert.publicKey)) return false
-  }
-  if (dnsName !== undefined && !(chain[0] as { cert: X509Certificate }).cert.checkHost(dnsName)) return false
-  return true
-}
-
 function parseAndVerify(ctx: BuiltinContext, text: string, options?: ObjectValue): Value {
   let chain: Array<{ der: Buffer; cert: X509Certificate }>
   try {
@@ -129,15 +116,10 @@ function parseAndVerify(ctx: BuiltinContext, text: string, options?: ObjectValue
   } catch {
     return [false, []]
   }
-  let now = Number(ctx.timeNs / 1_000_000n)
-  let dnsName: string | undefined
-  if (options) {
-    const dns = options.get('DNSName')
-    if (typeof dns === 'string') dnsName = dns
-    const current = options.get('CurrentTime')
-    if (typeof current === 'number') now = Math.floor(current / 1e6)
-  }
-  if (!verifyChain(chain, now, dnsName)) return [false, []]
+  // OPA reads the options only once the certificates parse; a bad option is an error, not `false`.
+  const opts: VerifyOptions = options ? verifyOptions(options) : { keyUsages: [] }
+  const now = opts.nowMs ?? Number(ctx.timeNs / 1_000_000n)
+  if (!verifyChain(chain, now, opts)) return [false, []]
   return [true, chain.map(({ der, cert }) => certificateValue(der, cert))]
 }
 
@@ -164,7 +146,7 @@ export const parseAndVerifyCertificatesWithOptions = defineBuiltin({
   name: 'crypto.x509.parse_and_verify_certificates_with_options',
   category: 'crypto',
   description:
-    'Returns one or more certificates from the given string containing PEM or base64 encoded DER certificates after verifying the supplied certificates form a complete certificate chain back to a trusted root. A config option passed as the second argument can be used to configure the validation options used (DNSName and CurrentTime are supported).',
+    'Returns one or more certificates from the given string containing PEM or base64 encoded DER certificates after verifying the supplied certificates form a complete certificate chain back to a trusted root. A config option passed as the second argument can be used to configure the validation options used.',
   args: [
     str(
       'certs',
@@ -267,7 +249,9 @@ export const parsePrivateKeys = defineBuiltin({
       }
     }
     const keys: Value[] = []
-    for (const m of pem.matchAll(/-----BEGIN ([A-Z ]*PRIVATE KEY)-----[\s\S]*?-----END \1-----/g)) {
+    // OPA reads PKCS #1, PKCS #8 and SEC 1 blocks only: other blocks (certificates, ENCRYPTED or
+    // OPENSSH private keys) are skipped, not errors.
+    for (const m of pem.matchAll(/-----BEGIN ((?:RSA |EC )?PRIVATE KEY)-----[\s\S]*?-----END \1-----/g)) {
       keys.push(jwk(privateKeyFromText(m[0])))
     }
     return keys

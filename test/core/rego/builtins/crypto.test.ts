@@ -166,6 +166,16 @@ describe('X.509 with real certificates', () => {
       JSON.parse(json('crypto.parse_private_keys', (pem['rsa.key'] ?? '') + (pem['leaf.key'] ?? ''))).length,
     ).toBe(2)
     expect(json('crypto.parse_private_keys', 'nope')).toBe('[]')
+    // Only PKCS #1, PKCS #8 and SEC 1 blocks are read: an encrypted or OpenSSH key is skipped.
+    const skipped = (label: string) => `-----BEGIN ${label}-----\nAAAA\n-----END ${label}-----\n`
+    expect(
+      JSON.parse(
+        json(
+          'crypto.parse_private_keys',
+          skipped('ENCRYPTED PRIVATE KEY') + (pem['leaf.key'] ?? '') + skipped('OPENSSH PRIVATE KEY'),
+        ),
+      ).length,
+    ).toBe(1)
     expect(json('crypto.parse_private_keys', '')).toBe('null')
     const pair = JSON.parse(json('crypto.x509.parse_keypair', pem['leaf.pem'], pem['leaf.key']))
     expect(pair.Certificate[0]).toBe((pem['leaf.pem'] ?? '').replace(/-----[A-Z ]+-----|\s/g, ''))
