@@ -208,6 +208,18 @@ function rsaPrivateKeyFromText(text: string): KeyObject {
   return privateKeyFromText(block[0])
 }
 
+/** A DER private key in any of the encodings Go's tls package tries (PKCS #1, PKCS #8, SEC 1). */
+function derPrivateKey(der: Buffer): KeyObject {
+  for (const type of ['pkcs1', 'pkcs8', 'sec1'] as const) {
+    try {
+      return createPrivateKey({ key: der, format: 'der', type })
+    } catch {
+      // Try the next encoding.
+    }
+  }
+  throw new BuiltinError('tls: failed to parse private key')
+}
+
 function jwk(key: KeyObject): Value {
   return fromJS(key.export({ format: 'jwk' }))
 }
@@ -278,12 +290,18 @@ export const parseKeypair = defineBuiltin({
     const chain = certificates(certText)
     const leaf = chain[0]
     if (!leaf) throw new BuiltinError('tls: failed to find any PEM data in certificate input')
-    const keyPem = keyText.startsWith('-----BEGIN')
-      ? keyText
-      : decodeBase64(keyText, false, true).toString('utf8')
-    if (pemBlocks(keyPem).length === 0)
-      throw new BuiltinError('tls: failed to find any PEM data in key input')
-    const key = privateKeyFromText(keyPem)
+    const keyBytes = keyText.startsWith('-----BEGIN')
+      ? Buffer.from(keyText, 'utf8')
+      : decodeBase64(keyText, false, true)
+    // Decoded bytes that are not PEM are a DER key: OPA wraps them in a PRIVATE KEY block, which
+    // Go's tls.X509KeyPair reads as PKCS #1, PKCS #8 or SEC 1, whatever the label says.
+    let key: KeyObject
+    if (keyBytes.toString('latin1', 0, 10) === '-----BEGIN') {
+      const keyPem = keyBytes.toString('utf8')
+      if (pemBlocks(keyPem).length === 0)
+        throw new BuiltinError('tls: failed to find any PEM data in key input')
+      key = privateKeyFromText(keyPem)
+    } else key = derPrivateKey(keyBytes)
     if (!leaf.cert.checkPrivateKey(key)) throw new BuiltinError('tls: private key does not match public key')
     return new ObjectValue()
       .set(

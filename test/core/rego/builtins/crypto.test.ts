@@ -179,6 +179,16 @@ describe('X.509 with real certificates', () => {
     expect(json('crypto.parse_private_keys', '')).toBe('null')
     const pair = JSON.parse(json('crypto.x509.parse_keypair', pem['leaf.pem'], pem['leaf.key']))
     expect(pair.Certificate[0]).toBe((pem['leaf.pem'] ?? '').replace(/-----[A-Z ]+-----|\s/g, ''))
+    // A base64 DER key (no PEM inside) is read as OPA wraps it: a PRIVATE KEY block.
+    const derKey = (pem['leaf.key'] ?? '').replace(/-----[A-Z ]+-----|\s/g, '')
+    expect(JSON.parse(json('crypto.x509.parse_keypair', pem['leaf.pem'], derKey)).PrivateKey.kty).toBe('RSA')
+    expectError(
+      'eval_builtin_error',
+      'tls: failed to parse private key',
+      'crypto.x509.parse_keypair',
+      pem['leaf.pem'],
+      Buffer.from('not a key').toString('base64'),
+    )
     expectError(
       'eval_builtin_error',
       'private key does not match',
