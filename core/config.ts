@@ -84,6 +84,11 @@ function asScalar(text: string): unknown {
   }
 }
 
+/** A parsed configuration document with `${VAR}` substituted in every string value. */
+export function substituteEnvTree(node: unknown, env: NodeJS.ProcessEnv): unknown {
+  return substituteTree(node, env, [])
+}
+
 function substituteTree(node: unknown, env: NodeJS.ProcessEnv, path: string[]): unknown {
   if (typeof node === 'string') return substituteEnv(node, env, path.join('.') || '(root)')
   if (Array.isArray(node)) return node.map((item, i) => substituteTree(item, env, [...path, String(i)]))

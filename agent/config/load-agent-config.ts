@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parse as parseYaml, stringify } from 'yaml'
-import { ConfigError, parseConfig } from '../../core/config.js'
+import { ConfigError, parseConfig, substituteEnvTree } from '../../core/config.js'
 import { applyOverrides, type Override, OverrideError } from './overrides.js'
 import { refusedSettings } from './refusals.js'
 import { type AgentConfig, agentConfigSchema } from './schema.js'
@@ -30,6 +30,25 @@ export function wantsAgentConfig(sources: AgentConfigSources): boolean {
  * @throws ConfigError one line per problem, each naming the key (or the flag) at fault.
  */
 export function loadAgentConfig(sources: AgentConfigSources): AgentConfig {
+  const raw = rawAgentConfig(sources)
+  // Validated through the same path as every regent config (env substitution, key-naming errors).
+  const config = parseConfig(stringify(raw), agentConfigSchema, { env: sources.env, file: sources.file })
+  const refused = refusedSettings(config)
+  if (refused.length > 0) throw new ConfigError(refused, sources.file)
+  return config
+}
+
+/**
+ * The configuration as given: the file with the overrides applied and the environment
+ * substituted, before validation adds defaults. OPA shows this document as `opa.runtime().config`.
+ * Call after {@link loadAgentConfig} accepted the same sources.
+ */
+export function agentConfigDocument(sources: AgentConfigSources): Record<string, unknown> {
+  return substituteEnvTree(rawAgentConfig(sources), sources.env ?? process.env) as Record<string, unknown>
+}
+
+/** The file's mapping with the overrides (and the URL shorthand) applied. */
+function rawAgentConfig(sources: AgentConfigSources): Record<string, unknown> {
   let raw: Record<string, unknown> = {}
   if (sources.file !== undefined) raw = readRaw(sources.file)
   const overrides = [...sources.overrides, ...sources.bundleUrls.flatMap(urlOverrides)]
@@ -40,11 +59,7 @@ export function loadAgentConfig(sources: AgentConfigSources): AgentConfig {
     if (err instanceof OverrideError) throw new ConfigError([err.message], sources.file)
     throw err
   }
-  // Validated through the same path as every regent config (env substitution, key-naming errors).
-  const config = parseConfig(stringify(raw), agentConfigSchema, { env: sources.env, file: sources.file })
-  const refused = refusedSettings(config)
-  if (refused.length > 0) throw new ConfigError(refused, sources.file)
-  return config
+  return raw
 }
 
 function readRaw(file: string): Record<string, unknown> {

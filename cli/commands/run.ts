@@ -358,7 +358,14 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
     logger,
   })
   if (plugins === 'failed') return
-  const runtime = fromJS({ version: REGENT_VERSION, commit: '', env: { ...process.env } })
+  // As OPA's runtime.Term: the configuration document (opa.runtime masks its secrets), env, version.
+  const document = settings.agentConfig.document
+  const runtime = fromJS({
+    ...(document ? { config: document } : {}),
+    version: REGENT_VERSION,
+    commit: '',
+    env: { ...process.env },
+  })
   const appOptions = {
     state,
     logger,

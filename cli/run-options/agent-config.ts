@@ -6,7 +6,11 @@
  * bundles it is given on the command line. `--skip-verify` turns verification off for every
  * downloaded bundle.
  */
-import { loadAgentConfig, wantsAgentConfig } from '../../agent/config/load-agent-config.js'
+import {
+  agentConfigDocument,
+  loadAgentConfig,
+  wantsAgentConfig,
+} from '../../agent/config/load-agent-config.js'
 import type { Override } from '../../agent/config/overrides.js'
 import type { AgentConfig } from '../../agent/config/schema.js'
 import type { AgentPlugins, AgentPluginsOptions } from '../../agent/plugins/agent-plugins.js'
@@ -30,6 +34,8 @@ export interface AgentFlags {
 export interface AgentOptions {
   /** The validated configuration; undefined when nothing asks for one. */
   config?: AgentConfig
+  /** The configuration as given (environment substituted), for `opa.runtime().config`. */
+  document?: Record<string, unknown>
   skipVerification: boolean
   /** Arguments that are not bundle URLs (local files and bundles). */
   localPaths: string[]
@@ -69,7 +75,7 @@ export function readAgentOptions(paths: string[], bundles: string[], flags: Agen
   if (flags.verificationKey && !flags.skipVerify && bundleUrls.length > 0) {
     applyVerificationFlags(config, bundleUrls.length, flags)
   }
-  return { ...options, config }
+  return { ...options, config, document: agentConfigDocument(sources) }
 }
 
 /** `keys.<id>` from the key flags, and `signing` on each `cliN` bundle. */

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadAgentConfig } from '../../agent/config/load-agent-config.js'
+import { agentConfigDocument, loadAgentConfig } from '../../agent/config/load-agent-config.js'
 import { applyOverrides, OverrideError } from '../../agent/config/overrides.js'
 import { ConfigError } from '../../core/config.js'
 
@@ -88,6 +88,21 @@ describe('loadAgentConfig', () => {
     expect(config.decision_logs?.reporting.upload_size_limit_bytes).toBe(32768)
     expect(config.labels).toEqual({ team: 'a' })
     expect(config.default_decision).toBe('/system/main')
+  })
+
+  it('keeps the document as given (overrides and environment applied, no defaults) for opa.runtime', () => {
+    const path = file('runtime.yaml', 'labels: {team: "${TEAM}"}\nservices: {s: {url: https://s.example}}\n')
+    const document = agentConfigDocument({
+      file: path,
+      overrides: [{ flag: '--set', text: 'default_decision=/x/y' }],
+      bundleUrls: [],
+      env: { TEAM: 'a' },
+    })
+    expect(document).toEqual({
+      labels: { team: 'a' },
+      services: { s: { url: 'https://s.example' } },
+      default_decision: '/x/y',
+    })
   })
 
   it('names the key of every invalid value', () => {

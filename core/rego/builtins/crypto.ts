@@ -28,6 +28,7 @@ import {
   pemBlocks,
   splitCertificates,
 } from './x509.js'
+import { type VerifyOptions, verifyChain, verifyOptions } from './x509-verify.js'
 
 const str = (name: string, description: string) => t.named(name, t.string, description)
 
@@ -107,20 +108,6 @@ export const parseCertificates = defineBuiltin({
   },
 })
 
-/** Verifies a chain: leaf first, each certificate issued and signed by the next, the last self-signed. */
-function verifyChain(chain: Array<{ cert: X509Certificate }>, nowMs: number, dnsName?: string): boolean {
-  if (chain.length < 2) return false
-  for (let i = 0; i < chain.length; i++) {
-    const { cert } = chain[i] as { cert: X509Certificate }
-    if (nowMs < Date.parse(cert.validFrom) || nowMs > Date.parse(cert.validTo)) return false
-    const issuer = (chain[i + 1] ?? chain[i]) as { cert: X509Certificate }
-    if (i > 0 && !cert.ca) return false
-    if (!cert.checkIssued(issuer.cert) || !cert.verify(issuer.cert.publicKey)) return false
-  }
-  if (dnsName !== undefined && !(chain[0] as { cert: X509Certificate }).cert.checkHost(dnsName)) return false
-  return true
-}
-
 function parseAndVerify(ctx: BuiltinContext, text: string, options?: ObjectValue): Value {
   let chain: Array<{ der: Buffer; cert: X509Certificate }>
   try {
@@ -129,15 +116,10 @@ function parseAndVerify(ctx: BuiltinContext, text: string, options?: ObjectValue
   } catch {
     return [false, []]
   }
-  let now = Number(ctx.timeNs / 1_000_000n)
-  let dnsName: string | undefined
-  if (options) {
-    const dns = options.get('DNSName')
-    if (typeof dns === 'string') dnsName = dns
-    const current = options.get('CurrentTime')
-    if (typeof current === 'number') now = Math.floor(current / 1e6)
-  }
-  if (!verifyChain(chain, now, dnsName)) return [false, []]
+  // OPA reads the options only once the certificates parse; a bad option is an error, not `false`.
+  const opts: VerifyOptions = options ? verifyOptions(options) : { keyUsages: [] }
+  const now = opts.nowMs ?? Number(ctx.timeNs / 1_000_000n)
+  if (!verifyChain(chain, now, opts)) return [false, []]
   return [true, chain.map(({ der, cert }) => certificateValue(der, cert))]
 }
 
@@ -164,7 +146,7 @@ export const parseAndVerifyCertificatesWithOptions = defineBuiltin({
   name: 'crypto.x509.parse_and_verify_certificates_with_options',
   category: 'crypto',
   description:
-    'Returns one or more certificates from the given string containing PEM or base64 encoded DER certificates after verifying the supplied certificates form a complete certificate chain back to a trusted root. A config option passed as the second argument can be used to configure the validation options used (DNSName and CurrentTime are supported).',
+    'Returns one or more certificates from the given string containing PEM or base64 encoded DER certificates after verifying the supplied certificates form a complete certificate chain back to a trusted root. A config option passed as the second argument can be used to configure the validation options used.',
   args: [
     str(
       'certs',
@@ -226,6 +208,18 @@ function rsaPrivateKeyFromText(text: string): KeyObject {
   return privateKeyFromText(block[0])
 }
 
+/** A DER private key in any of the encodings Go's tls package tries (PKCS #1, PKCS #8, SEC 1). */
+function derPrivateKey(der: Buffer): KeyObject {
+  for (const type of ['pkcs1', 'pkcs8', 'sec1'] as const) {
+    try {
+      return createPrivateKey({ key: der, format: 'der', type })
+    } catch {
+      // Try the next encoding.
+    }
+  }
+  throw new BuiltinError('tls: failed to parse private key')
+}
+
 function jwk(key: KeyObject): Value {
   return fromJS(key.export({ format: 'jwk' }))
 }
@@ -267,7 +261,9 @@ export const parsePrivateKeys = defineBuiltin({
       }
     }
     const keys: Value[] = []
-    for (const m of pem.matchAll(/-----BEGIN ([A-Z ]*PRIVATE KEY)-----[\s\S]*?-----END \1-----/g)) {
+    // OPA reads PKCS #1, PKCS #8 and SEC 1 blocks only: other blocks (certificates, ENCRYPTED or
+    // OPENSSH private keys) are skipped, not errors.
+    for (const m of pem.matchAll(/-----BEGIN ((?:RSA |EC )?PRIVATE KEY)-----[\s\S]*?-----END \1-----/g)) {
       keys.push(jwk(privateKeyFromText(m[0])))
     }
     return keys
@@ -294,12 +290,18 @@ export const parseKeypair = defineBuiltin({
     const chain = certificates(certText)
     const leaf = chain[0]
     if (!leaf) throw new BuiltinError('tls: failed to find any PEM data in certificate input')
-    const keyPem = keyText.startsWith('-----BEGIN')
-      ? keyText
-      : decodeBase64(keyText, false, true).toString('utf8')
-    if (pemBlocks(keyPem).length === 0)
-      throw new BuiltinError('tls: failed to find any PEM data in key input')
-    const key = privateKeyFromText(keyPem)
+    const keyBytes = keyText.startsWith('-----BEGIN')
+      ? Buffer.from(keyText, 'utf8')
+      : decodeBase64(keyText, false, true)
+    // Decoded bytes that are not PEM are a DER key: OPA wraps them in a PRIVATE KEY block, which
+    // Go's tls.X509KeyPair reads as PKCS #1, PKCS #8 or SEC 1, whatever the label says.
+    let key: KeyObject
+    if (keyBytes.toString('latin1', 0, 10) === '-----BEGIN') {
+      const keyPem = keyBytes.toString('utf8')
+      if (pemBlocks(keyPem).length === 0)
+        throw new BuiltinError('tls: failed to find any PEM data in key input')
+      key = privateKeyFromText(keyPem)
+    } else key = derPrivateKey(keyBytes)
     if (!leaf.cert.checkPrivateKey(key)) throw new BuiltinError('tls: private key does not match public key')
     return new ObjectValue()
       .set(

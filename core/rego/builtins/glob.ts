@@ -16,71 +16,115 @@ function escapeRegex(c: string): string {
   return c.replace(/[\\.+*?()|[\]{}^$-]/g, '\\$&')
 }
 
-/** Translates a glob to an anchored RE2 pattern. */
+/** A code point as an RE2 escape, safe anywhere in a class. */
+const hex = (c: string) => `\\x{${(c.codePointAt(0) ?? 0).toString(16)}}`
+
+// gobwas/glob's lexer: plain text runs up to one of these (and, between braces, `}` and `,`).
+const TEXT_BREAKERS = new Set(['*', '?', '[', '{'])
+const TERMS_BREAKERS = new Set([...TEXT_BREAKERS, '}', ','])
+const CLASS_BREAKERS = new Set([']'])
+
+/**
+ * Translates a glob to an anchored RE2 pattern, reading it as gobwas/glob's lexer does: `{a,b}`
+ * alternatives (`,` and `}` are plain text outside them), `[abc]` sets and `[a-c]` ranges (one
+ * or the other, `!` negates), backslash escapes in text and sets. Malformed patterns fail with
+ * the library's `glob: syntax error at N: reason`, N counting the characters read so far.
+ */
 export function globToRegex(glob: string, delimiters: readonly string[]): string {
   const notDelim = delimiters.length ? `[^${delimiters.map(escapeRegex).join('')}]` : '(?s:.)'
   const chars = [...glob]
   let i = 0
+  const fail = (reason: string): never => {
+    throw new BuiltinError(`glob: syntax error at ${i}: ${reason}`)
+  }
+
+  // Text up to a breaker; a backslash takes the next character as it is.
+  const readText = (breakers: ReadonlySet<string>, inClass: boolean): string => {
+    let data = ''
+    let escaped = false
+    while (i < chars.length) {
+      const r = chars[i++] as string
+      if (!escaped) {
+        if (r === '\\') {
+          escaped = true
+          continue
+        }
+        if (breakers.has(r)) {
+          i--
+          break
+        }
+      }
+      escaped = false
+      data += r
+    }
+    // In a class the missing `]` is reported instead.
+    if (escaped && !inClass) fail('trailing backslash')
+    return data
+  }
+
+  // After `[`: `!`, then either `lo-hi` or a set of characters, then `]`.
+  const readClass = (): string => {
+    let not = false
+    let lo: string | undefined
+    let hi: string | undefined
+    let set = ''
+    let wantHi = false
+    let wantClose = false
+    for (;;) {
+      if (i >= chars.length) fail('unexpected end of input')
+      const r = chars[i++] as string
+      if (wantClose) {
+        if (r !== ']') fail('expected close range character')
+        break
+      }
+      if (wantHi) {
+        hi = r
+        wantHi = false
+        wantClose = true
+      } else if (!not && r === '!') {
+        not = true
+      } else if (chars[i] === '-') {
+        lo = r
+        i++
+        wantHi = true
+      } else {
+        i--
+        set = readText(CLASS_BREAKERS, true)
+        wantClose = true
+      }
+    }
+    if (lo !== undefined && hi !== undefined) {
+      if ((hi.codePointAt(0) ?? 0) < (lo.codePointAt(0) ?? 0)) fail('range hi character is less than lo')
+      return `[${not ? '^' : ''}${hex(lo)}-${hex(hi)}]`
+    }
+    if (set === '') fail('could not parse range')
+    return `[${not ? '^' : ''}${[...set].map(hex).join('')}]`
+  }
+
   let depth = 0
   let out = ''
   while (i < chars.length) {
-    const c = chars[i] as string
-    i++
-    switch (c) {
-      case '*':
-        if (chars[i] === '*') {
-          while (chars[i] === '*') i++
-          out += '(?s:.)*'
-        } else out += `${notDelim}*`
-        break
-      case '?':
-        out += notDelim
-        break
-      case '\\': {
-        const next = chars[i]
-        if (next === undefined) throw new BuiltinError('unexpected end of input after escape')
-        out += escapeRegex(next)
+    const c = chars[i++] as string
+    if (c === '{') {
+      depth++
+      out += '(?:'
+    } else if (c === ',' && depth > 0) out += '|'
+    else if (c === '}' && depth > 0) {
+      depth--
+      out += ')'
+    } else if (c === '[') out += readClass()
+    else if (c === '?') out += notDelim
+    else if (c === '*') {
+      if (chars[i] === '*') {
         i++
-        break
-      }
-      case '[': {
-        let cls = ''
-        if (chars[i] === '!') {
-          cls += '^'
-          i++
-        }
-        let closed = false
-        while (i < chars.length) {
-          const d = chars[i] as string
-          i++
-          if (d === ']') {
-            closed = true
-            break
-          }
-          cls += d === '-' ? '-' : escapeRegex(d)
-        }
-        if (!closed || cls === '' || cls === '^')
-          throw new BuiltinError(`unexpected end of input: unclosed range in ${JSON.stringify(glob)}`)
-        out += `[${cls}]`
-        break
-      }
-      case '{':
-        depth++
-        out += '(?:'
-        break
-      case '}':
-        if (depth === 0) throw new BuiltinError(`unexpected '}' in ${JSON.stringify(glob)}`)
-        depth--
-        out += ')'
-        break
-      case ',':
-        out += depth > 0 ? '|' : ','
-        break
-      default:
-        out += escapeRegex(c)
+        out += '(?s:.)*'
+      } else out += `${notDelim}*`
+    } else {
+      i--
+      out += escapeRegex(readText(depth > 0 ? TERMS_BREAKERS : TEXT_BREAKERS, false))
     }
   }
-  if (depth !== 0) throw new BuiltinError(`unclosed '{' in ${JSON.stringify(glob)}`)
+  if (depth > 0) fail('unclosed `{`')
   return `^${out}$`
 }
 

@@ -46,7 +46,8 @@ export function parsePath(p: Value, position: number): Value[] {
 function pathsOperand(v: Value, position: number): Value[][] {
   if (!isArray(v) && !isSet(v)) throw operandTypeError(position, v, 'set', 'array')
   const items = isArray(v) ? v : v.values()
-  return items.map((x) => parsePath(x, position))
+  // An empty path (`""` or `[]`) names nothing to keep or remove: OPA's pathsToObject skips it.
+  return items.map((x) => parsePath(x, position)).filter((path) => path.length > 0)
 }
 
 /** An array index from a path segment, or undefined. */

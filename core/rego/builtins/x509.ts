@@ -9,6 +9,7 @@ import { numberFromBigInt, ObjectValue } from '../values/index.js'
 import { type Asn1, oidText, parseDer, readDer, stringValue } from './asn1.js'
 import { decodeBase64 } from './encoding.js'
 import { BuiltinError } from './errors.js'
+import { extKeyUsages } from './x509-verify.js'
 
 const NAME_FIELDS: Record<string, string> = {
   '2.5.4.6': 'Country',
@@ -162,6 +163,9 @@ function altNames(cert: X509Certificate): { dns: string[]; email: string[]; ip: 
   return out
 }
 
+/** Go's `x509.PublicKeyAlgorithm` numbers (RSA-PSS keys are unknown to Go's parser: 0). */
+const PUBLIC_KEY_ALGORITHMS: Record<string, number> = { rsa: 1, dsa: 2, ec: 3, ed25519: 4 }
+
 /** Go's `x509.Certificate` JSON (plus OPA's `URIStrings`) for one certificate. */
 export function certificateValue(der: Buffer, cert: X509Certificate): ObjectValue {
   const root = parseDer(der)
@@ -188,8 +192,14 @@ export function certificateValue(der: Buffer, cert: X509Certificate): ObjectValu
   out.set('IPAddresses', list(alt.ip))
   out.set('URIs', list(alt.uri))
   out.set('URIStrings', list(alt.uri))
-  out.set('PublicKeyAlgorithm', cert.publicKey.asymmetricKeyType ?? null)
-  out.set('ExtKeyUsage', cert.keyUsage ?? null)
+  out.set('PublicKeyAlgorithm', PUBLIC_KEY_ALGORITHMS[cert.publicKey.asymmetricKeyType ?? ''] ?? 0)
+  // Go's x509.ExtKeyUsage numbers; OIDs Go has no name for go to UnknownExtKeyUsage as int arrays.
+  const usages = extKeyUsages(cert)
+  out.set('ExtKeyUsage', usages.known.length ? usages.known : null)
+  out.set(
+    'UnknownExtKeyUsage',
+    usages.unknown.length ? usages.unknown.map((oid) => oid.split('.').map(Number)) : null,
+  )
   return out
 }
 

@@ -166,9 +166,29 @@ describe('X.509 with real certificates', () => {
       JSON.parse(json('crypto.parse_private_keys', (pem['rsa.key'] ?? '') + (pem['leaf.key'] ?? ''))).length,
     ).toBe(2)
     expect(json('crypto.parse_private_keys', 'nope')).toBe('[]')
+    // Only PKCS #1, PKCS #8 and SEC 1 blocks are read: an encrypted or OpenSSH key is skipped.
+    const skipped = (label: string) => `-----BEGIN ${label}-----\nAAAA\n-----END ${label}-----\n`
+    expect(
+      JSON.parse(
+        json(
+          'crypto.parse_private_keys',
+          skipped('ENCRYPTED PRIVATE KEY') + (pem['leaf.key'] ?? '') + skipped('OPENSSH PRIVATE KEY'),
+        ),
+      ).length,
+    ).toBe(1)
     expect(json('crypto.parse_private_keys', '')).toBe('null')
     const pair = JSON.parse(json('crypto.x509.parse_keypair', pem['leaf.pem'], pem['leaf.key']))
     expect(pair.Certificate[0]).toBe((pem['leaf.pem'] ?? '').replace(/-----[A-Z ]+-----|\s/g, ''))
+    // A base64 DER key (no PEM inside) is read as OPA wraps it: a PRIVATE KEY block.
+    const derKey = (pem['leaf.key'] ?? '').replace(/-----[A-Z ]+-----|\s/g, '')
+    expect(JSON.parse(json('crypto.x509.parse_keypair', pem['leaf.pem'], derKey)).PrivateKey.kty).toBe('RSA')
+    expectError(
+      'eval_builtin_error',
+      'tls: failed to parse private key',
+      'crypto.x509.parse_keypair',
+      pem['leaf.pem'],
+      Buffer.from('not a key').toString('base64'),
+    )
     expectError(
       'eval_builtin_error',
       'private key does not match',

@@ -19,6 +19,11 @@ describe('glob.match', () => {
     ['a\\*b', [], 'a*b', true],
     ['a\\*b', [], 'axb', false],
     ['(x)+', [], '(x)+', true],
+    // As gobwas/glob lexes: `}` and `,` are text outside braces, `-` is text in a set.
+    ['a}b,c', [], 'a}b,c', true],
+    ['[abc-e]', [], 'd', false],
+    ['[abc-e]', [], '-', true],
+    ['{a\\,b,c}', [], 'a,b', true],
   ]
   for (const [pattern, delims, value, want] of cases) {
     it(`${pattern} ${JSON.stringify(delims)} ${value}`, () => {
@@ -26,8 +31,33 @@ describe('glob.match', () => {
     })
   }
 
+  it("fails on malformed patterns with gobwas/glob's offsets and reasons", () => {
+    const fails = (pattern: string, message: string) =>
+      expectError(
+        'eval_builtin_error',
+        `glob.match: glob: syntax error at ${message}`,
+        'glob.match',
+        pattern,
+        null,
+        'abc',
+      )
+    fails('{a,b', '4: unclosed `{`')
+    fails('a\\', '2: trailing backslash')
+    fails('\\', '1: trailing backslash')
+    fails('[]', '2: could not parse range')
+    fails('[c-a]', '5: range hi character is less than lo')
+    fails('[a-cx]', '5: expected close range character')
+  })
+
   it('rejects broken patterns and bad delimiters', () => {
-    expectError('eval_builtin_error', 'unclosed', 'glob.match', '[abc', [], 'a')
+    expectError(
+      'eval_builtin_error',
+      'glob: syntax error at 4: unexpected end of input',
+      'glob.match',
+      '[abc',
+      [],
+      'a',
+    )
     expectError(
       'eval_type_error',
       'operand 2 must be one of {array, null} but got string',

@@ -29,6 +29,13 @@ describe('json.filter and json.remove', () => {
     expect(json('json.remove', { a: 7 }, S())).toBe('{"a":7}')
   })
 
+  it('skip empty paths, which name nothing (not the whole document)', () => {
+    const doc = { a: { b: 7, c: 8 }, d: 9 }
+    expect(json('json.filter', doc, [''])).toBe('{}')
+    expect(json('json.filter', doc, ['a/b', '', []])).toBe('{"a":{"b":7}}')
+    expect(json('json.remove', doc, ['', []])).toBe('{"a":{"b":7,"c":8},"d":9}')
+  })
+
   it('report operand errors with OPA wording', () => {
     expectError(
       'eval_type_error',
