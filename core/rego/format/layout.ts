@@ -172,7 +172,7 @@ export function groupByRow(
       if (lines.length === 0) lines.push([])
       ;(lines[lines.length - 1] as Array<Term | [Term, Term]>).push(item)
     } else lines.push([item])
-    if (row !== undefined) lastRow = Math.max(lastRow, row + newlines(locationText(itemLoc(item)) ?? ''))
+    if (row !== undefined) lastRow = Math.max(lastRow, row)
   }
   return lines.length ? lines : [[]]
 }

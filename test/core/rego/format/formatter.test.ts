@@ -192,6 +192,24 @@ describe('formatter', () => {
     expect(roundTrip('package a\n\nq[1] = y if true\n')).toBe('package a\n\nq[1] := y if true\n')
   })
 
+  it('drops a `true` body in v0 output too, where the head stands without it', () => {
+    const src =
+      'package a\n\np["z"] = 3 { true }\n\nc := 3 {\n\tfalse\n} else := 4 {\n\ttrue\n}\n\nq { true }\n'
+    const out = formatModule(parseModule(src, { regoVersion: 'v0' }), { regoVersion: 'v0' })
+    expect(out).toBe('package a\n\np["z"] = 3\n\nc := 3 {\n\tfalse\n} else := 4\n\nq {\n\ttrue\n}\n')
+  })
+
+  it('breaks a collection or argument list only when its items start on different rows', () => {
+    // One item, or items sharing a row, stay on one line however the brackets were written.
+    expect(roundTrip('package a\n\nx := {"a": {\n\t"b": 1,\n}}\n\ny := [\n\t1, 2\n]\n')).toBe(
+      'package a\n\nx := {"a": {"b": 1}}\n\ny := [1, 2]\n',
+    )
+    // Rows are counted where items start: `{"c": 1}` starts on the row where `[a,` ... ends.
+    expect(roundTrip('package a\n\nf([a,\nb], {"c": 1}) := 1\n')).toBe(
+      'package a\n\nf(\n\t[\n\t\ta,\n\t\tb,\n\t],\n\t{"c": 1},\n) := 1\n',
+    )
+  })
+
   it('drops future.keywords imports when rego.v1 is imported, keeping their comments', () => {
     const src =
       'package a\n\nimport rego.v1 # kept\nimport future.keywords.if # covered by rego.v1\n\n# p\np if true\n'
@@ -231,8 +249,8 @@ describe('formatter', () => {
   })
 
   it('starts an else on a line of its own after a one-line condition that spans lines', () => {
-    expect(roundTrip('package a\n\ne := 1 if {\n\tx\n} else := 0 if null == [\n""][0] else := 3\n')).toBe(
-      'package a\n\ne := 1 if {\n\tx\n} else := 0 if null == [\n\t"",\n][0]\n\nelse := 3\n',
+    expect(roundTrip('package a\n\ne := 1 if {\n\tx\n} else := 0 if null == ["",\n1][0] else := 3\n')).toBe(
+      'package a\n\ne := 1 if {\n\tx\n} else := 0 if null == [\n\t"",\n\t1,\n][0]\n\nelse := 3\n',
     )
   })
 
