@@ -263,12 +263,12 @@ class ModulePrinter extends TermPrinter {
    * True for a body that is just `true` under a head that stands on its own without it
    * (`a.b.c := 1 if true`, `p contains "x" if { true }`, `else := 2 if true`): the parser gives a
    * rule without a body that same `true` body, so dropping it keeps the AST. Boolean rules keep it
-   * (`p if true`), as their value would have to be written out instead.
+   * (`p if true`), as their value would have to be written out instead. v0 output drops it too
+   * (`p["z"] = 3 { true }` to `p["z"] = 3`), as `opa fmt` does.
    */
   private redundantTrueBody(rule: Rule): boolean {
     const only = rule.body[0]
-    if (rule.body.length !== 1 || !only || only.negated || only.with?.length || !this.usesIf(rule))
-      return false
+    if (rule.body.length !== 1 || !only || only.negated || only.with?.length) return false
     const t = only.terms
     if (Array.isArray(t) || t.type !== 'boolean' || t.value !== true) return false
     const head = rule.head
