@@ -16,7 +16,16 @@ import type { Body, Expr, Head, Import, Location, Module, Rule, SomeDecl, Term }
 import { parseModuleWithErrors } from '../syntax/module-parser.js'
 import type { ParseOptions } from '../syntax/parser.js'
 import { locationText } from '../syntax/source.js'
-import { compareImports, isUnionExpr, newlines, refNames, startsWithBrace, termsEndRow } from './layout.js'
+import {
+  compareImports,
+  isUnionExpr,
+  newlines,
+  operandOnNextLine,
+  refNames,
+  rhsBraceRow,
+  startsWithBrace,
+  termsEndRow,
+} from './layout.js'
 import { TermPrinter } from './terms.js'
 import { closingRow, commentText, UnexpectedComment, Writer } from './writer.js'
 
@@ -47,6 +56,10 @@ class ModulePrinter extends TermPrinter {
   private readonly flags: Flags
   /** Set while printing the first expression of a rule body (see `expr`). */
   private leadingUnion = false
+  /** Set while the lines of an `and` / `or` chain broken over lines are indented (see `expr`). */
+  private chainIndented = false
+  /** How deep the `and` / `or` being printed sits in its chain (0 outside any). */
+  private chainDepth = 0
 
   constructor(
     private readonly module: Module,
@@ -424,25 +437,52 @@ class ModulePrinter extends TermPrinter {
       w.write('}')
     } else if (t.type === 'and' || t.type === 'or') {
       const loc = expr.location ?? t.location
-      this.logicalSide(t.lhs, t.explicitLhs, loc)
-      w.write(` ${t.type} `)
-      this.logicalSide(t.rhs, t.explicitRhs, loc)
+      const chain = [this.chainDepth, this.chainIndented] as const
+      try {
+        this.chainDepth++
+        this.logicalSide(t.lhs, t.explicitLhs, loc, t.location?.row)
+        w.write(` ${t.type}`)
+        // A line break written after the operator is kept; the lines it starts are indented one
+        // level deeper than the expression, once for the whole chain (as `opa fmt` does).
+        if (operandOnNextLine(t)) {
+          if (!this.chainIndented) w.up()
+          this.chainIndented = true
+          w.endLine()
+        } else w.write(' ')
+        this.logicalSide(t.rhs, t.explicitRhs, loc, rhsBraceRow(t))
+        if (--this.chainDepth === 0 && this.chainIndented) {
+          w.down()
+          this.chainIndented = false
+        }
+      } catch (err) {
+        // The expression is printed as written instead (`orAsWritten`): the chain starts over.
+        ;[this.chainDepth, this.chainIndented] = chain
+        throw err
+      }
     } else if (t.type !== 'not') this.term(t)
     this.withs(expr)
   }
 
   /** One side of `and` / `or`: a braced block as a not-body's, or the one expression on this line. */
-  private logicalSide(body: Body, explicit: boolean, loc: Location | undefined): void {
+  private logicalSide(body: Body, explicit: boolean, loc: Location | undefined, braceRow?: number): void {
     const w = this.w
     const only = body[0]
     if (!explicit && body.length === 1 && only) {
       this.formattedExpr(only)
       return
     }
+    if (!w.inline) w.startLine()
     w.write('{')
-    this.comprehensionBody(body, loc, loc, '{', '}')
+    // The body stays on the brace's line when it was written there.
+    const start = loc && braceRow !== undefined ? { ...loc, row: braceRow } : loc
+    // A chain inside the braces is a chain of its own.
+    const chain = [this.chainDepth, this.chainIndented] as const
+    this.chainDepth = 0
+    this.chainIndented = false
+    this.comprehensionBody(body, start, loc, '{', '}')
+    ;[this.chainDepth, this.chainIndented] = chain
     const last = body[body.length - 1]
-    if (last?.location && loc && last.location.row === loc.row) w.write(' ')
+    if (last?.location && start && last.location.row === start.row) w.write(' ')
     w.write('}')
   }
 
