@@ -194,7 +194,7 @@ export abstract class TermPrinter {
   ): void {
     const w = this.w
     const lines = groupByRow(items, loc)
-    const multiline = lines.length > 1
+    let multiline = lines.length > 1
     if (lines.length === 1 && loc) {
       // Items that all sit on one line have no place for a comment on a line of its own between
       // the brackets: as in `opa fmt`, such a collection (`{` / `"a": 1 # c` / `}`) is printed as
@@ -202,6 +202,14 @@ export abstract class TermPrinter {
       const row = w.nextCommentRow()
       if (row > loc.row && row < close.row)
         throw new UnexpectedComment('comment inside a one-line collection')
+      // Items written below the opening bracket go on lines of their own (newer `opa fmt`'s
+      // newlinePrecedesItem; older versions printed `{` / `"a": 1,` / `}` as `{"a": 1}`).
+      const first = items[0]
+      const firstLoc = first ? itemLoc(first) : undefined
+      if (firstLoc) {
+        const cut = firstLoc.offset - loc.offset
+        if (cut > 0 && (locationText(loc) ?? '').slice(0, cut).includes('\n')) multiline = true
+      }
       // A comment inside a collection printed on one line would pull a later item onto its line.
       if (!multiline && w.commentSplitsItems(loc, items))
         throw new UnexpectedComment('comment inside a one-line collection')

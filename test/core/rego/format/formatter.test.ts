@@ -199,14 +199,15 @@ describe('formatter', () => {
     expect(out).toBe('package a\n\np["z"] = 3\n\nc := 3 {\n\tfalse\n} else := 4\n\nq {\n\ttrue\n}\n')
   })
 
-  it('breaks a collection or argument list only when its items start on different rows', () => {
-    // One item, or items sharing a row, stay on one line however the brackets were written.
-    expect(roundTrip('package a\n\nx := {"a": {\n\t"b": 1,\n}}\n\ny := [\n\t1, 2\n]\n')).toBe(
-      'package a\n\nx := {"a": {"b": 1}}\n\ny := [1, 2]\n',
-    )
+  it('breaks an argument list where its items start on different rows', () => {
     // Rows are counted where items start: `{"c": 1}` starts on the row where `[a,` ... ends.
     expect(roundTrip('package a\n\nf([a,\nb], {"c": 1}) := 1\n')).toBe(
       'package a\n\nf(\n\t[\n\t\ta,\n\t\tb,\n\t],\n\t{"c": 1},\n) := 1\n',
+    )
+    // `"b"` starts on the row where `[1,` ... ends, a row below `"a"`; items sharing a row share a
+    // line, and a first item written below its bracket starts a line of its own.
+    expect(roundTrip('package a\n\nx := {"a": [1,\n2], "b": 3}\n\ny := [\n\t1, 2]\n')).toBe(
+      'package a\n\nx := {\n\t"a": [\n\t\t1,\n\t\t2,\n\t],\n\t"b": 3,\n}\n\ny := [\n\t1, 2,\n]\n',
     )
   })
 
@@ -249,8 +250,8 @@ describe('formatter', () => {
   })
 
   it('starts an else on a line of its own after a one-line condition that spans lines', () => {
-    expect(roundTrip('package a\n\ne := 1 if {\n\tx\n} else := 0 if null == ["",\n1][0] else := 3\n')).toBe(
-      'package a\n\ne := 1 if {\n\tx\n} else := 0 if null == [\n\t"",\n\t1,\n][0]\n\nelse := 3\n',
+    expect(roundTrip('package a\n\ne := 1 if {\n\tx\n} else := 0 if null == [\n""][0] else := 3\n')).toBe(
+      'package a\n\ne := 1 if {\n\tx\n} else := 0 if null == [\n\t"",\n][0]\n\nelse := 3\n',
     )
   })
 
