@@ -357,7 +357,19 @@ class ModulePrinter extends TermPrinter {
     const v1RefConst = this.flags.v1 && expandedConst && !head.key && !head.args
     if (head.generatedValue && isTrue && !v1RefConst) return
     w.write(head.assign || this.flags.v1 ? ' := ' : ' = ')
-    this.term(value)
+    if (!isElse) {
+      this.term(value)
+      return
+    }
+    // Comments between `else` and its value (`else =` / `# c` / `2 {`) go into the body, above its
+    // first expression, as `opa fmt` places them.
+    const cap = w.rowCap
+    w.rowCap = head.location?.row
+    try {
+      this.term(value)
+    } finally {
+      w.rowCap = cap
+    }
   }
 
   // -------------------------------------------------------------------------------------------------

@@ -199,6 +199,15 @@ describe('formatter', () => {
     expect(out).toBe('package a\n\np["z"] = 3\n\nc := 3 {\n\tfalse\n} else := 4\n\nq {\n\ttrue\n}\n')
   })
 
+  it('moves comments between an else and its value into the else body, as opa fmt does', () => {
+    const src =
+      'package a\n\nf(x) = 1 {\n\ttrue\n} else =\n# bar\n2\n{\n\tinput.x\n} else = 3\n# baz\n{\n\tfalse\n}\n'
+    const out = formatModule(parseModule(src, { regoVersion: 'v0' }), { regoVersion: 'v0' })
+    expect(out).toBe(
+      'package a\n\nf(x) = 1 {\n\ttrue\n} else = 2 {\n\t# bar\n\n\tinput.x\n} else = 3 {\n\t# baz\n\n\tfalse\n}\n',
+    )
+  })
+
   it('breaks an argument list where its items start on different rows', () => {
     // Rows are counted where items start: `{"c": 1}` starts on the row where `[a,` ... ends.
     expect(roundTrip('package a\n\nf([a,\nb], {"c": 1}) := 1\n')).toBe(
