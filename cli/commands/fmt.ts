@@ -8,6 +8,8 @@
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { Command } from 'commander'
+import { DEFAULT_BUILTINS } from '../../core/rego/builtins/registry.js'
+import { regoV1Errors } from '../../core/rego/compiler/rego-v1-checks.js'
 import { RegoErrors } from '../../core/rego/errors.js'
 import { unifiedDiff } from '../../core/rego/format/diff.js'
 import { formatModule } from '../../core/rego/format/formatter.js'
@@ -30,6 +32,8 @@ interface FmtOptions {
 }
 
 const REGO_V1_IMPORT = /^import rego\.v1\s*(#.*)?$/m
+
+const DEPRECATED = new Set(DEFAULT_BUILTINS.filter((b) => b.deprecated).map((b) => b.name))
 
 /**
  * `formatted` (v1 output) with `import rego.v1` added when it lacks it, so that it also parses as
@@ -94,6 +98,12 @@ export function fmtCommand(): Command {
             ...(capabilities?.futureKeywords ? { futureKeywords: capabilities.futureKeywords } : {}),
             ...(capabilities?.features ? { features: capabilities.features } : {}),
           })
+          // A v0 module written as v1 must hold up as v1 (OPA's CheckRegoV1): no deprecated
+          // built-ins, no rule named after a v1 keyword, nothing shadowing input or data.
+          if (options.v0V1) {
+            const errors = regoV1Errors(module, (name) => DEPRECATED.has(name))
+            if (errors.length > 0) throw new RegoErrors(errors)
+          }
           out = formatModule(module, {
             regoVersion: outVersion,
             dropV0Imports: options.dropV0Imports === true,

@@ -49,6 +49,16 @@ describe('regent fmt --v0-v1 and --capabilities', () => {
     expect((await runRegent(['check', '--v0-v1', file('converted.rego')])).code).toBe(0)
   })
 
+  it('--v0-v1 refuses a v0 module that cannot be v1: deprecated built-ins, keyword rule names', async () => {
+    writeFileSync(file('old.rego'), 'package a\n\np { re_match("a", "a") }\n\ncontains := 1\n')
+    const out = await runRegent(['fmt', '--v0-v1', file('old.rego')])
+    expect(out.code).toBe(1)
+    expect(out.stderr).toBe(
+      `2 errors occurred:\n${file('old.rego')}:3: rego_type_error: deprecated built-in function calls in expression: re_match\n` +
+        `${file('old.rego')}:5: rego_parse_error: contains keyword cannot be used for rule name\n`,
+    )
+  })
+
   it('--capabilities refuses import rego.v2 when the capabilities lack it, and a bad file (exit 2)', async () => {
     const [refused, allowed, bad] = await Promise.all([
       runRegent(['fmt', '--capabilities', file('caps.json'), file('v2.rego')]),

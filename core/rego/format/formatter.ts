@@ -16,7 +16,16 @@ import type { Body, Expr, Head, Import, Location, Module, Rule, SomeDecl, Term }
 import { parseModuleWithErrors } from '../syntax/module-parser.js'
 import type { ParseOptions } from '../syntax/parser.js'
 import { locationText } from '../syntax/source.js'
-import { compareImports, isUnionExpr, newlines, refNames, startsWithBrace, termsEndRow } from './layout.js'
+import {
+  compareImports,
+  isUnionExpr,
+  newlines,
+  operandOnNextLine,
+  refNames,
+  rhsBraceRow,
+  startsWithBrace,
+  termsEndRow,
+} from './layout.js'
 import { TermPrinter } from './terms.js'
 import { closingRow, commentText, UnexpectedComment, Writer } from './writer.js'
 
@@ -47,6 +56,10 @@ class ModulePrinter extends TermPrinter {
   private readonly flags: Flags
   /** Set while printing the first expression of a rule body (see `expr`). */
   private leadingUnion = false
+  /** Set while the lines of an `and` / `or` chain broken over lines are indented (see `expr`). */
+  private chainIndented = false
+  /** How deep the `and` / `or` being printed sits in its chain (0 outside any). */
+  private chainDepth = 0
 
   constructor(
     private readonly module: Module,
@@ -263,12 +276,12 @@ class ModulePrinter extends TermPrinter {
    * True for a body that is just `true` under a head that stands on its own without it
    * (`a.b.c := 1 if true`, `p contains "x" if { true }`, `else := 2 if true`): the parser gives a
    * rule without a body that same `true` body, so dropping it keeps the AST. Boolean rules keep it
-   * (`p if true`), as their value would have to be written out instead.
+   * (`p if true`), as their value would have to be written out instead. v0 output drops it too
+   * (`p["z"] = 3 { true }` to `p["z"] = 3`), as `opa fmt` does.
    */
   private redundantTrueBody(rule: Rule): boolean {
     const only = rule.body[0]
-    if (rule.body.length !== 1 || !only || only.negated || only.with?.length || !this.usesIf(rule))
-      return false
+    if (rule.body.length !== 1 || !only || only.negated || only.with?.length) return false
     const t = only.terms
     if (Array.isArray(t) || t.type !== 'boolean' || t.value !== true) return false
     const head = rule.head
@@ -344,7 +357,19 @@ class ModulePrinter extends TermPrinter {
     const v1RefConst = this.flags.v1 && expandedConst && !head.key && !head.args
     if (head.generatedValue && isTrue && !v1RefConst) return
     w.write(head.assign || this.flags.v1 ? ' := ' : ' = ')
-    this.term(value)
+    if (!isElse) {
+      this.term(value)
+      return
+    }
+    // Comments between `else` and its value (`else =` / `# c` / `2 {`) go into the body, above its
+    // first expression, as `opa fmt` places them.
+    const cap = w.rowCap
+    w.rowCap = head.location?.row
+    try {
+      this.term(value)
+    } finally {
+      w.rowCap = cap
+    }
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -424,25 +449,52 @@ class ModulePrinter extends TermPrinter {
       w.write('}')
     } else if (t.type === 'and' || t.type === 'or') {
       const loc = expr.location ?? t.location
-      this.logicalSide(t.lhs, t.explicitLhs, loc)
-      w.write(` ${t.type} `)
-      this.logicalSide(t.rhs, t.explicitRhs, loc)
+      const chain = [this.chainDepth, this.chainIndented] as const
+      try {
+        this.chainDepth++
+        this.logicalSide(t.lhs, t.explicitLhs, loc, t.location?.row)
+        w.write(` ${t.type}`)
+        // A line break written after the operator is kept; the lines it starts are indented one
+        // level deeper than the expression, once for the whole chain (as `opa fmt` does).
+        if (operandOnNextLine(t)) {
+          if (!this.chainIndented) w.up()
+          this.chainIndented = true
+          w.endLine()
+        } else w.write(' ')
+        this.logicalSide(t.rhs, t.explicitRhs, loc, rhsBraceRow(t))
+        if (--this.chainDepth === 0 && this.chainIndented) {
+          w.down()
+          this.chainIndented = false
+        }
+      } catch (err) {
+        // The expression is printed as written instead (`orAsWritten`): the chain starts over.
+        ;[this.chainDepth, this.chainIndented] = chain
+        throw err
+      }
     } else if (t.type !== 'not') this.term(t)
     this.withs(expr)
   }
 
   /** One side of `and` / `or`: a braced block as a not-body's, or the one expression on this line. */
-  private logicalSide(body: Body, explicit: boolean, loc: Location | undefined): void {
+  private logicalSide(body: Body, explicit: boolean, loc: Location | undefined, braceRow?: number): void {
     const w = this.w
     const only = body[0]
     if (!explicit && body.length === 1 && only) {
       this.formattedExpr(only)
       return
     }
+    if (!w.inline) w.startLine()
     w.write('{')
-    this.comprehensionBody(body, loc, loc, '{', '}')
+    // The body stays on the brace's line when it was written there.
+    const start = loc && braceRow !== undefined ? { ...loc, row: braceRow } : loc
+    // A chain inside the braces is a chain of its own.
+    const chain = [this.chainDepth, this.chainIndented] as const
+    this.chainDepth = 0
+    this.chainIndented = false
+    this.comprehensionBody(body, start, loc, '{', '}')
+    ;[this.chainDepth, this.chainIndented] = chain
     const last = body[body.length - 1]
-    if (last?.location && loc && last.location.row === loc.row) w.write(' ')
+    if (last?.location && start && last.location.row === start.row) w.write(' ')
     w.write('}')
   }
 

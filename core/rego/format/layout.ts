@@ -2,7 +2,7 @@
  * Layout facts the formatter consults: operator symbols and precedence, keyword spellings, how
  * ref heads and composites were laid out in the source, and small predicates on expressions.
  */
-import type { Expr, Import, Location, Term } from '../syntax/ast.js'
+import type { Expr, Import, Location, LogicalExpr, Term } from '../syntax/ast.js'
 import { locationText } from '../syntax/source.js'
 
 /** Infix operators: builtin name to symbol and arity. */
@@ -172,7 +172,7 @@ export function groupByRow(
       if (lines.length === 0) lines.push([])
       ;(lines[lines.length - 1] as Array<Term | [Term, Term]>).push(item)
     } else lines.push([item])
-    if (row !== undefined) lastRow = Math.max(lastRow, row + newlines(locationText(itemLoc(item)) ?? ''))
+    if (row !== undefined) lastRow = Math.max(lastRow, row)
   }
   return lines.length ? lines : [[]]
 }
@@ -188,4 +188,47 @@ export function termsEndRow(expr: Expr): number {
     if (off > 0 && off <= text.length) text = text.slice(0, off)
   }
   return loc.row + newlines(text.trimEnd())
+}
+
+/**
+ * Where the text between the operands of `t` breaks: `afterOperator` when a line break follows its
+ * `and` / `or` (a brace opening the right operand on the operator's line is no break), and the
+ * row of the brace opening a braced right operand. The text between the operands holds closing
+ * braces, the operator, comments and that opening brace.
+ */
+function operatorGap(t: LogicalExpr): { afterOperator: boolean; rhsBraceRow?: number } {
+  const loc = t.location
+  const lhs = t.lhs[t.lhs.length - 1]?.location
+  const rhs = t.rhs[0]?.location
+  const text = locationText(loc)
+  if (!loc || !lhs || !rhs || text === undefined) return { afterOperator: false }
+  const from = lhs.offset + (locationText(lhs)?.length ?? 0) - loc.offset
+  const gap = text.slice(from, rhs.offset - loc.offset)
+  let seen = false
+  let afterOperator = false
+  for (let i = 0; i < gap.length; i++) {
+    const c = gap[i]
+    if (c === '#') {
+      const end = gap.indexOf('\n', i)
+      if (end === -1) break
+      i = end - 1
+    } else if (!seen && gap.startsWith(t.type, i)) {
+      seen = true
+      i += t.type.length - 1
+    } else if (seen && c === '\n') afterOperator = true
+    else if (seen && c === '{')
+      return { afterOperator, rhsBraceRow: loc.row + newlines(text.slice(0, from + i)) }
+    else if (seen && c === '(') break
+  }
+  return { afterOperator }
+}
+
+/** True when the source breaks the line after the `and` / `or` of `t`, before its right operand. */
+export function operandOnNextLine(t: LogicalExpr): boolean {
+  return operatorGap(t).afterOperator
+}
+
+/** The row where the brace of `t`'s braced right operand opens (its left one opens on `t`'s row). */
+export function rhsBraceRow(t: LogicalExpr): number | undefined {
+  return operatorGap(t).rhsBraceRow
 }

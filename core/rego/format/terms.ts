@@ -202,7 +202,8 @@ export abstract class TermPrinter {
       const row = w.nextCommentRow()
       if (row > loc.row && row < close.row)
         throw new UnexpectedComment('comment inside a one-line collection')
-      // Items written below the opening bracket go on lines of their own.
+      // Items written below the opening bracket go on lines of their own (newer `opa fmt`'s
+      // newlinePrecedesItem; older versions printed `{` / `"a": 1,` / `}` as `{"a": 1}`).
       const first = items[0]
       const firstLoc = first ? itemLoc(first) : undefined
       if (firstLoc) {

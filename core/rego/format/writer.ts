@@ -30,6 +30,11 @@ export class Writer {
   readonly comments: Comment[]
   /** Index of the first comment not yet written. */
   head = 0
+  /**
+   * When set, nodes below this row place their comments as if they sat on it: comments written
+   * between an `else` and its value then wait for the body (see `ModulePrinter.head`).
+   */
+  rowCap: number | undefined
 
   constructor(comments: Comment[]) {
     this.comments = comments
@@ -105,7 +110,8 @@ export class Writer {
   }
 
   /** Writes the comments above `loc` and registers one on its row for the end of the line. */
-  insertComments(loc: RowLocation | undefined): void {
+  insertComments(node: RowLocation | undefined): void {
+    const loc = node && this.rowCap !== undefined && node.row > this.rowCap ? { row: this.rowCap } : node
     if (!loc || this.nextCommentRow() > loc.row) return
     const before: Comment[] = []
     let at: Comment | undefined

@@ -217,6 +217,8 @@ export class ModuleParser extends Parser {
       if (word === 'or') this.orKeyword = true
       const kind = FUTURE_KEYWORDS.get(word)
       if (kind !== undefined) this.activateKeyword(kind)
+      // `every x in xs` is written with `in`: importing `every` enables `in` too, as in OPA.
+      if (word === 'every') this.activateKeyword(T.In)
     }
   }
 

@@ -192,6 +192,34 @@ describe('formatter', () => {
     expect(roundTrip('package a\n\nq[1] = y if true\n')).toBe('package a\n\nq[1] := y if true\n')
   })
 
+  it('drops a `true` body in v0 output too, where the head stands without it', () => {
+    const src =
+      'package a\n\np["z"] = 3 { true }\n\nc := 3 {\n\tfalse\n} else := 4 {\n\ttrue\n}\n\nq { true }\n'
+    const out = formatModule(parseModule(src, { regoVersion: 'v0' }), { regoVersion: 'v0' })
+    expect(out).toBe('package a\n\np["z"] = 3\n\nc := 3 {\n\tfalse\n} else := 4\n\nq {\n\ttrue\n}\n')
+  })
+
+  it('moves comments between an else and its value into the else body, as opa fmt does', () => {
+    const src =
+      'package a\n\nf(x) = 1 {\n\ttrue\n} else =\n# bar\n2\n{\n\tinput.x\n} else = 3\n# baz\n{\n\tfalse\n}\n'
+    const out = formatModule(parseModule(src, { regoVersion: 'v0' }), { regoVersion: 'v0' })
+    expect(out).toBe(
+      'package a\n\nf(x) = 1 {\n\ttrue\n} else = 2 {\n\t# bar\n\n\tinput.x\n} else = 3 {\n\t# baz\n\n\tfalse\n}\n',
+    )
+  })
+
+  it('breaks an argument list where its items start on different rows', () => {
+    // Rows are counted where items start: `{"c": 1}` starts on the row where `[a,` ... ends.
+    expect(roundTrip('package a\n\nf([a,\nb], {"c": 1}) := 1\n')).toBe(
+      'package a\n\nf(\n\t[\n\t\ta,\n\t\tb,\n\t],\n\t{"c": 1},\n) := 1\n',
+    )
+    // `"b"` starts on the row where `[1,` ... ends, a row below `"a"`; items sharing a row share a
+    // line, and a first item written below its bracket starts a line of its own.
+    expect(roundTrip('package a\n\nx := {"a": [1,\n2], "b": 3}\n\ny := [\n\t1, 2]\n')).toBe(
+      'package a\n\nx := {\n\t"a": [\n\t\t1,\n\t\t2,\n\t],\n\t"b": 3,\n}\n\ny := [\n\t1, 2,\n]\n',
+    )
+  })
+
   it('drops future.keywords imports when rego.v1 is imported, keeping their comments', () => {
     const src =
       'package a\n\nimport rego.v1 # kept\nimport future.keywords.if # covered by rego.v1\n\n# p\np if true\n'

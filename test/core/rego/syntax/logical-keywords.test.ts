@@ -174,6 +174,49 @@ one_line if input.x == 1 or { input.y == 2 }
     expect(out).toBe(src)
     expect(formatSource(out, { file: 'p.rego' })).toBe(out)
   })
+
+  it('keeps a line break after the operator, the lines it starts one level deeper', () => {
+    const src = `${IMPORTS}chain if {
+	input.a and
+			input.b or
+	input.c and input.d # c
+}
+
+commented if {
+	input.a and # first
+	# second
+	input.b
+}
+
+braced if {
+	{ input.a } or
+	{ input.b } or {
+		input.c
+	} or { input.d }
+}
+`
+    const out = formatSource(src, { file: 'p.rego' })
+    expect(out).toBe(`${IMPORTS}chain if {
+	input.a and
+		input.b or
+		input.c and input.d # c
+}
+
+commented if {
+	input.a and # first
+		# second
+		input.b
+}
+
+braced if {
+	{ input.a } or
+		{ input.b } or {
+			input.c
+		} or { input.d }
+}
+`)
+    expect(formatSource(out, { file: 'p.rego' })).toBe(out)
+  })
 })
 
 describe('and/or: compile errors', () => {

@@ -162,6 +162,11 @@ describe('Rego v0 and v1', () => {
       parseModule('package a\nimport rego.v1\np contains 1 if { 1 in [1] }\n', { regoVersion: 'v0' }).rules,
     ).toHaveLength(1)
   })
+
+  it('enables `in` with `import future.keywords.every` in v0, as OPA does', () => {
+    const src = 'package a\nimport future.keywords.every\np { every x in [1] { x > 0 }; 1 in [1] }\n'
+    expect(parseModule(src, { regoVersion: 'v0' }).rules).toHaveLength(1)
+  })
 })
 
 describe('zero-argument heads', () => {
