@@ -265,7 +265,10 @@ export class Evaluator implements BuiltinCaller {
   evalEvery(expr: PExpr, frame: Frame, iter: Iter): boolean {
     const ev = expr.every
     if (!ev) throw internalError('every without body', expr.src.location)
-    if (this.partial() && this.unknownExpr(expr, frame)) return this.saveExpr(expr, frame, iter)
+    // NOTE(pe): the body counts too: a body that reads an unknown would be saved and succeed for
+    // each element, turning the whole `every` into "always true"; OPA saves the expression whole.
+    if (this.partial() && (this.unknownExpr(expr, frame) || this.pe?.analysis.expr(expr, frame)))
+      return this.saveExpr(expr, frame, iter)
     let all = true
     this.evalTermValues(ev.domain, frame, (domain) => {
       if (!isArray(domain) && !isObject(domain) && !isSet(domain)) {

@@ -331,3 +331,28 @@ include if input.fruits.colour == input.fav
     ])
   })
 })
+
+// Residuals that used to claim more than the policy says (always true, never true) or failed.
+describe('partial evaluation: residuals that keep their conditions', () => {
+  it('saves an `every` whose body reads an unknown instead of calling it always true', async () => {
+    const r = await pe({
+      policy: 'package filters\ninclude if {\n  every x in [1, 2] { x > input.fruits.n }\n}\n',
+    })
+    expect(r.queries).toEqual([
+      'every __local0__1, __local1__1 in [1, 2] { __local3__1 = input.fruits.n; gt(__local1__1, __local3__1) }',
+    ])
+  })
+
+  it('plugs a var bound outside an `every` body into it (a function argument closed over)', async () => {
+    const r = await pe({
+      policy:
+        'package filters\ninclude if f(input.fruits)\nf(x) if {\n  every y in [1] { a = x; y == 1 }\n}\n',
+    })
+    // The call needed input.fruits defined, which an `every` over an empty domain would not check:
+    // that condition stays (OPA drops it).
+    expect(r.queries).toEqual([
+      'every __local1__2, __local2__2 in [1] { a2 = input.fruits; __local2__2 = 1 }; __localcp0__ = input.fruits',
+    ])
+  })
+
+})
