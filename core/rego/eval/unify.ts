@@ -7,6 +7,7 @@ import { isArray, isObject, type Value } from '../values/index.js'
 import { bindValue, type Frame, plug, same, TermBinding } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import { K, type PTerm, Root } from './ir.js'
+import { valueToTerm } from './partial-plug.js'
 
 /** True for terms that are evaluated rather than matched (refs, comprehensions). */
 function isDynamic(t: PTerm): boolean {
@@ -39,13 +40,20 @@ export function unifyValue(e: Evaluator, a: PTerm, fa: Frame, v: Value, iter: It
     }
     case K.Set: {
       const p = plug(a, fa)
-      if (p === undefined) return false
+      if (p === undefined) {
+        // A set with an unknown element cannot be matched element by element: saved whole, as
+        // OPA's biunifyValues does (`{input} = {1}`).
+        if (e.partial() && e.unknown(a, fa))
+          return e.saveUnify(a, fa, { k: K.Value, v, src: valueToTerm(v) }, fa, iter)
+        return false
+      }
       return same(p, v) ? iter() : false
     }
     default:
       if (e.pe !== undefined && a.k === K.Ref && a.root === Root.Data)
         return e.pe.unifyRef(e, a, fa, { k: K.Value, v, src: a.src }, fa, iter)
-      if (e.partial() && e.unknown(a, fa)) return e.saveUnify(a, fa, { k: K.Value, v, src: a.src }, fa, iter)
+      if (e.partial() && e.unknown(a, fa))
+        return e.saveUnify(a, fa, { k: K.Value, v, src: valueToTerm(v) }, fa, iter)
       return e.evalTermValues(a, fa, (x) => (same(x, v) ? iter() : false))
   }
 }
@@ -125,6 +133,8 @@ export function unify(e: Evaluator, a: PTerm, fa: Frame, b: PTerm, fb: Frame, it
   const pa = plug(a, fa)
   const pb = plug(b, fb)
   if (pa !== undefined && pb !== undefined) return same(pa, pb) ? iter() : false
+  // Sets (or a set and an object) with unknown members: saved whole, as above.
+  if (e.partial() && (e.unknown(a, fa) || e.unknown(b, fb))) return e.saveUnify(a, fa, b, fb, iter)
   return false
 }
 

@@ -355,4 +355,9 @@ describe('partial evaluation: residuals that keep their conditions', () => {
     ])
   })
 
+  it('saves a set unification with an unknown member instead of failing it', async () => {
+    const r = await pe({ policy: 'package filters\ninclude if {\n  x = input.fruits\n  {x} = {1}\n}\n' })
+    expect(r.queries).toEqual(['{input.fruits} = {1}'])
+  })
+
 })
