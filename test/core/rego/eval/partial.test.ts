@@ -360,4 +360,26 @@ describe('partial evaluation: residuals that keep their conditions', () => {
     expect(r.queries).toEqual(['{input.fruits} = {1}'])
   })
 
+  it('marks the outputs of a `with` saved for its unknown value unknown', async () => {
+    const r = await pe({
+      query: 'data.filters.p = z',
+      policy: `package filters
+q = 1 if { input.fruits.a = 1 }
+p = y if { x = q with data.bar as input.fruits.b; plus(x, 1, y) }
+`,
+    })
+    expect(r.queries).toEqual(['x1 = data.filters.q with data.bar as input.fruits.b; plus(x1, 1, z)'])
+  })
+
+  it('saves a `with` whose replacement function reads unknowns, naming the replacement', async () => {
+    const r = await pe({
+      query: 'data.filters.p = a',
+      policy: `package filters
+mock_concat(x, _) = concat(x, input.fruits)
+p if { q with concat as mock_concat }
+q if { concat("/", ["a", "b"], "foo/bar") }
+`,
+    })
+    expect(r.queries).toEqual(['data.filters.q with concat as data.filters.mock_concat; a = true'])
+  })
 })
