@@ -126,6 +126,9 @@ function next(
   if (child?.ruleSet) return virtual(c, pos, child.ruleSet, path, iter)
   const nextBase = base === undefined ? undefined : baseChild(base, key)
   if (!child) {
+    // A base document whose inlining is disabled is read when the residual runs (OPA treats it as
+    // unknown): saved with the keys known so far plugged, whether or not it is there now.
+    if (overlapsAny(c.pe.analysis.disabled, path)) return save(c, iter)
     if (nextBase === undefined) return false
     return walkValue(e, nextBase, ref.path, pos + 1, fr, (v) => unifyValue(e, c.other, c.fo, v, iter), true)
   }

@@ -371,6 +371,16 @@ p = y if { x = q with data.bar as input.fruits.b; plus(x, 1, y) }
     expect(r.queries).toEqual(['x1 = data.filters.q with data.bar as input.fruits.b; plus(x1, 1, z)'])
   })
 
+  it('saves a read of a base document whose inlining is disabled, even one not loaded', async () => {
+    const policy = `package filters
+include if { k = "foo"; m = "bar"; data.base[k][x][m] = 1 }
+`
+    const r = await pe({ policy, disableInlining: ['data.base'] })
+    expect(r.queries).toEqual(['data.base.foo[x1].bar = 1'])
+    const loaded = await pe({ policy, disableInlining: ['data.base'], data: { base: { foo: [{ bar: 2 }] } } })
+    expect(loaded.queries).toEqual(['data.base.foo[x1].bar = 1'])
+  })
+
   it('saves a `with` whose replacement function reads unknowns, naming the replacement', async () => {
     const r = await pe({
       query: 'data.filters.p = a',
