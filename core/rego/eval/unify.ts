@@ -110,6 +110,7 @@ export function unify(e: Evaluator, a: PTerm, fa: Frame, b: PTerm, fb: Frame, it
     // A bound right side is plugged in place, so a saved `a = b` keeps its order (OPA's biunify).
     const bb = fb.s[b.slot]
     if (bb !== undefined && !(bb instanceof TermBinding)) return unifyValue(e, a, fa, bb, iter)
+    if (bb === undefined) return unifyUnboundVar(e, b, fb, a, fa, iter, true)
     return unify(e, b, fb, a, fa, iter)
   }
   if (isDynamic(a)) {
@@ -180,6 +181,10 @@ function evalThenUnify(e: Evaluator, known: PTerm, fk: Frame, other: PTerm, fo: 
   })
 }
 
+/**
+ * `a = b` with `a` an unbound var. `swapped` when the var was written on the right (`input = x`):
+ * a saved unification then keeps the sides in the order written, as OPA's biunify saves them.
+ */
 function unifyUnboundVar(
   e: Evaluator,
   a: PTerm & { k: K.Var },
@@ -187,10 +192,13 @@ function unifyUnboundVar(
   b: PTerm,
   fb: Frame,
   iter: Iter,
+  swapped = false,
 ): boolean {
+  const saveAsWritten = (): boolean =>
+    swapped ? e.saveUnify(b, fb, a, fa, iter) : e.saveUnify(a, fa, b, fb, iter)
   if (e.pe?.unknownVars(a, fa, b, fb)) {
     if (b.k === K.Ref && !e.unknown(b, fb)) return evalThenUnify(e, b, fb, a, fa, iter)
-    return e.saveUnify(a, fa, b, fb, iter)
+    return saveAsWritten()
   }
   if (b.k === K.Var) {
     const bb = fb.s[b.slot]
@@ -202,8 +210,7 @@ function unifyUnboundVar(
     return bindValue(fa, a.slot, new TermBinding(b, fb), iter)
   }
   if (isDynamic(b)) {
-    if (e.partial() && (e.unknown(b, fb) || e.saveSet?.containsVar(fa, a.slot)))
-      return e.saveUnify(a, fa, b, fb, iter)
+    if (e.partial() && (e.unknown(b, fb) || e.saveSet?.containsVar(fa, a.slot))) return saveAsWritten()
     // Evaluating `b` can bind `a` itself (`foo = input.foos[foo]`, as `foo == input.foos[foo]`
     // becomes once RewriteEquals ran): the value is then checked against that binding.
     return e.evalTermValues(b, fb, (v) => unifyValue(e, a, fa, v, iter))

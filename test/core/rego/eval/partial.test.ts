@@ -275,6 +275,15 @@ include if { some x; x = input.fruits.kind; x = input.fav }`,
     expect(await run('x = 1; y = 2; input.x = x; y = input.y')).toEqual([
       'input.x = 1; 2 = input.y; x = 1; y = 2',
     ])
+    // An unbound var on the right stays on the right, in the query and in inlined rule bodies.
+    expect(await run('input = x')).toEqual(['input = x'])
+    expect(await run('input = x; x = false; x')).toEqual(['input = false; false; x = false'])
+    const inlined = compile(
+      { 'p.rego': parseModule('package t\np = x if input.x = x', { file: 'p.rego' }) },
+      {},
+    )
+    const r = await partialEvaluate(inlined, 'data.t.p = 1', { unknowns: ['input'] })
+    expect(r.queries.map(text)).toEqual(['input.x = 1'])
   })
 
   it("rewrites the query's == to = after the safety check, as OPA's PrepareForPartial does", async () => {
