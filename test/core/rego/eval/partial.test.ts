@@ -390,6 +390,17 @@ include if { k = "foo"; m = "bar"; data.base[k][x][m] = 1 }
     expect(loaded.queries).toEqual(['data.base.foo[x1].bar = 1'])
   })
 
+  it('inlines a rule on the other side of a saved ref, not leaving it in the residual', async () => {
+    const r = await pe({
+      policy: `package filters
+include if { a = 1; b = 2; q[a] = r[b] }
+q = a if { a = input.fruits.a }
+r = b if { b = input.fruits.b }
+`,
+    })
+    expect(r.queries).toEqual(['input.fruits.a[1] = input.fruits.b[2]'])
+  })
+
   it('saves a `with` whose replacement function reads unknowns, naming the replacement', async () => {
     const r = await pe({
       query: 'data.filters.p = a',
