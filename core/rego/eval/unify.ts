@@ -152,6 +152,14 @@ function valueFirst(e: Evaluator, v: Value, a: PTerm, fa: Frame, b: PTerm, fb: F
 }
 
 /**
+ * Unifies `other` with `v`, the value of a virtual document: an unknown `other` is saved after the
+ * value, as OPA writes a rule's value against the other side (`"foo" = input.x`).
+ */
+export function unifyWithRuleValue(e: Evaluator, v: Value, other: PTerm, fo: Frame, iter: Iter): boolean {
+  return valueFirst(e, v, { k: K.Value, v, src: valueToTerm(v) }, fo, other, fo, iter)
+}
+
+/**
  * OPA's biunifyValues when a side is unknown: a ref that is not unknown is evaluated first and its
  * value saved against the other side (`input.fruits.colour = input.fav` becomes `"green" =
  * input.fruits.colour`, the value first as OPA writes it); otherwise `a = b` is saved as it is.

@@ -275,6 +275,13 @@ include if { some x; x = input.fruits.kind; x = input.fav }`,
     expect(await run('x = 1; y = 2; input.x = x; y = input.y')).toEqual([
       'input.x = 1; 2 = input.y; x = 1; y = 2',
     ])
+    // The value of a known rule is written first, as OPA writes it; a base document's is not.
+    const known = compile(
+      { 'p.rego': parseModule('package t\np = x if { x = "foo" }', { file: 'p.rego' }) },
+      { d: { k: 'bar' } },
+    )
+    const k = await partialEvaluate(known, 'input.x = data.t.p; data.d.k = input.y', { unknowns: ['input'] })
+    expect(k.queries.map(text)).toEqual(['"foo" = input.x; input.y = "bar"'])
     // An unbound var on the right stays on the right, in the query and in inlined rule bodies.
     expect(await run('input = x')).toEqual(['input = x'])
     expect(await run('input = x; x = false; x')).toEqual(['input = false; false; x = false'])
