@@ -274,7 +274,9 @@ function plugExpr(expr: Expr, ctx: PlugContext): Expr {
   if (Array.isArray(terms)) {
     out.terms = terms.map((t, i) => (i === 0 ? t : plugTerm(t, ctx)))
   } else if (terms.type === 'every') {
-    out.terms = { ...terms, domain: plugTerm(terms.domain, ctx) }
+    // The body closes over the vars outside it: a removed var read there is replaced there too,
+    // else the residual would read a var nothing binds (OPA plugs closures the same way).
+    out.terms = { ...terms, domain: plugTerm(terms.domain, ctx), body: plugClosure(terms.body, ctx) }
   } else if (terms.type === 'not') {
     out.terms = { ...terms, body: terms.body.map((e) => plugExpr(e, ctx)) }
   } else if (terms.type !== 'somedecl' && terms.type !== 'and' && terms.type !== 'or') {
@@ -282,6 +284,11 @@ function plugExpr(expr: Expr, ctx: PlugContext): Expr {
   }
   if (expr.with) out.with = expr.with.map((w) => ({ ...w, value: plugTerm(w.value, ctx) }))
   return out
+}
+
+/** A closure's body (comprehension, `every`) plugged with the bindings of the query around it. */
+function plugClosure(body: Body, ctx: PlugContext): Body {
+  return body.map((e) => plugExpr(e, { ...ctx, negated: ctx.negated || e.negated === true }))
 }
 
 function plugVar(name: string, ctx: PlugContext): Term | undefined {
@@ -347,6 +354,21 @@ function plugTerm(t: Term, ctx: PlugContext, depth = 0): Term {
       const value = mapShared(t.value, (x, i) => (i === 0 ? x : plugTerm(x, ctx, depth + 1)))
       return value === t.value ? t : { ...t, value }
     }
+    case 'arraycomprehension':
+    case 'setcomprehension':
+      return {
+        ...t,
+        value: { term: plugTerm(t.value.term, ctx, depth + 1), body: plugClosure(t.value.body, ctx) },
+      }
+    case 'objectcomprehension':
+      return {
+        ...t,
+        value: {
+          key: plugTerm(t.value.key, ctx, depth + 1),
+          value: plugTerm(t.value.value, ctx, depth + 1),
+          body: plugClosure(t.value.body, ctx),
+        },
+      }
     default:
       return t
   }

@@ -37,6 +37,7 @@ import {
   X,
 } from './ir.js'
 import type { PartialEval } from './partial-eval.js'
+import { exprTerms } from './partial-unknown.js'
 import { evalRef } from './refs.js'
 import { SaveSet, SaveStack, SaveSupport, termUnknown } from './save.js'
 import type { Tracer } from './trace.js'
@@ -265,7 +266,10 @@ export class Evaluator implements BuiltinCaller {
   evalEvery(expr: PExpr, frame: Frame, iter: Iter): boolean {
     const ev = expr.every
     if (!ev) throw internalError('every without body', expr.src.location)
-    if (this.partial() && this.unknownExpr(expr, frame)) return this.saveExpr(expr, frame, iter)
+    // NOTE(pe): the body counts too: a body that reads an unknown would be saved and succeed for
+    // each element, turning the whole `every` into "always true"; OPA saves the expression whole.
+    if (this.partial() && (this.unknownExpr(expr, frame) || this.pe?.analysis.expr(expr, frame)))
+      return this.saveExpr(expr, frame, iter)
     let all = true
     this.evalTermValues(ev.domain, frame, (domain) => {
       if (!isArray(domain) && !isObject(domain) && !isSet(domain)) {
@@ -301,7 +305,8 @@ export class Evaluator implements BuiltinCaller {
 
   /** `expr with target as value, ...`: replaces input, data or functions for this expression only. */
   evalWith(expr: PExpr, frame: Frame, iter: Iter): boolean {
-    if (this.partial() && this.unknownExpr(expr, frame)) return this.saveExpr(expr, frame, iter)
+    if (this.partial() && (this.unknownExpr(expr, frame) || this.pe?.analysis.unknownMock(expr)))
+      return this.saveExprMarkUnknowns(expr, frame, iter)
     let input = this.input
     let data = this.data
     const targets: Value[][] = []
@@ -504,6 +509,23 @@ export class Evaluator implements BuiltinCaller {
       return iter()
     } finally {
       stack.pop()
+    }
+  }
+
+  /**
+   * Saves `expr` and continues with its unbound vars unknown meanwhile (OPA's
+   * saveExprMarkUnknowns): what the saved expression would bind (`x` of `x = q with data.a as
+   * input.a`) is only known at run time, so later expressions that read it are saved too.
+   */
+  saveExprMarkUnknowns(expr: PExpr, frame: Frame, iter: Iter): boolean {
+    const set = this.saveSet
+    if (!set) throw internalError('saveExprMarkUnknowns outside partial evaluation', expr.src.location)
+    let pops = 0
+    for (const t of exprTerms(expr)) pops += set.pushVars(t, frame)
+    try {
+      return this.saveExpr(expr, frame, iter)
+    } finally {
+      set.pop(pops)
     }
   }
 

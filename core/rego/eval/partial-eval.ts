@@ -79,6 +79,7 @@ export class PartialEval {
   readonly #ruleNamespace: readonly string[]
   readonly #builtins: ReadonlyMap<string, Builtin>
   readonly #root: VNode
+  #refVars = 0
 
   constructor(e: Evaluator, top: Frame, settings: PartialSettings) {
     this.set = new UnknownSet(settings.unknowns)
@@ -260,7 +261,7 @@ export class PartialEval {
 
   /** Saves `t.rest = other` for an unknown head term `t` (OPA's evalTerm.save). */
   saveRefRest(
-    _e: Evaluator,
+    e: Evaluator,
     t: PTerm,
     ft: Frame,
     rest: PTerm[],
@@ -275,6 +276,14 @@ export class PartialEval {
       return head.type === 'ref'
         ? { type: 'ref', value: [...head.value, ...parts] }
         : { type: 'ref', value: [head, ...parts] }
+    }
+    // A data ref on the other side is evaluated (inlined) first, through a fresh var: saved as
+    // written it would leave a rule that reads unknowns in the residual (`input.a[1] = data.p.r[2]`).
+    if (other.k === K.Ref && other.root === Root.Data) {
+      const name = `__ref_${this.#refVars++}`
+      const rf = this.plainFrame(name)
+      const rv: PTerm = { k: K.Var, slot: 0, name, src: { type: 'var', value: name } }
+      return this.unifyRef(e, other, fo, rv, rf, () => this.saveAst(left, rv, rf, iter))
     }
     return this.saveAst(left, other, fo, iter)
   }

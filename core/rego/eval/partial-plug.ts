@@ -221,7 +221,9 @@ export class Plugger {
         break
       }
     }
-    if (e.with) out.with = e.with.map((w) => ({ ...w.src, value: this.term(w.value, frame) }))
+    // A function replacement (`with count as mock_count`) is a name, not a value: its source ref.
+    if (e.with)
+      out.with = e.with.map((w) => ({ ...w.src, value: w.fnValue ? w.src.value : this.term(w.value, frame) }))
     return out
   }
 

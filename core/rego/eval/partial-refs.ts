@@ -14,7 +14,7 @@ import { K, type PRef, type PTerm, type RuleSet, SetKind, type VNode } from './i
 import type { PartialEval } from './partial-eval.js'
 import { overlapsAny, pathPrefix } from './partial-unknown.js'
 import { evalRef, getChild, walkValue } from './refs.js'
-import { unify, unifyValue } from './unify.js'
+import { unify, unifyValue, unifyWithRuleValue } from './unify.js'
 import { objectKeyValue, ruleSetValue } from './virtual.js'
 
 /** One `ref = other` being partially evaluated. */
@@ -126,6 +126,9 @@ function next(
   if (child?.ruleSet) return virtual(c, pos, child.ruleSet, path, iter)
   const nextBase = base === undefined ? undefined : baseChild(base, key)
   if (!child) {
+    // A base document whose inlining is disabled is read when the residual runs (OPA treats it as
+    // unknown): saved with the keys known so far plugged, whether or not it is there now.
+    if (overlapsAny(c.pe.analysis.disabled, path)) return save(c, iter)
     if (nextBase === undefined) return false
     return walkValue(e, nextBase, ref.path, pos + 1, fr, (v) => unifyValue(e, c.other, c.fo, v, iter), true)
   }
@@ -148,11 +151,11 @@ function virtual(c: RefUnify, pos: number, set: RuleSet, plugged: Value[], iter:
     if (key !== undefined) {
       const v = objectKeyValue(e, set, key)
       if (v === undefined) return false
-      return walkValue(e, v, ref.path, pos + 2, fr, (x) => unifyValue(e, c.other, c.fo, x, iter))
+      return walkValue(e, v, ref.path, pos + 2, fr, (x) => unifyWithRuleValue(e, x, c.other, c.fo, iter))
     }
     const v = ruleSetValue(e, set)
     if (v === undefined) return false
-    return walkValue(e, v, ref.path, pos + 1, fr, (x) => unifyValue(e, c.other, c.fo, x, iter))
+    return walkValue(e, v, ref.path, pos + 1, fr, (x) => unifyWithRuleValue(e, x, c.other, c.fo, iter))
   }
   if (set.kind === SetKind.Complete) return complete(c, pos, set, plugged, disabled, iter)
   return multi(c, pos, set, plugged, disabled, iter)

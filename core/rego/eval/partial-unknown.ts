@@ -57,6 +57,19 @@ export class UnknownAnalysis {
     return false
   }
 
+  /**
+   * True when a `with` of `e` replaces a function by one that depends on unknowns (`with concat as
+   * mock` where `mock` reads `input`): the replaced calls would be saved inside rules evaluated as
+   * known, and their conditions lost, so the expression is saved whole instead.
+   */
+  unknownMock(e: PExpr): boolean {
+    for (const w of e.with ?? []) {
+      const set = w.fnValue?.fn?.ruleSet
+      if (set && this.ruleSet(set)) return true
+    }
+    return false
+  }
+
   /** True when any rule of `set` (or a rule set it refers to) depends on unknowns. */
   ruleSet(set: RuleSet): boolean {
     const known = this.#memo.get(set)

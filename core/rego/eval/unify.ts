@@ -7,6 +7,7 @@ import { isArray, isObject, type Value } from '../values/index.js'
 import { bindValue, type Frame, plug, same, TermBinding } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import { K, type PTerm, Root } from './ir.js'
+import { valueToTerm } from './partial-plug.js'
 
 /** True for terms that are evaluated rather than matched (refs, comprehensions). */
 function isDynamic(t: PTerm): boolean {
@@ -39,13 +40,20 @@ export function unifyValue(e: Evaluator, a: PTerm, fa: Frame, v: Value, iter: It
     }
     case K.Set: {
       const p = plug(a, fa)
-      if (p === undefined) return false
+      if (p === undefined) {
+        // A set with an unknown element cannot be matched element by element: saved whole, as
+        // OPA's biunifyValues does (`{input} = {1}`).
+        if (e.partial() && e.unknown(a, fa))
+          return e.saveUnify(a, fa, { k: K.Value, v, src: valueToTerm(v) }, fa, iter)
+        return false
+      }
       return same(p, v) ? iter() : false
     }
     default:
       if (e.pe !== undefined && a.k === K.Ref && a.root === Root.Data)
         return e.pe.unifyRef(e, a, fa, { k: K.Value, v, src: a.src }, fa, iter)
-      if (e.partial() && e.unknown(a, fa)) return e.saveUnify(a, fa, { k: K.Value, v, src: a.src }, fa, iter)
+      if (e.partial() && e.unknown(a, fa))
+        return e.saveUnify(a, fa, { k: K.Value, v, src: valueToTerm(v) }, fa, iter)
       return e.evalTermValues(a, fa, (x) => (same(x, v) ? iter() : false))
   }
 }
@@ -102,6 +110,7 @@ export function unify(e: Evaluator, a: PTerm, fa: Frame, b: PTerm, fb: Frame, it
     // A bound right side is plugged in place, so a saved `a = b` keeps its order (OPA's biunify).
     const bb = fb.s[b.slot]
     if (bb !== undefined && !(bb instanceof TermBinding)) return unifyValue(e, a, fa, bb, iter)
+    if (bb === undefined) return unifyUnboundVar(e, b, fb, a, fa, iter, true)
     return unify(e, b, fb, a, fa, iter)
   }
   if (isDynamic(a)) {
@@ -125,6 +134,8 @@ export function unify(e: Evaluator, a: PTerm, fa: Frame, b: PTerm, fb: Frame, it
   const pa = plug(a, fa)
   const pb = plug(b, fb)
   if (pa !== undefined && pb !== undefined) return same(pa, pb) ? iter() : false
+  // Sets (or a set and an object) with unknown members: saved whole, as above.
+  if (e.partial() && (e.unknown(a, fa) || e.unknown(b, fb))) return e.saveUnify(a, fa, b, fb, iter)
   return false
 }
 
@@ -138,6 +149,14 @@ function valueFirst(e: Evaluator, v: Value, a: PTerm, fa: Frame, b: PTerm, fb: F
     return e.saveUnify({ k: K.Value, v, src: a.src }, fa, b, fb, iter)
   }
   return unifyValue(e, b, fb, v, iter)
+}
+
+/**
+ * Unifies `other` with `v`, the value of a virtual document: an unknown `other` is saved after the
+ * value, as OPA writes a rule's value against the other side (`"foo" = input.x`).
+ */
+export function unifyWithRuleValue(e: Evaluator, v: Value, other: PTerm, fo: Frame, iter: Iter): boolean {
+  return valueFirst(e, v, { k: K.Value, v, src: valueToTerm(v) }, fo, other, fo, iter)
 }
 
 /**
@@ -170,6 +189,10 @@ function evalThenUnify(e: Evaluator, known: PTerm, fk: Frame, other: PTerm, fo: 
   })
 }
 
+/**
+ * `a = b` with `a` an unbound var. `swapped` when the var was written on the right (`input = x`):
+ * a saved unification then keeps the sides in the order written, as OPA's biunify saves them.
+ */
 function unifyUnboundVar(
   e: Evaluator,
   a: PTerm & { k: K.Var },
@@ -177,10 +200,13 @@ function unifyUnboundVar(
   b: PTerm,
   fb: Frame,
   iter: Iter,
+  swapped = false,
 ): boolean {
+  const saveAsWritten = (): boolean =>
+    swapped ? e.saveUnify(b, fb, a, fa, iter) : e.saveUnify(a, fa, b, fb, iter)
   if (e.pe?.unknownVars(a, fa, b, fb)) {
     if (b.k === K.Ref && !e.unknown(b, fb)) return evalThenUnify(e, b, fb, a, fa, iter)
-    return e.saveUnify(a, fa, b, fb, iter)
+    return saveAsWritten()
   }
   if (b.k === K.Var) {
     const bb = fb.s[b.slot]
@@ -192,8 +218,7 @@ function unifyUnboundVar(
     return bindValue(fa, a.slot, new TermBinding(b, fb), iter)
   }
   if (isDynamic(b)) {
-    if (e.partial() && (e.unknown(b, fb) || e.saveSet?.containsVar(fa, a.slot)))
-      return e.saveUnify(a, fa, b, fb, iter)
+    if (e.partial() && (e.unknown(b, fb) || e.saveSet?.containsVar(fa, a.slot))) return saveAsWritten()
     // Evaluating `b` can bind `a` itself (`foo = input.foos[foo]`, as `foo == input.foos[foo]`
     // becomes once RewriteEquals ran): the value is then checked against that binding.
     return e.evalTermValues(b, fb, (v) => unifyValue(e, a, fa, v, iter))

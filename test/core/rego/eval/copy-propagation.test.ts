@@ -67,6 +67,15 @@ const CASES: [string, string[], boolean, string][] = [
   ['__local0__1 = input.t.b; plus(__local0__1, 1) > 2', ['input'], false, 'gt(plus(input.t.b, 1), 2)'],
 ]
 
+// A removed var read inside a closure (comprehension body) is replaced there too; the binding
+// comes back, as a comprehension succeeds even when the ref is undefined.
+CASES.push([
+  'a1 = input.t; __local0__1 = [0]; xs = [1 | b1 = a1[0]]; __local0__1[0] = 0',
+  ['input', 'xs'],
+  false,
+  '__local0__1 = [0]; xs = [1 | b1 = input.t[0]]; __local0__1[0] = 0; a1 = input.t',
+])
+
 describe('copy propagation', () => {
   for (const [query, live, ensureNonEmpty, expected] of CASES) {
     it(`${query} (live ${live.join(', ')})`, () => {

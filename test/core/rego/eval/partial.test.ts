@@ -275,6 +275,22 @@ include if { some x; x = input.fruits.kind; x = input.fav }`,
     expect(await run('x = 1; y = 2; input.x = x; y = input.y')).toEqual([
       'input.x = 1; 2 = input.y; x = 1; y = 2',
     ])
+    // The value of a known rule is written first, as OPA writes it; a base document's is not.
+    const known = compile(
+      { 'p.rego': parseModule('package t\np = x if { x = "foo" }', { file: 'p.rego' }) },
+      { d: { k: 'bar' } },
+    )
+    const k = await partialEvaluate(known, 'input.x = data.t.p; data.d.k = input.y', { unknowns: ['input'] })
+    expect(k.queries.map(text)).toEqual(['"foo" = input.x; input.y = "bar"'])
+    // An unbound var on the right stays on the right, in the query and in inlined rule bodies.
+    expect(await run('input = x')).toEqual(['input = x'])
+    expect(await run('input = x; x = false; x')).toEqual(['input = false; false; x = false'])
+    const inlined = compile(
+      { 'p.rego': parseModule('package t\np = x if input.x = x', { file: 'p.rego' }) },
+      {},
+    )
+    const r = await partialEvaluate(inlined, 'data.t.p = 1', { unknowns: ['input'] })
+    expect(r.queries.map(text)).toEqual(['input.x = 1'])
   })
 
   it("rewrites the query's == to = after the safety check, as OPA's PrepareForPartial does", async () => {
@@ -329,5 +345,78 @@ include if input.fruits.colour == input.fav
       [3, 3],
       undefined,
     ])
+  })
+})
+
+// Residuals that used to claim more than the policy says (always true, never true) or failed.
+describe('partial evaluation: residuals that keep their conditions', () => {
+  it('saves an `every` whose body reads an unknown instead of calling it always true', async () => {
+    const r = await pe({
+      policy: 'package filters\ninclude if {\n  every x in [1, 2] { x > input.fruits.n }\n}\n',
+    })
+    expect(r.queries).toEqual([
+      'every __local0__1, __local1__1 in [1, 2] { __local3__1 = input.fruits.n; gt(__local1__1, __local3__1) }',
+    ])
+  })
+
+  it('plugs a var bound outside an `every` body into it (a function argument closed over)', async () => {
+    const r = await pe({
+      policy:
+        'package filters\ninclude if f(input.fruits)\nf(x) if {\n  every y in [1] { a = x; y == 1 }\n}\n',
+    })
+    // The call needed input.fruits defined, which an `every` over an empty domain would not check:
+    // that condition stays (OPA drops it).
+    expect(r.queries).toEqual([
+      'every __local1__2, __local2__2 in [1] { a2 = input.fruits; __local2__2 = 1 }; __localcp0__ = input.fruits',
+    ])
+  })
+
+  it('saves a set unification with an unknown member instead of failing it', async () => {
+    const r = await pe({ policy: 'package filters\ninclude if {\n  x = input.fruits\n  {x} = {1}\n}\n' })
+    expect(r.queries).toEqual(['{input.fruits} = {1}'])
+  })
+
+  it('marks the outputs of a `with` saved for its unknown value unknown', async () => {
+    const r = await pe({
+      query: 'data.filters.p = z',
+      policy: `package filters
+q = 1 if { input.fruits.a = 1 }
+p = y if { x = q with data.bar as input.fruits.b; plus(x, 1, y) }
+`,
+    })
+    expect(r.queries).toEqual(['x1 = data.filters.q with data.bar as input.fruits.b; plus(x1, 1, z)'])
+  })
+
+  it('saves a read of a base document whose inlining is disabled, even one not loaded', async () => {
+    const policy = `package filters
+include if { k = "foo"; m = "bar"; data.base[k][x][m] = 1 }
+`
+    const r = await pe({ policy, disableInlining: ['data.base'] })
+    expect(r.queries).toEqual(['data.base.foo[x1].bar = 1'])
+    const loaded = await pe({ policy, disableInlining: ['data.base'], data: { base: { foo: [{ bar: 2 }] } } })
+    expect(loaded.queries).toEqual(['data.base.foo[x1].bar = 1'])
+  })
+
+  it('inlines a rule on the other side of a saved ref, not leaving it in the residual', async () => {
+    const r = await pe({
+      policy: `package filters
+include if { a = 1; b = 2; q[a] = r[b] }
+q = a if { a = input.fruits.a }
+r = b if { b = input.fruits.b }
+`,
+    })
+    expect(r.queries).toEqual(['input.fruits.a[1] = input.fruits.b[2]'])
+  })
+
+  it('saves a `with` whose replacement function reads unknowns, naming the replacement', async () => {
+    const r = await pe({
+      query: 'data.filters.p = a',
+      policy: `package filters
+mock_concat(x, _) = concat(x, input.fruits)
+p if { q with concat as mock_concat }
+q if { concat("/", ["a", "b"], "foo/bar") }
+`,
+    })
+    expect(r.queries).toEqual(['data.filters.q with concat as data.filters.mock_concat; a = true'])
   })
 })
