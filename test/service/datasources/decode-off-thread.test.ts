@@ -128,18 +128,26 @@ describe('decodeDocument', () => {
       last = now
     }, 1)
     const offThreadStarted = performance.now()
+    const loopBefore = performance.eventLoopUtilization()
     let decoded: unknown
     try {
       decoded = await decodeDocument(text, 'json', 'f', 1000)
     } finally {
       clearInterval(ticker)
     }
+    const loop = performance.eventLoopUtilization(loopBefore)
     const offThreadMs = performance.now() - offThreadStarted
     expect(jsonEqual(decoded, inline)).toBe(true)
-    // The gap is a small fraction of the decode, however slow the machine is.
-    expect(maxGap).toBeLessThan(inlineMs / 4)
+    // The event loop is mostly idle while the worker decodes (an inline decode keeps it busy the
+    // whole time: utilization 1); measured about 0.2. Utilization counts time this thread waited
+    // for events as idle, so a machine busy with other processes does not raise it, unlike the gap.
+    expect(loop.utilization).toBeLessThan(0.5)
+    // No single turn of the loop blocks for a large part of an inline decode. The bound is loose:
+    // on a loaded machine the thread can be descheduled between two ticks (116 ms seen against
+    // an inline decode of 338 ms).
+    expect(maxGap).toBeLessThan(inlineMs / 2)
     console.log(
-      `decode of ${(text.byteLength / 1e6).toFixed(1)} MB: ${inlineMs.toFixed(0)} ms inline; ${offThreadMs.toFixed(0)} ms on a worker with the longest event-loop gap ${maxGap.toFixed(1)} ms`,
+      `decode of ${(text.byteLength / 1e6).toFixed(1)} MB: ${inlineMs.toFixed(0)} ms inline; ${offThreadMs.toFixed(0)} ms on a worker with the longest event-loop gap ${maxGap.toFixed(1)} ms, loop utilization ${loop.utilization.toFixed(2)}`,
     )
   }, 30_000)
 })
