@@ -116,14 +116,16 @@ export function canonicalNumber(n: RegoNumber): RegoNumber {
 }
 
 /**
- * The canonical number for a JS double (a JS number means its shortest decimal form); throws a
- * RangeError for NaN and infinities, which Rego has no value for.
+ * The number for a JS double (a JS number means its shortest decimal form); throws a RangeError
+ * for NaN and infinities, which Rego has no value for. From 1e21 on it keeps the exponent form a
+ * float64 prints in (`1.2345678901234568e+29`, JavaScript's text and Go's alike: a YAML integer
+ * past 64 bits, read by go-yaml as a float64, comes out of OPA so); below, it is the integer.
  */
 export function numberFromDouble(x: number): RegoNumber {
   if (!Number.isFinite(x)) throw new RangeError(`${x} is not a valid number`)
   if (x === 0) return 0
   if (!Number.isInteger(x) || Number.isSafeInteger(x)) return x
-  return canonicalDecimal(parseDecimal(String(x)) as Decimal)
+  return parseNumber(String(x)) as RegoNumber
 }
 
 /** True for the three number representations. */

@@ -43,9 +43,13 @@ describe('JSON and YAML', () => {
     const yaml = json('yaml.marshal', [{ foo: new Set([1, 2, 3]) }])
     expect(JSON.parse(yaml)).toBe('- foo:\n  - 1\n  - 2\n  - 3\n')
     expect(json('yaml.unmarshal', JSON.parse(yaml))).toBe('[{"foo":[1,2,3]}]')
-    // An integer past 64 bits is the float64 go-yaml reads (OPA prints it 1.2345678901234568e+22).
+    // An integer past 64 bits is the float64 go-yaml reads, printed as OPA prints it; below 1e21
+    // a float64 prints as its digits (Go's JSON encoder and JavaScript draw the line alike).
     expect(json('yaml.unmarshal', 'a: yes\nb: 12345678901234567890123\nc: 1.5')).toBe(
-      '{"a":true,"b":12345678901234568000000,"c":1.5}',
+      '{"a":true,"b":1.2345678901234568e+22,"c":1.5}',
+    )
+    expect(json('yaml.unmarshal', '[123456789012345678901, 1e20, 1.0e21]')).toBe(
+      '[123456789012345680000,100000000000000000000,1e+21]',
     )
     expectError(
       'eval_builtin_error',

@@ -104,7 +104,14 @@ describe('parseNumber', () => {
   it('refuses NaN and infinities from doubles', () => {
     expect(() => numberFromDouble(Number.NaN)).toThrow(RangeError)
     expect(() => numberFromDouble(Number.POSITIVE_INFINITY)).toThrow(RangeError)
-    expect(numberFromDouble(1e21)).toBe(1000000000000000000000n)
+    // Past 2^53 a double is the integer of its shortest decimal form (as Go prints a float64);
+    // from 1e21 on it keeps a float64's exponent form.
+    expect(numberFromDouble(2 ** 60)).toBe(1152921504606847000n)
+    expect(numberFromDouble(1e20)).toBe(100000000000000000000n)
+    const big = numberFromDouble(1e21)
+    expect(String(big)).toBe('1e+21')
+    expect(equalValues(big, 1000000000000000000000n)).toBe(true)
+    expect(canonicalNumber(big)).toBe(1000000000000000000000n)
   })
 })
 
