@@ -18,7 +18,9 @@ const RUNAWAYS = [
   'input.x == count(numbers.range(1, 1e7))',
   'input.x == count(numbers.range_step(1, 1e15, 7))',
   'input.x == count([p | walk(numbers.range(1, 100000), [p, _]); walk(numbers.range(1, 100), _)])',
-  'every a in numbers.range(1, 5000) { every b in numbers.range(1, 5000) { input.x != a * b } }',
+  // Known throughout, so partial evaluation runs it (an `every` whose body reads an unknown is
+  // saved whole, as OPA saves it, and costs nothing).
+  'every a in numbers.range(1, 5000) { every b in numbers.range(1, 5000) { a * b != 0 } }',
   'input.x == count({s | some i in numbers.range(1, 1e6); s := sprintf("%0200d", [i])})',
   'input.x == count(data.hostile.doubled)',
   'data.hostile.residuals',
