@@ -303,7 +303,7 @@ async function runEval(
   const coverage =
     tracer instanceof CoverageTracer && loadedModules ? coverageDoc(tracer.report(loadedModules)) : undefined
   writeResults(results, builtinErrors, options, timers, tracer, coverage)
-  if (builtinErrors.length > 0) process.exitCode = 1
+  // Shown built-in errors are a report, not a failure: OPA still exits 0 (the result stands).
   if (options.fail && results.length === 0) process.exitCode = 1
   if (options.failDefined && results.length > 0) process.exitCode = 1
 }
