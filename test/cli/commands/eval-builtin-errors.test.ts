@@ -18,7 +18,9 @@ describe('regent eval --show-builtin-errors', () => {
     const { code, stdout } = await runRegent(['eval', '--show-builtin-errors', '-d', dir, 'data.x'])
     expect(code).toBe(0)
     const out = JSON.parse(stdout)
-    expect(out.errors.map((e: { code: string; location: { row: number } }) => [e.code, e.location.row])).toEqual([
+    expect(
+      out.errors.map((e: { code: string; location: { row: number } }) => [e.code, e.location.row]),
+    ).toEqual([
       ['eval_builtin_error', 4],
       ['eval_builtin_error', 8],
     ])
