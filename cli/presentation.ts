@@ -35,6 +35,21 @@ export function renderJson(doc: Doc, depth = ''): string {
   return `{\n${entries.map(([k, v]) => `${inner}${quoteJSON(k, true)}: ${renderJson(v, inner)}`).join(',\n')}\n${depth}}`
 }
 
+/**
+ * `doc` with every object's keys in sorted order: OPA's `discard` format round-trips its output through
+ * a Go map before printing, so its members (errors, locations, profile) come out sorted, unlike `json`.
+ */
+export function sortedDoc(doc: Doc): Doc {
+  if (doc === null || typeof doc !== 'object' || doc instanceof Embedded) return doc
+  if (Array.isArray(doc)) return doc.map(sortedDoc)
+  const out: { [key: string]: Doc | undefined } = {}
+  for (const k of Object.keys(doc).sort()) {
+    const v = doc[k]
+    if (v !== undefined) out[k] = sortedDoc(v)
+  }
+  return out
+}
+
 /** One result in OPA's JSON shape. */
 export function resultDoc(r: QueryResult): Doc {
   const out: { [key: string]: Doc | undefined } = {

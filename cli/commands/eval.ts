@@ -35,6 +35,7 @@ import {
   renderRaw,
   renderValues,
   resultDoc,
+  sortedDoc,
   table,
 } from '../presentation.js'
 import { collect, loadQueryPolicy, readQueryInput, withQueryOptions } from '../query-options.js'
@@ -365,7 +366,7 @@ function writeResults(
           location: { file: p.location.file, row: p.location.row, col: p.location.col },
         }))
       }
-      process.stdout.write(`${renderJson(doc)}\n`)
+      process.stdout.write(`${renderJson(options.format === 'discard' ? sortedDoc(doc) : doc)}\n`)
       return
     }
     case 'values':

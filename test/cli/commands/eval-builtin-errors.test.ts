@@ -26,4 +26,13 @@ describe('regent eval --show-builtin-errors', () => {
     ])
     expect(out.result[0].expressions[0].value).toEqual({})
   })
+
+  it('with -f discard prints the errors with sorted keys, as OPA does through a map', async () => {
+    const { code, stdout } = await runRegent(['eval', '-f', 'discard', '--show-builtin-errors', '1/0'])
+    expect(code).toBe(0)
+    expect(stdout).toBe(
+      '{\n  "errors": [\n    {\n      "code": "eval_builtin_error",\n      "location": {\n        "col": 1,\n' +
+        '        "file": "",\n        "row": 1\n      },\n      "message": "div: divide by zero"\n    }\n  ]\n}\n',
+    )
+  })
 })
