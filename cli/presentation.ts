@@ -122,3 +122,25 @@ export function table(header: string[], rows: string[][]): string {
   const fmt = (cells: string[]) => `|${widths.map((w, i) => ` ${(cells[i] ?? '').padEnd(w)} `).join('|')}|`
   return [line, fmt(header), line, ...rows.map(fmt), line].join('\n') + '\n'
 }
+
+/**
+ * A header-less table whose cells may span lines, with a rule between rows (OPA's `tablewriter` with
+ * row lines, as `eval -p -f pretty` prints residual queries and support modules). Tabs become two
+ * spaces so the columns line up.
+ */
+export function multilineTable(rows: string[][]): string {
+  const cells = rows.map((r) => r.map((c) => c.replaceAll('\t', '  ').split('\n')))
+  const columns = Math.max(0, ...cells.map((r) => r.length))
+  const widths = Array.from({ length: columns }, (_, i) =>
+    Math.max(0, ...cells.map((r) => Math.max(0, ...(r[i] ?? ['']).map((l) => l.length)))),
+  )
+  const line = `+${widths.map((w) => '-'.repeat(w + 2)).join('+')}+`
+  const out: string[] = [line]
+  for (const row of cells) {
+    const height = Math.max(1, ...row.map((c) => c.length))
+    for (let l = 0; l < height; l++)
+      out.push(`|${widths.map((w, i) => ` ${(row[i]?.[l] ?? '').padEnd(w)} `).join('|')}|`)
+    out.push(line)
+  }
+  return `${out.join('\n')}\n`
+}
