@@ -4,11 +4,20 @@
  * of the event are listed: an expression that binds a variable shows it on its Redo line.
  */
 
+import { varString } from '../compiler/text.js'
 import type { Expr } from '../syntax/ast.js'
 import { terms } from '../syntax/walk.js'
 import { compareStrings } from '../values/compare.js'
 import { formatValue } from '../values/format.js'
 import { type Frame, plug, TermBinding } from './bindings.js'
+
+// OPA cuts each value in a trace line to 32 characters, the last three `...`, so a big document
+// does not swamp the trace.
+const MAX_VALUE_WIDTH = 32
+
+function truncated(text: string): string {
+  return text.length > MAX_VALUE_WIDTH ? `${text.slice(0, MAX_VALUE_WIDTH - 3)}...` : text
+}
 
 /** `{name: value, ...}` (names sorted, as OPA's value map prints) for the bound variables of `expr`. */
 export function exprVarValues(expr: Expr, frame: Frame): string {
@@ -24,7 +33,7 @@ export function exprVarValues(expr: Expr, frame: Frame): string {
     if (slot < 0) continue
     const bound = frame.s[slot]
     const value = bound instanceof TermBinding ? plug(bound.term, bound.frame) : bound
-    if (value !== undefined) pairs.push(`${name}: ${formatValue(value)}`)
+    if (value !== undefined) pairs.push(`${varString(name)}: ${truncated(formatValue(value))}`)
   }
   return `{${pairs.join(', ')}}`
 }

@@ -169,16 +169,29 @@ export class BufferTracer implements Tracer {
   }
 }
 
-/** Renders events as OPA's pretty trace (`| Eval x = 1`). */
+/**
+ * Renders events as OPA's pretty trace: a table of location, event (`| Eval x = 1`) and, with
+ * `--var-values`, the bound variables, each column as wide as its widest cell and 5 spaces apart.
+ * The last column is not padded, so lines carry no trailing blanks.
+ */
 export function prettyTrace(events: readonly TraceEvent[], ops?: ReadonlySet<TraceOp>): string {
-  const lines: string[] = []
-  for (const ev of events) {
-    if (ops && !ops.has(ev.op)) continue
-    const loc = ev.location ? `${ev.location.file || 'query'}:${ev.location.row}` : ''
-    const vars = ev.vars !== undefined ? ` ${ev.vars}` : ''
-    lines.push(`${loc.padEnd(20)} ${'| '.repeat(ev.depth)}${ev.op} ${ev.text}${vars}`)
-  }
-  return lines.join('\n')
+  const shown = ops ? events.filter((ev) => ops.has(ev.op)) : events
+  // With --var-values every line has a variables column: `{}` where the event bound none.
+  const withVars = shown.some((ev) => ev.vars !== undefined)
+  const rows = shown.map((ev) => {
+    const row = [
+      ev.location ? `${ev.location.file || 'query'}:${ev.location.row}` : '',
+      `${'| '.repeat(ev.depth)}${ev.op} ${ev.text}`,
+    ]
+    if (withVars) row.push(ev.vars ?? '{}')
+    return row
+  })
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] as string).length)))
+  return rows
+    .map((row) =>
+      row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd((widths[i] as number) + 5))).join(''),
+    )
+    .join('\n')
 }
 
 export { bodyString }

@@ -10,12 +10,17 @@ async function trace(policy: string, query: string, input: unknown): Promise<str
   return prettyTrace(tracer.events)
 }
 
+// A trace line without its location column (as wide as the widest location, then 5 spaces).
+function eventText(line: string): string {
+  return line.replace(/^\S*\s+/, '')
+}
+
 describe('explain traces', () => {
   it('reports the query and each rule body with Enter, Exit and Redo, indented as OPA indents them', async () => {
     const text = await trace('package t\nallow if { input.x == 1; f(2) }\nf(y) if y > 1\n', 'data.t.allow', {
       x: 1,
     })
-    const lines = text.split('\n').map((l) => l.slice(21))
+    const lines = text.split('\n').map(eventText)
     expect(lines[0]).toMatch(/^Enter data\.t\.allow = /)
     expect(lines[1]).toMatch(/^\| Eval data\.t\.allow = /)
     expect(lines).toContain('| Enter data.t.allow')
@@ -34,7 +39,7 @@ describe('explain traces', () => {
 
   it('has no Exit for a rule whose body fails, and a Fail for the failing expression', async () => {
     const text = await trace('package t\nallow if input.x > 1\n', 'data.t.allow', { x: 0 })
-    const lines = text.split('\n').map((l) => l.slice(21))
+    const lines = text.split('\n').map(eventText)
     expect(lines).toContain('| Enter data.t.allow')
     expect(lines.some((l) => l.startsWith('| | Fail'))).toBe(true)
     expect(lines).not.toContain('| | Exit data.t.allow')
@@ -44,9 +49,17 @@ describe('explain traces', () => {
     const text = await trace('package t\nallow if input.x == 1\nallow if input.x == 2\n', 'data.t.allow', {
       x: 3,
     })
-    const lines = text.split('\n').map((l) => l.slice(21))
+    const lines = text.split('\n').map(eventText)
     expect(lines).toContain('| Index data.t.allow (matched 0 rules, early exit)')
     expect(lines.some((l) => l.includes('Enter data.t.allow'))).toBe(true) // the query's own Enter
     expect(lines).not.toContain('| Enter data.t.allow')
+  })
+
+  it('lays the trace out as a table: locations padded to the widest, 5 spaces, no trailing blanks', async () => {
+    const text = await trace('package t\nallow if input.x == 1\n', 'data.t.allow', { x: 1 })
+    const lines = text.split('\n')
+    expect(lines[0]).toBe('query:1      Enter data.t.allow = _')
+    expect(lines).toContain('t.rego:2     | | Eval input.x = 1')
+    for (const l of lines) expect(l).toBe(l.trimEnd())
   })
 })
