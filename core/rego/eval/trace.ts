@@ -32,8 +32,8 @@ export interface Tracer {
   note(message: string, location?: Location): void
   /** A rule body is about to be evaluated (OPA's Enter event for rules). */
   ruleEnter?(rule: PRule): void
-  /** A rule body succeeded (OPA's Exit event for rules). */
-  ruleExit?(rule: PRule): void
+  /** A rule body succeeded (OPA's Exit event for rules); `early`: its first success decides the rule. */
+  ruleExit?(rule: PRule, early?: boolean): void
   /** Evaluation goes back into a rule body for its next result (OPA's Redo event for rules). */
   ruleRedo?(rule: PRule): void
   /** The query is about to be evaluated, it succeeded, or evaluation goes back into it. */
@@ -152,8 +152,9 @@ export class BufferTracer implements Tracer {
     this.#ruleEvent('Enter', rule, this.#depth - 1)
   }
 
-  ruleExit(rule: PRule): void {
-    this.#ruleEvent('Exit', rule, this.#depth)
+  // OPA marks the Exit of a rule that early exit stops at its first success: `Exit data.p early`.
+  ruleExit(rule: PRule, early = false): void {
+    this.#ruleEvent('Exit', rule, this.#depth, early ? ' early' : '')
   }
 
   ruleRedo(rule: PRule): void {
@@ -164,8 +165,8 @@ export class BufferTracer implements Tracer {
     this.events.push({ op, text, location, depth: op === 'Exit' ? 1 : 0 })
   }
 
-  #ruleEvent(op: TraceOp, rule: PRule, depth: number): void {
-    this.events.push({ op, text: rulePath(rule), location: rule.src.rule.location, depth })
+  #ruleEvent(op: TraceOp, rule: PRule, depth: number, suffix = ''): void {
+    this.events.push({ op, text: rulePath(rule) + suffix, location: rule.src.rule.location, depth })
   }
 }
 

@@ -27,12 +27,12 @@ describe('explain traces', () => {
     expect(lines).toContain('| Index data.t.allow (matched 1 rule, early exit)')
     expect(lines).toContain('| | Index data.t.f (matched 1 rule, early exit)')
     expect(lines).toContain('| | Enter data.t.f')
-    expect(lines).toContain('| | | Exit data.t.f')
+    expect(lines).toContain('| | | Exit data.t.f early')
     expect(lines).toContain('| | Redo data.t.f')
-    expect(lines).toContain('| | Exit data.t.allow')
+    expect(lines).toContain('| | Exit data.t.allow early')
     expect(lines).toContain('| Redo data.t.allow')
     // Enter before the body's expressions, Exit after them.
-    expect(lines.indexOf('| Enter data.t.allow')).toBeLessThan(lines.indexOf('| | Exit data.t.allow'))
+    expect(lines.indexOf('| Enter data.t.allow')).toBeLessThan(lines.indexOf('| | Exit data.t.allow early'))
     expect(lines.at(-3)).toMatch(/^\| Exit data\.t\.allow = /)
     expect(lines.at(-2)).toMatch(/^Redo data\.t\.allow = /)
   })
@@ -61,5 +61,20 @@ describe('explain traces', () => {
     expect(lines[0]).toBe('query:1      Enter data.t.allow = _')
     expect(lines).toContain('t.rego:2     | | Eval input.x = 1')
     for (const l of lines) expect(l).toBe(l.trimEnd())
+  })
+
+  it('marks the Exit of a rule that early exit decides, and only that', async () => {
+    const text = await trace(
+      'package t\np if input.x == 1\nf(a) := b if b := a + 1\nq if f(1) == 2\n',
+      'data.t.p; data.t.q',
+      {
+        x: 1,
+      },
+    )
+    const lines = text.split('\n').map(eventText)
+    expect(lines).toContain('| | Exit data.t.p early')
+    // A function whose value is not a constant is not early-exit: OPA prints its Exit plain.
+    expect(lines).toContain('| | | Exit data.t.f')
+    expect(lines).not.toContain('| | | Exit data.t.f early')
   })
 })
