@@ -185,6 +185,9 @@ export function evalCommand(): Command {
             '-t wasm is not available: regent has no Wasm engine; use -t rego (the default), which gives the same results',
           )
         if (!/^\d+$/.test(options.optimize)) return usage(`-O ${options.optimize}: expected a whole number`)
+        // OPA builds an optimized bundle from one source: plain files or bundles, not both.
+        if (Number(options.optimize) > 0 && options.data.length > 0 && options.bundle.length > 0)
+          return usage('specify either --data or --bundle flag with optimization level greater than 0')
         const bad = options.entrypoint.find((e) => !/^\/?[\w.-]+(\/[\w.-]+)*$/.test(e))
         if (bad !== undefined) return usage(`-e ${bad}: expected a slash-separated path such as authz/allow`)
         if (options.stdin && options.stdinInput) return usage('--stdin and --stdin-input cannot be combined')
