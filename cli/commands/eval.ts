@@ -274,7 +274,7 @@ async function runEval(
     for (let i = 0; i < count; i++) {
       tracer =
         options.explain !== 'off'
-          ? new BufferTracer({ varValues: options.varValues === true })
+          ? new BufferTracer({ varValues: options.varValues === true, names: policy.compiler.rewrittenVars })
           : options.profile
             ? new ProfileTracer()
             : options.coverage

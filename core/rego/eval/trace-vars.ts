@@ -20,20 +20,23 @@ function truncated(text: string): string {
 }
 
 /** `{name: value, ...}` (names sorted, as OPA's value map prints) for the bound variables of `expr`. */
-export function exprVarValues(expr: Expr, frame: Frame): string {
+export function exprVarValues(expr: Expr, frame: Frame, renames?: ReadonlyMap<string, string>): string {
   const names = new Set<string>()
   for (const t of terms(expr)) {
-    // Named as the trace line names them: regent's traces show the compiler's rewritten names
-    // (`__local2__` for `y := ...`), so the values use those names too (OPA maps them back).
+    // Named as the trace line names them: by the user's name where `renames` maps the compiler's
+    // rewritten one back (`__local2__` is `y`), as OPA does.
     if (t.type === 'var') names.add(t.value)
   }
-  const pairs: string[] = []
-  for (const name of [...names].sort(compareStrings)) {
+  const pairs: Array<[string, string]> = []
+  for (const name of names) {
     const slot = frame.names.indexOf(name)
     if (slot < 0) continue
     const bound = frame.s[slot]
     const value = bound instanceof TermBinding ? plug(bound.term, bound.frame) : bound
-    if (value !== undefined) pairs.push(`${varString(name)}: ${truncated(formatValue(value))}`)
+    if (value !== undefined)
+      pairs.push([varString(renames?.get(name) ?? name), truncated(formatValue(value))])
   }
-  return `{${pairs.join(', ')}}`
+  // Sorted by the names printed, as OPA sorts its value map's keys.
+  pairs.sort(([a], [b]) => compareStrings(a, b))
+  return `{${pairs.map(([k, v]) => `${k}: ${v}`).join(', ')}}`
 }

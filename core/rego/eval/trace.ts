@@ -57,6 +57,20 @@ function exprText(expr: PExpr): string {
   return text
 }
 
+/** A copy of `node` with the variables `names` maps renamed (locations kept as they are). */
+function renamedVars<T>(node: T, names: ReadonlyMap<string, string>): T {
+  if (Array.isArray(node)) return node.map((n) => renamedVars(n, names)) as T
+  if (node === null || typeof node !== 'object') return node
+  const obj = node as Record<string, unknown>
+  if (obj.type === 'var' && typeof obj.value === 'string') {
+    const name = names.get(obj.value)
+    return (name === undefined ? node : { ...obj, value: name }) as T
+  }
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(obj)) out[k] = k === 'location' ? v : renamedVars(v, names)
+  return out as T
+}
+
 /** `data.pkg.rule` for a rule or function (its ground ref, as OPA names rules in traces). */
 export function rulePath(rule: PRule): string {
   let text = ruleTexts.get(rule)
@@ -84,31 +98,55 @@ export class BufferTracer implements Tracer {
   // expression is a query one level down (its Enter at the expression's depth + 1 - 1).
   #depth = 1
   readonly #varValues: boolean
+  readonly #names: ReadonlyMap<string, string> | undefined
+  readonly #renamedTexts = new WeakMap<object, string>()
 
-  /** `varValues`: record the variables of each expression event (`--var-values`). */
-  constructor(options: { varValues?: boolean } = {}) {
+  /**
+   * `varValues`: record the variables of each expression event (`--var-values`). `names`: the
+   * compiler's rewritten local variables (`__local0__` → `x`), which OPA prints by their names.
+   */
+  constructor(options: { varValues?: boolean; names?: ReadonlyMap<string, string> } = {}) {
     this.#varValues = options.varValues === true
+    this.#names = options.names !== undefined && options.names.size > 0 ? options.names : undefined
+  }
+
+  // The expression's text with the user's names for rewritten variables, as OPA prints an event.
+  #text(expr: PExpr): string {
+    const names = this.#names
+    if (names === undefined) return exprText(expr)
+    let text = this.#renamedTexts.get(expr.src)
+    if (text === undefined) {
+      text = exprString(renamedVars(expr.src, names))
+      this.#renamedTexts.set(expr.src, text)
+    }
+    return text
   }
 
   // The expression being evaluated: an Index event stands at its line.
   #where: Location | undefined
 
   expr(_e: Evaluator, expr: PExpr, frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean {
-    const text = exprText(expr)
+    const text = this.#text(expr)
     const location = expr.src.location
     const outer = this.#where
     this.#where = location
     // Only the continuation below is allocated per evaluation: a traced loop reports millions of
     // events, and closures and spread objects per event made tracing most of a `test -v` run.
     const varValues = this.#varValues
-    this.#push('Eval', text, location, this.#depth, varValues ? exprVarValues(expr.src, frame) : undefined)
+    this.#push(
+      'Eval',
+      text,
+      location,
+      this.#depth,
+      varValues ? exprVarValues(expr.src, frame, this.#names) : undefined,
+    )
     let defined = false
     this.#depth++
     const stop = run(() => {
       defined = true
       this.#depth--
       // Read before `iter` goes on: the bindings this expression made are still in place.
-      const redoVars = varValues ? exprVarValues(expr.src, frame) : undefined
+      const redoVars = varValues ? exprVarValues(expr.src, frame, this.#names) : undefined
       const r = iter()
       this.#depth++
       this.#where = location
@@ -118,7 +156,13 @@ export class BufferTracer implements Tracer {
     this.#depth--
     this.#where = outer
     if (!defined)
-      this.#push('Fail', text, location, this.#depth, varValues ? exprVarValues(expr.src, frame) : undefined)
+      this.#push(
+        'Fail',
+        text,
+        location,
+        this.#depth,
+        varValues ? exprVarValues(expr.src, frame, this.#names) : undefined,
+      )
     return stop
   }
 

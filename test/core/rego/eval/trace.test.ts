@@ -77,4 +77,17 @@ describe('explain traces', () => {
     expect(lines).toContain('| | | Exit data.t.f')
     expect(lines).not.toContain('| | | Exit data.t.f early')
   })
+
+  it("prints rewritten local variables by the user's names when given the compiler's map, as OPA does", async () => {
+    const compiled = compile(
+      { 't.rego': parseModule('package t\np if {\n\tx := 1\n\tx == 1\n}\n', { file: 't.rego' }) },
+      {},
+    )
+    const tracer = new BufferTracer({ varValues: true, names: compiled.compiler.rewrittenVars })
+    await compiled.prepare('data.t.p').eval({ tracer })
+    const lines = prettyTrace(tracer.events).split('\n').map(eventText)
+    expect(lines.some((l) => /^\| \| Eval x = 1 +\{\}$/.test(l))).toBe(true)
+    expect(lines.some((l) => /^\| \| Redo x = 1 +\{x: 1\}$/.test(l))).toBe(true)
+    expect(lines.some((l) => l.includes('__local'))).toBe(false)
+  })
 })
