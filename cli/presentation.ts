@@ -35,6 +35,21 @@ export function renderJson(doc: Doc, depth = ''): string {
   return `{\n${entries.map(([k, v]) => `${inner}${quoteJSON(k, true)}: ${renderJson(v, inner)}`).join(',\n')}\n${depth}}`
 }
 
+/**
+ * `doc` with every object's keys in sorted order: OPA's `discard` format round-trips its output through
+ * a Go map before printing, so its members (errors, locations, profile) come out sorted, unlike `json`.
+ */
+export function sortedDoc(doc: Doc): Doc {
+  if (doc === null || typeof doc !== 'object' || doc instanceof Embedded) return doc
+  if (Array.isArray(doc)) return doc.map(sortedDoc)
+  const out: { [key: string]: Doc | undefined } = {}
+  for (const k of Object.keys(doc).sort()) {
+    const v = doc[k]
+    if (v !== undefined) out[k] = sortedDoc(v)
+  }
+  return out
+}
+
 /** One result in OPA's JSON shape. */
 export function resultDoc(r: QueryResult): Doc {
   const out: { [key: string]: Doc | undefined } = {
@@ -106,4 +121,26 @@ export function table(header: string[], rows: string[][]): string {
   const line = `+${widths.map((w) => '-'.repeat(w + 2)).join('+')}+`
   const fmt = (cells: string[]) => `|${widths.map((w, i) => ` ${(cells[i] ?? '').padEnd(w)} `).join('|')}|`
   return [line, fmt(header), line, ...rows.map(fmt), line].join('\n') + '\n'
+}
+
+/**
+ * A header-less table whose cells may span lines, with a rule between rows (OPA's `tablewriter` with
+ * row lines, as `eval -p -f pretty` prints residual queries and support modules). Tabs become two
+ * spaces so the columns line up.
+ */
+export function multilineTable(rows: string[][]): string {
+  const cells = rows.map((r) => r.map((c) => c.replaceAll('\t', '  ').split('\n')))
+  const columns = Math.max(0, ...cells.map((r) => r.length))
+  const widths = Array.from({ length: columns }, (_, i) =>
+    Math.max(0, ...cells.map((r) => Math.max(0, ...(r[i] ?? ['']).map((l) => l.length)))),
+  )
+  const line = `+${widths.map((w) => '-'.repeat(w + 2)).join('+')}+`
+  const out: string[] = [line]
+  for (const row of cells) {
+    const height = Math.max(1, ...row.map((c) => c.length))
+    for (let l = 0; l < height; l++)
+      out.push(`|${widths.map((w, i) => ` ${(row[i]?.[l] ?? '').padEnd(w)} `).join('|')}|`)
+    out.push(line)
+  }
+  return `${out.join('\n')}\n`
 }

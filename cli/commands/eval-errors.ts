@@ -3,7 +3,7 @@
  * stdout with `-f json` (and `-f discard`), the pretty text on stderr otherwise; exit code 1 either way.
  */
 import { RegoError, RegoErrors } from '../../core/rego/errors.js'
-import { type Doc, renderJson } from '../presentation.js'
+import { type Doc, renderJson, sortedDoc } from '../presentation.js'
 
 /** The errors of a failed run in OPA's JSON shape (its OutputError: message, code, location, details). */
 export function errorDocs(err: unknown): Doc[] {
@@ -36,8 +36,9 @@ function errorText(err: unknown): string {
 /** Writes the failure in the `--format` asked for and sets exit code 1. */
 export function writeFailure(err: unknown, options: { format: string }): void {
   // OPA's `discard` prints the whole output document as JSON, errors included.
-  if (options.format === 'json' || options.format === 'discard')
-    process.stdout.write(`${renderJson({ errors: errorDocs(err) })}\n`)
+  if (options.format === 'json') process.stdout.write(`${renderJson({ errors: errorDocs(err) })}\n`)
+  else if (options.format === 'discard')
+    process.stdout.write(`${renderJson(sortedDoc({ errors: errorDocs(err) }))}\n`)
   else process.stderr.write(`${errorText(err)}\n`)
   process.exitCode = 1
 }

@@ -12,6 +12,7 @@ import type { Body, Term } from '../../core/rego/syntax/ast.js'
 import { toOpaJson } from '../../core/rego/syntax/json.js'
 import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
+import { multilineTable } from '../presentation.js'
 import { loadQueryPolicy, parseImportFlags, readQueryInput } from '../query-options.js'
 import type { EvalLimits } from './eval.js'
 import { writeFailure } from './eval-errors.js'
@@ -100,18 +101,17 @@ export async function runPartialEval(
   }
 }
 
-/** Residual queries as Rego, one block per query, then the support modules. */
+/**
+ * Residual queries and support modules as OPA's pretty table: a `Query N` row per query (its expressions
+ * one a line), then a `Support N` row per formatted module.
+ */
 export function prettyPartial(queries: readonly Body[], support: readonly string[]): string {
   if (queries.length === 0) return 'false (no query can be true)\n'
-  const lines: string[] = []
-  for (const [i, q] of queries.entries()) {
-    lines.push(`# Query ${i + 1}`)
-    if (q.length === 0) lines.push('true')
-    for (const expr of q) lines.push(queryExprText(expr))
-    lines.push('')
-  }
-  for (const text of support) lines.push('# Support', text.trimEnd(), '')
-  return `${lines.join('\n')}`
+  const rows: string[][] = []
+  for (const [i, q] of queries.entries())
+    rows.push([`Query ${i + 1}`, q.length === 0 ? 'true' : q.map(queryExprText).join('\n')])
+  for (const [i, text] of support.entries()) rows.push([`Support ${i + 1}`, text.trimEnd()])
+  return multilineTable(rows)
 }
 
 /** One expression of a residual query as Rego text. */

@@ -35,6 +35,7 @@ import {
   renderRaw,
   renderValues,
   resultDoc,
+  sortedDoc,
   table,
 } from '../presentation.js'
 import { collect, loadQueryPolicy, readQueryInput, withQueryOptions } from '../query-options.js'
@@ -184,6 +185,9 @@ export function evalCommand(): Command {
             '-t wasm is not available: regent has no Wasm engine; use -t rego (the default), which gives the same results',
           )
         if (!/^\d+$/.test(options.optimize)) return usage(`-O ${options.optimize}: expected a whole number`)
+        // OPA builds an optimized bundle from one source: plain files or bundles, not both.
+        if (Number(options.optimize) > 0 && options.data.length > 0 && options.bundle.length > 0)
+          return usage('specify either --data or --bundle flag with optimization level greater than 0')
         const bad = options.entrypoint.find((e) => !/^\/?[\w.-]+(\/[\w.-]+)*$/.test(e))
         if (bad !== undefined) return usage(`-e ${bad}: expected a slash-separated path such as authz/allow`)
         if (options.stdin && options.stdinInput) return usage('--stdin and --stdin-input cannot be combined')
@@ -270,7 +274,7 @@ async function runEval(
     for (let i = 0; i < count; i++) {
       tracer =
         options.explain !== 'off'
-          ? new BufferTracer({ varValues: options.varValues === true })
+          ? new BufferTracer({ varValues: options.varValues === true, names: policy.compiler.rewrittenVars })
           : options.profile
             ? new ProfileTracer()
             : options.coverage
@@ -303,7 +307,7 @@ async function runEval(
   const coverage =
     tracer instanceof CoverageTracer && loadedModules ? coverageDoc(tracer.report(loadedModules)) : undefined
   writeResults(results, builtinErrors, options, timers, tracer, coverage)
-  if (builtinErrors.length > 0) process.exitCode = 1
+  // Shown built-in errors are a report, not a failure: OPA still exits 0 (the result stands).
   if (options.fail && results.length === 0) process.exitCode = 1
   if (options.failDefined && results.length > 0) process.exitCode = 1
 }
@@ -365,7 +369,7 @@ function writeResults(
           location: { file: p.location.file, row: p.location.row, col: p.location.col },
         }))
       }
-      process.stdout.write(`${renderJson(doc)}\n`)
+      process.stdout.write(`${renderJson(options.format === 'discard' ? sortedDoc(doc) : doc)}\n`)
       return
     }
     case 'values':

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { Command, Option } from 'commander'
+import { RegoErrors } from '../../core/rego/errors.js'
 import { stringifyOpaJson } from '../../core/rego/syntax/json.js'
 import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
 import { prettyAst } from '../../core/rego/syntax/pretty.js'
@@ -54,7 +55,9 @@ export function parseCommand(): Command {
         regoVersion: options.v0Compatible ? 'v0' : 'v1',
       })
       if (!module) {
-        writeErrors(errors, options.format)
+        // OPA reports a module that does not parse on stderr, keeping stdout for the AST.
+        if (options.format === 'json') writeErrors(errors, options.format)
+        else process.stderr.write(`${new RegoErrors(errors).toString()}\n`)
         process.exitCode = 1
         return
       }

@@ -330,7 +330,7 @@ export async function runTest(
   // `--var-values` needs the trace even without -v: the failed expressions are shown with values.
   const buffer =
     options.verbose || options.varValues
-      ? new BufferTracer({ varValues: options.varValues === true })
+      ? new BufferTracer({ varValues: options.varValues === true, names: policy.compiler.rewrittenVars })
       : undefined
   const tracer = coverage ?? buffer
   const start = process.hrtime.bigint()

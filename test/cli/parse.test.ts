@@ -56,10 +56,11 @@ describe('regent parse', () => {
     expect(stdout.split('\n').slice(0, 3)).toEqual(['module', ' package', '  ref'])
   })
 
-  it('reports parse errors with location and caret, exit 1', async () => {
-    const { code, stdout } = await runRegent(['parse', bad])
+  it('reports parse errors with location and caret on stderr (stdout is for the AST), exit 1', async () => {
+    const { code, stdout, stderr } = await runRegent(['parse', bad])
     expect(code).toBe(1)
-    expect(stdout).toBe(
+    expect(stdout).toBe('')
+    expect(stderr).toBe(
       `1 error occurred: ${bad}:5: rego_parse_error: unexpected } token: expected term\n\t}\n\t^\n`,
     )
   })

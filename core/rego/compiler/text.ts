@@ -11,7 +11,7 @@ export function refString(ref: Term[]): string {
   let out = ''
   for (const [i, t] of ref.entries()) {
     if (i === 0) {
-      out += t.type === 'var' ? t.value : termString(t)
+      out += t.type === 'var' ? varString(t.value) : termString(t)
     } else if (t.type === 'string' && IDENT.test(t.value)) {
       out += `.${t.value}`
     } else {
@@ -19,6 +19,14 @@ export function refString(ref: Term[]): string {
     }
   }
   return out
+}
+
+/**
+ * A variable's name as OPA's `Var.String` prints it: the compiler's wildcard-like vars (`$term0`, the
+ * query's capture of an expression's value) print as `_`, as OPA prints its `$`-prefixed wildcards.
+ */
+export function varString(name: string): string {
+  return name.startsWith('$') ? '_' : name
 }
 
 /** A term in Rego syntax. */
@@ -33,7 +41,7 @@ export function termString(t: Term): string {
     case 'string':
       return JSON.stringify(t.value)
     case 'var':
-      return t.value
+      return varString(t.value)
     case 'ref':
       return refString(t.value)
     case 'array':

@@ -152,13 +152,16 @@ export class Evaluator implements BuiltinCaller {
     return this.saveSet === undefined && this.tracer === undefined && this.fastPaths ? r.fastBody : r.body
   }
 
-  /** Evaluates a rule's body in `frame`, reporting Enter, Exit and Redo of the rule to a tracer. */
-  evalRuleBody(r: PRule, frame: Frame, iter: Iter): boolean {
+  /**
+   * Evaluates a rule's body in `frame`, reporting Enter, Exit and Redo of the rule to a tracer;
+   * `early`: the first success decides the rule (early exit), which the Exit event says.
+   */
+  evalRuleBody(r: PRule, frame: Frame, iter: Iter, early = false): boolean {
     const tracer = this.tracer
     if (tracer === undefined) return this.evalBody(this.bodyOf(r), 0, frame, iter)
     tracer.ruleEnter?.(r)
     return this.evalBody(r.body, 0, frame, () => {
-      tracer.ruleExit?.(r)
+      tracer.ruleExit?.(r, early)
       const stop = iter()
       tracer.ruleRedo?.(r)
       return stop

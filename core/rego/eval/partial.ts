@@ -9,6 +9,7 @@ import { type BuiltinContext, createBuiltinContext, type DataOverrides } from '.
 import { constantValue } from '../compiler/constant-value.js'
 import { compileQuery } from '../compiler/query.js'
 import { isGeneratedVar } from '../compiler/terms.js'
+import { bodyString } from '../compiler/text.js'
 import { compileError, RegoErrors } from '../errors.js'
 import type { Body, Expr, Import, Module, RefTerm, Term } from '../syntax/ast.js'
 import { parseQuery, parseTermText } from '../syntax/query.js'
@@ -239,9 +240,25 @@ function prepareQuery(policy: Policy, query: string, imports: readonly Import[])
   return q
 }
 
+/**
+ * An unknown given as text: one term. OPA reads it as a query and refuses more than one expression
+ * (`input; input.users`) in its own words before looking at the term.
+ */
+function unknownTerm(u: string): Term {
+  let body: Body | undefined
+  try {
+    body = parseQuery(u)
+  } catch {
+    body = undefined
+  }
+  if (body !== undefined && body.length > 1)
+    throw new Error(`expected exactly one term but got: ${bodyString(body)}`)
+  return parseTermText(u)
+}
+
 /** `input.fruits` (text or ref term) as its root and ground path. */
 function unknownPath(u: string | RefTerm): Value[] {
-  const term: Term = typeof u === 'string' ? parseTermText(u) : u
+  const term: Term = typeof u === 'string' ? unknownTerm(u) : u
   const parts = term.type === 'ref' ? term.value : [term]
   const head = parts[0]
   if (head?.type !== 'var' || (head.value !== 'input' && head.value !== 'data')) {

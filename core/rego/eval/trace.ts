@@ -32,8 +32,8 @@ export interface Tracer {
   note(message: string, location?: Location): void
   /** A rule body is about to be evaluated (OPA's Enter event for rules). */
   ruleEnter?(rule: PRule): void
-  /** A rule body succeeded (OPA's Exit event for rules). */
-  ruleExit?(rule: PRule): void
+  /** A rule body succeeded (OPA's Exit event for rules); `early`: its first success decides the rule. */
+  ruleExit?(rule: PRule, early?: boolean): void
   /** Evaluation goes back into a rule body for its next result (OPA's Redo event for rules). */
   ruleRedo?(rule: PRule): void
   /** The query is about to be evaluated, it succeeded, or evaluation goes back into it. */
@@ -55,6 +55,20 @@ function exprText(expr: PExpr): string {
     exprTexts.set(expr.src, text)
   }
   return text
+}
+
+/** A copy of `node` with the variables `names` maps renamed (locations kept as they are). */
+function renamedVars<T>(node: T, names: ReadonlyMap<string, string>): T {
+  if (Array.isArray(node)) return node.map((n) => renamedVars(n, names)) as T
+  if (node === null || typeof node !== 'object') return node
+  const obj = node as Record<string, unknown>
+  if (obj.type === 'var' && typeof obj.value === 'string') {
+    const name = names.get(obj.value)
+    return (name === undefined ? node : { ...obj, value: name }) as T
+  }
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(obj)) out[k] = k === 'location' ? v : renamedVars(v, names)
+  return out as T
 }
 
 /** `data.pkg.rule` for a rule or function (its ground ref, as OPA names rules in traces). */
@@ -84,31 +98,55 @@ export class BufferTracer implements Tracer {
   // expression is a query one level down (its Enter at the expression's depth + 1 - 1).
   #depth = 1
   readonly #varValues: boolean
+  readonly #names: ReadonlyMap<string, string> | undefined
+  readonly #renamedTexts = new WeakMap<object, string>()
 
-  /** `varValues`: record the variables of each expression event (`--var-values`). */
-  constructor(options: { varValues?: boolean } = {}) {
+  /**
+   * `varValues`: record the variables of each expression event (`--var-values`). `names`: the
+   * compiler's rewritten local variables (`__local0__` → `x`), which OPA prints by their names.
+   */
+  constructor(options: { varValues?: boolean; names?: ReadonlyMap<string, string> } = {}) {
     this.#varValues = options.varValues === true
+    this.#names = options.names !== undefined && options.names.size > 0 ? options.names : undefined
+  }
+
+  // The expression's text with the user's names for rewritten variables, as OPA prints an event.
+  #text(expr: PExpr): string {
+    const names = this.#names
+    if (names === undefined) return exprText(expr)
+    let text = this.#renamedTexts.get(expr.src)
+    if (text === undefined) {
+      text = exprString(renamedVars(expr.src, names))
+      this.#renamedTexts.set(expr.src, text)
+    }
+    return text
   }
 
   // The expression being evaluated: an Index event stands at its line.
   #where: Location | undefined
 
   expr(_e: Evaluator, expr: PExpr, frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean {
-    const text = exprText(expr)
+    const text = this.#text(expr)
     const location = expr.src.location
     const outer = this.#where
     this.#where = location
     // Only the continuation below is allocated per evaluation: a traced loop reports millions of
     // events, and closures and spread objects per event made tracing most of a `test -v` run.
     const varValues = this.#varValues
-    this.#push('Eval', text, location, this.#depth, varValues ? exprVarValues(expr.src, frame) : undefined)
+    this.#push(
+      'Eval',
+      text,
+      location,
+      this.#depth,
+      varValues ? exprVarValues(expr.src, frame, this.#names) : undefined,
+    )
     let defined = false
     this.#depth++
     const stop = run(() => {
       defined = true
       this.#depth--
       // Read before `iter` goes on: the bindings this expression made are still in place.
-      const redoVars = varValues ? exprVarValues(expr.src, frame) : undefined
+      const redoVars = varValues ? exprVarValues(expr.src, frame, this.#names) : undefined
       const r = iter()
       this.#depth++
       this.#where = location
@@ -118,7 +156,13 @@ export class BufferTracer implements Tracer {
     this.#depth--
     this.#where = outer
     if (!defined)
-      this.#push('Fail', text, location, this.#depth, varValues ? exprVarValues(expr.src, frame) : undefined)
+      this.#push(
+        'Fail',
+        text,
+        location,
+        this.#depth,
+        varValues ? exprVarValues(expr.src, frame, this.#names) : undefined,
+      )
     return stop
   }
 
@@ -152,8 +196,9 @@ export class BufferTracer implements Tracer {
     this.#ruleEvent('Enter', rule, this.#depth - 1)
   }
 
-  ruleExit(rule: PRule): void {
-    this.#ruleEvent('Exit', rule, this.#depth)
+  // OPA marks the Exit of a rule that early exit stops at its first success: `Exit data.p early`.
+  ruleExit(rule: PRule, early = false): void {
+    this.#ruleEvent('Exit', rule, this.#depth, early ? ' early' : '')
   }
 
   ruleRedo(rule: PRule): void {
@@ -164,21 +209,34 @@ export class BufferTracer implements Tracer {
     this.events.push({ op, text, location, depth: op === 'Exit' ? 1 : 0 })
   }
 
-  #ruleEvent(op: TraceOp, rule: PRule, depth: number): void {
-    this.events.push({ op, text: rulePath(rule), location: rule.src.rule.location, depth })
+  #ruleEvent(op: TraceOp, rule: PRule, depth: number, suffix = ''): void {
+    this.events.push({ op, text: rulePath(rule) + suffix, location: rule.src.rule.location, depth })
   }
 }
 
-/** Renders events as OPA's pretty trace (`| Eval x = 1`). */
+/**
+ * Renders events as OPA's pretty trace: a table of location, event (`| Eval x = 1`) and, with
+ * `--var-values`, the bound variables, each column as wide as its widest cell and 5 spaces apart.
+ * The last column is not padded, so lines carry no trailing blanks.
+ */
 export function prettyTrace(events: readonly TraceEvent[], ops?: ReadonlySet<TraceOp>): string {
-  const lines: string[] = []
-  for (const ev of events) {
-    if (ops && !ops.has(ev.op)) continue
-    const loc = ev.location ? `${ev.location.file || 'query'}:${ev.location.row}` : ''
-    const vars = ev.vars !== undefined ? ` ${ev.vars}` : ''
-    lines.push(`${loc.padEnd(20)} ${'| '.repeat(ev.depth)}${ev.op} ${ev.text}${vars}`)
-  }
-  return lines.join('\n')
+  const shown = ops ? events.filter((ev) => ops.has(ev.op)) : events
+  // With --var-values every line has a variables column: `{}` where the event bound none.
+  const withVars = shown.some((ev) => ev.vars !== undefined)
+  const rows = shown.map((ev) => {
+    const row = [
+      ev.location ? `${ev.location.file || 'query'}:${ev.location.row}` : '',
+      `${'| '.repeat(ev.depth)}${ev.op} ${ev.text}`,
+    ]
+    if (withVars) row.push(ev.vars ?? '{}')
+    return row
+  })
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] as string).length)))
+  return rows
+    .map((row) =>
+      row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd((widths[i] as number) + 5))).join(''),
+    )
+    .join('\n')
 }
 
 export { bodyString }

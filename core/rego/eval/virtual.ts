@@ -64,14 +64,19 @@ function ruleLocation(r: PRule) {
 function ruleValue(e: Evaluator, r: PRule, prev: Value | undefined, findOne: boolean): Value | undefined {
   let result: Value | undefined
   const frame = new Frame(r.slots, r.names)
-  e.evalRuleBody(r, frame, () => {
-    const v = e.valueOf(r.value as PTerm, frame)
-    if ((prev !== undefined && !same(prev, v)) || (result !== undefined && !same(result, v))) {
-      throw completeConflictError(ruleLocation(r))
-    }
-    result = v
-    return findOne
-  })
+  e.evalRuleBody(
+    r,
+    frame,
+    () => {
+      const v = e.valueOf(r.value as PTerm, frame)
+      if ((prev !== undefined && !same(prev, v)) || (result !== undefined && !same(result, v))) {
+        throw completeConflictError(ruleLocation(r))
+      }
+      result = v
+      return findOne
+    },
+    findOne,
+  )
   return result
 }
 
@@ -223,14 +228,19 @@ function funcRuleValue(
   const params = r.args ?? []
   const bind = (i: number): boolean => {
     if (i === params.length) {
-      return e.evalRuleBody(r, frame, () => {
-        const v = e.valueOf(r.value as PTerm, frame)
-        if ((prev !== undefined && !same(prev, v)) || (result !== undefined && !same(result, v))) {
-          throw functionConflictError(ruleLocation(r))
-        }
-        result = v
-        return findOne
-      })
+      return e.evalRuleBody(
+        r,
+        frame,
+        () => {
+          const v = e.valueOf(r.value as PTerm, frame)
+          if ((prev !== undefined && !same(prev, v)) || (result !== undefined && !same(result, v))) {
+            throw functionConflictError(ruleLocation(r))
+          }
+          result = v
+          return findOne
+        },
+        findOne,
+      )
     }
     return unifyValue(e, params[i] as PTerm, frame, args[i] as Value, () => bind(i + 1))
   }

@@ -40,6 +40,15 @@ describe('regent eval -t, -e, -O, --optimize-store-for-read-speed', () => {
     expect(badE.stderr).toContain('-e not a path')
     expect(ok).toMatchObject({ code: 0, stdout: 'true\n', stderr: '' })
   })
+
+  it('refuses -O above 0 with both -d and -b, in OPA words', async () => {
+    const both = await evalAllow('-O', '1', '-e', 'x/allow', '-b', dir)
+    expect(both.code).toBe(2)
+    expect(both.stderr).toContain(
+      'specify either --data or --bundle flag with optimization level greater than 0',
+    )
+    expect((await evalAllow('-O', '0', '-b', dir)).code).toBe(0)
+  })
 })
 
 describe('regent eval log flags', () => {

@@ -89,8 +89,8 @@ describe('regent eval -p', () => {
       'data.filters.include',
     ])
     expect(pretty.code).toBe(0)
-    expect(pretty.stdout).toContain('# Query 1\ninput.fruits.price > 100\n')
-    expect(pretty.stdout).toContain('# Support\npackage partial.filters\n')
+    expect(pretty.stdout).toMatch(/^\+-+\+-+\+\n\| Query 1 +\| input\.fruits\.price > 100 +\|$/m)
+    expect(pretty.stdout).toMatch(/^\| Support 1 \| package partial\.filters +\|$/m)
     expect(pretty.stdout).toContain('default ok := false')
     // Without -u all of input is unknown: input.fav stays in the residual.
     expect(pretty.stdout).toContain('input.fruits.name = input.fav')
@@ -118,5 +118,19 @@ describe('regent eval -p', () => {
     ])
     expect(bad.code).toBe(1)
     expect(JSON.parse(bad.stdout).errors[0].message).toContain('unknowns must be refs to input or data')
+  })
+
+  it("prints -f pretty as OPA's table: a row per query and per support module, tabs as two spaces", async () => {
+    const { code, stdout } = await runRegent(['eval', '-p', '-f', 'pretty', 'input.x = 1; input.y = 2'])
+    expect(code).toBe(0)
+    expect(stdout).toBe(
+      [
+        '+---------+-------------+',
+        '| Query 1 | input.x = 1 |',
+        '|         | input.y = 2 |',
+        '+---------+-------------+',
+        '',
+      ].join('\n'),
+    )
   })
 })
