@@ -231,7 +231,10 @@ export function prettyTrace(events: readonly TraceEvent[], ops?: ReadonlySet<Tra
     if (withVars) row.push(ev.vars ?? '{}')
     return row
   })
-  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] as string).length)))
+  // A loop, not Math.max(...): a traced loop gives millions of rows, past the arguments a call takes.
+  const widths = (rows[0] ?? []).map(() => 0)
+  for (const row of rows)
+    for (let i = 0; i < row.length; i++) widths[i] = Math.max(widths[i] as number, (row[i] as string).length)
   return rows
     .map((row) =>
       row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd((widths[i] as number) + 5))).join(''),

@@ -90,4 +90,17 @@ describe('explain traces', () => {
     expect(lines.some((l) => /^\| \| Redo x = 1 +\{x: 1\}$/.test(l))).toBe(true)
     expect(lines.some((l) => l.includes('__local'))).toBe(false)
   })
+
+  it('renders a trace of hundreds of thousands of events (a traced loop), columns aligned', () => {
+    const location = { file: 'p.rego', row: 1, col: 1, offset: 0 }
+    const events = Array.from({ length: 300_000 }, (_, i) => ({
+      op: 'Eval' as const,
+      text: `x = ${i}`,
+      location,
+      depth: 1,
+    }))
+    const lines = prettyTrace(events).split('\n')
+    expect(lines).toHaveLength(300_000)
+    expect(lines[299_999]).toBe('p.rego:1     | Eval x = 299999')
+  })
 })
