@@ -20,9 +20,8 @@ import {
   compareImports,
   isUnionExpr,
   newlines,
-  operandOnNextLine,
+  operatorGap,
   refNames,
-  rhsBraceRow,
   startsWithBrace,
   termsEndRow,
 } from './layout.js'
@@ -456,12 +455,13 @@ class ModulePrinter extends TermPrinter {
         w.write(` ${t.type}`)
         // A line break written after the operator is kept; the lines it starts are indented one
         // level deeper than the expression, once for the whole chain (as `opa fmt` does).
-        if (operandOnNextLine(t)) {
+        const gap = operatorGap(t)
+        if (gap.afterOperator) {
           if (!this.chainIndented) w.up()
           this.chainIndented = true
           w.endLine()
         } else w.write(' ')
-        this.logicalSide(t.rhs, t.explicitRhs, loc, rhsBraceRow(t))
+        this.logicalSide(t.rhs, t.explicitRhs, loc, gap.rhsBraceRow)
         if (--this.chainDepth === 0 && this.chainIndented) {
           w.down()
           this.chainIndented = false

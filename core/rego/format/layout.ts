@@ -196,7 +196,7 @@ export function termsEndRow(expr: Expr): number {
  * row of the brace opening a braced right operand. The text between the operands holds closing
  * braces, the operator, comments and that opening brace.
  */
-function operatorGap(t: LogicalExpr): { afterOperator: boolean; rhsBraceRow?: number } {
+export function operatorGap(t: LogicalExpr): { afterOperator: boolean; rhsBraceRow?: number } {
   const loc = t.location
   const lhs = t.lhs[t.lhs.length - 1]?.location
   const rhs = t.rhs[0]?.location
@@ -221,14 +221,4 @@ function operatorGap(t: LogicalExpr): { afterOperator: boolean; rhsBraceRow?: nu
     else if (seen && c === '(') break
   }
   return { afterOperator }
-}
-
-/** True when the source breaks the line after the `and` / `or` of `t`, before its right operand. */
-export function operandOnNextLine(t: LogicalExpr): boolean {
-  return operatorGap(t).afterOperator
-}
-
-/** The row where the brace of `t`'s braced right operand opens (its left one opens on `t`'s row). */
-export function rhsBraceRow(t: LogicalExpr): number | undefined {
-  return operatorGap(t).rhsBraceRow
 }
