@@ -134,16 +134,12 @@ function decisionOf(split: EventSpans, k: number, context: BatchContext): NewDec
     return decisionRow(event, stringify(event) as string, context)
   }
   // No escapes anywhere in the event: every recorded field is a plain span of the text.
-  const field = (slot: number): string | undefined => {
-    const start = spans[at + slot]!
-    return start === -1 ? undefined : text.slice(start, spans[at + slot + 1])
-  }
   const raw = withoutWhitespace(eventText)
   const outcome = spans[at + SPAN_OUTCOME]!
   return {
-    decisionId: field(SPAN_FIELD.decisionId) ?? digestId(raw),
-    systemId: context.tokenSystemId ?? field(SPAN_FIELD.systemLabel) ?? null,
-    path: withoutLeadingSlashes(field(SPAN_FIELD.path)),
+    decisionId: plainField(split, at + SPAN_FIELD.decisionId) ?? digestId(raw),
+    systemId: context.tokenSystemId ?? plainField(split, at + SPAN_FIELD.systemLabel) ?? null,
+    path: withoutLeadingSlashes(plainField(split, at + SPAN_FIELD.path)),
     resultKind:
       outcome & OUTCOME.error
         ? 'ERROR'
@@ -152,7 +148,7 @@ function decisionOf(split: EventSpans, k: number, context: BatchContext): NewDec
           : outcome & OUTCOME.denied
             ? 'DENIED'
             : 'UNKNOWN',
-    tsUs: timestampMicros(field(SPAN_FIELD.timestamp)) ?? context.receivedUs,
+    tsUs: timestampMicros(plainField(split, at + SPAN_FIELD.timestamp)) ?? context.receivedUs,
     receivedUs: context.receivedUs,
     raw,
   }
@@ -197,6 +193,12 @@ function decisionRow(event: Event, raw: string, context: BatchContext): NewDecis
     receivedUs: context.receivedUs,
     raw,
   }
+}
+
+/** The field whose start and end are at `slot` of a split batch, when it holds no escapes. */
+function plainField({ text, spans }: EventSpans, slot: number): string | undefined {
+  const start = spans[slot]!
+  return start === -1 ? undefined : text.slice(start, spans[slot + 1])
 }
 
 // NOTE(service): OPA always sends a decision_id; for other producers a digest of the event makes
