@@ -22,6 +22,8 @@ import { Evaluator } from './evaluator.js'
 import type { PExpr } from './ir.js'
 import { PartialEval } from './partial-eval.js'
 import { eqOperator } from './partial-plug.js'
+import { confirmTemplate, templateFor, templateMode, templateUsable } from './partial-template-cache.js'
+import { fillTemplate } from './partial-template-fill.js'
 import type { Policy } from './policy.js'
 import { prepareBody, Scope } from './prepare.js'
 import { residualOfLocals } from './residual-locals.js'
@@ -129,6 +131,45 @@ export function partialEvaluateSync(
   const q = prepareQuery(policy, query, options.queryImports ?? [])
   const t1 = process.hrtime.bigint()
   const unknowns = (options.unknowns ?? ['input']).map(unknownPath)
+  const template = templateUsable(options) ? templateFor(policy, query, q.body, unknowns) : undefined
+  if (!template) return evaluateResidual(policy, q, unknowns, options, asyncResults, t0, t1)
+  const ctx = options.ctx ?? createBuiltinContext()
+  const e = new Evaluator(policy, {
+    ctx,
+    ...(options.input !== undefined ? { input: options.input } : {}),
+    ...evaluationLimits(options),
+    ...(options.signal ? { signal: options.signal } : {}),
+  })
+  const filled = fillTemplate(template, e)
+  if (filled && filled.unverified.length === 0 && templateMode() !== 'verify') {
+    const t2 = process.hrtime.bigint()
+    return {
+      queries: filled.queries,
+      support: [],
+      failedExpressions: filled.failed,
+      metrics: timers(t0, t1, t2),
+    }
+  }
+  // A rule's template is trusted once the evaluator has given the same residual for it.
+  const direct = evaluateResidual(policy, q, unknowns, { ...options, ctx }, asyncResults, t0, t1)
+  if (filled) confirmTemplate(policy, query, unknowns, filled, direct)
+  return direct
+}
+
+function timers(t0: bigint, t1: bigint, t2: bigint): Record<string, number> {
+  return { timer_rego_query_compile_ns: Number(t1 - t0), timer_rego_partial_eval_ns: Number(t2 - t1) }
+}
+
+/** Partial evaluation by the evaluator. */
+function evaluateResidual(
+  policy: Policy,
+  q: Prepared,
+  unknowns: Value[][],
+  options: PartialOptions,
+  asyncResults: Map<string, AsyncOutcome> | undefined,
+  t0: bigint,
+  t1: bigint,
+): PartialResult {
   const disableInlining = (options.disableInlining ?? []).map((r) => dataPath(r))
   // The evaluator adds the policy's rego.metadata/parse_module hooks (withPolicyHooks).
   const ctx = options.ctx ?? createBuiltinContext()
@@ -173,15 +214,11 @@ export function partialEvaluateSync(
     queries.push(pe.propagate(body, propagation))
     return false
   })
-  const t2 = process.hrtime.bigint()
   return {
     queries,
     support: pe.support.list(),
     failedExpressions: [...pe.failed],
-    metrics: {
-      timer_rego_query_compile_ns: Number(t1 - t0),
-      timer_rego_partial_eval_ns: Number(t2 - t1),
-    },
+    metrics: timers(t0, t1, process.hrtime.bigint()),
   }
 }
 

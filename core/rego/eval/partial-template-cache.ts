@@ -1,0 +1,91 @@
+/**
+ * Query templates per policy (partial-template.ts), keyed by query and unknowns, and their
+ * confirmation against the evaluator: the first time a rule of a template holds, the request is
+ * also answered by the evaluator, and the template is kept only if both gave the same residual.
+ * `REGENT_PARTIAL_TEMPLATES=off` turns templates off; `verify` checks every request against the
+ * evaluator and throws on a difference (for running the test suites through both paths).
+ */
+import { toJSONText, type Value } from '../values/index.js'
+import { internalError } from './errors.js'
+import type { PExpr } from './ir.js'
+import type { PartialOptions, PartialResult } from './partial.js'
+import { buildTemplate, type QueryTemplate } from './partial-template.js'
+import type { FilledTemplate } from './partial-template-fill.js'
+import type { Policy } from './policy.js'
+
+const MAX_TEMPLATES_PER_POLICY = 256
+const templates = new WeakMap<Policy, Map<string, QueryTemplate | null>>()
+
+/** The mode set by `REGENT_PARTIAL_TEMPLATES`, read per query so a process can switch it. */
+export function templateMode(): 'on' | 'off' | 'verify' {
+  const v = process.env.REGENT_PARTIAL_TEMPLATES
+  return v === 'off' || v === 'verify' ? v : 'on'
+}
+
+/** Whether the options leave partial evaluation in the shape templates cover. */
+export function templateUsable(options: PartialOptions): boolean {
+  return (
+    templateMode() !== 'off' &&
+    !options.shallowInlining &&
+    (options.disableInlining ?? []).length === 0 &&
+    (options.queryImports ?? []).length === 0 &&
+    options.overrides === undefined
+  )
+}
+
+/** The template of `query` over `unknowns`, built on first use; undefined when it has none. */
+export function templateFor(
+  policy: Policy,
+  query: string,
+  body: readonly PExpr[],
+  unknowns: readonly Value[][],
+): QueryTemplate | undefined {
+  let cache = templates.get(policy)
+  if (!cache) {
+    cache = new Map()
+    templates.set(policy, cache)
+  }
+  const key = keyOf(query, unknowns)
+  let t = cache.get(key)
+  if (t === undefined) {
+    t = buildTemplate(policy, body, unknowns) ?? null
+    if (cache.size >= MAX_TEMPLATES_PER_POLICY) cache.clear()
+    cache.set(key, t)
+  }
+  return t ?? undefined
+}
+
+/**
+ * Compares a filled template with the evaluator's answer: the rules that held are confirmed when
+ * both agree; the template is dropped when they do not (thrown in `verify` mode).
+ */
+export function confirmTemplate(
+  policy: Policy,
+  query: string,
+  unknowns: readonly Value[][],
+  filled: FilledTemplate,
+  direct: PartialResult,
+): void {
+  const agree =
+    direct.support.length === 0 &&
+    JSON.stringify(filled.queries) === JSON.stringify(direct.queries) &&
+    filled.failed.length === direct.failedExpressions.length &&
+    filled.failed.every((x, i) => x === direct.failedExpressions[i])
+  if (agree) {
+    for (const r of filled.unverified) r.verified = true
+    return
+  }
+  templates.get(policy)?.set(keyOf(query, unknowns), null)
+  if (templateMode() === 'verify') {
+    throw internalError(
+      `partial evaluation template differs from the evaluator for ${query}:\n` +
+        `template: ${JSON.stringify(filled.queries)} failed ${filled.failed.length}\n` +
+        `evaluator: ${JSON.stringify(direct.queries)} failed ${direct.failedExpressions.length}`,
+      undefined,
+    )
+  }
+}
+
+function keyOf(query: string, unknowns: readonly Value[][]): string {
+  return `${query}\n${unknowns.map((u) => toJSONText(u as Value)).join('\n')}`
+}
