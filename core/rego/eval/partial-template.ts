@@ -64,6 +64,8 @@ export interface QueryTemplate {
   /** The query's expression, recorded as failed when no rule holds. */
   query: Expr
   rules: RuleTemplate[]
+  /** The largest frame of any rule (a fill reuses one frame for all of them). */
+  slots: number
 }
 
 /**
@@ -98,7 +100,8 @@ export function buildTemplate(
     rules.push(t)
   }
   // A rule set that reads no unknown is evaluated, not inlined: the evaluator's (cheap) path.
-  return readsUnknowns ? { query: q.src, rules } : undefined
+  const slots = Math.max(...rules.map((r) => r.slots))
+  return readsUnknowns ? { query: q.src, rules, slots } : undefined
 }
 
 const EMPTY = new Frame(0)

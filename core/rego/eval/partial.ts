@@ -22,6 +22,7 @@ import { Evaluator } from './evaluator.js'
 import type { PExpr } from './ir.js'
 import { PartialEval } from './partial-eval.js'
 import { eqOperator } from './partial-plug.js'
+import type { QueryTemplate } from './partial-template.js'
 import { confirmTemplate, templateFor, templateMode, templateUsable } from './partial-template-cache.js'
 import { fillTemplate } from './partial-template-fill.js'
 import type { Policy } from './policy.js'
@@ -134,26 +135,54 @@ export function partialEvaluateSync(
   const template = templateUsable(options) ? templateFor(policy, query, q.body, unknowns) : undefined
   if (!template) return evaluateResidual(policy, q, unknowns, options, asyncResults, t0, t1)
   const ctx = options.ctx ?? createBuiltinContext()
-  const e = new Evaluator(policy, {
-    ctx,
-    ...(options.input !== undefined ? { input: options.input } : {}),
-    ...evaluationLimits(options),
-    ...(options.signal ? { signal: options.signal } : {}),
-  })
-  const filled = fillTemplate(template, e)
-  if (filled && filled.unverified.length === 0 && templateMode() !== 'verify') {
-    const t2 = process.hrtime.bigint()
-    return {
-      queries: filled.queries,
-      support: [],
-      failedExpressions: filled.failed,
-      metrics: timers(t0, t1, t2),
-    }
-  }
+  const limits = evaluationLimits(options)
+  const answer = templateAnswer(template, templateEvaluator(policy, ctx, options, limits), t0, t1)
+  if (answer !== 'check' && answer !== undefined) return answer
   // A rule's template is trusted once the evaluator has given the same residual for it.
   const direct = evaluateResidual(policy, q, unknowns, { ...options, ctx }, asyncResults, t0, t1)
-  if (filled) confirmTemplate(policy, query, unknowns, filled, direct)
+  if (answer === 'check') {
+    const again = fillTemplate(template, templateEvaluator(policy, ctx, options, limits))
+    if (again) confirmTemplate(policy, query, unknowns, again, direct)
+  }
   return direct
+}
+
+function templateEvaluator(
+  policy: Policy,
+  ctx: BuiltinContext,
+  options: PartialOptions,
+  limits: ReturnType<typeof evaluationLimits>,
+): Evaluator {
+  return new Evaluator(policy, {
+    ctx,
+    ...(options.input !== undefined ? { input: options.input } : {}),
+    ...limits,
+    ...(options.signal ? { signal: options.signal } : {}),
+  })
+}
+
+/**
+ * The filled template as the answer when every rule that held is confirmed; 'check' when one is not
+ * (the evaluator answers, and the template is filled again afterwards to compare: a fill kept alive
+ * through the evaluator's run would train its allocation sites as long-lived, see
+ * partial-template-fill.ts); undefined when a built-in failed.
+ */
+function templateAnswer(
+  template: QueryTemplate,
+  e: Evaluator,
+  t0: bigint,
+  t1: bigint,
+): PartialResult | 'check' | undefined {
+  const filled = fillTemplate(template, e)
+  if (!filled) return undefined
+  if (filled.unverified.length > 0 || templateMode() === 'verify') return 'check'
+  const t2 = process.hrtime.bigint()
+  return {
+    queries: filled.queries,
+    support: [],
+    failedExpressions: filled.failed,
+    metrics: timers(t0, t1, t2),
+  }
 }
 
 function timers(t0: bigint, t1: bigint, t2: bigint): Record<string, number> {
