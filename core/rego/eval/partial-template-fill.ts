@@ -19,14 +19,14 @@ import { Frame, same } from './bindings.js'
 import type { Evaluator } from './evaluator.js'
 import { K, type PTerm } from './ir.js'
 import { valueToTerm } from './partial-plug.js'
-import type { KnownStep, QueryTemplate, RuleTemplate } from './partial-template.js'
+import type { Confirmable, KnownStep, QueryTemplate, RuleTemplate } from './partial-template.js'
 
 /** The filled residual. */
 export interface FilledTemplate {
   queries: Body[]
   failed: Expr[]
-  /** Rules that held and whose template the evaluator has not confirmed yet. */
-  unverified: RuleTemplate[]
+  /** Rules that held and steps that failed, not yet confirmed by the evaluator. */
+  unverified: Confirmable[]
 }
 
 // Budget units of one rule: its steps and residual nodes, as the evaluator would count the work.
@@ -39,7 +39,7 @@ const UNITS_PER_RESIDUAL_EXPR = 16
 export function fillTemplate(t: QueryTemplate, e: Evaluator): FilledTemplate | undefined {
   const queries: Body[] = []
   const failed = new Set<Expr>()
-  const unverified: RuleTemplate[] = []
+  const unverified: Confirmable[] = []
   const f = new Frame(t.slots)
   for (const rt of t.rules) {
     e.charge(1 + rt.steps.length + rt.residual.length * UNITS_PER_RESIDUAL_EXPR)
@@ -50,6 +50,7 @@ export function fillTemplate(t: QueryTemplate, e: Evaluator): FilledTemplate | u
       if (ok === undefined) return undefined
       if (!ok) {
         failed.add(step.src)
+        if (!step.verified) unverified.push(step)
         held = false
         break
       }

@@ -11,8 +11,9 @@
  * with holes for those values, built as the evaluator's save stack, the plugger and copy
  * propagation's one-pass shape (residual-locals.ts) would build them. Anything else (negation,
  * `with`, iteration, rule or function refs, unknowns under `data`, ...) has no template and takes the
- * evaluator. The fill checks each rule's template against the evaluator the first time the rule
- * holds (partial.ts), so a template is trusted only once the engine has agreed with it.
+ * evaluator. The fill checks a template against the evaluator the first time a rule holds and
+ * the first time a step ends a rule (partial.ts), so each outcome is trusted only once the engine
+ * has agreed with it.
  */
 import type { Builtin } from '../builtins/define.js'
 import type { Expr, Location, Term } from '../syntax/ast.js'
@@ -36,27 +37,32 @@ export interface ResidualTemplate {
   location: Location | undefined
 }
 
+/** What the evaluator has confirmed: a rule's residual when it holds, a step's failure. */
+export interface Confirmable {
+  verified: boolean
+}
+
 /** A known step of a rule body, evaluated per request in body order; a step that fails ends the rule. */
-export type KnownStep =
+export type KnownStep = Confirmable &
   /** `slot := value of term` (a known ref, or a var bound before); undefined fails. */
-  | { kind: 'value'; slot: number; term: PTerm; src: Expr }
-  /** `a = b` with both sides known. */
-  | { kind: 'unify'; a: PTerm; b: PTerm; src: Expr }
-  /**
-   * A built-in call with known operands: its result goes to `output` (a slot) when the call has
-   * one (`count(x, n)`), else it holds unless the result is `false` or undefined.
-   */
-  | { kind: 'call'; call: PCall; builtin: Builtin; output: number | undefined; src: Expr }
+  (
+    | { kind: 'value'; slot: number; term: PTerm; src: Expr }
+    /** `a = b` with both sides known. */
+    | { kind: 'unify'; a: PTerm; b: PTerm; src: Expr }
+    /**
+     * A built-in call with known operands: its result goes to `output` (a slot) when the call has
+     * one (`count(x, n)`), else it holds unless the result is `false` or undefined.
+     */
+    | { kind: 'call'; call: PCall; builtin: Builtin; output: number | undefined; src: Expr }
+  )
 
 /** One rule's template. */
-export interface RuleTemplate {
+export interface RuleTemplate extends Confirmable {
   rule: PRule
   /** Frame size: the rule's slots, then one per known value written into the residual. */
   slots: number
   steps: KnownStep[]
   residual: ResidualTemplate[]
-  /** Set once the evaluator gave the same residual for this rule (partial.ts). */
-  verified: boolean
 }
 
 /** The template of one query over one set of unknowns. */
@@ -155,7 +161,7 @@ class RuleBuilder {
         this.#state.set(a.slot, { kind: 'alias', ref })
         return true
       }
-      this.#steps.push({ kind: 'value', slot: a.slot, term: b, src })
+      this.#steps.push({ kind: 'value', slot: a.slot, term: b, src, verified: false })
       this.#state.set(a.slot, { kind: 'known' })
       return true
     }
@@ -163,7 +169,7 @@ class RuleBuilder {
     const ub = this.#side(b)
     if (ua === undefined || ub === undefined) return false
     if (!ua && !ub) {
-      this.#steps.push({ kind: 'unify', a, b, src })
+      this.#steps.push({ kind: 'unify', a, b, src, verified: false })
       return true
     }
     if (ua && ub) {
@@ -200,7 +206,7 @@ class RuleBuilder {
       return true
     }
     const slot = this.#slots++
-    this.#steps.push({ kind: 'value', slot, term: known, src })
+    this.#steps.push({ kind: 'value', slot, term: known, src, verified: false })
     this.#save('eq', [slot, tu], src)
     return true
   }
@@ -236,7 +242,7 @@ class RuleBuilder {
       this.#save((src.terms as Term[])[0] as Term, operands, src)
       return true
     }
-    this.#steps.push({ kind: 'call', call, builtin: b, output: out?.slot, src })
+    this.#steps.push({ kind: 'call', call, builtin: b, output: out?.slot, src, verified: false })
     if (out) this.#state.set(out.slot, { kind: 'known' })
     return true
   }

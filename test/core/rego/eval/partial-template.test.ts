@@ -115,6 +115,29 @@ describe('partial evaluation templates', () => {
     expect(hasTemplate('include if { input.t.a == 1 }', [['data', 'roles']])).toBe(false)
   })
 
+  it('are confirmed by the evaluator for each rule that holds and each step that ends a rule', async () => {
+    const policy = policyOf(
+      'include if { input.t.a == 1; input.x == "y" }\ninclude if { input.t.b == 2; input.z == 3 }',
+    )
+    const query = 'data.filters.include'
+    const template = templateFor(policy, query, prepared(policy, query), [
+      ['input', 't'],
+      ['input', 'u'],
+    ])
+    const [first, second] = template?.rules ?? []
+    const confirmed = () => [
+      first?.verified,
+      first?.steps[0]?.verified,
+      second?.verified,
+      second?.steps[0]?.verified,
+    ]
+    expect(confirmed()).toEqual([false, false, false, false])
+    await residual(policy, { x: 'y' })
+    expect(confirmed()).toEqual([true, false, false, true])
+    await residual(policy, { x: 'n', z: 3 })
+    expect(confirmed()).toEqual([true, true, true, true])
+  })
+
   it('drop a template the evaluator disagrees with', async () => {
     const policy = policyOf('include if { input.t.a == input.x }')
     const body = prepared(policy, 'data.filters.include')
