@@ -24,6 +24,10 @@ describe('strings: positions count code points', () => {
     expect(json('strings.count', '11111', '11')).toBe('2')
     expect(json('upper', 'AbCdéß')).toBe('"ABCDÉß"')
     expect(json('lower', 'ÀBC')).toBe('"àbc"')
+    // Go maps rune by rune with the simple case mapping: İ lowers to i (not i + U+0307), and the
+    // Greek letters with ypogegrammeni upper to their one-rune title forms (not two runes).
+    expect(json('lower', 'İSTANBUL')).toBe('"istanbul"')
+    expect(json('upper', 'ᾳ ᾀ ῳ')).toBe('"ᾼ ᾈ ῼ"')
     expectError(
       'eval_type_error',
       'strings.reverse: operand 1 must be string but got number',
