@@ -19,7 +19,7 @@ import {
 } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError, OperandError } from './errors.js'
-import { type GoArg, goSprintf, paddingChars } from './go-format.js'
+import { type GoArg, goSprintf, paddingChars, starPaddingChars } from './go-format.js'
 import { chargeWork } from './meter.js'
 import {
   arrayOperand,
@@ -281,9 +281,11 @@ export const sprintf = defineBuiltin({
   result: t.named('output', t.string, '`format` formatted by the values in `values`'),
   impl: (_ctx, [f, xs]) => {
     const format = stringOperand(f, 1)
-    // Widths and precisions come from the format: their padding is charged before it is built.
-    chargeWork(Math.floor(paddingChars(format) / CHARS_PER_UNIT))
-    return goSprintf(format, arrayOperand(xs, 2).map(goArg))
+    const args = arrayOperand(xs, 2).map(goArg)
+    // Widths and precisions come from the format and, for `*`, the arguments: their padding is
+    // charged before it is built.
+    chargeWork(Math.floor((paddingChars(format) + starPaddingChars(format, args)) / CHARS_PER_UNIT))
+    return goSprintf(format, args)
   },
 })
 
