@@ -22,13 +22,15 @@ describe('yaml.marshal as go-yaml v2 writes it', () => {
   })
 
   it('orders keys as go-yaml sorts them: digit runs as numbers, non-letters before letters', () => {
-    expect(marshal({ item10: 1, item2: 2, aB: 3, a_b: 4, y: 5 })).toBe('a_b: 4\naB: 3\nitem2: 2\nitem10: 1\n"y": 5\n')
+    expect(marshal({ item10: 1, item2: 2, aB: 3, a_b: 4, y: 5 })).toBe(
+      'a_b: 4\naB: 3\nitem2: 2\nitem10: 1\n"y": 5\n',
+    )
   })
 
   it('writes numbers as Go writes an int64, a uint64 or a float64', () => {
-    expect(marshal(['json:[1.5e-7, 1e6, 12345678901234567890, 123456789.123, 100000000000000000000, 7]'])).toBe(
-      '- - 1.5e-07\n  - 1e+06\n  - 12345678901234567890\n  - 1.23456789123e+08\n  - 1e+20\n  - 7\n',
-    )
+    expect(
+      marshal(['json:[1.5e-7, 1e6, 12345678901234567890, 123456789.123, 100000000000000000000, 7]']),
+    ).toBe('- - 1.5e-07\n  - 1e+06\n  - 12345678901234567890\n  - 1.23456789123e+08\n  - 1e+20\n  - 7\n')
     expect([0.1, 100.5, 1e5, 0.0001, 0.00001, -2.5e-10].map(goFormatFloatG)).toEqual([
       '0.1',
       '100.5',

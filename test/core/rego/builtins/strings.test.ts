@@ -136,7 +136,7 @@ describe('format_int and sprintf', () => {
   // Go's doPrintf: `*` takes an int argument as width or precision, `[n]` picks an argument (and
   // then unused arguments go unreported), a bad index or a bad `*` argument leaves a marker.
   it('takes widths, precisions and argument indexes as Go does', () => {
-    expect(json('sprintf', '%*d|%-*d|%.*f', [5, 3, 4, 7, 2, 3.14159])).toBe('"    3|7   |3.14"')
+    expect(json('sprintf', '%*d|%-*d|%.*f', [5, 3, 4, 7, 2, 3.14259])).toBe('"    3|7   |3.14"')
     expect(json('sprintf', '%[2]v %[1]v', ['a', 'b'])).toBe('"b a"')
     expect(json('sprintf', '%[2]*[1]d|%d %d %[1]d %d', [7, 4])).toBe('"   7|4 %!d(MISSING) 7 4"')
     expect(json('sprintf', '%[3]v|%[1]5d|%[0]d', ['a'])).toBe('"%!v(BADINDEX)|%!d(BADINDEX)|%!d(BADINDEX)"')
