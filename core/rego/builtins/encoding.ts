@@ -2,23 +2,17 @@
  * Encodings: base64, base64url, hex, JSON and YAML text, URL query strings. Decoders are as strict
  * as Go's (padding, alphabet) and fail with Go's messages where OPA's tests look at them.
  */
-import { createRequire } from 'node:module'
 import { readYaml, YamlError } from '../../yaml.js'
 import { t } from '../types/index.js'
 import type { Value } from '../values/index.js'
-import { fromJS, isArray, isSet, ObjectValue, parseJSON, toJS, toJSONText } from '../values/index.js'
+import { fromJS, isArray, isSet, ObjectValue, parseJSON, toJSONText } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError, OperandError } from './errors.js'
 import { decodeGoBase64 } from './go-base64.js'
 import { goJSONDecodeError } from './go-json-error.js'
+import { goYamlMarshal } from './go-yaml.js'
 import { goYamlError } from './go-yaml-error.js'
 import { objectOperand, stringOperand } from './operands.js'
-
-// The `yaml` package (writing only; js-yaml reads) loads on the first yaml.marshal: every program
-// that evaluates Rego would otherwise pay for it.
-const require = createRequire(import.meta.url)
-let stringify: typeof import('yaml').stringify | undefined
-const yamlStringify = () => (stringify ??= (require('yaml') as typeof import('yaml')).stringify)
 
 const str = (name: string, description: string) => t.named(name, t.string, description)
 
@@ -232,7 +226,7 @@ export const yamlMarshal = defineBuiltin({
   description: 'Serializes the input term to YAML.',
   args: [t.named('x', t.any, 'the term to serialize')],
   result: str('y', 'the YAML string representation of `x`'),
-  impl: (_ctx, [x]) => yamlStringify()(toJS(x), { indentSeq: false, lineWidth: 0 }),
+  impl: (_ctx, [x]) => goYamlMarshal(x),
 })
 
 export const yamlUnmarshal = defineBuiltin({

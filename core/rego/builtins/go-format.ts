@@ -326,6 +326,19 @@ function formatArg(arg: GoArg, verb: string, spec: Spec): string {
 }
 
 /**
+ * An upper bound of the padding `*` widths and precisions take from `args`: an int argument each,
+ * at most 1e6 as Go caps them (`%*d` with 5 pads to 5).
+ */
+export function starPaddingChars(format: string, args: readonly GoArg[]): number {
+  if (!format.includes('*')) return 0
+  let total = 0
+  for (const a of args) {
+    if (a.kind === 'int' && !a.big) total += Math.min(Math.abs(Number(a.value)), 1_000_000)
+  }
+  return total
+}
+
+/**
  * An upper bound of the padding the widths and precisions of `format` ask for (`%08d`: 8), so a
  * caller can charge it before formatting (`%999999999d` is a gigabyte of spaces).
  */
@@ -345,7 +358,35 @@ export function paddingChars(format: string): number {
 export function goSprintf(format: string, args: readonly GoArg[]): string {
   let out = ''
   let argIndex = 0
+  // Set once an explicit index (`%[2]d`) is seen: Go then no longer reports unused arguments.
+  let reordered = false
   let i = 0
+  // fmt's argNumber: a bracketed one-based index before the width, the precision or the verb.
+  const argNumber = (): { found: boolean; good: boolean } => {
+    if (format[i] !== '[') return { found: false, good: true }
+    reordered = true
+    const rest = format.slice(i)
+    const close = rest.length < 3 ? -1 : rest.indexOf(']', 1)
+    if (close < 0) {
+      i++
+      return { found: false, good: false }
+    }
+    i += close + 1
+    const digits = rest.slice(1, close)
+    if (!/^\d{1,7}$/.test(digits) || Number(digits) > 1_000_000) return { found: false, good: false }
+    const index = Number(digits) - 1
+    if (index < 0 || index >= args.length) return { found: true, good: false }
+    argIndex = index
+    return { found: true, good: true }
+  }
+  // fmt's intFromArg: a `*` takes an int argument (within ±1e6) as width or precision.
+  const intFromArg = (): number | undefined => {
+    const arg = args[argIndex]
+    if (arg === undefined) return undefined
+    argIndex++
+    if (arg.kind !== 'int' || arg.big || arg.value > 1_000_000n || arg.value < -1_000_000n) return undefined
+    return Number(arg.value)
+  }
   while (i < format.length) {
     const c = format[i] as string
     if (c !== '%') {
@@ -354,6 +395,7 @@ export function goSprintf(format: string, args: readonly GoArg[]): string {
       continue
     }
     i++
+    let goodArgNum = true
     const spec: Spec = { minus: false, plus: false, sharp: false, space: false, zero: false }
     for (; i < format.length; i++) {
       const f = format[i]
@@ -364,21 +406,48 @@ export function goSprintf(format: string, args: readonly GoArg[]): string {
       else if (f === '0') spec.zero = !spec.minus
       else break
     }
-    const explicit = /^\[(\d+)\]/.exec(format.slice(i))
-    if (explicit) {
-      argIndex = Number(explicit[1]) - 1
-      i += explicit[0].length
-    }
-    const width = /^\d+/.exec(format.slice(i))
-    if (width) {
-      spec.width = Number(width[0])
-      i += width[0].length
-    }
-    if (format[i] === '.') {
+    let index = argNumber()
+    goodArgNum &&= index.good
+    let afterIndex = index.found
+    if (format[i] === '*') {
       i++
-      const prec = /^\d+/.exec(format.slice(i))
-      spec.prec = prec ? Number(prec[0]) : 0
-      if (prec) i += prec[0].length
+      const w = intFromArg()
+      if (w === undefined) out += '%!(BADWIDTH)'
+      else if (w < 0) {
+        spec.width = -w
+        spec.minus = true
+        spec.zero = false
+      } else spec.width = w
+      afterIndex = false
+    } else {
+      const width = /^\d+/.exec(format.slice(i))
+      if (width) {
+        spec.width = Number(width[0])
+        i += width[0].length
+        if (afterIndex) goodArgNum = false
+      }
+    }
+    if (format[i] === '.' && i + 1 < format.length) {
+      i++
+      if (afterIndex) goodArgNum = false
+      index = argNumber()
+      goodArgNum &&= index.good
+      afterIndex = index.found
+      if (format[i] === '*') {
+        i++
+        const p = intFromArg()
+        if (p === undefined || p < 0) out += '%!(BADPREC)'
+        else spec.prec = p
+        afterIndex = false
+      } else {
+        const prec = /^\d+/.exec(format.slice(i))
+        spec.prec = prec ? Number(prec[0]) : 0
+        if (prec) i += prec[0].length
+      }
+    }
+    if (!afterIndex) {
+      index = argNumber()
+      goodArgNum &&= index.good
     }
     if (i >= format.length) {
       out += '%!(NOVERB)'
@@ -390,6 +459,10 @@ export function goSprintf(format: string, args: readonly GoArg[]): string {
       out += '%'
       continue
     }
+    if (!goodArgNum) {
+      out += `%!${verb}(BADINDEX)`
+      continue
+    }
     const arg = args[argIndex]
     if (arg === undefined) {
       out += `%!${verb}(MISSING)`
@@ -398,7 +471,7 @@ export function goSprintf(format: string, args: readonly GoArg[]): string {
     argIndex++
     out += verb === 'T' ? pad(typeLabel(arg), spec, false) : formatArg(arg, verb, spec)
   }
-  if (argIndex < args.length) {
+  if (!reordered && argIndex < args.length) {
     out += `%!(EXTRA ${args
       .slice(argIndex)
       .map((a) => (a.kind === 'nil' ? '<nil>' : `${typeLabel(a)}=${plainValue(a)}`))

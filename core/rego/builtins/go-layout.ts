@@ -444,7 +444,12 @@ export function parseTime(layoutName: string, value: string): bigint {
         const shape = Object.keys(shapes).find((s) => std.endsWith(s)) as string
         const m = (shapes[shape] as RegExp).exec(rest)
         if (!m) throw fail(rest, std)
-        const secs = Number(m[2]) * 3600 + Number(m[3] ?? 0) * 60 + Number(m[4] ?? 0)
+        const [hr, mm, ss] = [Number(m[2]), Number(m[3] ?? 0), Number(m[4] ?? 0)]
+        // Go tests offsets with > (people do write +24:00 or 60 minutes).
+        if (hr > 24) throw outOfRange('time zone offset hour')
+        if (mm > 60) throw outOfRange('time zone offset minute')
+        if (ss > 60) throw outOfRange('time zone offset second')
+        const secs = hr * 3600 + mm * 60 + ss
         offset = m[1] === '-' ? -secs : secs
         rest = rest.slice(m[0].length)
       }

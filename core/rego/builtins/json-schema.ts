@@ -1,7 +1,8 @@
 /**
  * JSON Schema (draft 4 to 7 keywords) for json.verify_schema and json.match_schema, reporting
  * errors with gojsonschema's wording and fields (`field`, `type`, `desc`, `error`), as OPA does.
- * Not covered: `format` checks and remote `$ref`s (only `#...` pointers into the same schema).
+ * `format` is checked as gojsonschema checks it except for emails and URIs (json-schema-formats.ts).
+ * Not covered: remote `$ref`s (only `#...` pointers into the same schema).
  */
 import { t } from '../types/index.js'
 import type { ObjectValue, Value } from '../values/index.js'
@@ -20,6 +21,7 @@ import {
 } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError } from './errors.js'
+import { matchesFormat } from './json-schema-formats.js'
 import { compileRegex } from './regex-cache.js'
 import { runes } from './strings.js'
 
@@ -259,6 +261,10 @@ class Validator {
     const pattern = schema.get('pattern')
     if (typeof pattern === 'string' && !compileRegex(pattern).test(v)) {
       this.error(path, 'pattern', `Does not match pattern '${pattern}'`)
+    }
+    const format = schema.get('format')
+    if (typeof format === 'string' && format !== '' && !matchesFormat(format, v)) {
+      this.error(path, 'format', `Does not match format '${format}'`)
     }
   }
 

@@ -26,7 +26,10 @@ function containsIP(net: CIDR, ip: IP): boolean {
   const x = normalizeIP(ip)
   const n = normalizeIP(net.ip)
   if (x.v6 !== n.v6) return false
-  const [lo, hi] = range({ ip: n, prefix: net.prefix })
+  // Go's IPNet.Contains reads an IPv4-mapped network as IPv4 with the last 32 bits of its 128-bit
+  // mask: `::ffff:10.0.0.0/104` is 10.0.0.0/8, and a prefix under 96 leaves no bits (/0).
+  const prefix = net.ip.v6 && !n.v6 ? Math.max(net.prefix - 96, 0) : net.prefix
+  const [lo, hi] = range({ ip: n, prefix })
   return x.value >= lo && x.value <= hi
 }
 

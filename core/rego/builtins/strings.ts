@@ -19,7 +19,7 @@ import {
 } from '../values/index.js'
 import { defineBuiltin } from './define.js'
 import { BuiltinError, OperandError } from './errors.js'
-import { type GoArg, goSprintf, paddingChars } from './go-format.js'
+import { type GoArg, goSprintf, paddingChars, starPaddingChars } from './go-format.js'
 import { chargeWork } from './meter.js'
 import {
   arrayOperand,
@@ -164,11 +164,25 @@ export const indexofN = defineBuiltin({
   },
 })
 
-function mapRunes(s: string, f: (c: string) => string): string {
+// Go's unicode.ToLower/ToUpper map each rune by its simple (one-rune) case mapping. JavaScript
+// applies the full mapping, which gives several runes for a few characters; most of them have no
+// simple mapping and stay as they are, but these have one (UnicodeData.txt, Go's CaseRanges).
+function simpleCase(cp: number, upper: boolean): number | undefined {
+  if (!upper) return cp === 0x130 ? 0x69 : undefined
+  if ((cp >= 0x1f80 && cp <= 0x1f87) || (cp >= 0x1f90 && cp <= 0x1f97) || (cp >= 0x1fa0 && cp <= 0x1fa7))
+    return cp + 8
+  return cp === 0x1fb3 || cp === 0x1fc3 || cp === 0x1ff3 ? cp + 9 : undefined
+}
+
+function mapRunes(s: string, upper: boolean): string {
   let out = ''
   for (const c of s) {
-    const m = f(c)
-    out += [...m].length === 1 ? m : c
+    const m = upper ? c.toUpperCase() : c.toLowerCase()
+    if ([...m].length === 1) out += m
+    else {
+      const simple = simpleCase(c.codePointAt(0) as number, upper)
+      out += simple === undefined ? c : String.fromCodePoint(simple)
+    }
   }
   return out
 }
@@ -179,7 +193,7 @@ export const lower = defineBuiltin({
   description: 'Returns the input string but with all characters in lower-case.',
   args: [t.named('x', t.string, 'string that is converted to lower-case')],
   result: t.named('y', t.string, 'lower-case of x'),
-  impl: (_ctx, [x]) => mapRunes(stringOperand(x, 1), (c) => c.toLowerCase()),
+  impl: (_ctx, [x]) => mapRunes(stringOperand(x, 1), false),
 })
 
 export const upper = defineBuiltin({
@@ -188,7 +202,7 @@ export const upper = defineBuiltin({
   description: 'Returns the input string but with all characters in upper-case.',
   args: [t.named('x', t.string, 'string that is converted to upper-case')],
   result: t.named('y', t.string, 'upper-case of x'),
-  impl: (_ctx, [x]) => mapRunes(stringOperand(x, 1), (c) => c.toUpperCase()),
+  impl: (_ctx, [x]) => mapRunes(stringOperand(x, 1), true),
 })
 
 /** Go's strings.ReplaceAll (an empty `old` inserts `new` around every rune). */
@@ -267,9 +281,11 @@ export const sprintf = defineBuiltin({
   result: t.named('output', t.string, '`format` formatted by the values in `values`'),
   impl: (_ctx, [f, xs]) => {
     const format = stringOperand(f, 1)
-    // Widths and precisions come from the format: their padding is charged before it is built.
-    chargeWork(Math.floor(paddingChars(format) / CHARS_PER_UNIT))
-    return goSprintf(format, arrayOperand(xs, 2).map(goArg))
+    const args = arrayOperand(xs, 2).map(goArg)
+    // Widths and precisions come from the format and, for `*`, the arguments: their padding is
+    // charged before it is built.
+    chargeWork(Math.floor((paddingChars(format) + starPaddingChars(format, args)) / CHARS_PER_UNIT))
+    return goSprintf(format, args)
   },
 })
 

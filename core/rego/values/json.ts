@@ -65,22 +65,45 @@ function mayLosePrecision(text: string): boolean {
   return false
 }
 
+// A `\\uD800`-`\\uDFFF` escape: only escapes can give a string a surrogate that is not part of a pair.
+const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+// Go's decoder reads an escaped surrogate that is not half of a pair as U+FFFD.
+function wellFormed(x: unknown): unknown {
+  if (typeof x === 'string') return x.replace(LONE_SURROGATE, '\ufffd')
+  if (Array.isArray(x)) return x.map(wellFormed)
+  // Numbers the lossless parser made (Decimal) are objects too: only plain objects are documents.
+  if (x === null || typeof x !== 'object' || Object.getPrototypeOf(x) !== Object.prototype) return x
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(x)) {
+    Object.defineProperty(out, wellFormed(k) as string, {
+      value: wellFormed(v),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  }
+  return out
+}
+
 /**
  * Parses JSON text into a value without losing number precision; duplicate keys keep the last
  * value (as Go's decoder does). Throws a SyntaxError on invalid JSON.
  */
 export function parseJSON(text: string): Value {
   try {
-    if (!mayLosePrecision(text)) return fromJS(JSON.parse(text))
-    const parsed = losslessParse(text, null, {
-      parseNumber: (token) => {
-        const n = parseNumber(token)
-        if (n === undefined) throw new SyntaxError(`invalid number ${token}`)
-        return n
-      },
-      onDuplicateKey: (info) => info.newValue,
-    })
-    return fromJS(parsed)
+    const parsed = mayLosePrecision(text)
+      ? losslessParse(text, null, {
+          parseNumber: (token) => {
+            const n = parseNumber(token)
+            if (n === undefined) throw new SyntaxError(`invalid number ${token}`)
+            return n
+          },
+          onDuplicateKey: (info) => info.newValue,
+        })
+      : JSON.parse(text)
+    return fromJS(ESCAPED_SURROGATE.test(text) ? wellFormed(parsed) : parsed)
   } catch (err) {
     // Values are read and written recursively: thousands of nested arrays or objects exhaust
     // the JavaScript stack. Said as such rather than as "Maximum call stack size exceeded".

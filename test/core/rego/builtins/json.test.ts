@@ -200,6 +200,50 @@ describe('JSON Schema', () => {
     ])
   })
 
+  // gojsonschema's FormatCheckers: time.Parse layouts, net.ParseIP, a hostname and a UUID pattern,
+  // regexp.Compile, JSON pointers; a failed check is a `format` error after the pattern's.
+  it('checks formats as gojsonschema does', () => {
+    const cases: [string, string, boolean][] = [
+      ['date', '2023-01-02', true],
+      ['date', '2023-02-30', false],
+      ['time', '12:00:00Z', true],
+      ['time', '25:00:00', false],
+      ['date-time', '2023-11-14T22:13:20.5Z', true],
+      ['date-time', '2023-11-14', true],
+      ['date-time', 'x', false],
+      ['hostname', 'a-b.c', true],
+      ['hostname', '-a', false],
+      ['ipv4', '10.0.0.1', true],
+      ['ipv4', '::1', false],
+      ['ipv6', '::1', true],
+      ['uuid', '6BA7B810-9dad-11d1-80b4-00c04fd430c8', true],
+      ['uuid', '6ba7b810', false],
+      ['regex', '(', false],
+      ['json-pointer', '/a~1b', true],
+      ['json-pointer', 'a', false],
+      ['relative-json-pointer', '0#', true],
+      ['no-such-format', 'x', true],
+    ]
+    for (const [format, value, ok] of cases) {
+      expect([
+        format,
+        value,
+        JSON.parse(json('json.match_schema', { v: value }, { properties: { v: { format } } }))[0],
+      ]).toEqual([format, value, ok])
+    }
+    const errors = JSON.parse(
+      json(
+        'json.match_schema',
+        { c: 'yz' },
+        { properties: { c: { type: 'string', format: 'date', pattern: '^x' } } },
+      ),
+    )[1]
+    expect(errors.map((e: { error: string; type: string }) => [e.type, e.error])).toEqual([
+      ['pattern', "c: Does not match pattern '^x'"],
+      ['format', "c: Does not match format 'date'"],
+    ])
+  })
+
   it('verify_schema answers [valid, error]', () => {
     expect(json('json.verify_schema', '{"type": "boolean"}')).toBe('[true,null]')
     expect(json('json.verify_schema', { type: 'unknown_type' })).toBe(

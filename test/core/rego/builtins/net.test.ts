@@ -12,6 +12,10 @@ describe('CIDR checks', () => {
     ).toBe('true')
     expect(json('net.cidr_contains', '2001:4860::/96', '2001:4860::/32')).toBe('false')
     expect(json('net.cidr_contains', '10.0.0.0/8', '::1')).toBe('false')
+    // An IPv4-mapped network is IPv4 with the last 32 bits of its mask, as Go's IPNet.Contains reads it.
+    expect(json('net.cidr_contains', '::ffff:10.0.0.0/104', '10.1.2.3')).toBe('true')
+    expect(json('net.cidr_contains', '::ffff:10.0.0.0/104', '11.1.2.3')).toBe('false')
+    expect(json('net.cidr_intersects', '::ffff:10.0.0.0/104', '10.2.0.0/16')).toBe('true')
     expectError(
       'eval_builtin_error',
       'invalid CIDR address: not-a-cidr',

@@ -24,6 +24,10 @@ describe('strings: positions count code points', () => {
     expect(json('strings.count', '11111', '11')).toBe('2')
     expect(json('upper', 'AbCdéß')).toBe('"ABCDÉß"')
     expect(json('lower', 'ÀBC')).toBe('"àbc"')
+    // Go maps rune by rune with the simple case mapping: İ lowers to i (not i + U+0307), and the
+    // Greek letters with ypogegrammeni upper to their one-rune title forms (not two runes).
+    expect(json('lower', 'İSTANBUL')).toBe('"istanbul"')
+    expect(json('upper', 'ᾳ ᾀ ῳ')).toBe('"ᾼ ᾈ ῼ"')
     expectError(
       'eval_type_error',
       'strings.reverse: operand 1 must be string but got number',
@@ -127,6 +131,16 @@ describe('format_int and sprintf', () => {
       json('sprintf', '%-5s|%5s|%x|%q|%e|%g|%v', ['ab', 'cd', 255, 'q', 1234.5678, 0.00001, 1.5e-7]),
     ).toBe('"ab   |   cd|ff|\\"q\\"|1.234568e+03|1e-05|1.5e-07"')
     expect(json('sprintf', '%v %.3g %+d %%', [1234567.5, 2.7149, 3])).toBe('"1.2345675e+06 2.71 +3 %"')
+  })
+
+  // Go's doPrintf: `*` takes an int argument as width or precision, `[n]` picks an argument (and
+  // then unused arguments go unreported), a bad index or a bad `*` argument leaves a marker.
+  it('takes widths, precisions and argument indexes as Go does', () => {
+    expect(json('sprintf', '%*d|%-*d|%.*f', [5, 3, 4, 7, 2, 3.14259])).toBe('"    3|7   |3.14"')
+    expect(json('sprintf', '%[2]v %[1]v', ['a', 'b'])).toBe('"b a"')
+    expect(json('sprintf', '%[2]*[1]d|%d %d %[1]d %d', [7, 4])).toBe('"   7|4 %!d(MISSING) 7 4"')
+    expect(json('sprintf', '%[3]v|%[1]5d|%[0]d', ['a'])).toBe('"%!v(BADINDEX)|%!d(BADINDEX)|%!d(BADINDEX)"')
+    expect(json('sprintf', '%*d|%.*f', ['x', 3, -1, 1.5])).toBe('"%!(BADWIDTH)3|%!(BADPREC)1.500000"')
   })
 
   // Go's fmt: %q of an integer is strconv.QuoteRune (a character literal with Go's escapes), %q

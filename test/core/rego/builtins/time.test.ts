@@ -48,6 +48,21 @@ describe('parsing', () => {
     expectError('eval_builtin_error', 'cannot parse', 'time.parse_ns', '2006-01-02', '2020/01/01')
     expectError('eval_builtin_error', 'day out of range', 'time.parse_ns', '2006-01-02', '2021-02-29')
     expectError('eval_builtin_error', 'extra text', 'time.parse_ns', '2006-01-02', '2021-02-01x')
+    // Go range-tests zone offsets with >: +24:00 parses, +25:00 and 61 minutes do not.
+    expect(json('time.parse_rfc3339_ns', '1970-01-02T00:00:00+24:00')).toBe('0')
+    expectError(
+      'eval_builtin_error',
+      'parsing time "1970-01-01T00:00:00+25:00": time zone offset hour out of range',
+      'time.parse_rfc3339_ns',
+      '1970-01-01T00:00:00+25:00',
+    )
+    expectError(
+      'eval_builtin_error',
+      'time zone offset minute out of range',
+      'time.parse_ns',
+      '2006-01-02 -0700',
+      '2021-02-01 +0061',
+    )
   })
 
   it('parses durations like Go', () => {

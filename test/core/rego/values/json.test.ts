@@ -17,6 +17,12 @@ describe('parseJSON', () => {
     expect(toJSONText(parseJSON('{"a": 1, "a": 12345678901234567890}'))).toBe('{"a":12345678901234567890}')
   })
 
+  it('reads an escaped surrogate that is not half of a pair as U+FFFD, as Go does, on both paths', () => {
+    expect(parseJSON('"\\ud800x"')).toBe('\ufffdx')
+    expect(parseJSON('"\\ud83d\\ud83d\\ude00"')).toBe('\ufffd😀')
+    expect(toJSONText(parseJSON('{"\\udc00": ["\\ud800", 1.50]}'))).toBe('{"\ufffd":["\ufffd",1.50]}')
+  })
+
   it('rejects invalid JSON with a SyntaxError', () => {
     expect(() => parseJSON('{"a": }')).toThrow(SyntaxError)
     expect(() => parseJSON('{"a": 1234567890123456789012,}')).toThrow()
