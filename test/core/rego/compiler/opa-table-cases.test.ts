@@ -1,0 +1,32 @@
+/**
+ * Cases from OPA's own compiler table tests (v1/ast/compile_test.go, check_test.go), each run
+ * through regent's whole compiler: the errors OPA reports (code and message), or none.
+ */
+import { describe, expect, it } from 'vitest'
+import { checkModules, parseModule } from '../../../../core/rego/index.js'
+
+/** The errors of compiling `sources` as mod0.rego, mod1.rego, ...: `code: message` each. */
+function errorsOf(sources: string[]): string[] {
+  const modules = Object.fromEntries(
+    sources.map((src, i) => [`mod${i}.rego`, parseModule(src, { file: `mod${i}.rego` })]),
+  )
+  return checkModules(modules).map((e) => `${e.code}: ${e.message}`)
+}
+
+describe('rule conflicts', () => {
+  it('a package that is a rule of another package is printed as OPA prints a package', () => {
+    expect(errorsOf(['package pkg.q\nr if { true }', 'package pkg.q.r'])).toEqual([
+      'rego_type_error: package pkg.q.r conflicts with rule r defined at mod0.rego:2',
+    ])
+  })
+})
+
+describe('undefined functions', () => {
+  it('a dynamic call names the vars as written, also inside a composite key', () => {
+    const errors = errorsOf([
+      'package test\n\np if {\n\tz := "f"\n\tdata.test2[[z]](1)\n}',
+      'package test2\n\nf(x) := x',
+    ])
+    expect(errors).toEqual(['rego_type_error: undefined function data.test2[[z]]'])
+  })
+})
