@@ -30,3 +30,11 @@ describe('undefined functions', () => {
     expect(errors).toEqual(['rego_type_error: undefined function data.test2[[z]]'])
   })
 })
+
+describe('keyword overrides', () => {
+  it('an assignment to input inside a comprehension in a rule head is reported', () => {
+    expect(errorsOf(['package test\n\np := [x | input := 1; x := 2]'])).toEqual([
+      'rego_compile_error: variables must not shadow input (use a different variable name)',
+    ])
+  })
+})
