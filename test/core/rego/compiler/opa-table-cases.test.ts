@@ -38,3 +38,19 @@ describe('keyword overrides', () => {
     ])
   })
 })
+
+describe('some-in declarations', () => {
+  it('a var declared above cannot be declared again by some-in over a literal collection', () => {
+    expect(errorsOf(['package test\n\np if {\n\tsome x\n\tsome i, x in []\n}'])).toEqual([
+      'rego_compile_error: var x declared above',
+    ])
+  })
+})
+
+describe('safety of unification', () => {
+  it('a var bound by an equality does not make a ref on it safe in the same equality', () => {
+    expect(errorsOf(['package test\n\np if {\n\t[x, y] = [input, x[0]]\n}'])).toEqual([
+      'rego_unsafe_var_error: var y is unsafe',
+    ])
+  })
+})
