@@ -3,7 +3,7 @@
  * through regent's whole compiler: the errors OPA reports (code and message), or none.
  */
 import { describe, expect, it } from 'vitest'
-import { checkModules, parseModule } from '../../../../core/rego/index.js'
+import { checkModules, compile, evaluate, parseModule } from '../../../../core/rego/index.js'
 
 /** The errors of compiling `sources` as mod0.rego, mod1.rego, ...: `code: message` each. */
 function errorsOf(sources: string[]): string[] {
@@ -52,5 +52,18 @@ describe('safety of unification', () => {
     expect(errorsOf(['package test\n\np if {\n\t[x, y] = [input, x[0]]\n}'])).toEqual([
       'rego_unsafe_var_error: var y is unsafe',
     ])
+  })
+})
+
+describe('with targets holding a var', () => {
+  const src = 'package test\n\np if {\n\tx := "foo"\n\ttrue with input[x] as 1\n}'
+
+  it('compile, as OPA compiles them (compile_test "with: rewrite target")', () => {
+    expect(errorsOf([src])).toEqual([])
+  })
+
+  it('fail on input at evaluation, as OPA cannot merge the path', async () => {
+    const policy = compile({ 'mod0.rego': parseModule(src, { file: 'mod0.rego' }) })
+    await expect(evaluate('data.test.p', undefined, { policy })).rejects.toThrow('bad document path')
   })
 })
