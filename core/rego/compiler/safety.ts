@@ -173,7 +173,8 @@ export function isRefSafe(ref: Term[], safe: Set<string>): boolean {
   const head = ref[0]
   if (!head) return false
   if (head.type === 'var') return safe.has(head.value)
-  for (const v of varsOf(head)) if (!safe.has(v)) return false
+  // A call or composite head (`split(s, ".")[i]`, `[1, x][i]`): its vars, not a call's name.
+  for (const v of varsOf(head, SAFETY_PARAMS)) if (!safe.has(v)) return false
   return true
 }
 

@@ -67,3 +67,9 @@ describe('with targets holding a var', () => {
     await expect(evaluate('data.test.p', undefined, { policy })).rejects.toThrow('bad document path')
   })
 })
+
+describe('print calls', () => {
+  it('a var output by a ref on a call result is declared for print (compile_test "print output of nested call")', () => {
+    expect(errorsOf(['package test\n\np if {\n\tx := split("abc", "")[y]\n\tprint(x, y)\n}'])).toEqual([])
+  })
+})
