@@ -214,7 +214,23 @@ describe('errors', () => {
       location: { row: 2, col: 6 },
     })
     expect(parseErrors('package a\np := 1 ^ 2\n')[0]?.message).toBe('illegal token: "^"')
-    expect(parseErrors('package a\np := `abc\n')[0]?.message).toBe('non-terminated raw string')
+    // OPA's scanner says the same for an unclosed raw or template string.
+    expect(parseErrors('package a\np := `abc\n')[0]?.message).toBe('non-terminated string')
+    expect(parseErrors('package a\np := $"abc\n')[0]?.message).toBe('non-terminated string')
+  })
+
+  it("names malformed numbers as OPA's scanner does (parser_test TestScalarTerms)", () => {
+    const message = (term: string) => parseErrors(`package a\np := ${term}\n`)[0]?.message
+    expect(message('6abc')).toBe('illegal number format')
+    expect(message('6true')).toBe('illegal number format')
+    expect(message('0F')).toBe('illegal number format')
+    expect(message('0e')).toBe('expected exponent')
+    expect(message('0e.')).toBe('expected exponent')
+    expect(message('.0.')).toBe('expected fraction')
+    expect(message('1.foo')).toBe('expected fraction')
+    expect(message('7e3000000000')).toBe('invalid float')
+    expect(message('10245423601e680507880')).toBe('number too big')
+    expect(parseErrors('package a\np := [1.5, 1e5, 2E-3, 0.1e-6]\n')).toEqual([])
   })
 
   it('says what it expected: a term, the closing bracket of an unclosed body, a rule', () => {
