@@ -146,7 +146,8 @@ export class ModuleParser extends Parser {
     const rootName = root?.type === 'var' ? root.value : ''
     if (!IMPORT_ROOTS.has(rootName)) {
       this.fail(
-        `unexpected import path, must begin with one of: {data, future, input, rego}, got: ${rootName}`,
+        // OPA appends the hint it gave with the error (a newer OPA may know more roots).
+        `unexpected import path, must begin with one of: {data, future, input, rego}, got: ${rootName} (hint: if this is unexpected, try updating OPA)`,
         path.location,
       )
     }
