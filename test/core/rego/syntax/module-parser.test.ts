@@ -219,6 +219,12 @@ describe('errors', () => {
     expect(parseErrors('package a\np := $"abc\n')[0]?.message).toBe('non-terminated string')
   })
 
+  it('rejects a call other than `in` after some, as OPA (parser_test TestSomeDeclExpr)', () => {
+    expect(parseErrors('package a\np if {\n\tsome f(x)\n}\n')[0]?.message).toBe(
+      'unexpected } token: expected `x in xs` or `x, y in xs` expression',
+    )
+  })
+
   it("names malformed numbers as OPA's scanner does (parser_test TestScalarTerms)", () => {
     const message = (term: string) => parseErrors(`package a\np := ${term}\n`)[0]?.message
     expect(message('6abc')).toBe('illegal number format')
