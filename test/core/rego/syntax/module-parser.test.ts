@@ -154,7 +154,9 @@ describe('Rego v0 and v1', () => {
     expect(m.regoVersion).toBe('v0')
     expect(
       parseModuleWithErrors('package a\np if { true }\n', { regoVersion: 'v0' }).errors[0]?.message,
-    ).toBe("unexpected ident token: expected rule body (hint: `import future.keywords.if` for 'if' keyword)")
+    ).toBe(
+      "unexpected identifier token: expected rule body (hint: `import future.keywords.if` for 'if' keyword)",
+    )
     expect(
       parseModule('package a\nimport future.keywords.if\np if { true }\n', { regoVersion: 'v0' }).rules,
     ).toHaveLength(1)
@@ -217,6 +219,15 @@ describe('errors', () => {
     // OPA's scanner says the same for an unclosed raw or template string.
     expect(parseErrors('package a\np := `abc\n')[0]?.message).toBe('non-terminated string')
     expect(parseErrors('package a\np := $"abc\n')[0]?.message).toBe('non-terminated string')
+  })
+
+  it('names tokens as OPA does: operators by name, identifiers in full (parser_test infix heads)', () => {
+    const message = (text: string) => parseErrors(`package a\n${text}\n`)[0]?.message
+    expect(message('foo+bar := 1')).toBe('unexpected plus token')
+    expect(message('foo==bar := 1')).toBe('unexpected equal token')
+    expect(message('foo&&bar := 1')).toBe('unexpected and token')
+    expect(message('p if {\n\tevery x in xs { + }\n}')).toBe('unexpected plus token: expected term')
+    expect(message('p if {\n\tx := 1 y\n}')).toBe('unexpected identifier token: expected \\n or ; or }')
   })
 
   it('rejects a call other than `in` after some, as OPA (parser_test TestSomeDeclExpr)', () => {
