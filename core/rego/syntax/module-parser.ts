@@ -105,6 +105,8 @@ export class ModuleParser extends Parser {
     this.advance()
     const path = this.parsePath('expected path')
     const [head, ...rest] = path.value
+    // As OPA: the first segment must be a name (`package e().s` is not a package).
+    if (head && head.type !== 'var') this.fail(`unexpected ${head.type} token: expecting var`, head.location)
     const data: Term = { type: 'var', value: 'data', location: head?.location }
     const first: Term = {
       type: 'string',

@@ -230,6 +230,10 @@ describe('errors', () => {
     expect(message('p if {\n\tx := 1 y\n}')).toBe('unexpected identifier token: expected \\n or ; or }')
   })
 
+  it('rejects a package path that does not start with a name (parser_test TestPackage)', () => {
+    expect(parseErrors('package e().s\np := 1\n')[0]?.message).toBe('unexpected call token: expecting var')
+  })
+
   it('rejects a call other than `in` after some, as OPA (parser_test TestSomeDeclExpr)', () => {
     expect(parseErrors('package a\np if {\n\tsome f(x)\n}\n')[0]?.message).toBe(
       'unexpected } token: expected `x in xs` or `x, y in xs` expression',
