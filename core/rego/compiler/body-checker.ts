@@ -15,7 +15,15 @@ import { stringifyOpaJson } from '../syntax/json.js'
 import { keysOf, overlaps, type Type, typeToJSON, typeToString, unwrap } from '../types/index.js'
 import { formatValue, toJS } from '../values/index.js'
 import type { Compiler } from './compiler.js'
-import { isComprehension, isGeneratedVar, isOperator, ROOT_DOCUMENTS, refName, walkTerms } from './terms.js'
+import {
+  isComprehension,
+  isConstant,
+  isGeneratedVar,
+  isOperator,
+  ROOT_DOCUMENTS,
+  refName,
+  walkTerms,
+} from './terms.js'
 import { refString, termString } from './text.js'
 import type { BodyTypes } from './type-inference.js'
 
@@ -234,18 +242,24 @@ export class BodyChecker {
     const ref = term.value
     const head = ref[0] as Term
     if (head.type !== 'var' || head.value !== 'data') return false
-    const fn = this.#types.functionType(ref)
-    if (!fn) return false
-    const text = refString(ref)
-    this.errors.push(
-      typeError(
-        head.location ?? term.location,
-        `undefined ref: ${text}`,
-        { ref: refJSON(ref), pos: ref.length - 1, have: typeToJSON(fn) },
-        [text, '^'.repeat(text.length), `have: ${typeToString(fn)}`],
-      ),
-    )
-    return true
+    // The function itself (`x := f`) or a ref into it (`f.x`, `f[i]`): a function has no keys.
+    for (let end = 2; end <= ref.length; end++) {
+      const prefix = ref.slice(0, end)
+      if (!prefix.slice(1).every(isConstant)) return false
+      const fn = this.#types.functionType(prefix)
+      if (!fn) continue
+      const text = refString(ref)
+      this.errors.push(
+        typeError(
+          head.location ?? term.location,
+          `undefined ref: ${text}`,
+          { ref: refJSON(ref), pos: end - 1, have: typeToJSON(fn) },
+          [text, '^'.repeat(refString(prefix).length), `have: ${typeToString(fn)}`],
+        ),
+      )
+      return true
+    }
+    return false
   }
 
   #undefinedRef(term: Term & { type: 'ref' }, at: number, have: Type, expr: Expr): void {

@@ -55,9 +55,17 @@ export function unifyVars(safe: BoundVars, a: Term, b: Term): Set<string> {
     if (unsafe.length === 0) markSafe(a)
     else for (const v of unsafe) markUnknown(a, v)
   }
+  // As OPA's unifier, a ref or call is bound only by the vars bound before this unification, not
+  // by those it binds itself (`[x, y] = [input, x[0]]` binds x, not y); a ref's head may be any
+  // term whose vars are bound (`x = [][i]`, as `some i, x in []` is rewritten).
+  const allBound = (t: Term): boolean => {
+    for (const v of varsOf(t, SAFETY_PARAMS)) if (!safe.has(v)) return false
+    return true
+  }
   const refHeadSafe = (r: Term[]): boolean => {
     const h = r[0]
-    return h?.type === 'var' ? isSafe(h.value) : false
+    if (!h) return false
+    return h.type === 'var' ? safe.has(h.value) : allBound(h)
   }
   const unify = (a: Term, b: Term): void => {
     switch (a.type) {
@@ -78,12 +86,16 @@ export function unifyVars(safe: BoundVars, a: Term, b: Term): Set<string> {
           case 'ref':
             if (refHeadSafe(b.value)) markSafe(a.value)
             return
+          case 'call':
+            if (allBound(b)) markSafe(a.value)
+            return
           default:
             markSafe(a.value)
             return
         }
       case 'ref':
-        if (refHeadSafe(a.value)) {
+      case 'call':
+        if (a.type === 'ref' ? refHeadSafe(a.value) : allBound(a)) {
           if (b.type === 'var') markSafe(b.value)
           else if (b.type === 'array' || b.type === 'object') markAllSafe(b)
         }
@@ -105,10 +117,15 @@ export function unifyVars(safe: BoundVars, a: Term, b: Term): Set<string> {
             unifyAll(b.value, a)
             return
           case 'arraycomprehension':
+          case 'objectcomprehension':
+          case 'setcomprehension':
             markAllSafe(a)
             return
           case 'ref':
             if (refHeadSafe(b.value)) markAllSafe(a)
+            return
+          case 'call':
+            if (allBound(b)) markAllSafe(a)
             return
           case 'array':
             if (a.value.length === b.value.length) {
@@ -122,11 +139,11 @@ export function unifyVars(safe: BoundVars, a: Term, b: Term): Set<string> {
           case 'var':
             unifyAll(b.value, a)
             return
-          case 'objectcomprehension':
-            markAllSafe(a)
-            return
           case 'ref':
             if (refHeadSafe(b.value)) markAllSafe(a)
+            return
+          case 'call':
+            if (allBound(b)) markAllSafe(a)
             return
           case 'object':
             if (a.value.length === b.value.length) {
@@ -156,7 +173,8 @@ export function isRefSafe(ref: Term[], safe: Set<string>): boolean {
   const head = ref[0]
   if (!head) return false
   if (head.type === 'var') return safe.has(head.value)
-  for (const v of varsOf(head)) if (!safe.has(v)) return false
+  // A call or composite head (`split(s, ".")[i]`, `[1, x][i]`): its vars, not a call's name.
+  for (const v of varsOf(head, SAFETY_PARAMS)) if (!safe.has(v)) return false
   return true
 }
 

@@ -22,6 +22,16 @@ export function refString(ref: Term[]): string {
 }
 
 /**
+ * A package as OPA's `Package.String` prints it: `package` and the path without its `data` head,
+ * the first segment written as a name (`package a.b["c-d"]`).
+ */
+export function packageString(path: Term[]): string {
+  const [, first, ...rest] = path
+  if (first?.type !== 'string') return `package ${refString(path)}`
+  return `package ${refString([{ ...first, type: 'var', value: first.value } as Term, ...rest])}`
+}
+
+/**
  * A variable's name as OPA's `Var.String` prints it: the compiler's wildcard-like vars (`$term0`, the
  * query's capture of an expression's value) print as `_`, as OPA prints its `$`-prefixed wildcards.
  */

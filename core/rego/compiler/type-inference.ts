@@ -2,7 +2,7 @@
  * What regent knows of the types of a rule body's terms, for the type checker: literals, object
  * literals with vars and comprehensions (from their bodies); local vars bound to a term of known
  * type (`x := 1`, patterns such as `[a, b] := f(1)` part by part), to a call's output or to the
- * members of a typed collection (`some x in [1, 2]`, `every k, v in ...`); and `data` refs to
+ * members of a typed collection (`some x in [1, 2]`; not `every k, v in ...`, as OPA); and `data` refs to
  * rules, from the value of each definition read after its body (`p := 1`, `default p := false`,
  * `n := count(input.xs)`, `s contains x if some x in ["a"]`, `o[k] := v` as an object keyed by
  * k's type), likewise user functions' results and arguments (from the body's first use of each, as
@@ -286,11 +286,9 @@ export class BodyTypes {
     // Whatever the expression binds and regent has no type for is bound all the same: `any`, so
     // that a later `=` or built-in call checks against it instead of binding it anew.
     const terms = expr.terms
-    // An `every` body is read on its own, after its key and value are bound.
-    const marked =
-      !Array.isArray(terms) && terms.type === 'every'
-        ? [terms.domain, terms.value, ...(terms.key ? [terms.key] : [])]
-        : [expr]
+    // An `every` body is read on its own. Its key and value stay untyped, as in OPA's checker
+    // (which never types them from the domain): the body's first use gives them their type.
+    const marked = !Array.isArray(terms) && terms.type === 'every' ? [terms.domain] : [expr]
     walkTerms(marked, (term) => {
       if (term.type === 'var' && !ROOT_DOCUMENTS.has(term.value)) this.#bind(term, t.any)
       // A comprehension's vars are learnt from its body, not bound blind.
@@ -303,9 +301,7 @@ export class BodyTypes {
     const terms = expr.terms
     if (!Array.isArray(terms)) {
       if (terms.type === 'every') {
-        const domain = this.termType(terms.domain)
-        if (terms.key) this.#bind(terms.key, keysOf(domain) ?? t.any)
-        this.#bind(terms.value, valuesOf(domain) ?? t.any)
+        this.termType(terms.domain)
       } else if (terms.type === 'somedecl') {
         for (const symbol of terms.symbols) if (symbol.type === 'call') this.#learnCall(symbol.value)
       }

@@ -87,6 +87,11 @@ export function objectKeyConflictError(location?: Location): EvalError {
   return new EvalError('eval_conflict_error', 'object keys must be unique', location)
 }
 
+/** A `with` target on `input` whose path holds a var (`with input[x] as 1`), as OPA reports it. */
+export function badWithPathError(location?: Location): EvalError {
+  return new EvalError('eval_conflict_error', 'bad document path', location)
+}
+
 /** A base document and a virtual document could not be merged. */
 export function mergeConflictError(location?: Location): EvalError {
   return new EvalError('eval_conflict_error', 'base and virtual document keys must be disjoint', location)

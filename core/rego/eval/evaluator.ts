@@ -18,6 +18,7 @@ import { UNDEFINED, VirtualCache } from './cache.js'
 import { evalCall } from './calls.js'
 import { groupedComprehension } from './comprehension-groups.js'
 import {
+  badWithPathError,
   cancelError,
   instructionLimitError,
   internalError,
@@ -318,6 +319,10 @@ export class Evaluator implements BuiltinCaller {
       if (w.kind === WithKind.Function) {
         if (w.fnValue) mocks.set(w.fnKey, { fn: w.fnValue })
         else mocks.set(w.fnKey, { value: this.valueOf(w.value, frame) })
+        continue
+      }
+      if (w.nonGround) {
+        if (w.kind === WithKind.Input) throw badWithPathError(expr.src.location)
         continue
       }
       const value = this.valueOf(w.value, frame)

@@ -158,6 +158,12 @@ export interface PWith {
   value: PTerm
   /** When the value names a function (`with f as g`, `with count as my_count`): the replacement. */
   fnValue: FunctionRef | undefined
+  /**
+   * The target has a var in its path (`with input[x] as 1`): OPA compiles it but does not plug the
+   * var, so an input target fails at evaluation (`bad document path`) and a data target matches
+   * nothing.
+   */
+  nonGround?: true
   src: With
 }
 

@@ -239,13 +239,15 @@ function prepareWith(ctx: PrepareContext, scope: Scope, w: With): PWith {
   }
   if (head?.type === 'var' && (head.value === 'input' || head.value === 'data')) {
     const rest = parts.slice(1).map((x) => constantValue(x))
-    if (!rest.every((x) => x !== undefined))
-      throw internalError('with target must be a ground ref', w.location)
+    const kind = head.value === 'data' ? WithKind.Data : WithKind.Input
+    if (!rest.every((x) => x !== undefined)) {
+      const value = prepareTerm(ctx, scope, w.value)
+      return { kind, path: [], fnKey: '', value, fnValue: undefined, nonGround: true, src: w }
+    }
     const path = rest as Value[]
     if (head.value === 'data' && lookup(ctx.root, path)?.ruleSet?.kind === SetKind.Function) {
       return fn(refString(parts), path)
     }
-    const kind = head.value === 'data' ? WithKind.Data : WithKind.Input
     return { kind, path, fnKey: '', value: prepareTerm(ctx, scope, w.value), fnValue: undefined, src: w }
   }
   return fn(refName(t) ?? '', [])

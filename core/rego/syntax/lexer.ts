@@ -97,6 +97,10 @@ function isIdentPart(c: number): boolean {
   return c < 128 && (CLASS[c] === C_IDENT || CLASS[c] === C_DIGIT)
 }
 
+function isIdentStart(c: number): boolean {
+  return c < 128 && CLASS[c] === C_IDENT
+}
+
 function isDigit(c: number): boolean {
   return c >= ZERO && c <= NINE
 }
@@ -238,7 +242,7 @@ class Lexer {
       }
       if (c === LF) {
         if (!raw) {
-          this.error(tokStart, 'non-terminated template string')
+          this.error(tokStart, 'non-terminated string')
           this.segmentEnd = i
           return T.Illegal
         }
@@ -255,7 +259,7 @@ class Lexer {
       }
       i++
     }
-    this.error(tokStart, 'non-terminated template string')
+    this.error(tokStart, 'non-terminated string')
     this.segmentEnd = n
     return T.Illegal
   }
@@ -309,19 +313,31 @@ class Lexer {
     const n = this.n
     let pos = start + 1
     while (pos < n && isDigit(text.charCodeAt(pos))) pos++
-    if (text.charCodeAt(pos) === DOT && isDigit(text.charCodeAt(pos + 1))) {
-      pos += 2
+    // As OPA's scanner: a dot after the digits starts a fraction, an e an exponent, and either
+    // must have digits; letters run on in the number make it one malformed token (`6abc`). A
+    // malformed number is an illegal token carrying the first of these messages.
+    let bad: string | undefined
+    if (text.charCodeAt(pos) === DOT) {
+      pos++
+      if (!isDigit(text.charCodeAt(pos))) bad = 'expected fraction'
       while (pos < n && isDigit(text.charCodeAt(pos))) pos++
     }
     const e = text.charCodeAt(pos)
     if (e === LOWER_E || e === UPPER_E) {
-      let q = pos + 1
-      const sign = text.charCodeAt(q)
-      if (sign === PLUS || sign === MINUS) q++
-      if (isDigit(text.charCodeAt(q))) {
-        pos = q + 1
-        while (pos < n && isDigit(text.charCodeAt(pos))) pos++
-      }
+      pos++
+      const sign = text.charCodeAt(pos)
+      if (sign === PLUS || sign === MINUS) pos++
+      if (!isDigit(text.charCodeAt(pos))) bad ??= 'expected exponent'
+      while (pos < n && isDigit(text.charCodeAt(pos))) pos++
+    }
+    if (pos < n && isIdentStart(text.charCodeAt(pos))) {
+      bad ??= 'illegal number format'
+      while (pos < n && isIdentPart(text.charCodeAt(pos))) pos++
+    }
+    if (bad) {
+      this.error(start, bad)
+      this.push(T.Illegal, start, pos)
+      return pos
     }
     this.push(T.Number, start, pos)
     return pos
@@ -387,7 +403,7 @@ class Lexer {
       case BACKTICK: {
         const end = text.indexOf('`', pos + 1)
         if (end === -1) {
-          this.error(start, 'non-terminated raw string', tokRow, tokCol)
+          this.error(start, 'non-terminated string', tokRow, tokCol)
           this.push(T.Illegal, start, n)
           return n
         }

@@ -20,6 +20,12 @@ export function isScalarType(type: string): boolean {
   return type === 'string' || type === 'number' || type === 'boolean' || type === 'null'
 }
 
+/** True when a number literal's decimal exponent does not fit 32 bits (OPA's `invalid float`). */
+export function exponentOverflows(lexeme: string): boolean {
+  const e = lexeme.search(/[eE]/)
+  return e !== -1 && Math.abs(Number(lexeme.slice(e + 1))) > 2147483647
+}
+
 /**
  * OPA rejects numbers whose binary exponent exceeds 1e5 (to bound big-number costs); this checks
  * the same bound from the decimal exponent and digit count.

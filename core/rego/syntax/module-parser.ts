@@ -105,6 +105,8 @@ export class ModuleParser extends Parser {
     this.advance()
     const path = this.parsePath('expected path')
     const [head, ...rest] = path.value
+    // As OPA: the first segment must be a name (`package e().s` is not a package).
+    if (head && head.type !== 'var') this.fail(`unexpected ${head.type} token: expecting var`, head.location)
     const data: Term = { type: 'var', value: 'data', location: head?.location }
     const first: Term = {
       type: 'string',
@@ -146,7 +148,8 @@ export class ModuleParser extends Parser {
     const rootName = root?.type === 'var' ? root.value : ''
     if (!IMPORT_ROOTS.has(rootName)) {
       this.fail(
-        `unexpected import path, must begin with one of: {data, future, input, rego}, got: ${rootName}`,
+        // OPA appends the hint it gave with the error (a newer OPA may know more roots).
+        `unexpected import path, must begin with one of: {data, future, input, rego}, got: ${rootName} (hint: if this is unexpected, try updating OPA)`,
         path.location,
       )
     }

@@ -259,14 +259,17 @@ export class Parser extends TermParser {
     const sw = this.wildcard
     const sd = this.depth
     this.advance()
+    let call: Term | undefined
     try {
       const term = this.parseInExpr(true)
-      if (term.type === 'call') {
-        if (isMemberCall(term.value[0])) return { type: 'somedecl', symbols: [term], location: declLoc }
-        this.unexpected('expected `x in xs` or `x, y in xs` expression')
-      }
+      if (term.type === 'call') call = term
     } catch (err) {
       if (!(err instanceof ParseAbort)) throw err
+    }
+    if (call?.type === 'call') {
+      if (isMemberCall(call.value[0])) return { type: 'somedecl', symbols: [call], location: declLoc }
+      // As OPA: any other call after `some` (`some f(x)`) is an error, not a list of vars.
+      this.unexpected('expected `x in xs` or `x, y in xs` expression')
     }
     this.reset(si, sw, sd)
     const symbols: Term[] = []

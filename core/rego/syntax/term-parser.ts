@@ -17,7 +17,7 @@ import type {
   VarTerm,
 } from './ast.js'
 import { ParseAbort, TokenCursor } from './cursor.js'
-import { isScalarType, numberTooBig, operatorText, unescapeTemplate } from './literals.js'
+import { exponentOverflows, isScalarType, numberTooBig, operatorText, unescapeTemplate } from './literals.js'
 import { isKeywordKind, T, TOKEN_NAMES, type TokenKind } from './tokens.js'
 
 /** Parses terms; the operator ladder and bodies come from the subclass. */
@@ -238,6 +238,8 @@ export abstract class TermParser extends TokenCursor {
       }
     }
     const value = prefix + lit
+    // Go's big.Float cannot even read an exponent past 32 bits: OPA says `invalid float`.
+    if (exponentOverflows(value)) this.fail('invalid float', this.loc())
     if (numberTooBig(value)) this.fail('number too big', this.loc())
     this.advance()
     return { type: 'number', value, location: this.spanFrom(startTok) }

@@ -107,18 +107,21 @@ export function isKeywordKind(kind: TokenKind): boolean {
   return kind >= T.Package
 }
 
-/** How a token kind is spelled in messages ("unexpected } token"). */
+/**
+ * How a token kind is spelled in messages ("unexpected } token", "unexpected plus token"): OPA's
+ * token names, operators by name rather than symbol.
+ */
 export const TOKEN_NAMES: Readonly<Record<number, string>> = {
   [T.EOF]: 'eof',
   [T.Illegal]: 'illegal',
-  [T.Ident]: 'ident',
+  [T.Ident]: 'identifier',
   [T.Number]: 'number',
   [T.String]: 'string',
   [T.RawString]: 'string',
-  [T.TemplatePart]: 'template-string',
-  [T.TemplateEnd]: 'template-string',
-  [T.RawTemplatePart]: 'template-string',
-  [T.RawTemplateEnd]: 'template-string',
+  [T.TemplatePart]: 'template-string-part',
+  [T.TemplateEnd]: 'template-string-end',
+  [T.RawTemplatePart]: 'template-string-part',
+  [T.RawTemplateEnd]: 'template-string-end',
   [T.LBrace]: '{',
   [T.RBrace]: '}',
   [T.LBrack]: '[',
@@ -129,21 +132,21 @@ export const TOKEN_NAMES: Readonly<Record<number, string>> = {
   [T.Comma]: ',',
   [T.Semicolon]: ';',
   [T.Colon]: ':',
-  [T.Unify]: '=',
-  [T.Assign]: ':=',
-  [T.Equal]: '==',
-  [T.Neq]: '!=',
-  [T.Lt]: '<',
-  [T.Lte]: '<=',
-  [T.Gt]: '>',
-  [T.Gte]: '>=',
-  [T.Add]: '+',
-  [T.Sub]: '-',
-  [T.Mul]: '*',
-  [T.Quo]: '/',
-  [T.Rem]: '%',
-  [T.And]: '&',
-  [T.Or]: '|',
+  [T.Unify]: 'eq',
+  [T.Assign]: 'assign',
+  [T.Equal]: 'equal',
+  [T.Neq]: 'neq',
+  [T.Lt]: 'lt',
+  [T.Lte]: 'lte',
+  [T.Gt]: 'gt',
+  [T.Gte]: 'gte',
+  [T.Add]: 'plus',
+  [T.Sub]: 'minus',
+  [T.Mul]: 'mul',
+  [T.Quo]: 'div',
+  [T.Rem]: 'rem',
+  [T.And]: 'and',
+  [T.Or]: 'or',
   ...Object.fromEntries([...KEYWORDS].map(([word, kind]) => [kind, word])),
 }
 

@@ -3,7 +3,7 @@
  * must not be named `input` or `data`.
  */
 import { compileError, type RegoError } from '../../errors.js'
-import type { Body, Module, Rule, Term } from '../../syntax/ast.js'
+import type { Body, Expr, Module, Rule, Term } from '../../syntax/ast.js'
 import type { Compiler } from '../compiler.js'
 import { isRegoV1Compatible } from '../rego-v1-compatible.js'
 import { isAssignment, walkExprs } from '../terms.js'
@@ -40,8 +40,9 @@ export function rootDocumentOverrides(node: Module | Body): RegoError[] {
       }
     }
   }
-  const exprs = Array.isArray(node) ? node : node.rules.flatMap((r) => rulesOf(r).flatMap((x) => x.body))
-  walkExprs(exprs, (expr) => {
+  // As OPA walks the whole module: comprehensions in rule heads (`p := [x | input := 1]`) too.
+  const nodes = Array.isArray(node) ? node : node.rules.flatMap((r) => rulesOf(r).flatMap(headAndBody))
+  const visit = (expr: Expr) => {
     if (isAssignment(expr)) {
       const lhs = (expr.terms as Term[])[1]
       if (lhs && isRootDocRef(lhs)) {
@@ -52,8 +53,14 @@ export function rootDocumentOverrides(node: Module | Body): RegoError[] {
       }
     }
     return false
-  })
+  }
+  for (const n of nodes) walkExprs(n, visit)
   return errors
+}
+
+function headAndBody(rule: Rule): (Term | Expr)[] {
+  const { key, value, args, ref } = rule.head
+  return [...ref, ...(args ?? []), ...(key ? [key] : []), ...(value ? [value] : []), ...rule.body]
 }
 
 function rulesOf(rule: Rule): Rule[] {

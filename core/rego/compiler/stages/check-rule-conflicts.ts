@@ -8,7 +8,7 @@ import type { Term } from '../../syntax/ast.js'
 import type { Compiler } from '../compiler.js'
 import { type RuleEntry, type RuleTreeNode, ruleRef } from '../rule-tree.js'
 import { groundPrefix, isGround } from '../terms.js'
-import { refString } from '../text.js'
+import { packageString, refString } from '../text.js'
 
 /** Whether a rule produces one value (complete, function, object key) or a set (contains). */
 export function isMultiValue(entry: RuleEntry): boolean {
@@ -70,7 +70,7 @@ export function checkRuleConflicts(c: Compiler): void {
           !c.err(
             typeError(
               mod.package.location,
-              `package ${refString(other.package.path)} conflicts with rule ${refString(rule.head.ref)} defined at ${locString(rule.location)}`,
+              `${packageString(other.package.path)} conflicts with rule ${refString(rule.head.ref)} defined at ${locString(rule.location)}`,
             ),
           )
         )

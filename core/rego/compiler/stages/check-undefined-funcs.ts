@@ -4,9 +4,10 @@
  */
 import { type RegoError, typeError } from '../../errors.js'
 import type { Body, Expr, Term } from '../../syntax/ast.js'
+import { copyTerm } from '../../syntax/copy.js'
 import { typeToString } from '../../types/index.js'
 import type { Compiler } from '../compiler.js'
-import { isEquality, walkExprs } from '../terms.js'
+import { isEquality, walkExprs, walkTerms } from '../terms.js'
 import { refString } from '../text.js'
 
 /** The stage. */
@@ -26,9 +27,7 @@ export function undefinedFuncErrors(c: Compiler, body: Body, rewritten: Map<stri
     if (!Array.isArray(expr.terms)) return false
     const op = expr.terms[0] as Term
     const ref = op.type === 'ref' ? op.value : [op]
-    const name = refString(
-      ref.map((t) => (t.type === 'var' ? { ...t, value: rewritten.get(t.value) ?? t.value } : t)),
-    )
+    const name = refString(userNames(ref, rewritten))
     const arity = c.getArity(ref)
     const n = expr.terms.length - 1
     if (arity >= 0) {
@@ -64,4 +63,17 @@ function arityError(c: Compiler, name: string, expr: Expr, want: number, got: nu
     expr.location,
     `function ${name} has arity ${want}, got ${got} argument${got === 1 ? '' : 's'}`,
   )
+}
+
+/** A ref with the vars RewriteLocalVars renamed shown by their names in the source, at any depth
+ * (`data.p[[z]]`, not `data.p[[__local1__]]`), as OPA prints an undefined function. */
+function userNames(ref: Term[], rewritten: Map<string, string>): Term[] {
+  return ref.map((part) => {
+    const shown = copyTerm(part)
+    walkTerms(shown, (t) => {
+      if (t.type === 'var') t.value = rewritten.get(t.value) ?? t.value
+      return false
+    })
+    return shown
+  })
 }

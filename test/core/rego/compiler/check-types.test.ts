@@ -95,6 +95,11 @@ const rejected: { note: string; src: string; want: string }[] = [
     want: 'test.rego:5: rego_type_error: undefined ref: data.test.f\n\tdata.test.f\n\t^^^^^^^^^^^\n\thave: (string) => string',
   },
   {
+    note: 'a ref into a function (OPA compile_test "must apply"): a function has no keys',
+    src: 'f(x) := upper(x)\n\nr if f.x',
+    want: 'test.rego:5: rego_type_error: undefined ref: data.test.f.x\n\tdata.test.f.x\n\t^^^^^^^^^^^\n\thave: (string) => string',
+  },
+  {
     note: 'a rule called as a function',
     src: 'p := 1\n\nq if p(1)',
     want: 'test.rego:5: rego_type_error: undefined function data.test.p',
@@ -368,6 +373,10 @@ const accepted: { note: string; src: string }[] = [
   {
     note: 'a pattern against a value of unknown type, under `not` too',
     src: 'q if {\n\t[x, "a"] = input.pair\n\tnot startswith(x, "b")\n}',
+  },
+  {
+    note: "an every's key and value are not typed from its domain, as in OPA (compile_test #6790)",
+    src: 'x if {\n\tevery p in [1 / 2] {\n\t\tp == true\n\t}\n}',
   },
 ]
 

@@ -105,7 +105,7 @@ describe('and/or: parsing', () => {
     const call = body(`${IMPORTS}r if { or({1}, {2}) == {1, 2} }\n`)[0]
     expect(Array.isArray(call?.terms)).toBe(true)
     expect(parseErrors('package p\n\nr if {\n\tinput.a or input.b\n}\n')).toEqual([
-      '4:10: unexpected ident token: expected \\n or ; or }',
+      '4:10: unexpected identifier token: expected \\n or ; or }',
     ])
   })
 
@@ -129,7 +129,7 @@ describe('and/or: imports and capability gates', () => {
   it('enables each keyword by its own import, by bare `future.keywords`, and by `rego.v2`', () => {
     expect(parseErrors(`package p\nimport future.keywords.or\n${USE}`)).toEqual([])
     expect(parseErrors(`package p\nimport future.keywords.and\n${USE}`)[0]).toContain(
-      'unexpected ident token',
+      'unexpected identifier token',
     )
     expect(parseErrors(`package p\nimport future.keywords\n${USE}`)).toEqual([])
     expect(parseErrors(`package p\nimport rego.v2\n${USE}`)).toEqual([])
@@ -142,7 +142,7 @@ describe('and/or: imports and capability gates', () => {
     ])
     // A bare `future.keywords` then imports only what is allowed: `or` stays an identifier.
     expect(parseErrors(`package p\nimport future.keywords\n${USE}`, { futureKeywords })[0]).toContain(
-      'unexpected ident token',
+      'unexpected identifier token',
     )
   })
 })

@@ -42,7 +42,7 @@ describe('query imports', () => {
   it('enable and / or with their imports, and leave them identifiers otherwise', () => {
     expect(run('x := 1; x == 2 or x == 1', importsOf('future.keywords.or'))).toEqual([[true, true]])
     expect(run('1 == 1 and 2 == 2', importsOf('rego.v2'))).toEqual([[true]])
-    expect(run('x := 1; x == 2 or x == 1')).toEqual(['unexpected ident token: expected \\n or ; or eof'])
+    expect(run('x := 1; x == 2 or x == 1')).toEqual(['unexpected identifier token: expected \\n or ; or eof'])
   })
 
   it('enable the v1 keywords in a v0 query with future.keywords.in or rego.v1', () => {
@@ -56,7 +56,7 @@ describe('query imports', () => {
     })
     expect(result.queries.map((q) => bodyString(q))).toEqual(['input.a = 1', 'input.b = 2'])
     await expect(partialEvaluate(policy, 'input.a == 1 or input.b == 2')).rejects.toThrow(
-      /unexpected ident token/,
+      /unexpected identifier token/,
     )
   })
 })

@@ -82,12 +82,15 @@ describe('InjectTestCaseFunc', () => {
   it('moves the compiler-made head assignment up to just below what it reads, and calls right after', () => {
     const rule = compile(src).compiler.sortedModules()[0]?.rules[0]
     const body = bodyString(rule?.body ?? [])
-    const assignAt = body.indexOf('= tc.note')
+    const assignAt = body.search(/= __local\d+__\.note/)
     const callAt = body.indexOf('internal.test_case(')
-    expect(body.indexOf('tc = ')).toBeLessThan(assignAt)
+    // `some tc in [...]` binds tc (renamed, as OPA renames every declared var) from the array.
+    const bindAt = body.search(/__local\d+__ = __local\d+__\[__local\d+__\]/)
+    expect(bindAt).toBeGreaterThanOrEqual(0)
+    expect(bindAt).toBeLessThan(assignAt)
     expect(assignAt).toBeLessThan(callAt)
     // The assertion `got == tc.exp` (a unification once RewriteEquals ran) stays after the call.
-    expect(callAt).toBeLessThan(body.indexOf('tc.exp'))
+    expect(callAt).toBeLessThan(body.search(/__local\d+__\.exp/))
   })
 
   it('is not injected into plain tests or outside test compiles', () => {
