@@ -8,6 +8,7 @@ import { compileError, type RegoError, RegoErrors } from '../errors.js'
 import type { Body, Import, Location, Module, Package, Rule, Term } from '../syntax/ast.js'
 import { copyModule } from '../syntax/copy.js'
 import type { Type } from '../types/index.js'
+import type { Value } from '../values/index.js'
 import { type BuiltinInfo, type BuiltinLookup, withLanguageBuiltins } from './builtin-info.js'
 import type { ComprehensionIndices } from './comprehension-index.js'
 import { LocalVarGenerator } from './local-vars.js'
@@ -20,6 +21,7 @@ import { checkAnnotationRedeclarations } from './stages/check-annotation-redecla
 import { checkDeprecatedBuiltins } from './stages/check-deprecated-builtins.js'
 import { checkImports } from './stages/check-imports.js'
 import { checkKeywordOverrides } from './stages/check-keyword-overrides.js'
+import { checkPathConflicts } from './stages/check-path-conflicts.js'
 import { checkRecursion, setGraph } from './stages/check-recursion.js'
 import { checkRuleConflicts } from './stages/check-rule-conflicts.js'
 import { checkSafetyRuleBodies, checkSafetyRuleHeads } from './stages/check-safety.js'
@@ -58,6 +60,11 @@ export interface CompilerOptions {
    * `name#01`, ... so each runs alone, and each parameterized test reports its cases.
    */
   tests?: boolean
+  /**
+   * The base documents (OPA's `WithPathConflictsCheck`): a rule defined where they hold a value is
+   * a compile error. Not given, rules are not checked against data.
+   */
+  baseData?: Value
 }
 
 /** One stage of the pipeline. */
@@ -111,6 +118,7 @@ export const STAGES: readonly CompilerStage[] = [
   { name: 'RewriteRefsInHead', metric: 'compile_stage_rewrite_refs_in_head', run: rewriteRefsInHead },
   { name: 'RewriteWithValues', metric: 'compile_stage_rewrite_with_values', run: rewriteWithModifiers },
   { name: 'CheckRuleConflicts', metric: 'compile_stage_check_rule_conflicts', run: checkRuleConflicts },
+  { name: 'CheckPathConflicts', metric: 'compile_stage_check_path_conflicts', run: checkPathConflicts },
   { name: 'CheckUndefinedFuncs', metric: 'compile_stage_check_undefined_funcs', run: checkUndefinedFuncs },
   {
     name: 'CheckSafetyRuleHeads',
@@ -147,6 +155,8 @@ export class Compiler {
   readonly builtins: BuiltinLookup
   /** The type of `input` the type checker assumes. */
   readonly inputType: Type | undefined
+  /** The base documents, for the path conflict check. */
+  readonly baseData: Value | undefined
   /** Modules by name (rewritten copies of the inputs). */
   modules = new Map<string, Module>()
   /** Module names, sorted: the order stages visit modules in. */
@@ -177,6 +187,7 @@ export class Compiler {
     }
     this.builtins = withLanguageBuiltins(options.builtins ?? (() => undefined))
     this.inputType = options.inputType
+    this.baseData = options.baseData
   }
 
   /** Compiles `modules` (name → module). Throws `RegoErrors` on failure. */
