@@ -56,6 +56,47 @@ describe('regent parse', () => {
     expect(stdout.split('\n').slice(0, 3)).toEqual(['module', ' package', '  ref'])
   })
 
+  it('prints the tree as opa parse does: type names and values in AST walk order, nothing else', async () => {
+    const file = join(dir, 'tree.rego')
+    writeFileSync(file, 'package x\n\np = 1\n\nf(a) := {"k": a} if not a == 2\n')
+    const { code, stdout } = await runRegent(['parse', file])
+    expect(code).toBe(0)
+    // The first rule is OPA's cmd/parse_test.go TestParseExit0 case.
+    expect(stdout).toBe(
+      [
+        'module',
+        ' package',
+        '  ref',
+        '   data',
+        '   "x"',
+        ' rule',
+        '  head',
+        '   ref',
+        '    p',
+        '   1',
+        '  body',
+        '   expr index=0',
+        '    true',
+        ' rule',
+        '  head',
+        '   ref',
+        '    f',
+        '   args',
+        '    a',
+        '   object',
+        '    "k"',
+        '    a',
+        '  body',
+        '   expr negated index=0',
+        '    ref',
+        '     equal',
+        '    a',
+        '    2',
+        '',
+      ].join('\n'),
+    )
+  })
+
   it('reports parse errors with location and caret on stderr (stdout is for the AST), exit 1', async () => {
     const { code, stdout, stderr } = await runRegent(['parse', bad])
     expect(code).toBe(1)
