@@ -16,6 +16,7 @@ import { type CoverageReport, CoverageTracer } from '../../core/rego/eval/covera
 import { isEvalError } from '../../core/rego/eval/errors.js'
 import { compilePolicy, type Policy } from '../../core/rego/eval/policy.js'
 import { BufferTracer, prettyTrace, type TraceOp, type Tracer } from '../../core/rego/eval/trace.js'
+import type { FailedExpr } from '../../core/rego/eval/trace-failure.js'
 import type { Value } from '../../core/rego/values/index.js'
 import type { BenchTime } from '../bench/measure.js'
 import { type CommandLogFlags, commandLog, withLogFlags } from '../command-log.js'
@@ -29,6 +30,7 @@ import { logResults } from './test-log.js'
 import { PARALLEL_MIN_TESTS, parallelism, runTestsInWorkers } from './test-parallel.js'
 import { outcome, reportEnd, subResultLines } from './test-report.js'
 import { type SubResultMap, subResults, subResultsDoc } from './test-sub-results.js'
+import { lastFailure } from './test-var-values.js'
 
 export interface TestOptions extends Partial<CommandLogFlags> {
   parallel: string
@@ -69,6 +71,8 @@ export interface TestResult {
   durationNs: number
   output: string
   trace: string
+  /** With `--var-values`: the expression the test failed at, with its variables. */
+  failure?: FailedExpr
   /** The cases of a parameterized test (OPA's `sub_results`). */
   subResults: SubResultMap | undefined
 }
@@ -368,6 +372,10 @@ export async function runTest(
       ? modes[options.explain]
       : new Set<TraceOp>(options.verbose ? ['Note', 'Fail'] : ['Fail'])
     result.trace = prettyTrace(buffer.events, ops)
+    if (result.fail && options.varValues) {
+      const failure = lastFailure(buffer.events)
+      if (failure) result.failure = failure
+    }
   }
   return result
 }
@@ -399,11 +407,8 @@ function pretty(results: TestResult[], options: TestOptions): string {
         '',
       )
     if (r.error !== undefined) lines.push(`  ${r.error}`)
-    // -v prints the trace under FAILURES; without it `--var-values` shows the failed expressions here.
-    if (r.fail && r.trace && options.varValues && !options.verbose)
-      lines.push('', ...r.trace.split('\n').map((l) => `  ${l}`), '')
   }
-  lines.push(...reportEnd(results, options.verbose === true, dirty))
+  lines.push(...reportEnd(results, options.verbose === true, dirty, options.varValues === true))
   return `${lines.join('\n')}\n`
 }
 
