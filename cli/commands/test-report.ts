@@ -4,7 +4,6 @@
  */
 import type { TestResult } from './test.js'
 import { eachSubResult } from './test-sub-results.js'
-import { failureDiagram } from './test-var-values.js'
 
 /** Go's `time.Duration` text (`1.234ms`). */
 function goDuration(ns: number): string {
@@ -59,8 +58,8 @@ export function reportEnd(
       // cases leading to it, as OPA prints them.
       if (verbose) lines.push('', ...(f.trace ? f.trace.split('\n').map((l) => `  ${l}`) : []))
       if (varValues && f.failure) {
-        const at = f.failure.location
-        lines.push('', `  ${at.file}:${at.row}:`, ...failureDiagram(f.failure).map((l) => `    ${l}`))
+        const at = f.failure
+        lines.push('', `  ${at.file}:${at.row}:`, ...at.lines.map((l) => `    ${l}`))
       }
       if (f.subResults && f.subResults.size > 0) {
         lines.push('')

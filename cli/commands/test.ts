@@ -16,7 +16,6 @@ import { type CoverageReport, CoverageTracer } from '../../core/rego/eval/covera
 import { isEvalError } from '../../core/rego/eval/errors.js'
 import { compilePolicy, type Policy } from '../../core/rego/eval/policy.js'
 import { BufferTracer, prettyTrace, type TraceOp, type Tracer } from '../../core/rego/eval/trace.js'
-import type { FailedExpr } from '../../core/rego/eval/trace-failure.js'
 import type { Value } from '../../core/rego/values/index.js'
 import type { BenchTime } from '../bench/measure.js'
 import { type CommandLogFlags, commandLog, withLogFlags } from '../command-log.js'
@@ -30,7 +29,7 @@ import { logResults } from './test-log.js'
 import { PARALLEL_MIN_TESTS, parallelism, runTestsInWorkers } from './test-parallel.js'
 import { outcome, reportEnd, subResultLines } from './test-report.js'
 import { type SubResultMap, subResults, subResultsDoc } from './test-sub-results.js'
-import { lastFailure } from './test-var-values.js'
+import { failureDiagram, lastFailure } from './test-var-values.js'
 
 export interface TestOptions extends Partial<CommandLogFlags> {
   parallel: string
@@ -71,8 +70,11 @@ export interface TestResult {
   durationNs: number
   output: string
   trace: string
-  /** With `--var-values`: the expression the test failed at, with its variables. */
-  failure?: FailedExpr
+  /**
+   * With `--var-values`: where the test failed and the drawing of the failed expression with its
+   * variables' values (plain lines, so that a worker thread can post it).
+   */
+  failure?: { file: string; row: number; lines: string[] }
   /** The cases of a parameterized test (OPA's `sub_results`). */
   subResults: SubResultMap | undefined
 }
@@ -291,7 +293,10 @@ async function runOnce(paths: string[], options: TestOptions, command: Command):
 /** Loads and compiles the policies and tests under `paths` as the flags say (also in workers). */
 export async function loadTestPolicy(
   paths: string[],
-  options: Pick<TestOptions, 'bundle' | 'ignore' | 'v0Compatible' | 'maxErrors' | 'capabilities'>,
+  options: Pick<
+    TestOptions,
+    'bundle' | 'ignore' | 'v0Compatible' | 'maxErrors' | 'capabilities' | 'varValues'
+  >,
 ): Promise<{ policy: Policy; loaded: Awaited<ReturnType<typeof loadPolicy>> }> {
   const loaded = await loadPolicy({
     paths: options.bundle ? [] : paths,
@@ -307,6 +312,8 @@ export async function loadTestPolicy(
   const policy = compilePolicy(withTestLibraries(loaded.modules), loaded.data, {
     maxErrors: Number(options.maxErrors) || 0,
     tests: true,
+    // --var-values shows the values of compared refs too: they are bound to variables first.
+    ...(options.varValues ? { traceTestRules: true } : {}),
     builtins: capabilities ? withTestBuiltins(capabilities.builtins) : TEST_BUILTINS,
   })
   return { policy, loaded }
@@ -374,7 +381,12 @@ export async function runTest(
     result.trace = prettyTrace(buffer.events, ops)
     if (result.fail && options.varValues) {
       const failure = lastFailure(buffer.events)
-      if (failure) result.failure = failure
+      if (failure)
+        result.failure = {
+          file: failure.location.file,
+          row: failure.location.row,
+          lines: failureDiagram(failure),
+        }
     }
   }
   return result

@@ -40,6 +40,7 @@ import { rewritePrintCalls } from './stages/rewrite-print-calls.js'
 import { rewriteRefsInHead } from './stages/rewrite-refs-in-head.js'
 import { rewriteRuleHeadRefs } from './stages/rewrite-rule-head-refs.js'
 import { rewriteTemplateStrings } from './stages/rewrite-template-strings.js'
+import { rewriteTestRulesForTracing } from './stages/rewrite-test-rules-for-tracing.js'
 import { rewriteWithModifiers } from './stages/rewrite-with-modifiers.js'
 import { refName } from './terms.js'
 
@@ -60,6 +61,11 @@ export interface CompilerOptions {
    * `name#01`, ... so each runs alone, and each parameterized test reports its cases.
    */
   tests?: boolean
+  /**
+   * `regent test --var-values` (OPA's `WithRewriteTestRules`): refs and comprehensions compared in
+   * test rules are bound to variables first, so a failed comparison can show their values.
+   */
+  traceTestRules?: boolean
   /**
    * The base documents (OPA's `WithPathConflictsCheck`): a rule defined where they hold a value is
    * a compile error. Not given, rules are not checked against data.
@@ -132,6 +138,12 @@ export const STAGES: readonly CompilerStage[] = [
   },
   { name: 'RewriteEquals', metric: 'compile_stage_rewrite_equals', run: rewriteEquals },
   { name: 'RewriteDynamicTerms', metric: 'compile_stage_rewrite_dynamic_terms', run: rewriteDynamicTerms },
+  {
+    name: 'RewriteTestRulesForTracing',
+    metric: 'compile_stage_rewrite_test_rules_for_tracing',
+    run: rewriteTestRulesForTracing,
+    testsOnly: true,
+  },
   { name: 'CheckRecursion', metric: 'compile_stage_check_recursion', run: checkRecursion },
   { name: 'CheckTypes', metric: 'compile_stage_check_types', run: checkTypes },
   {
@@ -150,7 +162,7 @@ export const STAGES: readonly CompilerStage[] = [
 /** Compiler state shared by the stages. Create with `new Compiler(options)`, then `compile(modules)`. */
 export class Compiler {
   readonly options: Required<
-    Pick<CompilerOptions, 'strict' | 'enablePrintStatements' | 'maxErrors' | 'tests'>
+    Pick<CompilerOptions, 'strict' | 'enablePrintStatements' | 'maxErrors' | 'tests' | 'traceTestRules'>
   >
   readonly builtins: BuiltinLookup
   /** The type of `input` the type checker assumes. */
@@ -184,6 +196,7 @@ export class Compiler {
       enablePrintStatements: options.enablePrintStatements ?? false,
       maxErrors: options.maxErrors ?? 10,
       tests: options.tests ?? false,
+      traceTestRules: options.traceTestRules ?? false,
     }
     this.builtins = withLanguageBuiltins(options.builtins ?? (() => undefined))
     this.inputType = options.inputType

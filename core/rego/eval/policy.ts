@@ -35,6 +35,8 @@ export interface PolicyOptions {
   inputType?: Type
   /** Compile for `regent test` (see `CompilerOptions.tests`). */
   tests?: boolean
+  /** With `tests`: bind compared refs of test rules to variables (see `CompilerOptions.traceTestRules`). */
+  traceTestRules?: boolean
 }
 
 const LANGUAGE = new Set(['internal.print', 'print', 'trace', 'internal.test_case'])
@@ -112,6 +114,7 @@ export function compilePolicy(
     ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
     ...(options.inputType ? { inputType: options.inputType } : {}),
     ...(options.tests ? { tests: true } : {}),
+    ...(options.traceTestRules ? { traceTestRules: true } : {}),
     // As OPA's rego package does: a rule must not be defined where the data already has a value.
     baseData: value,
   }).compile(modules)

@@ -44,6 +44,14 @@ const rego = [
   '\t[a, b, data.c] == [4, 5, 6]',
   '}',
   '',
+  'p contains v if {',
+  '\tsome v in numbers.range(1, 3)',
+  '}',
+  '',
+  'test_rule if {',
+  '\tp == {4, 5, 6}',
+  '}',
+  '',
   '\ttest_tabs if {',
   '\t\tx := 1',
   '\t\ty := 2',
@@ -123,6 +131,10 @@ describe('regent test --var-values', () => {
       '\t |  undefined',
       '\t 1',
     ])
+  })
+
+  it('shows the value of a compared rule (the compiler binds it to a variable first)', () => {
+    expect(drawing('test_rule')).toEqual(['\tp == {4, 5, 6}', '\t|', '\t{1, 2, 3}'])
   })
 
   it('lists the values under Where: for an expression over lines with tabs', () => {
