@@ -4,41 +4,9 @@
  * path a bundle owns (the server's `checkPathScope`).
  */
 
-import type { RuleTreeNode } from '../core/rego/compiler/rule-tree.js'
-import { compileError, type RegoError } from '../core/rego/errors.js'
-import { isObject, type Value } from '../core/rego/values/index.js'
-import { readPath } from './data-tree.js'
-
-/**
- * The `conflicting rule for data path a/b found` errors of a rule tree against base data: a rule
- * conflicts when data exists at its path, or when the nearest existing value above it is not an
- * object (the rule's document could not be merged into it).
- */
-export function dataConflicts(ruleTree: RuleTreeNode, data: Value): RegoError[] {
-  const errors: RegoError[] = []
-  const visit = (node: RuleTreeNode, path: string[]): void => {
-    // Rules under non-string keys (`p[1]`) cannot collide with JSON data.
-    if (node.key.type !== 'string') return
-    const here = [...path, node.key.value]
-    const first = node.rules[0]
-    if (first && nonEmpty(data, here)) {
-      errors.push(compileError(first.rule.location, `conflicting rule for data path ${here.join('/')} found`))
-      return
-    }
-    for (const c of node.children.values()) visit(c, here)
-  }
-  for (const c of ruleTree.children.values()) visit(c, [])
-  return errors
-}
-
-function nonEmpty(data: Value, path: readonly string[]): boolean {
-  if (readPath(data, path) !== undefined) return true
-  for (let i = path.length - 1; i > 0; i--) {
-    const above = readPath(data, path.slice(0, i))
-    if (above !== undefined) return !isObject(above)
-  }
-  return false
-}
+// The rule-against-data check is the compiler's (every compile with data runs it); the agent
+// also calls it when data alone changes, without recompiling.
+export { dataConflicts } from '../core/rego/compiler/stages/check-path-conflicts.js'
 
 /** A bundle's name and the roots it owns (`''` owns everything). */
 export interface OwnedRoots {

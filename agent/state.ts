@@ -12,7 +12,6 @@ import {
   type PreparedQuery,
   parseModule,
   type RegoError,
-  RegoErrors,
 } from '../core/rego/index.js'
 import type { ObjectValue, Value } from '../core/rego/values/index.js'
 import { dataConflicts, ownershipConflict } from './conflicts.js'
@@ -252,13 +251,11 @@ export class ServerState {
   }
 
   #compile(policies: Map<string, StoredPolicy>, data: ObjectValue): Policy {
-    const policy = compilePolicy(new Map([...policies].map(([id, p]) => [id, p.module])), data, {
+    // The compiler refuses rules where the data holds a value (conflicting rule for data path).
+    return compilePolicy(new Map([...policies].map(([id, p]) => [id, p.module])), data, {
       enablePrintStatements: true,
       ...(this.options.maxErrors !== undefined ? { maxErrors: this.options.maxErrors } : {}),
     })
-    const conflicts = dataConflicts(policy.compiler.ruleTree, data)
-    if (conflicts.length > 0) throw new RegoErrors(conflicts)
-    return policy
   }
 
   #swapPolicies(next: Map<string, StoredPolicy>): void {

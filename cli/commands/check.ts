@@ -14,6 +14,7 @@ import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import { checkModules } from '../../core/rego/index.js'
 import type { Module } from '../../core/rego/syntax/ast.js'
 import { parseModuleWithErrors } from '../../core/rego/syntax/module-parser.js'
+import { ObjectValue, type Value } from '../../core/rego/values/index.js'
 import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import { collect } from '../query-options.js'
@@ -25,19 +26,20 @@ export function collectRegoFiles(paths: string[], ignore: readonly string[] = []
 }
 
 /**
- * The modules of bundles (`-b`), read as `regent build` and `regent eval -b` read them (manifest,
- * roots, ignore rules), with their parse errors.
+ * The modules and data of bundles (`-b`), read as `regent build` and `regent eval -b` read them
+ * (manifest, roots, ignore rules), with their parse errors. The data is checked against the rules,
+ * as OPA does in bundle mode (without -b, data files are not read at all).
  */
 async function loadBundleModules(
   paths: string[],
   v0: boolean,
   ignore: string[],
-): Promise<{ modules: Map<string, Module>; errors: RegoError[] }> {
+): Promise<{ modules: Map<string, Module>; data: Value; errors: RegoError[] }> {
   try {
     const loaded = await loadPolicy({ paths: [], bundles: paths, ignore, ...(v0 ? { v0: true } : {}) })
-    return { modules: loaded.modules, errors: [] }
+    return { modules: loaded.modules, data: loaded.data, errors: [] }
   } catch (err) {
-    if (err instanceof RegoErrors) return { modules: new Map(), errors: err.errors }
+    if (err instanceof RegoErrors) return { modules: new Map(), data: new ObjectValue(), errors: err.errors }
     throw err
   }
 }
@@ -118,6 +120,7 @@ export function checkCommand(): Command {
       const limit = max === 0 ? Number.POSITIVE_INFINITY : max
       const errors: RegoError[] = []
       const parsed = new Map<string, Module>()
+      let data: Value = new ObjectValue()
       let files: string[] = []
       let schema: Awaited<ReturnType<typeof schemaCompileOptions>> = {}
       let capabilities: Awaited<ReturnType<typeof loadCapabilities>>
@@ -136,6 +139,7 @@ export function checkCommand(): Command {
           const loaded = await loadBundleModules(bundles, version === 'v0', options.ignore)
           errors.push(...loaded.errors.map((e) => inVersion(e, version, options)))
           for (const [file, module] of loaded.modules) parsed.set(file, module)
+          data = loaded.data
         }
       } catch (err) {
         process.stderr.write(`regent: ${err instanceof Error ? err.message : String(err)}\n`)
@@ -161,15 +165,19 @@ export function checkCommand(): Command {
       // Compile-level checks (safety, types, conflicts, strict mode) once everything parses.
       if (errors.length === 0)
         errors.push(
-          ...checkModules(withTestLibraries(parsed), {
-            strict: options.strict === true,
-            maxErrors: max,
-            ...schema,
-            // Without a capabilities file, what `regent test` and `regent eval` offer: test files
-            // calling `rego.compile` or `filter.helper` check as they run. A capabilities file
-            // names exactly what its target has.
-            builtins: capabilities ? capabilities.builtins : TEST_BUILTINS,
-          }),
+          ...checkModules(
+            withTestLibraries(parsed),
+            {
+              strict: options.strict === true,
+              maxErrors: max,
+              ...schema,
+              // Without a capabilities file, what `regent test` and `regent eval` offer: test files
+              // calling `rego.compile` or `filter.helper` check as they run. A capabilities file
+              // names exactly what its target has.
+              builtins: capabilities ? capabilities.builtins : TEST_BUILTINS,
+            },
+            data,
+          ),
         )
       if (errors.length === 0) return
       const shown = errors.slice(0, limit)

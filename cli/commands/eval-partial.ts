@@ -16,6 +16,7 @@ import { multilineTable } from '../presentation.js'
 import { loadQueryPolicy, parseImportFlags, readQueryInput } from '../query-options.js'
 import type { EvalLimits } from './eval.js'
 import { writeFailure } from './eval-errors.js'
+import { missingEntrypoint } from './eval-optimize.js'
 import { partialSource } from './eval-source.js'
 
 /** What `eval -p` reads from the eval options. */
@@ -39,6 +40,9 @@ export interface PartialEvalOptions {
   capabilities?: string
   /** `--import`: imports that decide the query's keywords. */
   import?: string[]
+  /** `-O` and `-e`: an optimized evaluation of `-d`/`-b` files needs an entrypoint. */
+  optimize: string
+  entrypoint: string[]
 }
 
 /** Runs `eval -p`; sets the exit code (1 on errors, and with --fail/--fail-defined). */
@@ -49,6 +53,12 @@ export async function runPartialEval(
 ): Promise<void> {
   try {
     const loaded = await loadQueryPolicy(options)
+    const unoptimizable = missingEntrypoint(loaded.modules, options)
+    if (unoptimizable) {
+      process.stderr.write(`regent: ${unoptimizable}\n`)
+      process.exitCode = 2
+      return
+    }
     const input = await readQueryInput(options)
     const schema = await schemaCompileOptions(options.schema)
     const capabilities = await loadCapabilities(options.capabilities)

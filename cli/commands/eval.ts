@@ -42,6 +42,7 @@ import { collect, loadQueryPolicy, readQueryInput, withQueryOptions } from '../q
 import { readStdin } from '../stdin.js'
 import { TEST_BUILTINS, withTestBuiltins, withTestLibraries } from '../test-builtins.js'
 import { errorDocs, writeFailure } from './eval-errors.js'
+import { missingEntrypoint } from './eval-optimize.js'
 import { runPartialEval } from './eval-partial.js'
 import { coverageDoc } from './test.js'
 
@@ -172,7 +173,7 @@ export function evalCommand(): Command {
       )
       .option(
         '-O, --optimize <level>',
-        'accepted for compatibility; results are the same at every level',
+        'accepted for compatibility (with -d or -b, needs an entrypoint as opa does); results are the same at every level',
         '0',
       )
       .option(
@@ -253,6 +254,8 @@ async function runEval(
   let loadedModules: Map<string, Module> | undefined
   try {
     const loaded = await time('timer_rego_load_files_ns', () => loadQueryPolicy(options))
+    const unoptimizable = missingEntrypoint(loaded.modules, options)
+    if (unoptimizable) return usage(unoptimizable)
     const input = await readQueryInput(options)
     loadedModules = loaded.modules
     log.debug('policies and data loaded', { modules: [...loaded.modules.keys()], input: input !== undefined })

@@ -61,7 +61,11 @@ export function parseCommand(): Command {
         process.exitCode = 1
         return
       }
-      if (options.format === 'json') process.stdout.write(`${stringifyOpaJson(module, include, 2)}\n`)
+      // With locations, OPA also prints each location's source text (base64): its cmd/parse_test.go.
+      if (options.format === 'json')
+        process.stdout.write(
+          `${stringifyOpaJson(module, { ...include, locationText: include.locations }, 2)}\n`,
+        )
       else process.stdout.write(prettyAst(module))
     })
 }

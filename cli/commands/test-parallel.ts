@@ -36,6 +36,7 @@ export type WorkerMessage =
       durationNs: number
       output: string
       trace: string
+      failure: TestResult['failure']
       subResults: SubResultMap | undefined
     }
   | { kind: 'done' }

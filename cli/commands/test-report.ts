@@ -37,20 +37,30 @@ export function subResultLines(r: TestResult, all: boolean): string[] {
 }
 
 /**
- * The end of a pretty report: with `verbose`, every failure again with its trace; a rule when
- * `ruled` (something was listed above); then the totals (`PASS: 3/4`, ...).
+ * The end of a pretty report: with `verbose` or `varValues`, every failure again, with its trace
+ * (`verbose`) and the expression it failed at, drawn with its variables' values (`varValues`); a
+ * rule when `ruled` (something was listed above); then the totals (`PASS: 3/4`, ...).
  */
-export function reportEnd(results: TestResult[], verbose: boolean, ruled: boolean): string[] {
+export function reportEnd(
+  results: TestResult[],
+  verbose: boolean,
+  ruled: boolean,
+  varValues = false,
+): string[] {
   const lines: string[] = []
   const counts = countResults(results)
   const failures = results.filter((r) => !r.test.skip && r.error === undefined && r.fail)
-  if (verbose && counts.fail > 0) {
+  if ((verbose || varValues) && counts.fail > 0) {
     lines.push('-'.repeat(80), 'FAILURES', '-'.repeat(80))
     for (const f of failures) {
       lines.push(`${f.test.pkg}.${f.test.name}: ${outcome(f)}`)
       // The trace of the whole test, then (for a parameterized one) each failed case with the
       // cases leading to it, as OPA prints them.
-      lines.push('', ...(f.trace ? f.trace.split('\n').map((l) => `  ${l}`) : []))
+      if (verbose) lines.push('', ...(f.trace ? f.trace.split('\n').map((l) => `  ${l}`) : []))
+      if (varValues && f.failure) {
+        const at = f.failure
+        lines.push('', `  ${at.file}:${at.row}:`, ...at.lines.map((l) => `    ${l}`))
+      }
       if (f.subResults && f.subResults.size > 0) {
         lines.push('')
         for (const [path, sr] of eachSubResult(f.subResults)) {

@@ -30,6 +30,7 @@ async function main(): Promise<void> {
       durationNs: r.durationNs,
       output: r.output,
       trace: r.trace,
+      failure: r.failure,
       subResults: r.subResults,
     })
   }

@@ -29,6 +29,7 @@ import { logResults } from './test-log.js'
 import { PARALLEL_MIN_TESTS, parallelism, runTestsInWorkers } from './test-parallel.js'
 import { outcome, reportEnd, subResultLines } from './test-report.js'
 import { type SubResultMap, subResults, subResultsDoc } from './test-sub-results.js'
+import { failureDiagram, lastFailure } from './test-var-values.js'
 
 export interface TestOptions extends Partial<CommandLogFlags> {
   parallel: string
@@ -69,6 +70,11 @@ export interface TestResult {
   durationNs: number
   output: string
   trace: string
+  /**
+   * With `--var-values`: where the test failed and the drawing of the failed expression with its
+   * variables' values (plain lines, so that a worker thread can post it).
+   */
+  failure?: { file: string; row: number; lines: string[] }
   /** The cases of a parameterized test (OPA's `sub_results`). */
   subResults: SubResultMap | undefined
 }
@@ -287,7 +293,10 @@ async function runOnce(paths: string[], options: TestOptions, command: Command):
 /** Loads and compiles the policies and tests under `paths` as the flags say (also in workers). */
 export async function loadTestPolicy(
   paths: string[],
-  options: Pick<TestOptions, 'bundle' | 'ignore' | 'v0Compatible' | 'maxErrors' | 'capabilities'>,
+  options: Pick<
+    TestOptions,
+    'bundle' | 'ignore' | 'v0Compatible' | 'maxErrors' | 'capabilities' | 'varValues'
+  >,
 ): Promise<{ policy: Policy; loaded: Awaited<ReturnType<typeof loadPolicy>> }> {
   const loaded = await loadPolicy({
     paths: options.bundle ? [] : paths,
@@ -303,6 +312,8 @@ export async function loadTestPolicy(
   const policy = compilePolicy(withTestLibraries(loaded.modules), loaded.data, {
     maxErrors: Number(options.maxErrors) || 0,
     tests: true,
+    // --var-values shows the values of compared refs too: they are bound to variables first.
+    ...(options.varValues ? { traceTestRules: true } : {}),
     builtins: capabilities ? withTestBuiltins(capabilities.builtins) : TEST_BUILTINS,
   })
   return { policy, loaded }
@@ -368,6 +379,15 @@ export async function runTest(
       ? modes[options.explain]
       : new Set<TraceOp>(options.verbose ? ['Note', 'Fail'] : ['Fail'])
     result.trace = prettyTrace(buffer.events, ops)
+    if (result.fail && options.varValues) {
+      const failure = lastFailure(buffer.events)
+      if (failure)
+        result.failure = {
+          file: failure.location.file,
+          row: failure.location.row,
+          lines: failureDiagram(failure),
+        }
+    }
   }
   return result
 }
@@ -399,11 +419,8 @@ function pretty(results: TestResult[], options: TestOptions): string {
         '',
       )
     if (r.error !== undefined) lines.push(`  ${r.error}`)
-    // -v prints the trace under FAILURES; without it `--var-values` shows the failed expressions here.
-    if (r.fail && r.trace && options.varValues && !options.verbose)
-      lines.push('', ...r.trace.split('\n').map((l) => `  ${l}`), '')
   }
-  lines.push(...reportEnd(results, options.verbose === true, dirty))
+  lines.push(...reportEnd(results, options.verbose === true, dirty, options.varValues === true))
   return `${lines.join('\n')}\n`
 }
 

@@ -5,7 +5,6 @@
  * kept only when it compiles, so a bad rule leaves the shell as it was (OPA's `compileRule`).
  */
 
-import { dataConflicts } from '../../agent/conflicts.js'
 import type { LoadedState } from '../../agent/load.js'
 import {
   compile,
@@ -14,7 +13,6 @@ import {
   type Module,
   type Package,
   type Policy,
-  RegoErrors,
   type Rule,
 } from '../../core/rego/index.js'
 import type { ObjectValue, Value } from '../../core/rego/values/index.js'
@@ -221,13 +219,11 @@ export class ShellState {
   }
 
   #compile(shellModules: ReadonlyMap<string, Module>): Policy {
-    const policy = compile(new Map([...this.#loaded, ...shellModules]), this.#data, {
+    // The compiler refuses rules where the data holds a value (conflicting rule for data path).
+    return compile(new Map([...this.#loaded, ...shellModules]), this.#data, {
       enablePrintStatements: true,
       maxErrors: this.options.maxErrors,
     })
-    const conflicts = dataConflicts(policy.compiler.ruleTree, this.#data)
-    if (conflicts.length > 0) throw new RegoErrors(conflicts)
-    return policy
   }
 }
 

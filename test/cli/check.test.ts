@@ -37,6 +37,10 @@ mkdirSync(join(dir, 'outside', 'other'), { recursive: true })
 writeFileSync(join(dir, 'outside', 'other', 'policy.rego'), 'package other\n\nallow := true\n')
 writeFileSync(join(dir, 'outside', '.manifest'), '{"roots": ["authz"]}')
 
+mkdirSync(join(dir, 'data-conflict'))
+writeFileSync(join(dir, 'data-conflict', 'policy.rego'), 'package p\n\nallow := false\n')
+writeFileSync(join(dir, 'data-conflict', 'data.json'), '{"p": {"allow": false}}')
+
 mkdirSync(join(dir, 'filter-tests'))
 writeFileSync(
   join(dir, 'filter-tests', 'filters_test.rego'),
@@ -140,5 +144,15 @@ describe('regent check', () => {
     const outside = await runRegent(['check', '-b', join(dir, 'outside')])
     expect(outside.code).toBe(1)
     expect(outside.stderr).toContain('manifest roots ["authz"] do not permit package other')
+  })
+
+  it('with -b, reports bundle data where a rule is defined (OPA: conflicting rule for data path)', async () => {
+    const r = await runRegent(['check', '-b', join(dir, 'data-conflict')])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe(
+      `1 error occurred: ${join(dir, 'data-conflict', 'policy.rego')}:3: rego_compile_error: conflicting rule for data path p/allow found\n`,
+    )
+    // Without -b, check reads no data files at all.
+    expect(await runRegent(['check', join(dir, 'data-conflict')])).toMatchObject({ code: 0, stdout: '' })
   })
 })

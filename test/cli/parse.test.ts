@@ -50,10 +50,73 @@ describe('regent parse', () => {
     expect(stdout).toContain('"row": 4')
   })
 
+  it('with --json-include locations, prints them as opa parse does: source text, head fields, generated body', async () => {
+    const file = join(dir, 'located.rego')
+    writeFileSync(file, 'package x\n\np = 1\n')
+    const { code, stdout } = await runRegent(['parse', file, '-f', 'json', '--json-include', 'locations'])
+    expect(code).toBe(0)
+    const rule = JSON.parse(stdout).rules[0]
+    // OPA's cmd/parse_test.go TestParseJSONOutputWithLocations: the generated body sits at the value.
+    const at1 = { file, row: 3, col: 5, text: Buffer.from('1').toString('base64') }
+    expect(rule.body[0]).toEqual({
+      index: 0,
+      location: at1,
+      terms: { location: at1, type: 'boolean', value: true },
+    })
+    expect(Object.keys(rule.head)).toEqual(['name', 'value', 'ref', 'location'])
+    expect(rule.head.location).toEqual({
+      file,
+      row: 3,
+      col: 1,
+      text: Buffer.from('p = 1').toString('base64'),
+    })
+  })
+
   it('prints a tree by default', async () => {
     const { code, stdout } = await runRegent(['parse', good])
     expect(code).toBe(0)
     expect(stdout.split('\n').slice(0, 3)).toEqual(['module', ' package', '  ref'])
+  })
+
+  it('prints the tree as opa parse does: type names and values in AST walk order, nothing else', async () => {
+    const file = join(dir, 'tree.rego')
+    writeFileSync(file, 'package x\n\np = 1\n\nf(a) := {"k": a} if not a == 2\n')
+    const { code, stdout } = await runRegent(['parse', file])
+    expect(code).toBe(0)
+    // The first rule is OPA's cmd/parse_test.go TestParseExit0 case.
+    expect(stdout).toBe(
+      [
+        'module',
+        ' package',
+        '  ref',
+        '   data',
+        '   "x"',
+        ' rule',
+        '  head',
+        '   ref',
+        '    p',
+        '   1',
+        '  body',
+        '   expr index=0',
+        '    true',
+        ' rule',
+        '  head',
+        '   ref',
+        '    f',
+        '   args',
+        '    a',
+        '   object',
+        '    "k"',
+        '    a',
+        '  body',
+        '   expr negated index=0',
+        '    ref',
+        '     equal',
+        '    a',
+        '    2',
+        '',
+      ].join('\n'),
+    )
   })
 
   it('reports parse errors with location and caret on stderr (stdout is for the AST), exit 1', async () => {

@@ -8,6 +8,7 @@ import { compileError, type RegoError, RegoErrors } from '../errors.js'
 import type { Body, Import, Location, Module, Package, Rule, Term } from '../syntax/ast.js'
 import { copyModule } from '../syntax/copy.js'
 import type { Type } from '../types/index.js'
+import type { Value } from '../values/index.js'
 import { type BuiltinInfo, type BuiltinLookup, withLanguageBuiltins } from './builtin-info.js'
 import type { ComprehensionIndices } from './comprehension-index.js'
 import { LocalVarGenerator } from './local-vars.js'
@@ -20,6 +21,7 @@ import { checkAnnotationRedeclarations } from './stages/check-annotation-redecla
 import { checkDeprecatedBuiltins } from './stages/check-deprecated-builtins.js'
 import { checkImports } from './stages/check-imports.js'
 import { checkKeywordOverrides } from './stages/check-keyword-overrides.js'
+import { checkPathConflicts } from './stages/check-path-conflicts.js'
 import { checkRecursion, setGraph } from './stages/check-recursion.js'
 import { checkRuleConflicts } from './stages/check-rule-conflicts.js'
 import { checkSafetyRuleBodies, checkSafetyRuleHeads } from './stages/check-safety.js'
@@ -38,6 +40,7 @@ import { rewritePrintCalls } from './stages/rewrite-print-calls.js'
 import { rewriteRefsInHead } from './stages/rewrite-refs-in-head.js'
 import { rewriteRuleHeadRefs } from './stages/rewrite-rule-head-refs.js'
 import { rewriteTemplateStrings } from './stages/rewrite-template-strings.js'
+import { rewriteTestRulesForTracing } from './stages/rewrite-test-rules-for-tracing.js'
 import { rewriteWithModifiers } from './stages/rewrite-with-modifiers.js'
 import { refName } from './terms.js'
 
@@ -58,6 +61,16 @@ export interface CompilerOptions {
    * `name#01`, ... so each runs alone, and each parameterized test reports its cases.
    */
   tests?: boolean
+  /**
+   * `regent test --var-values` (OPA's `WithRewriteTestRules`): refs and comprehensions compared in
+   * test rules are bound to variables first, so a failed comparison can show their values.
+   */
+  traceTestRules?: boolean
+  /**
+   * The base documents (OPA's `WithPathConflictsCheck`): a rule defined where they hold a value is
+   * a compile error. Not given, rules are not checked against data.
+   */
+  baseData?: Value
 }
 
 /** One stage of the pipeline. */
@@ -111,6 +124,7 @@ export const STAGES: readonly CompilerStage[] = [
   { name: 'RewriteRefsInHead', metric: 'compile_stage_rewrite_refs_in_head', run: rewriteRefsInHead },
   { name: 'RewriteWithValues', metric: 'compile_stage_rewrite_with_values', run: rewriteWithModifiers },
   { name: 'CheckRuleConflicts', metric: 'compile_stage_check_rule_conflicts', run: checkRuleConflicts },
+  { name: 'CheckPathConflicts', metric: 'compile_stage_check_path_conflicts', run: checkPathConflicts },
   { name: 'CheckUndefinedFuncs', metric: 'compile_stage_check_undefined_funcs', run: checkUndefinedFuncs },
   {
     name: 'CheckSafetyRuleHeads',
@@ -124,6 +138,12 @@ export const STAGES: readonly CompilerStage[] = [
   },
   { name: 'RewriteEquals', metric: 'compile_stage_rewrite_equals', run: rewriteEquals },
   { name: 'RewriteDynamicTerms', metric: 'compile_stage_rewrite_dynamic_terms', run: rewriteDynamicTerms },
+  {
+    name: 'RewriteTestRulesForTracing',
+    metric: 'compile_stage_rewrite_test_rules_for_tracing',
+    run: rewriteTestRulesForTracing,
+    testsOnly: true,
+  },
   { name: 'CheckRecursion', metric: 'compile_stage_check_recursion', run: checkRecursion },
   { name: 'CheckTypes', metric: 'compile_stage_check_types', run: checkTypes },
   {
@@ -142,11 +162,13 @@ export const STAGES: readonly CompilerStage[] = [
 /** Compiler state shared by the stages. Create with `new Compiler(options)`, then `compile(modules)`. */
 export class Compiler {
   readonly options: Required<
-    Pick<CompilerOptions, 'strict' | 'enablePrintStatements' | 'maxErrors' | 'tests'>
+    Pick<CompilerOptions, 'strict' | 'enablePrintStatements' | 'maxErrors' | 'tests' | 'traceTestRules'>
   >
   readonly builtins: BuiltinLookup
   /** The type of `input` the type checker assumes. */
   readonly inputType: Type | undefined
+  /** The base documents, for the path conflict check. */
+  readonly baseData: Value | undefined
   /** Modules by name (rewritten copies of the inputs). */
   modules = new Map<string, Module>()
   /** Module names, sorted: the order stages visit modules in. */
@@ -174,9 +196,11 @@ export class Compiler {
       enablePrintStatements: options.enablePrintStatements ?? false,
       maxErrors: options.maxErrors ?? 10,
       tests: options.tests ?? false,
+      traceTestRules: options.traceTestRules ?? false,
     }
     this.builtins = withLanguageBuiltins(options.builtins ?? (() => undefined))
     this.inputType = options.inputType
+    this.baseData = options.baseData
   }
 
   /** Compiles `modules` (name → module). Throws `RegoErrors` on failure. */

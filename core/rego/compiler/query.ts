@@ -18,8 +18,6 @@ import {
 import { LocalVarGenerator } from './local-vars.js'
 import { lowerLogicalExprs } from './lower-logical-exprs.js'
 import { RESERVED_VARS } from './safety.js'
-import { deprecatedBuiltinErrors } from './stages/check-deprecated-builtins.js'
-import { rootDocumentOverrides } from './stages/check-keyword-overrides.js'
 import { checkQuerySafety } from './stages/check-safety.js'
 import { typeErrors } from './stages/check-types.js'
 import { undefinedFuncErrors } from './stages/check-undefined-funcs.js'
@@ -54,8 +52,11 @@ export function compileQuery(c: Compiler, query: Body, ctx: QueryContext = {}): 
   }))
   const gen = () => LocalVarGenerator.forQuery(state.body)
   const arity = (ref: Parameters<Compiler['getArity']>[0]) => c.getArity(ref)
+  // NOTE(strict): strict mode checks the policy, not the query: OPA's rego package compiles ad-hoc
+  // queries without it (its cmd/eval_test.go: `opa eval --strict 'x := data.x.foo'` succeeds, the
+  // assigned var being the query's result), so unused assignments, root document shadowing and
+  // deprecated built-ins are not errors in a query.
   const stages: QueryStage[] = [
-    (s) => (c.options.strict ? rootDocumentOverrides(s.body) : []),
     (s) => {
       const pkg = ctx.package
       const globals = getGlobals(pkg, pkg ? exportsOf(c.sortedModules(), pkg) : [], ctx.imports ?? [])
@@ -66,7 +67,7 @@ export function compileQuery(c: Compiler, query: Body, ctx: QueryContext = {}): 
       return []
     },
     (s) => {
-      const r = rewriteQueryLocalVars(gen(), s.body, c.options.strict)
+      const r = rewriteQueryLocalVars(gen(), s.body, false)
       s.body = r.body
       s.rewritten = r.rewritten
       return r.errors
@@ -115,7 +116,6 @@ export function compileQuery(c: Compiler, query: Body, ctx: QueryContext = {}): 
       return []
     },
     (s) => typeErrors(c, s.body),
-    (s) => (c.options.strict ? deprecatedBuiltinErrors(c, s.body) : []),
   ]
   for (const stage of stages) {
     const errs = stage(state)

@@ -50,14 +50,16 @@ export async function evaluate(query: string, input: unknown, options: EvaluateO
 
 /**
  * The compile errors of a module set (empty when it compiles), sorted as OPA reports them.
- * `regent check` calls this after parsing.
+ * `regent check` calls this after parsing; `data` (a bundle's, with `check -b`) is checked
+ * against the rules (`conflicting rule for data path`).
  */
 export function checkModules(
   modules: Record<string, Module> | Map<string, Module>,
   options: Pick<CompileOptions, 'strict' | 'maxErrors' | 'inputType' | 'builtins'> = {},
+  data: unknown = {},
 ): RegoError[] {
   try {
-    compilePolicy(modules, {}, options)
+    compilePolicy(modules, data, options)
     return []
   } catch (err) {
     if (err instanceof RegoErrors) return err.errors

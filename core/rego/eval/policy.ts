@@ -35,6 +35,8 @@ export interface PolicyOptions {
   inputType?: Type
   /** Compile for `regent test` (see `CompilerOptions.tests`). */
   tests?: boolean
+  /** With `tests`: bind compared refs of test rules to variables (see `CompilerOptions.traceTestRules`). */
+  traceTestRules?: boolean
 }
 
 const LANGUAGE = new Set(['internal.print', 'print', 'trace', 'internal.test_case'])
@@ -104,6 +106,7 @@ export function compilePolicy(
 ): Policy {
   const builtinList = options.builtins ?? DEFAULT_BUILTINS
   const builtins = indexBuiltins(builtinList)
+  const value = fromJS(data)
   const compiler = new Compiler({
     builtins: lookupFromDeclarations(builtinList),
     strict: options.strict ?? false,
@@ -111,8 +114,10 @@ export function compilePolicy(
     ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
     ...(options.inputType ? { inputType: options.inputType } : {}),
     ...(options.tests ? { tests: true } : {}),
+    ...(options.traceTestRules ? { traceTestRules: true } : {}),
+    // As OPA's rego package does: a rule must not be defined where the data already has a value.
+    baseData: value,
   }).compile(modules)
   const root = prepareRuleTree(compiler, { builtins, isLanguageBuiltin: (n) => LANGUAGE.has(n) })
-  const value = fromJS(data)
   return new Policy(compiler, root, isObject(value) ? value : new ObjectValue(), builtins)
 }

@@ -4,10 +4,12 @@
  * `regent test -v`.
  */
 import { bodyString, exprString, refString } from '../compiler/text.js'
-import type { Location, Term } from '../syntax/ast.js'
+import type { Body, Expr, Location, Term } from '../syntax/ast.js'
+import { locationText } from '../syntax/source.js'
 import type { Frame } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import type { PExpr, PRule } from './ir.js'
+import { type FailedExpr, failedExpr } from './trace-failure.js'
 import { exprVarValues } from './trace-vars.js'
 
 /** OPA's trace operations. */
@@ -22,6 +24,8 @@ export interface TraceEvent {
   depth: number
   /** With `--var-values`: the bound variables of the event's expression, `{x: 1}`. */
   vars?: string
+  /** With `--var-values`, on a Fail event: the failed expression's variables, for its diagram. */
+  failure?: FailedExpr
 }
 
 /** Receives evaluation events. */
@@ -124,6 +128,11 @@ export class BufferTracer implements Tracer {
 
   // The expression being evaluated: an Index event stands at its line.
   #where: Location | undefined
+  // With --var-values: the generated expressions each frame evaluated since its last written one
+  // (those of the next written expression, split from it by the compiler).
+  readonly #generated = new WeakMap<Frame, Expr[]>()
+  // With --var-values: the bodies of the rules evaluated, where a generated expression's base is.
+  readonly #bodies = new Set<Body>()
 
   expr(_e: Evaluator, expr: PExpr, frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean {
     const text = this.#text(expr)
@@ -133,6 +142,7 @@ export class BufferTracer implements Tracer {
     // Only the continuation below is allocated per evaluation: a traced loop reports millions of
     // events, and closures and spread objects per event made tracing most of a `test -v` run.
     const varValues = this.#varValues
+    const coExprs = varValues ? this.#coExprs(expr.src, frame) : undefined
     this.#push(
       'Eval',
       text,
@@ -155,7 +165,7 @@ export class BufferTracer implements Tracer {
     })
     this.#depth--
     this.#where = outer
-    if (!defined)
+    if (!defined) {
       this.#push(
         'Fail',
         text,
@@ -163,7 +173,38 @@ export class BufferTracer implements Tracer {
         this.#depth,
         varValues ? exprVarValues(expr.src, frame, this.#names) : undefined,
       )
+      const ts = expr.src.terms
+      if (coExprs !== undefined && (Array.isArray(ts) || ts.type !== 'every')) {
+        const base = expr.src.generated ? this.#baseOf(expr.src) : undefined
+        const failure = failedExpr(expr.src, coExprs, frame, locationText, base)
+        if (failure) (this.events[this.events.length - 1] as TraceEvent).failure = failure
+      }
+    }
     return stop
+  }
+
+  // The written expression a generated one was split from: the next written one of its body
+  // whose text holds its text.
+  #baseOf(expr: Expr): Expr | undefined {
+    for (const body of this.#bodies) {
+      const i = body.indexOf(expr)
+      if (i < 0) continue
+      return body.slice(i + 1).find((e) => !e.generated && within(expr.location, e.location))
+    }
+    return undefined
+  }
+
+  // The generated expressions evaluated in `frame` before `expr` whose text lies in `expr`'s.
+  #coExprs(expr: Expr, frame: Frame): Expr[] {
+    let list = this.#generated.get(frame)
+    if (list === undefined) {
+      list = []
+      this.#generated.set(frame, list)
+    }
+    const earlier = list.filter((g) => within(g.location, expr.location))
+    if (expr.generated) list.push(expr)
+    else list.length = 0
+    return earlier
   }
 
   #push(
@@ -193,6 +234,7 @@ export class BufferTracer implements Tracer {
   // As OPA indents them: a query's (or rule body's) Enter and Redo one level above its
   // expressions, its Exit at their level.
   ruleEnter(rule: PRule): void {
+    if (this.#varValues) this.#bodies.add(rule.src.rule.body)
     this.#ruleEvent('Enter', rule, this.#depth - 1)
   }
 
@@ -317,4 +359,10 @@ export class ProfileTracer implements Tracer {
       return 0
     })
   }
+}
+
+/** Whether `inner` lies in `outer` (the same source, offsets inside). */
+function within(inner: Location | undefined, outer: Location | undefined): boolean {
+  if (!inner || !outer || inner.source !== outer.source || outer.end === undefined) return false
+  return inner.offset >= outer.offset && inner.offset < outer.end
 }

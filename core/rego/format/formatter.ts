@@ -589,7 +589,9 @@ export function formatModule(module: Module, options: FormatOptions = {}): strin
       : module
   const printer = new ModulePrinter(printed, version)
   try {
-    return printer.print()
+    const out = printer.print()
+    if (printer.arityErrors.size > 0) throw new RegoErrors([...printer.arityErrors.values()])
+    return out
   } catch (err) {
     if (err instanceof RegoErrors) throw err
     const message = err instanceof Error ? err.message : String(err)

@@ -3,8 +3,11 @@
  * (one line, or one source line per output line), comprehensions, calls with infix operators and
  * template strings. Statements and bodies are printed by the module printer in formatter.ts.
  */
+import { DEFAULT_BUILTINS } from '../builtins/registry.js'
+import { type RegoError, typeError } from '../errors.js'
 import type { Body, Expr, Location, Term } from '../syntax/ast.js'
 import { locationText } from '../syntax/source.js'
+import { typeToString, unwrap } from '../types/index.js'
 import {
   groupByRow,
   INFIX,
@@ -50,6 +53,12 @@ export abstract class TermPrinter {
    * line's arithmetic (`a := 1` then `-1` reads as `a := 1 - 1`), so it is printed as `(-1)`.
    */
   protected lineStart = false
+  /**
+   * Calls of infix built-ins with a number of arguments no form of the operator can print (OPA's
+   * formatter refuses them: `plus: arity mismatch`), by where they are (a line printed twice, to
+   * place a comment, reports once).
+   */
+  readonly arityErrors = new Map<string, RegoError>()
 
   constructor(w: Writer) {
     this.w = w
@@ -74,6 +83,7 @@ export abstract class TermPrinter {
       !infix ||
       (args.length !== infix[1] && !(topLevel && args.length === infix[1] + 1 && infix[0] !== 'in'))
     ) {
+      if (infix && infix[0] !== 'in' && name) this.arityMismatch(name, args, op?.location)
       if (op?.type === 'ref') this.ref(op.value)
       else if (op) this.term(op)
       w.write('(')
@@ -96,6 +106,21 @@ export abstract class TermPrinter {
     w.write(` ${infix[0]} `)
     this.operand(args[1] as Term, topLevel ? name : undefined, true)
     if (nested) w.write(')')
+  }
+
+  // OPA's ArityFormatMismatchError: the operands' kinds against the built-in's declared arguments.
+  private arityMismatch(name: string, args: Term[], location: Location | undefined): void {
+    const key = `${location?.file}:${location?.offset}:${name}`
+    if (this.arityErrors.has(key)) return
+    const decl = DEFAULT_BUILTINS.find((b) => b.name === name)
+    const want = decl ? decl.args.map((a) => typeToString(unwrap(a))) : []
+    this.arityErrors.set(
+      key,
+      typeError(location, `${name}: arity mismatch`, {
+        have: `(${args.map((a) => a.type).join(', ')})`,
+        want: `(${want.join(', ')})`,
+      }),
+    )
   }
 
   /**

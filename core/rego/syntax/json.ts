@@ -158,12 +158,13 @@ class JsonWriter {
 
   head(h: Head): JsonValue {
     const out: Obj = {}
+    // OPA's Head.MarshalJSON order: the head's own fields, then `ref`, then `location`.
     if (h.name) out.name = h.name
-    out.ref = h.ref.map((t) => this.term(t))
     if (h.args && h.args.length > 0) out.args = h.args.map((t) => this.term(t))
     if (h.key) out.key = this.term(h.key)
     if (h.value) out.value = this.term(h.value)
     if (h.assign) out.assign = true
+    out.ref = h.ref.map((t) => this.term(t))
     this.loc(out, h.location)
     return out
   }

@@ -347,7 +347,9 @@ export class ModuleParser extends Parser {
       if (head.ref.length === 1 && !head.args && head.generatedValue) {
         this.fail('var cannot be used for rule name', ruleLoc)
       }
-      body = [trueExpr(ruleLoc)]
+      // As OPA's parser: the generated body of `p := 1` is located at the value (opa parse shows it).
+      const valueLoc = head.value && !head.generatedValue ? head.value.location : undefined
+      body = [trueExpr(valueLoc ?? ruleLoc)]
       generatedBody = true
     }
 

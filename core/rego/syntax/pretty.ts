@@ -1,6 +1,8 @@
 /**
- * A human-readable tree of the AST, one node per line with one space of indentation per level, in
- * the spirit of OPA's `ast.Pretty` (what `regent parse` prints by default).
+ * A human-readable tree of the AST, one node per line with one space of indentation per level, as
+ * OPA's `ast.Pretty` prints it (what `regent parse` prints by default): each node is its type name,
+ * scalars and vars are their values, and children come in the order of OPA's AST walk (a head shows
+ * its ref, its args and its value, unlabelled; OPA's cmd/parse_test.go).
  *
  * @example
  * prettyAst(parseModule('package a\np := 1'))
@@ -30,45 +32,37 @@ export function prettyAst(node: Node | Body): string {
         visit(n.package, depth + 1)
         for (const i of n.imports) visit(i, depth + 1)
         for (const r of n.rules) visit(r, depth + 1)
+        for (const a of n.annotations) visit(a, depth + 1)
+        for (const c of n.comments) visit(c, depth + 1)
         return
       case 'package':
         emit(depth, 'package')
         visit({ type: 'ref', value: n.path }, depth + 1)
         return
       case 'import':
-        emit(depth, n.alias ? `import as ${n.alias}` : 'import')
+        emit(depth, 'import')
         visit(n.path, depth + 1)
+        // OPA walks the alias too, a var that is empty without `as`.
+        emit(depth + 1, n.alias ?? '')
         return
       case 'rule':
-        emit(depth, n.default ? 'rule default' : 'rule')
+        emit(depth, 'rule')
         visit(n.head, depth + 1)
         visit(n.body, depth + 1)
-        if (n.else) {
-          emit(depth + 1, 'else')
-          visit(n.else, depth + 2)
-        }
+        if (n.else) visit(n.else, depth + 1)
         return
       case 'head':
-        emit(depth, n.name ? `head ${n.name}` : 'head')
+        // NOTE(parse): OPA walks the head's ref and not its key (the ref of `p contains x` is `p`).
+        emit(depth, 'head')
         visit({ type: 'ref', value: n.ref }, depth + 1)
-        if (n.args) {
+        if (n.args && n.args.length > 0) {
           emit(depth + 1, 'args')
           for (const a of n.args) visit(a, depth + 2)
         }
-        if (n.key) {
-          emit(depth + 1, 'key')
-          visit(n.key, depth + 2)
-        }
-        if (n.value) {
-          emit(depth + 1, n.assign ? 'value :=' : 'value')
-          visit(n.value, depth + 2)
-        }
+        if (n.value) visit(n.value, depth + 1)
         return
       case 'expr': {
-        const flags = [`index=${n.index}`, n.negated ? 'negated' : '', n.generated ? 'generated' : ''].filter(
-          Boolean,
-        )
-        emit(depth, `expr ${flags.join(' ')}`)
+        emit(depth, `expr ${n.negated ? 'negated ' : ''}index=${n.index}`)
         const t = n.terms
         if (Array.isArray(t)) for (const x of t) visit(x, depth + 1)
         else visit(t, depth + 1)
@@ -76,7 +70,7 @@ export function prettyAst(node: Node | Body): string {
         return
       }
       case 'somedecl':
-        emit(depth, 'some')
+        emit(depth, 'somedecl')
         for (const s of n.symbols) visit(s, depth + 1)
         return
       case 'every':
@@ -102,10 +96,10 @@ export function prettyAst(node: Node | Body): string {
         visit(n.value, depth + 1)
         return
       case 'comment':
-        emit(depth, `comment #${n.text}`)
+        emit(depth, 'comment')
         return
       case 'annotations':
-        emit(depth, `annotations scope=${n.scope}`)
+        emit(depth, 'annotations')
         return
       default:
         visitTerm(n, depth)
@@ -136,9 +130,8 @@ export function prettyAst(node: Node | Body): string {
       case 'object':
         emit(depth, 'object')
         for (const [k, v] of t.value) {
-          emit(depth + 1, 'item')
-          visit(k, depth + 2)
-          visit(v, depth + 2)
+          visit(k, depth + 1)
+          visit(v, depth + 1)
         }
         return
       case 'arraycomprehension':
@@ -154,7 +147,7 @@ export function prettyAst(node: Node | Body): string {
         visit(t.value.body, depth + 1)
         return
       case 'templatestring':
-        emit(depth, t.value.multi_line ? 'templatestring multi_line' : 'templatestring')
+        emit(depth, 'templatestring')
         for (const p of t.value.parts) visit(p, depth + 1)
         return
     }

@@ -49,6 +49,25 @@ describe('regent eval -t, -e, -O, --optimize-store-for-read-speed', () => {
     )
     expect((await evalAllow('-O', '0', '-b', dir)).code).toBe(0)
   })
+
+  it('refuses -O above 0 on -d/-b files without an entrypoint (-e or annotated), as opa does', async () => {
+    const annotated = join(dir, 'annotated.rego')
+    writeFileSync(annotated, 'package y\n\n# METADATA\n# entrypoint: true\np := 1\n')
+    const [none, partial, withAnnotation, noFiles] = await Promise.all([
+      evalAllow('-O', '1'),
+      evalAllow('-O', '1', '-p'),
+      runRegent(['eval', '-O', '2', '-d', annotated, '-f', 'raw', 'data.y.p']),
+      runRegent(['eval', '-O', '1', '-f', 'raw', '1 + 1']),
+    ])
+    for (const refused of [none, partial]) {
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain('bundle optimizations require at least one entrypoint')
+      expect(refused.stdout).toBe('')
+    }
+    expect(withAnnotation).toMatchObject({ code: 0, stdout: '1\n' })
+    // Nothing to build without -d or -b: opa evaluates the query.
+    expect(noFiles).toMatchObject({ code: 0, stdout: '2\n' })
+  })
 })
 
 describe('regent eval log flags', () => {

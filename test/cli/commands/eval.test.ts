@@ -154,6 +154,19 @@ describe('regent check (compile-level errors)', () => {
     })
   })
 
+  it('with --strict checks the policy, not the query: an assignment the query makes is its result', async () => {
+    const policy = join(dir, 'strict-query.rego')
+    writeFileSync(policy, 'package x\n\nfoo := 2\n')
+    const ok = await runRegent(['eval', '--strict', '-d', policy, '-f', 'bindings', 'x := data.x.foo'])
+    expect(ok).toMatchObject({ code: 0, stderr: '' })
+    expect(JSON.parse(ok.stdout)).toEqual({ x: 2 })
+    // The policy itself is still checked.
+    writeFileSync(policy, 'package x\n\nimport data.unused\n\nfoo := 2\n')
+    const bad = await runRegent(['eval', '--strict', '-d', policy, '-f', 'json', 'x := data.x.foo'])
+    expect(bad.code).toBe(1)
+    expect(JSON.parse(bad.stdout).errors[0].message).toBe('import data.unused unused')
+  })
+
   it('treats `not a == b` as OPA does: true in a rule body on a missing ref, undefined as an ad-hoc query', async () => {
     writeFileSync(join(dir, 'neq.rego'), 'package neq\n\nr if not input.x == 1\n')
     writeFileSync(join(dir, 'empty.json'), '{}')

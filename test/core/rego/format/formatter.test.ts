@@ -332,3 +332,26 @@ describe.skipIf(modules.length === 0)('formatter over every conformance module',
     expect(failures).toEqual([])
   })
 })
+
+describe('formatting calls of infix built-ins', () => {
+  it('refuses an argument count no form of the operator prints, as opa fmt (arity mismatch)', () => {
+    const src =
+      'package test\n\np if {\n\tx := 5\n\tplus([x]) == 3\n\tand(true, false, false) == false\n\tplus(x, x, x, x)\n}\n'
+    let errors: string[] = []
+    try {
+      formatSource(src, { file: 'p.rego' })
+    } catch (err) {
+      if (!(err instanceof RegoErrors)) throw err
+      errors = err.errors.map((e) => String(e))
+    }
+    expect(errors).toEqual([
+      'p.rego:5: rego_type_error: plus: arity mismatch\n\thave: (array)\n\twant: (number, number)',
+      'p.rego:6: rego_type_error: and: arity mismatch\n\thave: (boolean, boolean, boolean)\n\twant: (set[any], set[any])',
+      'p.rego:7: rego_type_error: plus: arity mismatch\n\thave: (var, var, var, var)\n\twant: (number, number)',
+    ])
+    // The output form (`z = x + y`) is a call with one argument more, printed infix.
+    expect(formatSource('package test\n\np if plus(1, 2, x)\n', { file: 'p.rego' })).toBe(
+      'package test\n\np if x = 1 + 2\n',
+    )
+  })
+})
