@@ -107,6 +107,25 @@ export function isKeywordKind(kind: TokenKind): boolean {
   return kind >= T.Package
 }
 
+/** The builtin name OPA uses for each infix operator token. */
+export const OPERATOR_BUILTINS: Readonly<Record<number, string>> = {
+  [T.Unify]: 'eq',
+  [T.Assign]: 'assign',
+  [T.Equal]: 'equal',
+  [T.Neq]: 'neq',
+  [T.Lt]: 'lt',
+  [T.Lte]: 'lte',
+  [T.Gt]: 'gt',
+  [T.Gte]: 'gte',
+  [T.Add]: 'plus',
+  [T.Sub]: 'minus',
+  [T.Mul]: 'mul',
+  [T.Quo]: 'div',
+  [T.Rem]: 'rem',
+  [T.And]: 'and',
+  [T.Or]: 'or',
+}
+
 /**
  * How a token kind is spelled in messages ("unexpected } token", "unexpected plus token"): OPA's
  * token names, operators by name rather than symbol.
@@ -132,41 +151,8 @@ export const TOKEN_NAMES: Readonly<Record<number, string>> = {
   [T.Comma]: ',',
   [T.Semicolon]: ';',
   [T.Colon]: ':',
-  [T.Unify]: 'eq',
-  [T.Assign]: 'assign',
-  [T.Equal]: 'equal',
-  [T.Neq]: 'neq',
-  [T.Lt]: 'lt',
-  [T.Lte]: 'lte',
-  [T.Gt]: 'gt',
-  [T.Gte]: 'gte',
-  [T.Add]: 'plus',
-  [T.Sub]: 'minus',
-  [T.Mul]: 'mul',
-  [T.Quo]: 'div',
-  [T.Rem]: 'rem',
-  [T.And]: 'and',
-  [T.Or]: 'or',
+  ...OPERATOR_BUILTINS,
   ...Object.fromEntries([...KEYWORDS].map(([word, kind]) => [kind, word])),
-}
-
-/** The builtin name OPA uses for each infix operator token. */
-export const OPERATOR_BUILTINS: Readonly<Record<number, string>> = {
-  [T.Unify]: 'eq',
-  [T.Assign]: 'assign',
-  [T.Equal]: 'equal',
-  [T.Neq]: 'neq',
-  [T.Lt]: 'lt',
-  [T.Lte]: 'lte',
-  [T.Gt]: 'gt',
-  [T.Gte]: 'gte',
-  [T.Add]: 'plus',
-  [T.Sub]: 'minus',
-  [T.Mul]: 'mul',
-  [T.Quo]: 'div',
-  [T.Rem]: 'rem',
-  [T.And]: 'and',
-  [T.Or]: 'or',
 }
 
 /** Token flag: whitespace or a comment precedes the token. */
