@@ -99,14 +99,15 @@ export function buildTemplate(
   const unknownSet = new UnknownSet(unknowns as Value[][])
   const rules: RuleTemplate[] = []
   let readsUnknowns = false
+  let slots = 0
   for (const r of set.rules) {
     const t = new RuleBuilder(policy, unknownSet, r).build()
     if (!t) return undefined
     readsUnknowns ||= t.residual.length > 0
+    slots = Math.max(slots, t.slots)
     rules.push(t)
   }
   // A rule set that reads no unknown is evaluated, not inlined: the evaluator's (cheap) path.
-  const slots = Math.max(...rules.map((r) => r.slots))
   return readsUnknowns ? { query: q.src, rules, slots } : undefined
 }
 
