@@ -173,7 +173,7 @@ export function evalCommand(): Command {
       )
       .option(
         '-O, --optimize <level>',
-        'accepted for compatibility (with -d or -b, needs an entrypoint as opa does); results are the same at every level',
+        'accepted for compatibility; results are the same at every level; with -d or -b above 0 it needs an entrypoint, as opa does',
         '0',
       )
       .option(
