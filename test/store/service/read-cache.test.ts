@@ -120,12 +120,16 @@ for (const backend of BACKENDS) {
 
     it('keeps no row read while a transaction that removes it is open', async () => {
       await here.tokens.insert(token('t2', 'hash-t2'))
+      let during: Promise<unknown> | undefined
       await here.transaction(async (tx) => {
         await tx.tokens.delete('t2')
         // Read from outside the transaction before it commits (PostgreSQL: another connection
         // still sees the row; SQLite: the read waits for the commit).
-        void here.tokens.findByHashCached('hash-t2')
+        during = here.tokens.findByHashCached('hash-t2')
       })
+      // Settled before the check (and before the store closes after the suite): whatever that read
+      // saw must not be served afterwards.
+      await during
       expect(await here.tokens.findByHashCached('hash-t2')).toBeUndefined()
     })
 
