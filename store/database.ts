@@ -5,9 +5,10 @@
  */
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from 'kysely'
+import { Kysely, type SqliteDatabase, SqliteDialect } from 'kysely'
 import pg from 'pg'
 import { createPrivateFile, makePrivateDir } from '../core/state-files.js'
+import { SearchPathPostgresDialect } from './postgres-introspector.js'
 import type { ServiceTables } from './service/tables.js'
 
 /** Which SQL engine a database runs on. */
@@ -141,7 +142,7 @@ async function openPostgres(options: OpenDatabaseOptions): Promise<ServiceDataba
   })
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {})
-  const db = new Kysely<ServiceTables>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<ServiceTables>({ dialect: new SearchPathPostgresDialect({ pool }) })
   const location = `postgres://${url.host}${url.pathname}${schema ? `?schema=${schema}` : ''}`
   return { db, dialect: 'postgres', location, schema, close: () => db.destroy() }
 }
