@@ -244,6 +244,66 @@ describe('JSON Schema', () => {
     ])
   })
 
+  // `email` is net/mail.ParseAddress: one mailbox, with or without a display name, comments and
+  // quoted local parts allowed; the URI formats are net/url.Parse (a scheme for `uri`, no
+  // backslash, balanced `{}` in a template's path).
+  it('checks email and URI formats as net/mail and net/url parse them', () => {
+    const cases: [string, string, boolean][] = [
+      ['email', 'alice@example.com', true],
+      ['email', 'Alice Smith <alice@example.com>', true],
+      ['email', '"Smith, Alice" <alice@example.com>', true],
+      ['email', 'alice@example.com (Alice)', true],
+      ['email', '"a b"@example.com', true],
+      ['email', 'alice@[10.0.0.1]', true],
+      ['email', 'team: alice@example.com;', true],
+      ['email', 'jörg@bücher.example', true],
+      ['email', 'alice', false],
+      ['email', 'alice@', false],
+      ['email', '@example.com', false],
+      ['email', 'a..b@example.com', false],
+      ['email', '.a@example.com', false],
+      ['email', 'alice@example.com, bob@example.com', false],
+      ['email', 'Alice <alice@example.com', false],
+      ['email', 'alice@[not-an-ip]', false],
+      ['email', 'team: ;', false],
+      ['email', 'alice@example.com (unclosed', false],
+      ['email', '""@example.com', false],
+      ['idn-email', 'x@y', true],
+      ['uri', 'https://example.com/a?b#c', true],
+      ['uri', 'mailto:alice@example.com', true],
+      ['uri', 'HTTP://user:p%20w@example.com:8080/x', true],
+      ['uri', 'http://[::1]:80/', true],
+      ['uri', '/relative/path', false],
+      ['uri', 'http://exa mple.com/', false],
+      ['uri', 'http://example.com:8o/', false],
+      ['uri', 'http://example.com/%zz', false],
+      ['uri', 'http://example.com/a#%zz', false],
+      ['uri', 'http://[::1/', false],
+      ['uri', 'http://ex%41mple.com/', false],
+      ['uri', 'http://a\\b.com/', false],
+      ['uri', ':foo', false],
+      ['uri', 'http://exa\tmple.com/', false],
+      ['iri', 'http://bücher.example/', true],
+      ['uri-reference', '/relative/path?q', true],
+      ['uri-reference', '', true],
+      ['uri-reference', 'a:b', true],
+      ['uri-reference', '1a:b', false],
+      ['uri-reference', 'x\\y', false],
+      ['iri-reference', '../up', true],
+      ['uri-template', 'http://example.com/{id}/x', true],
+      ['uri-template', '/a/{b', false],
+      ['uri-template', '/a}/b', true],
+      ['uri-template', 'mailto:{x', true],
+    ]
+    for (const [format, value, ok] of cases) {
+      expect([
+        format,
+        value,
+        JSON.parse(json('json.match_schema', { v: value }, { properties: { v: { format } } }))[0],
+      ]).toEqual([format, value, ok])
+    }
+  })
+
   it('verify_schema answers [valid, error]', () => {
     expect(json('json.verify_schema', '{"type": "boolean"}')).toBe('[true,null]')
     expect(json('json.verify_schema', { type: 'unknown_type' })).toBe(
