@@ -1,6 +1,7 @@
 /**
- * How `regent eval` (and `eval -p`, `bench`) report a failed run: OPA's `{"errors": [...]}` on
- * stdout with `-f json` (and `-f discard`), the pretty text on stderr otherwise; exit code 1 either way.
+ * How `regent eval` (and `eval -p`) report a failed run: OPA's `{"errors": [...]}` on stdout with
+ * `-f json` (and `-f discard`), the pretty text on stderr otherwise; exit code 2 either way, as
+ * `opa eval` exits on an error (1 is left to `--fail` and `--fail-defined`).
  */
 import { RegoError, RegoErrors } from '../../core/rego/errors.js'
 import { type Doc, renderJson, sortedDoc } from '../presentation.js'
@@ -33,12 +34,12 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err)
 }
 
-/** Writes the failure in the `--format` asked for and sets exit code 1. */
+/** Writes the failure in the `--format` asked for and sets exit code 2. */
 export function writeFailure(err: unknown, options: { format: string }): void {
   // OPA's `discard` prints the whole output document as JSON, errors included.
   if (options.format === 'json') process.stdout.write(`${renderJson({ errors: errorDocs(err) })}\n`)
   else if (options.format === 'discard')
     process.stdout.write(`${renderJson(sortedDoc({ errors: errorDocs(err) }))}\n`)
   else process.stderr.write(`${errorText(err)}\n`)
-  process.exitCode = 1
+  process.exitCode = 2
 }

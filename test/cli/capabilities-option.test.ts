@@ -82,13 +82,13 @@ describe('--capabilities', () => {
 
   it('regent eval fails on it too, in policies and in the query', async () => {
     const refused = await runRegent(['eval', '--capabilities', caps, '-d', policy, 'data.p.shout'])
-    expect(refused.code).toBe(1)
+    expect(refused.code).toBe(2)
     expect(JSON.parse(refused.stdout).errors[0]).toMatchObject({
       code: 'rego_type_error',
       message: 'undefined function upper',
     })
     const inQuery = await runRegent(['eval', '--capabilities', caps, '-f', 'pretty', 'x := upper("a")'])
-    expect(inQuery.code).toBe(1)
+    expect(inQuery.code).toBe(2)
     expect(inQuery.stderr).toMatch(/rego_type_error: undefined function upper/)
     const allowed = await runRegent(['eval', '-f', 'raw', '-d', policy, 'data.p.shout'])
     expect([allowed.code, allowed.stdout]).toEqual([0, 'HI\n'])
@@ -163,7 +163,7 @@ describe('--capabilities', () => {
       'pretty',
       send,
     ])
-    expect(refused.code).toBe(1)
+    expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/http\.send: unallowed host: 127\.0\.0\.1/)
   })
 })

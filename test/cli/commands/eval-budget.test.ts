@@ -25,7 +25,7 @@ const codes = (stdout: string) =>
 describe('regent eval budget', () => {
   it('--timeout alone refuses numbers.range(1, 1e8) with the default work limit, before allocating', async () => {
     const r = await runRegent(['eval', '--timeout', '20s', 'x := numbers.range(1, 1e8)'])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(codes(r.stdout)).toEqual(['eval_instruction_limit_error'])
   })
 
@@ -38,7 +38,7 @@ describe('regent eval budget', () => {
       '0',
       'count([1 | some a in numbers.range(1,10000); some b in numbers.range(1,10000)])',
     ])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(codes(r.stdout)).toEqual(['eval_cancel_error'])
   })
 
@@ -50,7 +50,7 @@ describe('regent eval budget', () => {
       '--strict-builtin-errors',
       'http.send({"method": "get", "url": "http://169.254.169.254/latest/meta-data/"})',
     ])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stdout).toContain('http.send: unallowed host: 169.254.169.254')
   })
 

@@ -98,9 +98,9 @@ describe('regent eval -f discard', () => {
     expect(JSON.parse(stdout)).toEqual({})
   })
 
-  it('prints errors as JSON on stdout with exit 1, as -f json does', async () => {
+  it('prints errors as JSON on stdout with exit 2, as -f json does', async () => {
     const { code, stdout } = await runRegent(['eval', '-f', 'discard', 'x'])
-    expect(code).toBe(1)
+    expect(code).toBe(2)
     const doc = JSON.parse(stdout)
     expect(doc.errors[0].code).toBe('rego_unsafe_var_error')
   })

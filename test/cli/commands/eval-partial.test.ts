@@ -116,7 +116,7 @@ describe('regent eval -p', () => {
       join(dir, 'filters.rego'),
       'data.filters.include',
     ])
-    expect(bad.code).toBe(1)
+    expect(bad.code).toBe(2)
     expect(JSON.parse(bad.stdout).errors[0].message).toContain('unknowns must be refs to input or data')
   })
 

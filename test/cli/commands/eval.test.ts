@@ -60,7 +60,7 @@ describe('regent eval', () => {
     expect(dup.stdout.replace(/\s/g, '')).toBe('[12345678901234567890]')
     writeFileSync(join(dir, 'deep.json'), `{"user": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`)
     const deep = await runRegent(['eval', '-i', join(dir, 'deep.json'), 'input.user'])
-    expect(deep.code).toBe(1)
+    expect(deep.code).toBe(2)
     expect(JSON.parse(deep.stdout).errors[0].message).toBe(
       `${join(dir, 'deep.json')}: JSON document nested too deeply`,
     )
@@ -82,12 +82,12 @@ describe('regent eval', () => {
     expect([ok.code, JSON.parse(ok.stdout)]).toEqual([0, [true, true, true]])
   })
 
-  it('exits 1 with OPA error JSON for compile and evaluation errors', async () => {
+  it('exits 2 (as opa eval) with OPA error JSON for compile and evaluation errors', async () => {
     const compileErr = await runRegent(['eval', 'x := y'])
-    expect(compileErr.code).toBe(1)
+    expect(compileErr.code).toBe(2)
     expect(JSON.parse(compileErr.stdout).errors[0]).toMatchObject({ code: 'rego_unsafe_var_error' })
     const evalErr = await runRegent(['eval', '--strict-builtin-errors', 'x := 1 / 0'])
-    expect(evalErr.code).toBe(1)
+    expect(evalErr.code).toBe(2)
     expect(JSON.parse(evalErr.stdout).errors[0]).toMatchObject({
       code: 'eval_builtin_error',
       message: 'div: divide by zero',
@@ -96,7 +96,7 @@ describe('regent eval', () => {
 
   it("prints a built-in's error as OPA's OutputError: message, code, location; the pretty text on stderr", async () => {
     const json = await runRegent(['eval', '--strict-builtin-errors', 'x := indexof("abc", "")'])
-    expect(json.code).toBe(1)
+    expect(json.code).toBe(2)
     const [err] = JSON.parse(json.stdout).errors
     expect(Object.keys(err)).toEqual(['message', 'code', 'location'])
     expect(err).toMatchObject({ message: 'indexof: empty search character', code: 'eval_builtin_error' })
@@ -107,7 +107,7 @@ describe('regent eval', () => {
       '--strict-builtin-errors',
       'x := substring("abc", -1, 1)',
     ])
-    expect(pretty.code).toBe(1)
+    expect(pretty.code).toBe(2)
     expect(pretty.stderr).toMatch(/^1 error occurred: .*eval_builtin_error: substring: negative offset\n$/)
   })
 
@@ -116,7 +116,7 @@ describe('regent eval', () => {
     writeFileSync(schema, JSON.stringify({ properties: { user: { type: 'string' } } }))
     for (const partial of [[], ['-p']]) {
       const typo = await runRegent(['eval', ...partial, '-s', schema, 'input.usr == "alice"'])
-      expect(typo.code).toBe(1)
+      expect(typo.code).toBe(2)
       expect(JSON.parse(typo.stdout).errors[0]).toMatchObject({
         code: 'rego_type_error',
         message: 'undefined ref: input.usr',
@@ -163,7 +163,7 @@ describe('regent check (compile-level errors)', () => {
     // The policy itself is still checked.
     writeFileSync(policy, 'package x\n\nimport data.unused\n\nfoo := 2\n')
     const bad = await runRegent(['eval', '--strict', '-d', policy, '-f', 'json', 'x := data.x.foo'])
-    expect(bad.code).toBe(1)
+    expect(bad.code).toBe(2)
     expect(JSON.parse(bad.stdout).errors[0].message).toBe('import data.unused unused')
   })
 
