@@ -93,6 +93,25 @@ describe('InjectTestCaseFunc', () => {
     expect(callAt).toBeLessThan(body.search(/__local\d+__\.exp/))
   })
 
+  it('calls right after the first expression naming a case var bound elsewhere than a head assignment', async () => {
+    // `some name, tc in {...}` binds the head var `name` as the key of the domain, not through an
+    // assignment of its own: OPA injects below the first expression that mentions it, so the
+    // failing case "two" is still reported (and fails the test).
+    const keyed = [
+      'package p',
+      'test_cases[name] if {',
+      '  some name, tc in {"one": 1, "two": 2}',
+      '  tc == 1',
+      '}',
+    ].join('\n')
+    const policy = compile(keyed)
+    const { value, cases } = await evaluate(policy, 'data.p.test_cases')
+    expect(value).toEqual({ one: true })
+    expect(cases).toEqual([['one'], ['two']])
+    const body = bodyString(policy.compiler.sortedModules()[0]?.rules[0]?.body ?? [])
+    expect(body.indexOf('internal.test_case(')).toBeLessThan(body.search(/__local\d+__ = 1/))
+  })
+
   it('is not injected into plain tests or outside test compiles', () => {
     const plain = compile('package p\ntest_a if true')
     expect(bodyString(plain.compiler.sortedModules()[0]?.rules[0]?.body ?? [])).toBe('true')
