@@ -106,19 +106,20 @@ function operand(expr: Expr, i: number): Term {
 }
 
 /**
- * The local vars `term` reads. NOTE(regent): OPA counts its renamed locals (`__local3__`); regent
- * keeps `some`-declared vars under their own names, so every var but the root documents counts.
+ * The renamed local vars (`__localN__`) `term` reads: OPA's pass 1 looks only at those, so an
+ * undeclared var a body unifies (`x = xs[_]`), which keeps its name, does not hold the head
+ * assignment back.
  */
 function localVars(term: Term): Set<string> {
   const out = new Set<string>()
   walkTerms(term, (t) => {
-    if (t.type === 'var' && !ROOT_DOCUMENTS.has(t.value)) out.add(t.value)
+    if (t.type === 'var' && t.value.startsWith(LOCAL_VAR_PREFIX)) out.add(t.value)
     return false
   })
   return out
 }
 
-const ROOT_DOCUMENTS = new Set(['data', 'input'])
+const LOCAL_VAR_PREFIX = '__local'
 
 /**
  * For each of `vars`, the first expression above `before` that mentions it; the last of those
