@@ -5,10 +5,11 @@
  * (the compiler numbered duplicates `name#01`, ...), filtered by `--run` on the full name.
  */
 import type { RE2JS } from 're2js'
+import { isConstant } from '../../core/rego/compiler/terms.js'
 import { testPath, testRuleName } from '../../core/rego/compiler/test-rules.js'
 import { refString } from '../../core/rego/compiler/text.js'
 import type { Policy } from '../../core/rego/eval/policy.js'
-import type { Location } from '../../core/rego/syntax/ast.js'
+import type { Head, Location } from '../../core/rego/syntax/ast.js'
 
 /** One test: one rule definition. */
 export interface TestCase {
@@ -21,7 +22,10 @@ export interface TestCase {
   location: Location | undefined
   /** `todo_test_*`: reported as skipped, never run. */
   skip: boolean
-  /** `test_x[case] if ...`: the value is an object of cases, each reported (OPA's sub-results). */
+  /**
+   * `test_x[case] if ...`, `test_x[a][b] if ...`: the value is an object of cases, each reported
+   * (OPA's sub-results).
+   */
   partialObject: boolean
 }
 
@@ -41,9 +45,19 @@ export function discoverTests(policy: Policy, run?: RE2JS): TestCase[] {
         query,
         location: rule.location,
         skip: test.skip,
-        partialObject: rule.head.key !== undefined && rule.head.value !== undefined,
+        partialObject: isPartialObject(rule.head),
       })
     }
   }
   return out
+}
+
+/**
+ * OPA's `Head.DocKind() == PartialObjectDoc`, which its tester reads to report a test's cases: a
+ * head with a key and a value (`p[x] := v`, `p[x] if`), or without a key but with a var after the
+ * name in its ref (`test_x[a][b] if`, whose cases nest).
+ */
+function isPartialObject(head: Head): boolean {
+  if (head.key !== undefined) return head.value !== undefined
+  return head.ref.slice(1).some((t) => !isConstant(t))
 }

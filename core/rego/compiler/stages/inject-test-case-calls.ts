@@ -48,38 +48,57 @@ function refIs(ref: Term[], name: string): boolean {
 /** `body` with the compiler's head-var assignments moved up and the test-case call injected. */
 function withTestCaseCall(input: Body, cases: Term[]): Body {
   const body = [...input]
-  let injectBelow = -1
-  for (const term of cases) {
-    for (let i = body.length - 1; i >= 0; ) {
-      const expr = body[i] as Expr
-      let moved = false
-      if ((isEquality(expr) || isAssignment(expr)) && termsEqual(operand(expr, 0), term)) {
-        if (!expr.generated) {
-          injectBelow = Math.max(injectBelow, i)
-        } else {
-          const reads = localVars(operand(expr, 1))
-          if (reads.size === 0) {
-            moved = move(body, i, 0)
-            injectBelow = Math.max(injectBelow, 0)
-          } else {
-            const highest = lastFirstUse(body, i, reads)
-            if (highest < i) {
-              const to = highest + 1
-              moved = move(body, i, to)
-              if (to > injectBelow) injectBelow = to
-              else if (i > injectBelow && to < injectBelow) injectBelow++
-            }
-          }
-        }
-      }
-      // A moved expression leaves another one at `i`: look at it too.
-      if (!moved) i--
-    }
-  }
+  for (const term of cases) moveHeadAssignmentsUp(body, term)
   const at = cases[0]?.location
   const call = callExpr(operatorTerm(TEST_CASE_BUILTIN, at), [{ type: 'array', value: cases }], at)
-  body.splice(injectBelow + 1, 0, call)
+  body.splice(injectBelow(body, cases) + 1, 0, call)
   return body.map((e, index) => ({ ...e, index }))
+}
+
+/**
+ * Pass 1: each compiler-made assignment of `term` goes up to just below the last of the first
+ * expressions that mention what it reads (to the top when it reads no local var).
+ */
+function moveHeadAssignmentsUp(body: Body, term: Term): void {
+  for (let i = body.length - 1; i >= 0; ) {
+    const expr = body[i] as Expr
+    let moved = false
+    if (expr.generated && (isEquality(expr) || isAssignment(expr)) && termsEqual(operand(expr, 0), term)) {
+      const reads = localVars(operand(expr, 1))
+      if (reads.size === 0) moved = move(body, i, 0)
+      else {
+        const highest = lastFirstUse(body, i, reads)
+        if (highest < i) moved = move(body, i, highest + 1)
+      }
+    }
+    // A moved expression leaves another one at `i`: look at it too.
+    if (!moved) i--
+  }
+}
+
+/**
+ * Pass 2: the index the call goes below, the last of the first expressions that mention each case
+ * var (-1, the top, when none does). NOTE(regent): OPA looks for any mention, not only an
+ * assignment: `some name, tc in cases` binds the case var `name` as the domain's key, and the
+ * call must follow it so that a case whose assertions fail is still reported.
+ */
+function injectBelow(body: Body, cases: Term[]): number {
+  let below = -1
+  for (const term of cases) {
+    if (term.type !== 'var') continue
+    const first = body.findIndex((expr) => mentions(expr, term.value))
+    if (first > below) below = first
+  }
+  return below
+}
+
+function mentions(expr: Expr, name: string): boolean {
+  let found = false
+  walkTerms(expr, (t) => {
+    if (t.type === 'var' && t.value === name) found = true
+    return found
+  })
+  return found
 }
 
 function operand(expr: Expr, i: number): Term {
@@ -87,19 +106,20 @@ function operand(expr: Expr, i: number): Term {
 }
 
 /**
- * The local vars `term` reads. NOTE(regent): OPA counts its renamed locals (`__local3__`); regent
- * keeps `some`-declared vars under their own names, so every var but the root documents counts.
+ * The renamed local vars (`__localN__`) `term` reads: OPA's pass 1 looks only at those, so an
+ * undeclared var a body unifies (`x = xs[_]`), which keeps its name, does not hold the head
+ * assignment back.
  */
 function localVars(term: Term): Set<string> {
   const out = new Set<string>()
   walkTerms(term, (t) => {
-    if (t.type === 'var' && !ROOT_DOCUMENTS.has(t.value)) out.add(t.value)
+    if (t.type === 'var' && t.value.startsWith(LOCAL_VAR_PREFIX)) out.add(t.value)
     return false
   })
   return out
 }
 
-const ROOT_DOCUMENTS = new Set(['data', 'input'])
+const LOCAL_VAR_PREFIX = '__local'
 
 /**
  * For each of `vars`, the first expression above `before` that mentions it; the last of those

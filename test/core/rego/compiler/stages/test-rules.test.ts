@@ -93,6 +93,41 @@ describe('InjectTestCaseFunc', () => {
     expect(callAt).toBeLessThan(body.search(/__local\d+__\.exp/))
   })
 
+  it('calls right after the first expression naming a case var bound elsewhere than a head assignment', async () => {
+    // `some name, tc in {...}` binds the head var `name` as the key of the domain, not through an
+    // assignment of its own: OPA injects below the first expression that mentions it, so the
+    // failing case "two" is still reported (and fails the test).
+    const keyed = [
+      'package p',
+      'test_cases[name] if {',
+      '  some name, tc in {"one": 1, "two": 2}',
+      '  tc == 1',
+      '}',
+    ].join('\n')
+    const policy = compile(keyed)
+    const { value, cases } = await evaluate(policy, 'data.p.test_cases')
+    expect(value).toEqual({ one: true })
+    expect(cases).toEqual([['one'], ['two']])
+    const body = bodyString(policy.compiler.sortedModules()[0]?.rules[0]?.body ?? [])
+    expect(body.indexOf('internal.test_case(')).toBeLessThan(body.search(/__local\d+__ = 1/))
+  })
+
+  it('moves a head assignment up only past what binds the renamed locals it reads, as OPA', async () => {
+    // `x` is unified, not declared: OPA does not rename it, so the head assignment `__local0__ =
+    // x.note` reads no local and goes to the top; safety then runs it, and the call, after the
+    // assertion, and the failing case "b" is not reported.
+    const unified = [
+      'package p',
+      'test_x[x.note] := true if {',
+      '  x = [{"note": "a", "v": 1}, {"note": "b", "v": 2}][_]',
+      '  x.v == 1',
+      '}',
+    ].join('\n')
+    const { value, cases } = await evaluate(compile(unified), 'data.p.test_x')
+    expect(value).toEqual({ a: true })
+    expect(cases).toEqual([['a']])
+  })
+
   it('is not injected into plain tests or outside test compiles', () => {
     const plain = compile('package p\ntest_a if true')
     expect(bodyString(plain.compiler.sortedModules()[0]?.rules[0]?.body ?? [])).toBe('true')
