@@ -14,6 +14,7 @@ import { loadCapabilities } from '../capabilities-option.js'
 import { schemaCompileOptions } from '../input-schema.js'
 import { multilineTable } from '../presentation.js'
 import { loadQueryPolicy, parseImportFlags, readQueryInput } from '../query-options.js'
+import { runtimeTerm } from '../runtime-term.js'
 import type { EvalLimits } from './eval.js'
 import { writeFailure } from './eval-errors.js'
 import { missingEntrypoint } from './eval-optimize.js'
@@ -76,6 +77,7 @@ export async function runPartialEval(
       nondeterministicBuiltins: options.nondeterminsticBuiltins === true,
       ctx: createBuiltinContext({
         strictBuiltinErrors: options.strictBuiltinErrors === true,
+        runtime: runtimeTerm(),
         ...(capabilities?.allowNet ? { allowNet: capabilities.allowNet } : {}),
       }),
       budget: limits.budget,

@@ -39,6 +39,7 @@ import {
   table,
 } from '../presentation.js'
 import { collect, loadQueryPolicy, readQueryInput, withQueryOptions } from '../query-options.js'
+import { runtimeTerm } from '../runtime-term.js'
 import { readStdin } from '../stdin.js'
 import { TEST_BUILTINS, withTestBuiltins, withTestLibraries } from '../test-builtins.js'
 import { errorDocs, writeFailure } from './eval-errors.js'
@@ -285,6 +286,7 @@ async function runEval(
               : undefined
       const ctx = createBuiltinContext({
         strictBuiltinErrors: options.strictBuiltinErrors === true,
+        runtime: runtimeTerm(),
         ...(capabilities?.allowNet ? { allowNet: capabilities.allowNet } : {}),
       })
       run = await time('timer_rego_query_eval_ns', () =>

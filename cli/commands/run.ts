@@ -18,7 +18,6 @@ import { parseAddress, stopOnSignals } from '../../core/http/index.js'
 import { KeyFileError, readKeyOrSecret } from '../../core/key-files.js'
 import type { Logger } from '../../core/log.js'
 import { DEFAULT_EVALUATION_BUDGET, type EvaluationBudget, RegoErrors } from '../../core/rego/index.js'
-import { fromJS } from '../../core/rego/values/index.js'
 import { defaultListenAddr } from '../../core/runtime-defaults.js'
 import { CapabilitiesError, readCapabilities } from '../capabilities-option.js'
 import { budgetFromFlags, LimitFlagError } from '../evaluation-limits.js'
@@ -40,6 +39,7 @@ import {
   type ServerSettings,
   serverSettings,
 } from '../run-options/server.js'
+import { runtimeTerm } from '../runtime-term.js'
 import { REGENT_VERSION } from '../version-info.js'
 
 /** OPA's default listen address (`--v0-compatible` listens on every interface, as OPA 0.x did). */
@@ -358,14 +358,7 @@ async function serve(settings: RunSettings, logger: Logger): Promise<void> {
     logger,
   })
   if (plugins === 'failed') return
-  // As OPA's runtime.Term: the configuration document (opa.runtime masks its secrets), env, version.
-  const document = settings.agentConfig.document
-  const runtime = fromJS({
-    ...(document ? { config: document } : {}),
-    version: REGENT_VERSION,
-    commit: '',
-    env: { ...process.env },
-  })
+  const runtime = runtimeTerm(settings.agentConfig.document)
   const appOptions = {
     state,
     logger,

@@ -11,6 +11,7 @@ import type { Policy } from '../../core/rego/index.js'
 import { type BenchmarkResult, type BenchTime, runBenchmark } from '../bench/measure.js'
 import { benchmarkDoc, benchmarkLine } from '../bench/render.js'
 import { type Doc, renderJson } from '../presentation.js'
+import { runtimeTerm } from '../runtime-term.js'
 import { evaluation } from './bench.js'
 import type { TestResult } from './test.js'
 import { outcome, reportEnd, subResultLines } from './test-report.js'
@@ -92,7 +93,7 @@ async function benchmarkTest(
   // A fresh context (clock, caches) per evaluation, as `regent test` gives each test; print() output discarded.
   const op = evaluation(
     prepared,
-    () => ({ ctx: createBuiltinContext({ print: ignore }), deadline }),
+    () => ({ ctx: createBuiltinContext({ print: ignore, runtime: runtimeTerm() }), deadline }),
     (run) => {
       const value = run.results[0]?.expressions[0]?.value
       const passed = test.partialObject ? value !== undefined && !subResults(value, []).fail : value === true

@@ -22,6 +22,7 @@ import { type CommandLogFlags, commandLog, withLogFlags } from '../command-log.j
 import { parseDuration } from '../duration.js'
 import { type Doc, renderJson } from '../presentation.js'
 import { collect } from '../query-options.js'
+import { runtimeTerm } from '../runtime-term.js'
 import { TEST_BUILTINS, withTestBuiltins, withTestLibraries } from '../test-builtins.js'
 import { discoverTests, type TestCase } from './test-discovery.js'
 import { testBootstrapCommand, testNewCommand } from './test-generate-commands.js'
@@ -347,7 +348,11 @@ export async function runTest(
   const start = process.hrtime.bigint()
   try {
     const reached: Value[] = []
-    const ctx = createBuiltinContext({ print: (m) => output.push(m), testCase: (c) => reached.push(c) })
+    const ctx = createBuiltinContext({
+      print: (m) => output.push(m),
+      testCase: (c) => reached.push(c),
+      runtime: runtimeTerm(),
+    })
     const run = await policy.prepare(test.query).eval({
       ctx,
       deadline: Date.now() + timeoutMs,

@@ -76,6 +76,16 @@ describe('regent eval', () => {
     expect(pretty.code).toBe(1)
   })
 
+  it('gives opa.runtime() the environment, version and commit, as opa eval passes runtime.Term', async () => {
+    const run = await runRegent([
+      'eval',
+      '-f',
+      'values',
+      'r := opa.runtime(); [object.keys(r), is_string(r.version)]',
+    ])
+    expect(JSON.parse(run.stdout)).toEqual([true, [['commit', 'env', 'version'], true]])
+  })
+
   it('lets --import enable keywords in the query, as opa eval --import does', async () => {
     const q = 'x := 1; not { x == 2 }; x == 2 or x == 1'
     const ok = await runRegent(['eval', '-f', 'values', '--import', 'rego.v2', q])

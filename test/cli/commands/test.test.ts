@@ -71,6 +71,20 @@ describe('regent test', () => {
     }
   })
 
+  it('gives opa.runtime() the environment, version and commit, as opa test passes runtime.Term', async () => {
+    const rtDir = mkdtempSync(join(tmpdir(), 'regent-test-runtime-'))
+    try {
+      writeFileSync(
+        join(rtDir, 'r_test.rego'),
+        'package r\n\ntest_runtime if {\n\tis_string(opa.runtime().version)\n\tis_object(opa.runtime().env)\n}\n',
+      )
+      const { code, stdout } = await runRegent(['test', rtDir])
+      expect([code, stdout]).toEqual([0, 'PASS: 1/1\n'])
+    } finally {
+      rmSync(rtDir, { recursive: true, force: true })
+    }
+  })
+
   it('reports coverage and enforces the threshold', async () => {
     const ok = await runRegent(['test', '-c', '--run', 'test_users', dir])
     expect(ok.code).toBe(0)
