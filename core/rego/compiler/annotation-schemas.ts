@@ -9,7 +9,14 @@
  */
 import { type RegoError, typeError } from '../errors.js'
 import type { Annotations, Module, Rule, SchemaAnnotation, Term } from '../syntax/ast.js'
-import { type ObjectType, type StaticProperty, type Type, t, typeFromJsonSchema, unwrap } from '../types/index.js'
+import {
+  type ObjectType,
+  type StaticProperty,
+  type Type,
+  t,
+  typeFromJsonSchema,
+  unwrap,
+} from '../types/index.js'
 import type { SchemaSet } from '../types/schema-set.js'
 import { compareValues, equalValues, type Value } from '../values/index.js'
 import type { Compiler } from './compiler.js'

@@ -21,7 +21,10 @@ const userOp = {
 }
 const acl = {
   type: 'object',
-  properties: { alice: { type: 'array', items: { type: 'string' } }, bob: { type: 'array', items: { type: 'string' } } },
+  properties: {
+    alice: { type: 'array', items: { type: 'string' } },
+    bob: { type: 'array', items: { type: 'string' } },
+  },
 }
 const schemas = new SchemaSet()
   .put(['number'], { type: 'number' })
@@ -51,14 +54,21 @@ const accepted: { note: string; sources: string[] }[] = [
   {
     note: 'input and data annotations',
     sources: [
-      ruleScope(['input: schema["input"]', 'data.acl: schema["acl-schema"]'], 'access := data.acl[input.user]\naccess[_] == input.operation'),
+      ruleScope(
+        ['input: schema["input"]', 'data.acl: schema["acl-schema"]'],
+        'access := data.acl[input.user]\naccess[_] == input.operation',
+      ),
     ],
   },
   {
     note: 'a nested path added under an existing prefix',
     sources: [
       ruleScope(
-        ['input: schema["input"]', 'input.apple.orange: schema["input"]', 'input.apple.orange.banana: schema["acl-schema"]'],
+        [
+          'input: schema["input"]',
+          'input.apple.orange: schema["input"]',
+          'input.apple.orange.banana: schema["acl-schema"]',
+        ],
         'input.apple.orange.banana.alice',
       ),
     ],
@@ -68,7 +78,7 @@ const accepted: { note: string; sources: string[] }[] = [
     sources: [ruleScope(['data.acl: schema["acl-schema"]'], 'input.apple.orange.banana\ndata.blah')],
   },
   {
-    note: "an annotation on another rule has no effect on this one",
+    note: 'an annotation on another rule has no effect on this one',
     sources: [
       'package policy\n\n# METADATA\n# scope: rule\n# schemas:\n#   - input: schema["acl-schema"]\nallow if input.alice\n\ndeny contains 1 if input.foo\n',
     ],
@@ -81,7 +91,10 @@ const accepted: { note: string; sources: string[] }[] = [
   },
   {
     note: 'package scope in another module',
-    sources: ['# METADATA\n# scope: package\n# schemas:\n# - input.foo: schema.number\npackage test\n', 'package test\n\np if { input.foo = 7 }\n'],
+    sources: [
+      '# METADATA\n# scope: package\n# schemas:\n# - input.foo: schema.number\npackage test\n',
+      'package test\n\np if { input.foo = 7 }\n',
+    ],
   },
   {
     note: 'document scope overrides subpackages scope',
@@ -106,25 +119,39 @@ const rejected: { note: string; sources: string[]; want: string }[] = [
   {
     note: 'the later of two input schemas wins',
     sources: [
-      ruleScope(['input: schema["input"]', 'input: schema["whocan-input-schema"]'], 'input.user == input.operation'),
+      ruleScope(
+        ['input: schema["input"]', 'input: schema["whocan-input-schema"]'],
+        'input.user == input.operation',
+      ),
     ],
     want: 'test1.rego:9: rego_type_error: undefined ref: input.user',
   },
   {
     note: 'a path added under input is closed like its schema',
-    sources: [ruleScope(['input: schema["input"]', 'input.apple.orange: schema["input"]'], 'input.apple.banana')],
+    sources: [
+      ruleScope(['input: schema["input"]', 'input.apple.orange: schema["input"]'], 'input.apple.banana'),
+    ],
     want: 'test1.rego:9: rego_type_error: undefined ref: input.apple.banana',
   },
   {
     note: 'a path written with brackets',
-    sources: [ruleScope(['input: schema["input"]', 'input.apple["orange"]: schema["input"]'], 'input.apple.orange.fruit')],
+    sources: [
+      ruleScope(
+        ['input: schema["input"]', 'input.apple["orange"]: schema["input"]'],
+        'input.apple.orange.fruit',
+      ),
+    ],
     want: 'test1.rego:9: rego_type_error: undefined ref: input.apple.orange.fruit',
   },
   {
     note: 'the same path annotated twice: the later wins',
     sources: [
       ruleScope(
-        ['input: schema["input"]', 'input.apple.orange: schema["input"]', 'input.apple.orange: schema["acl-schema"]'],
+        [
+          'input: schema["input"]',
+          'input.apple.orange: schema["input"]',
+          'input.apple.orange: schema["acl-schema"]',
+        ],
         'input.apple.orange.bob\ninput.apple.orange.user',
       ),
     ],
@@ -137,7 +164,9 @@ const rejected: { note: string; sources: string[]; want: string }[] = [
   },
   {
     note: 'a longer data path overrides a shorter one',
-    sources: [ruleScope(['data.acl: schema["acl-schema"]', 'data.acl.foo: schema["input"]'], 'data.acl.foo.blah')],
+    sources: [
+      ruleScope(['data.acl: schema["acl-schema"]', 'data.acl.foo: schema["input"]'], 'data.acl.foo.blah'),
+    ],
     want: 'test1.rego:9: rego_type_error: undefined ref: data.acl.foo.blah',
   },
   {
@@ -149,7 +178,9 @@ const rejected: { note: string; sources: string[]; want: string }[] = [
   },
   {
     note: 'document scope is unordered: a definition above the block is typed too',
-    sources: ['package test\n\np if { input = 7 }\n\n# METADATA\n# scope: document\n# schemas:\n# - input: schema.string\np if { input = "foo" }\n'],
+    sources: [
+      'package test\n\np if { input = 7 }\n\n# METADATA\n# scope: document\n# schemas:\n# - input: schema.string\np if { input = "foo" }\n',
+    ],
     want: 'test1.rego:3: rego_type_error: match error',
   },
   {
@@ -161,12 +192,17 @@ const rejected: { note: string; sources: string[]; want: string }[] = [
   },
   {
     note: 'package scope in another module, contradicted',
-    sources: ['# METADATA\n# scope: package\n# schemas:\n# - input.foo: schema.string\npackage test\n', 'package test\n\np if { input.foo = 7 }\n'],
+    sources: [
+      '# METADATA\n# scope: package\n# schemas:\n# - input.foo: schema.string\npackage test\n',
+      'package test\n\np if { input.foo = 7 }\n',
+    ],
     want: 'test2.rego:3: rego_type_error: match error',
   },
   {
     note: 'subpackages scope',
-    sources: ['# METADATA\n# scope: subpackages\n# schemas:\n# - input: schema.number\npackage test\n\np if { input = "str" }\n'],
+    sources: [
+      '# METADATA\n# scope: subpackages\n# schemas:\n# - input: schema.number\npackage test\n\np if { input = "str" }\n',
+    ],
     want: 'test1.rego:7: rego_type_error: match error',
   },
   {
@@ -186,7 +222,9 @@ const rejected: { note: string; sources: string[]; want: string }[] = [
   },
   {
     note: 'an inline definition',
-    sources: ['package test\n\n# METADATA\n# scope: rule\n# schemas:\n# - input: {"type": "string"}\np if { input = 7 }\n'],
+    sources: [
+      'package test\n\n# METADATA\n# scope: rule\n# schemas:\n# - input: {"type": "string"}\np if { input = 7 }\n',
+    ],
     want: 'test1.rego:7: rego_type_error: match error',
   },
 ]
@@ -204,18 +242,24 @@ describe('schema annotations in the type checker', () => {
     })
 
   it('types a rule from its annotated input, and the rules that read it (OPA: TestCheckAnnotationInference)', () => {
-    const src = 'package test\n\n# METADATA\n# scope: rule\n# schemas:\n# - input: schema.number\np := x if { input = x }\n\nq := p\n\nr if upper(q) == "A"\n'
-    expect(errorsOf([src])[0]?.split('\n')[0]).toBe('test1.rego:11: rego_type_error: upper: invalid argument(s)')
+    const src =
+      'package test\n\n# METADATA\n# scope: rule\n# schemas:\n# - input: schema.number\np := x if { input = x }\n\nq := p\n\nr if upper(q) == "A"\n'
+    expect(errorsOf([src])[0]?.split('\n')[0]).toBe(
+      'test1.rego:11: rego_type_error: upper: invalid argument(s)',
+    )
   })
 
   it('ignores the annotations without a schema set (not applied unless asked)', () => {
     const src = 'package test\n\n# METADATA\n# schemas:\n# - input: schema.missing\np if { input = 7 }\n'
     expect(errorsOf([src], null)).toEqual([])
-    expect(errorsOf([src], new SchemaSet())[0]).toBe('test1.rego:6: rego_type_error: undefined schema: schema.missing')
+    expect(errorsOf([src], new SchemaSet())[0]).toBe(
+      'test1.rego:6: rego_type_error: undefined schema: schema.missing',
+    )
   })
 
   it('keeps a rule with an undefined schema typed (its body is still checked)', () => {
-    const src = 'package test\n\n# METADATA\n# schemas:\n# - input: schema.missing\np if { x := 1; upper(x) }\n'
+    const src =
+      'package test\n\n# METADATA\n# schemas:\n# - input: schema.missing\np if { x := 1; upper(x) }\n'
     const errors = errorsOf([src]).map((e) => e.split('\n')[0])
     expect(errors).toEqual([
       'test1.rego:6: rego_type_error: undefined schema: schema.missing',
