@@ -98,7 +98,10 @@ export function checkCommand(): Command {
       'check that modules are valid in both Rego v0 and Rego v1 (e.g. v0 with import rego.v1)',
     )
     .option('-S, --strict', 'enable compiler strict mode')
-    .option('-s, --schema <path>', 'JSON Schema of input (a file), or a directory of schemas for METADATA schemas annotations')
+    .option(
+      '-s, --schema <path>',
+      'JSON Schema of input (a file), or a directory of schemas for METADATA schemas annotations',
+    )
     .option(
       '-b, --bundle',
       'load the paths as bundles (directories or .tar.gz files): manifest and roots are checked too',

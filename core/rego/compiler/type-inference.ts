@@ -254,7 +254,8 @@ export class BodyTypes {
     let type: Type = t.any
     let i = 1
     if (head.type === 'var' && head.value === 'data') {
-      const rule = (this.#schemas && dataSchemaAt(this.#schemas, ref.slice(1))) ?? this.#rules.at(ref.slice(1))
+      const rule =
+        (this.#schemas && dataSchemaAt(this.#schemas, ref.slice(1))) ?? this.#rules.at(ref.slice(1))
       if (!rule) return { type: t.any }
       type = rule.type
       i = 1 + rule.length
