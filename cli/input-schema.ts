@@ -1,31 +1,68 @@
 /**
- * `-s/--schema` of `check` and `eval`: the JSON Schema of `input` that the type checker reads
- * (OPA's single-file form, which applies to every rule). A directory of schemas mapped by `# METADATA schemas:`
- * annotations is OPA's other form; regent does not read it yet and says so.
+ * `-s/--schema` of `check`, `eval` and `bench`, as OPA's loader.Schemas reads it: a file is the
+ * JSON Schema of `input` for every rule (and the schema `schema` itself); a directory is a schema
+ * set, every file under it filed by its path without the extension (`DIR/k8s/pod.json` is
+ * `schema.k8s.pod`), for the `# METADATA schemas:` annotations to name.
  */
-import { readFile, stat } from 'node:fs/promises'
-import { type Type, typeFromJsonSchema } from '../core/rego/types/index.js'
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { basename, extname, join, relative, sep } from 'node:path'
+import { SchemaSet, type Type, typeFromJsonSchema } from '../core/rego/types/index.js'
 
-/** The type of `input` the schema at `path` describes. Throws an Error with a message to print. */
-async function inputTypeFromSchemaFile(path: string): Promise<Type> {
-  const info = await stat(path).catch(() => undefined)
-  if (!info) throw new Error(`schema ${path}: no such file`)
-  if (info.isDirectory())
-    throw new Error(
-      `schema ${path}: schema directories (schemas chosen by METADATA annotations) are not supported; pass the input schema file`,
-    )
-  let schema: unknown
+/** What `-s` adds to the compile options. */
+export interface SchemaOptions {
+  inputType?: Type
+  schemas?: SchemaSet
+}
+
+/** The JSON document in the file at `path`. Throws an Error with a message to print. */
+async function readSchema(path: string): Promise<unknown> {
   try {
-    schema = JSON.parse(await readFile(path, 'utf8'))
+    return JSON.parse(await readFile(path, 'utf8'))
   } catch (err) {
     throw new Error(`schema ${path}: not JSON (${err instanceof Error ? err.message : String(err)})`)
   }
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
-    throw new Error(`schema ${path}: a JSON Schema is an object`)
-  return typeFromJsonSchema(schema)
 }
 
-/** The compile options `-s <path>` adds: none without a schema. */
-export async function schemaCompileOptions(path: string | undefined): Promise<{ inputType?: Type }> {
-  return path === undefined ? {} : { inputType: await inputTypeFromSchemaFile(path) }
+/** Every file under `dir`, depth first in name order (as Go's filepath.Walk). */
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = []
+  const entries = await readdir(dir, { withFileTypes: true })
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  for (const entry of entries) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) out.push(...(await filesUnder(path)))
+    else out.push(path)
+  }
+  return out
+}
+
+/** The schema set of a directory: each file under its path, without the extension, after `schema`. */
+async function schemaSetOf(dir: string): Promise<SchemaSet> {
+  const set = new SchemaSet()
+  for (const file of await filesUnder(dir)) {
+    const parts = relative(dir, file).split(sep)
+    const last = parts.pop() ?? ''
+    parts.push(basename(last, extname(last)))
+    set.put(parts, await readSchema(file))
+  }
+  return set
+}
+
+/**
+ * The compile options `-s <path>` adds. `annotations` asks for the `# METADATA schemas:`
+ * annotations to be applied without `-s` too (`regent check`, as `opa check` always does; a schema
+ * ref then names nothing).
+ */
+export async function schemaCompileOptions(
+  path: string | undefined,
+  annotations = false,
+): Promise<SchemaOptions> {
+  if (path === undefined) return annotations ? { schemas: new SchemaSet() } : {}
+  const info = await stat(path).catch(() => undefined)
+  if (!info) throw new Error(`schema ${path}: no such file`)
+  if (info.isDirectory()) return { schemas: await schemaSetOf(path) }
+  const schema = await readSchema(path)
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    throw new Error(`schema ${path}: a JSON Schema is an object`)
+  return { inputType: typeFromJsonSchema(schema), schemas: new SchemaSet().put([], schema) }
 }

@@ -104,7 +104,10 @@ export function benchCommand(): Command {
     )
     .option('--e2e', 'benchmark over HTTP against a regent run -s server started in this process')
     .option('-c, --config-file <path>', 'configuration file of the --e2e server (see the notice)')
-    .option('-s, --schema <file>', 'JSON Schema of input, for the type checker')
+    .option(
+      '-s, --schema <path>',
+      'JSON Schema of input (a file), or a directory of schemas for METADATA schemas annotations',
+    )
     .addOption(
       new Option('-t, --target <target>', 'runtime to benchmark (wasm is not available in regent)')
         .choices(['rego', 'wasm'])

@@ -98,7 +98,10 @@ export function checkCommand(): Command {
       'check that modules are valid in both Rego v0 and Rego v1 (e.g. v0 with import rego.v1)',
     )
     .option('-S, --strict', 'enable compiler strict mode')
-    .option('-s, --schema <file>', 'JSON Schema of input, for the type checker')
+    .option(
+      '-s, --schema <path>',
+      'JSON Schema of input (a file), or a directory of schemas for METADATA schemas annotations',
+    )
     .option(
       '-b, --bundle',
       'load the paths as bundles (directories or .tar.gz files): manifest and roots are checked too',
@@ -125,7 +128,7 @@ export function checkCommand(): Command {
       let schema: Awaited<ReturnType<typeof schemaCompileOptions>> = {}
       let capabilities: Awaited<ReturnType<typeof loadCapabilities>>
       try {
-        schema = await schemaCompileOptions(options.schema)
+        schema = await schemaCompileOptions(options.schema, true)
         capabilities = await loadCapabilities(options.capabilities)
         // A named tarball is a bundle, with or without -b (tarballs inside folders are skipped).
         const bundles = options.bundle ? paths : paths.filter(isTarball)

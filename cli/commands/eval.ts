@@ -131,7 +131,10 @@ export function evalCommand(): Command {
       .option('--strict-builtin-errors', 'treat built-in errors as fatal')
       .option('--show-builtin-errors', 'report built-in errors that were ignored')
       .option('-S, --strict', 'strict compile checks')
-      .option('-s, --schema <file>', 'JSON Schema of input, for the type checker')
+      .option(
+        '-s, --schema <path>',
+        'JSON Schema of input (a file), or a directory of schemas for METADATA schemas annotations',
+      )
       .option(
         '--capabilities <version-or-file>',
         'capabilities JSON file or version: the built-ins allowed, allow_net the hosts http.send may reach',

@@ -8,6 +8,7 @@ import { compileError, type RegoError, RegoErrors } from '../errors.js'
 import type { Body, Import, Location, Module, Package, Rule, Term } from '../syntax/ast.js'
 import { copyModule } from '../syntax/copy.js'
 import type { Type } from '../types/index.js'
+import type { SchemaSet } from '../types/schema-set.js'
 import type { Value } from '../values/index.js'
 import { type BuiltinInfo, type BuiltinLookup, withLanguageBuiltins } from './builtin-info.js'
 import type { ComprehensionIndices } from './comprehension-index.js'
@@ -56,6 +57,12 @@ export interface CompilerOptions {
   maxErrors?: number
   /** The type of `input` for the type checker (from a JSON Schema, `-s`); `any` when not given. */
   inputType?: Type
+  /**
+   * The JSON Schemas `# METADATA schemas:` annotations name (`-s DIR`). Given (even empty), the type
+   * checker applies those annotations, as OPA's does `WithUseTypeCheckAnnotations`; not given, they
+   * are ignored.
+   */
+  schemas?: SchemaSet
   /**
    * Compile for `regent test` (OPA's tester stages): test rules that share a name are renamed
    * `name#01`, ... so each runs alone, and each parameterized test reports its cases.
@@ -167,6 +174,8 @@ export class Compiler {
   readonly builtins: BuiltinLookup
   /** The type of `input` the type checker assumes. */
   readonly inputType: Type | undefined
+  /** The schemas annotations name, when the type checker applies them. */
+  readonly schemas: SchemaSet | undefined
   /** The base documents, for the path conflict check. */
   readonly baseData: Value | undefined
   /** Modules by name (rewritten copies of the inputs). */
@@ -200,6 +209,7 @@ export class Compiler {
     }
     this.builtins = withLanguageBuiltins(options.builtins ?? (() => undefined))
     this.inputType = options.inputType
+    this.schemas = options.schemas
     this.baseData = options.baseData
   }
 

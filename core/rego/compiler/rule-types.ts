@@ -6,11 +6,19 @@
 import type { RegoError } from '../errors.js'
 import type { Rule, Term } from '../syntax/ast.js'
 import { type FunctionType, type Type, t, unionOf, unwrap } from '../types/index.js'
+import { AnnotationSchemas } from './annotation-schemas.js'
 import { BodyChecker } from './body-checker.js'
 import type { Compiler } from './compiler.js'
 import type { RuleTreeNode } from './rule-tree.js'
 import { groundPrefix, walkTerms } from './terms.js'
 import { BodyTypes, constantType } from './type-inference.js'
+
+/** One rule body read: its vars' types after it, its errors, and its schema annotations' errors. */
+interface Checked {
+  types: BodyTypes
+  errors: RegoError[]
+  schemaErrors: RegoError[]
+}
 
 /**
  * Types of the rules under `data`: what every definition (defaults and `else`s included) produces,
@@ -28,10 +36,13 @@ export class RuleTypes {
   #warming = false
   #nodes: Map<Rule, RuleTreeNode> | undefined
   /** Each rule body checked, once: the types of its vars after it and the errors found in it. */
-  readonly #checked = new Map<Rule, { types: BodyTypes; errors: RegoError[] }>()
+  readonly #checked = new Map<Rule, Checked>()
+  /** The `# METADATA schemas:` annotations, when the compiler applies them. */
+  readonly #schemas: AnnotationSchemas | undefined
 
   constructor(compiler: Compiler) {
     this.#compiler = compiler
+    this.#schemas = compiler.schemas && new AnnotationSchemas(compiler, compiler.schemas)
   }
 
   /** The type of the rule that `path` (after `data`) starts with, and how many parts name it. */
@@ -130,27 +141,35 @@ export class RuleTypes {
     return this.#check(rule).types
   }
 
-  /** The type errors in `rule`'s body (one definition; `else` branches are rules of their own). */
+  /**
+   * The type errors of `rule` (one definition; `else` branches are rules of their own): its schema
+   * annotations' (a schema the set lacks), then its body's.
+   */
   errorsOf(rule: Rule): RegoError[] {
-    return this.#check(rule).errors
+    const checked = this.#check(rule)
+    return [...checked.schemaErrors, ...checked.errors]
   }
 
-  #check(rule: Rule): { types: BodyTypes; errors: RegoError[] } {
+  #check(rule: Rule): Checked {
     let checked = this.#checked.get(rule)
     if (!checked) {
-      const types = new BodyTypes(this.#compiler, this, paramVars(rule))
+      const schemas = this.#schemas?.forRule(rule)
+      const types = new BodyTypes(this.#compiler, this, paramVars(rule), schemas?.scope)
       const checker = new BodyChecker(this.#compiler, types)
       checker.body(rule.body)
-      checked = { types, errors: checker.errors }
+      checked = { types, errors: checker.errors, schemaErrors: schemas?.errors ?? [] }
       this.#checked.set(rule, checked)
     }
     return checked
   }
 
-  /** True when a definition of the rule or function at `node` has a type error in its body. */
+  /**
+   * True when a definition of the rule or function at `node` has a type error in its body (an
+   * annotation's error does not count: OPA still types the rule).
+   */
   #hasErrors(node: RuleTreeNode): boolean {
     return node.rules.some(({ rule }) => {
-      for (let r: Rule | undefined = rule; r; r = r.else) if (this.errorsOf(r).length > 0) return true
+      for (let r: Rule | undefined = rule; r; r = r.else) if (this.#check(r).errors.length > 0) return true
       return false
     })
   }

@@ -6,8 +6,9 @@
  * rules, from the value of each definition read after its body (`p := 1`, `default p := false`,
  * `n := count(input.xs)`, `s contains x if some x in ["a"]`, `o[k] := v` as an object keyed by
  * k's type), likewise user functions' results and arguments (from the body's first use of each, as
- * OPA's checker binds an unbound var); and `input` from a JSON Schema when one is given (`-s`).
- * Everything else is `any`: OPA's checker also types `data` schemas and a few corners (see
+ * OPA's checker binds an unbound var); `input` from a JSON Schema when one is given (`-s`), and
+ * `input` and `data` paths from the `# METADATA schemas:` annotations in the rule's scope
+ * (compiler/annotation-schemas.ts). Everything else is `any`: OPA's checker also types a few corners (see
  * docs/conformance.md), so regent reports a subset of OPA's type errors and never one OPA would not.
  *
  * Bodies are read in order after CheckSafety has put every expression after the ones that bind its
@@ -36,6 +37,7 @@ import {
   typeName,
   type Value,
 } from '../values/index.js'
+import { dataSchemaAt, type SchemaScope } from './annotation-schemas.js'
 import type { Compiler } from './compiler.js'
 import { constantValue } from './constant-value.js'
 import type { RuleTypes } from './rule-types.js'
@@ -147,11 +149,14 @@ export class BodyTypes {
   readonly #learnt = new WeakSet<Expr[]>()
   /** The comprehensions whose bodies have a type error: of unknown type, as OPA types them. */
   readonly #failed = new WeakSet<Term>()
+  /** The types `# METADATA schemas:` annotations give `input` and `data` paths in this body. */
+  readonly #schemas: SchemaScope | undefined
 
-  constructor(compiler: Compiler, rules: RuleTypes, params: Iterable<string> = []) {
+  constructor(compiler: Compiler, rules: RuleTypes, params: Iterable<string> = [], schemas?: SchemaScope) {
     this.#compiler = compiler
     this.#rules = rules
     this.#params = new Set(params)
+    this.#schemas = schemas
   }
 
   /** True when `name` has been bound (a type learnt, possibly `any`) by what was read so far. */
@@ -249,12 +254,13 @@ export class BodyTypes {
     let type: Type = t.any
     let i = 1
     if (head.type === 'var' && head.value === 'data') {
-      const rule = this.#rules.at(ref.slice(1))
+      const rule =
+        (this.#schemas && dataSchemaAt(this.#schemas, ref.slice(1))) ?? this.#rules.at(ref.slice(1))
       if (!rule) return { type: t.any }
       type = rule.type
       i = 1 + rule.length
     } else if (head.type === 'var' && head.value === 'input') {
-      type = this.#compiler.inputType ?? t.any
+      type = this.#schemas?.input ?? this.#compiler.inputType ?? t.any
     } else {
       if (head.type === 'var' && this.#params.has(head.value)) this.#bind(head, t.any)
       type = this.termType(head)

@@ -55,7 +55,7 @@ export async function evaluate(query: string, input: unknown, options: EvaluateO
  */
 export function checkModules(
   modules: Record<string, Module> | Map<string, Module>,
-  options: Pick<CompileOptions, 'strict' | 'maxErrors' | 'inputType' | 'builtins'> = {},
+  options: Pick<CompileOptions, 'strict' | 'maxErrors' | 'inputType' | 'schemas' | 'builtins'> = {},
   data: unknown = {},
 ): RegoError[] {
   try {

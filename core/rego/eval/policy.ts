@@ -14,6 +14,7 @@ import { toOpaJson } from '../syntax/json.js'
 import { parseModule } from '../syntax/module-parser.js'
 import { parseQuery } from '../syntax/query.js'
 import type { Type } from '../types/index.js'
+import type { SchemaSet } from '../types/schema-set.js'
 import { fromJS, isObject, ObjectValue, type Value } from '../values/index.js'
 import type { EvalPolicy } from './evaluator.js'
 import type { VNode } from './ir.js'
@@ -33,6 +34,8 @@ export interface PolicyOptions {
   maxErrors?: number
   /** The type of `input` for the type checker (`typeFromJsonSchema` of a `-s` schema). */
   inputType?: Type
+  /** The schemas `# METADATA schemas:` annotations name; given, the type checker applies them. */
+  schemas?: SchemaSet
   /** Compile for `regent test` (see `CompilerOptions.tests`). */
   tests?: boolean
   /** With `tests`: bind compared refs of test rules to variables (see `CompilerOptions.traceTestRules`). */
@@ -113,6 +116,7 @@ export function compilePolicy(
     enablePrintStatements: options.enablePrintStatements ?? true,
     ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
     ...(options.inputType ? { inputType: options.inputType } : {}),
+    ...(options.schemas ? { schemas: options.schemas } : {}),
     ...(options.tests ? { tests: true } : {}),
     ...(options.traceTestRules ? { traceTestRules: true } : {}),
     // As OPA's rego package does: a rule must not be defined where the data already has a value.

@@ -10,6 +10,7 @@ export {
   valuesOf,
 } from './lattice.js'
 export { typeFromJsonSchema } from './schema.js'
+export { SchemaSet } from './schema-set.js'
 export {
   type AnyType,
   type ArrayType,

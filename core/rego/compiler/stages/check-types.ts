@@ -1,7 +1,7 @@
 /**
  * CheckTypes: the `rego_type_error`s compiler/body-checker.ts finds in every rule body, with the
- * types compiler/rule-types.ts infers. NOTE(regent): OPA infers a little more (`data` schemas, a
- * few corners listed in docs/conformance.md), so a policy regent accepts may still be rejected by
+ * types compiler/rule-types.ts infers. NOTE(regent): OPA infers a little more (a few corners
+ * listed in docs/conformance.md), so a policy regent accepts may still be rejected by
  * OPA, never the other way round.
  */
 import type { RegoError } from '../../errors.js'
