@@ -200,6 +200,17 @@ describe('JSON Schema', () => {
     ])
   })
 
+  // Each [format, value, valid]: whether json.match_schema accepts `value` under `format`.
+  function expectFormatVerdicts(cases: [string, string, boolean][]): void {
+    for (const [format, value, ok] of cases) {
+      expect([
+        format,
+        value,
+        JSON.parse(json('json.match_schema', { v: value }, { properties: { v: { format } } }))[0],
+      ]).toEqual([format, value, ok])
+    }
+  }
+
   // gojsonschema's FormatCheckers: time.Parse layouts, net.ParseIP, a hostname and a UUID pattern,
   // regexp.Compile, JSON pointers; a failed check is a `format` error after the pattern's.
   it('checks formats as gojsonschema does', () => {
@@ -224,13 +235,7 @@ describe('JSON Schema', () => {
       ['relative-json-pointer', '0#', true],
       ['no-such-format', 'x', true],
     ]
-    for (const [format, value, ok] of cases) {
-      expect([
-        format,
-        value,
-        JSON.parse(json('json.match_schema', { v: value }, { properties: { v: { format } } }))[0],
-      ]).toEqual([format, value, ok])
-    }
+    expectFormatVerdicts(cases)
     const errors = JSON.parse(
       json(
         'json.match_schema',
@@ -295,13 +300,7 @@ describe('JSON Schema', () => {
       ['uri-template', '/a}/b', true],
       ['uri-template', 'mailto:{x', true],
     ]
-    for (const [format, value, ok] of cases) {
-      expect([
-        format,
-        value,
-        JSON.parse(json('json.match_schema', { v: value }, { properties: { v: { format } } }))[0],
-      ]).toEqual([format, value, ok])
-    }
+    expectFormatVerdicts(cases)
   })
 
   it('verify_schema answers [valid, error]', () => {
