@@ -379,11 +379,11 @@ class ModulePrinter extends TermPrinter {
     for (const [i, expr] of body.entries()) {
       const prev = body[i - 1]
       if (prev?.location && expr.location) {
-        // Keep one blank line where the source had one; comments just above count as the start.
+        // A blank line goes before an expression that does not start on the row after the previous
+        // one ends, and so before the comments above it too: `a` / `# c` / `` / `b` prints as
+        // `a` / `` / `# c` / `` / `b` (opa fmt's writeBody compares the expressions' rows only).
         const lastRow = prev.location.row + newlines(locationText(prev.location) ?? '')
-        const nextComment = w.nextCommentRow()
-        const start = nextComment > lastRow ? Math.min(expr.location.row, nextComment) : expr.location.row
-        if (start > lastRow + 1) w.blankLine()
+        if (expr.location.row > lastRow + 1) w.blankLine()
       }
       w.startLine()
       this.lineStart = i > 0

@@ -104,8 +104,17 @@ describe('formatter', () => {
 
   it('keeps comments above their node and at the end of their line', () => {
     const src =
-      '# top\npackage a\n\n# about p\np if {\n\tinput.x # why\n\t# before y\n\tinput.y\n}\n\n# end\n'
+      '# top\npackage a\n\n# about p\np if {\n\tinput.x # why\n\n\t# before y\n\tinput.y\n}\n\n# end\n'
     expect(roundTrip(src)).toBe(src)
+  })
+
+  it('puts a blank line above the comments over an expression written apart from the one before', () => {
+    // opa fmt's writeBody: the blank line goes before `b` (so above its comments) because `b` does
+    // not start on the row after `a`; insertComments adds the one between `# c` and `b`.
+    const src = 'package a\n\np if {\n\ta\n\t# c\n\tb\n\tx := [1 |\n\t\ty\n\t\t# d\n\n\t\tz\n\t]\n}\n'
+    expect(roundTrip(src)).toBe(
+      'package a\n\np if {\n\ta\n\n\t# c\n\tb\n\tx := [1 |\n\t\ty\n\n\t\t# d\n\n\t\tz\n\t]\n}\n',
+    )
   })
 
   it('keeps else chains inline or on their own line as written', () => {
