@@ -382,8 +382,11 @@ class ModulePrinter extends TermPrinter {
         // A blank line goes before an expression that does not start on the row after the previous
         // one ends, and so before the comments above it too: `a` / `# c` / `` / `b` prints as
         // `a` / `` / `# c` / `` / `b` (opa fmt's writeBody compares the expressions' rows only).
+        // NOTE(fmt): a comment written inside the previous expression where it cannot be printed
+        // (`data.c[ # c` / `i]`) comes out below it; a blank line above it keeps the result
+        // stable when it is formatted again (opa fmt would add one on the second pass).
         const lastRow = prev.location.row + newlines(locationText(prev.location) ?? '')
-        if (expr.location.row > lastRow + 1) w.blankLine()
+        if (expr.location.row > lastRow + 1 || w.nextCommentRow() <= lastRow) w.blankLine()
       }
       w.startLine()
       this.lineStart = i > 0
