@@ -119,8 +119,9 @@ export abstract class TermPrinter {
     this.arityErrors.set(
       key,
       typeError(location, `${name}: arity mismatch`, {
-        have: `(${args.map((a) => a.type).join(', ')})`,
-        want: `(${want.join(', ')})`,
+        // ArityFormatErrDetail.Lines joins them with a bare comma.
+        have: `(${args.map((a) => a.type).join(',')})`,
+        want: `(${want.join(',')})`,
       }),
     )
   }

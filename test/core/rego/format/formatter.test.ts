@@ -354,9 +354,9 @@ describe('formatting calls of infix built-ins', () => {
       errors = err.errors.map((e) => String(e))
     }
     expect(errors).toEqual([
-      'p.rego:5: rego_type_error: plus: arity mismatch\n\thave: (array)\n\twant: (number, number)',
-      'p.rego:6: rego_type_error: and: arity mismatch\n\thave: (boolean, boolean, boolean)\n\twant: (set[any], set[any])',
-      'p.rego:7: rego_type_error: plus: arity mismatch\n\thave: (var, var, var, var)\n\twant: (number, number)',
+      'p.rego:5: rego_type_error: plus: arity mismatch\n\thave: (array)\n\twant: (number,number)',
+      'p.rego:6: rego_type_error: and: arity mismatch\n\thave: (boolean,boolean,boolean)\n\twant: (set[any],set[any])',
+      'p.rego:7: rego_type_error: plus: arity mismatch\n\thave: (var,var,var,var)\n\twant: (number,number)',
     ])
     // The output form (`z = x + y`) is a call with one argument more, printed infix.
     expect(formatSource('package test\n\np if plus(1, 2, x)\n', { file: 'p.rego' })).toBe(
