@@ -13,6 +13,7 @@ import { regoV1Errors } from '../../core/rego/compiler/rego-v1-checks.js'
 import { RegoErrors } from '../../core/rego/errors.js'
 import { unifiedDiff } from '../../core/rego/format/diff.js'
 import { formatModule } from '../../core/rego/format/formatter.js'
+import type { Module } from '../../core/rego/syntax/ast.js'
 import { parseModule } from '../../core/rego/syntax/module-parser.js'
 import { type Capabilities, CapabilitiesError, loadCapabilities } from '../capabilities-option.js'
 import { readStdin } from '../stdin.js'
@@ -44,6 +45,12 @@ function withRegoV1Import(formatted: string, file: string): string {
   if (REGO_V1_IMPORT.test(formatted)) return formatted
   const withImport = formatted.replace(/^(package .*)$/m, '$1\n\nimport rego.v1\n')
   return formatModule(parseModule(withImport, { file, regoVersion: 'v1' }), { regoVersion: 'v1' })
+}
+
+const STDIN = 'stdin'
+
+function errorText(err: unknown): string {
+  return err instanceof RegoErrors ? err.toString() : err instanceof Error ? err.message : String(err)
 }
 
 /** Builds the `fmt` command. */
@@ -87,12 +94,26 @@ export function fmtCommand(): Command {
       }
       const parseVersion = options.v0Compatible || options.v0V1 ? 'v0' : 'v1'
       const outVersion = options.v0Compatible && !options.v0V1 ? 'v0' : 'v1'
-      // Set once a formatted result fails --check-result: as opa fmt, nothing more is done.
+      // Set once a file fails to format or its result fails --check-result: as opa fmt, nothing
+      // more is done.
       let invalid = false
+      // opa fmt prints stdin's errors as they are (exit 1), a file's after `failed to format Rego
+      // source file: ` (exit 2, cmd/fmt.go's newError) and stops at that file.
+      const refuse = (msg: string, file: string): undefined => {
+        if (file === STDIN) {
+          process.stderr.write(`${msg}\n`)
+          process.exitCode = 1
+        } else {
+          process.stderr.write(`failed to format Rego source file: ${msg}\n`)
+          process.exitCode = 2
+          invalid = true
+        }
+        return undefined
+      }
       const format = (text: string, file: string): string | undefined => {
-        let out: string
+        let module: Module
         try {
-          const module = parseModule(text, {
+          module = parseModule(text, {
             file,
             regoVersion: parseVersion,
             ...(capabilities?.futureKeywords ? { futureKeywords: capabilities.futureKeywords } : {}),
@@ -104,17 +125,19 @@ export function fmtCommand(): Command {
             const errors = regoV1Errors(module, (name) => DEPRECATED.has(name))
             if (errors.length > 0) throw new RegoErrors(errors)
           }
+        } catch (err) {
+          return refuse(errorText(err), file)
+        }
+        let out: string
+        try {
           out = formatModule(module, {
             regoVersion: outVersion,
             dropV0Imports: options.dropV0Imports === true,
           })
           if (options.v0V1) out = withRegoV1Import(out, file)
         } catch (err) {
-          const msg =
-            err instanceof RegoErrors ? err.toString() : err instanceof Error ? err.message : String(err)
-          process.stderr.write(`${msg}\n`)
-          process.exitCode = 1
-          return undefined
+          // The formatter's own errors (arity mismatches) name the file first, as format.Source does.
+          return refuse(`${file}: ${errorText(err)}`, file)
         }
         // With --v0-v1 the result must parse in both versions.
         const problem = checkResult
@@ -135,7 +158,7 @@ export function fmtCommand(): Command {
           return
         }
         const text = await readStdin()
-        const out = format(text, 'stdin')
+        const out = format(text, STDIN)
         if (out === undefined) return
         if (options.diff) process.stdout.write(unifiedDiff('stdin', text, out))
         else if (!options.list) process.stdout.write(out)

@@ -52,9 +52,9 @@ describe('regent fmt --v0-v1 and --capabilities', () => {
   it('--v0-v1 refuses a v0 module that cannot be v1: deprecated built-ins, keyword rule names', async () => {
     writeFileSync(file('old.rego'), 'package a\n\np { re_match("a", "a") }\n\ncontains := 1\n')
     const out = await runRegent(['fmt', '--v0-v1', file('old.rego')])
-    expect(out.code).toBe(1)
+    expect(out.code).toBe(2)
     expect(out.stderr).toBe(
-      `2 errors occurred:\n${file('old.rego')}:3: rego_type_error: deprecated built-in function calls in expression: re_match\n` +
+      `failed to format Rego source file: 2 errors occurred:\n${file('old.rego')}:3: rego_type_error: deprecated built-in function calls in expression: re_match\n` +
         `${file('old.rego')}:5: rego_parse_error: contains keyword cannot be used for rule name\n`,
     )
   })
@@ -65,7 +65,8 @@ describe('regent fmt --v0-v1 and --capabilities', () => {
       runRegent(['fmt', file('v2.rego')]),
       runRegent(['fmt', '--capabilities', file('nope.json'), file('v2.rego')]),
     ])
-    expect(refused.code).toBe(1)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('failed to format Rego source file: ')
     expect(refused.stderr).toContain('`rego.v2` is not supported by current capabilities')
     expect(allowed.code).toBe(0)
     expect(bad.code).toBe(2)

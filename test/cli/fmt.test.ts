@@ -51,6 +51,26 @@ describe('regent fmt', () => {
     expect((await runRegent(['fmt', '--v0-compatible'], { stdin: v0 })).stdout).toBe(v0)
   })
 
+  it("prefixes a file's errors as opa fmt does, exits 2 and formats no further file", async () => {
+    const { dir } = fixture()
+    const broken = join(dir, 'a-broken.rego')
+    const arity = join(dir, 'b-arity.rego')
+    writeFileSync(broken, 'package a\np := \n')
+    writeFileSync(arity, 'package a\n\np if plus(1, 2, 3, 4)\n')
+    const parse = await runRegent(['fmt', broken, arity])
+    expect(parse.code).toBe(2)
+    expect(parse.stderr).toMatch(
+      /^failed to format Rego source file: 1 error occurred: .*a-broken\.rego:3: rego_parse_error/,
+    )
+    expect(parse.stderr).not.toContain('b-arity')
+    const format = await runRegent(['fmt', arity])
+    expect(format.code).toBe(2)
+    expect(format.stderr).toBe(
+      `failed to format Rego source file: ${arity}: 1 error occurred: ${arity}:3: rego_type_error: plus: arity mismatch\n` +
+        '\thave: (number,number,number,number)\n\twant: (number,number)\n',
+    )
+  })
+
   it('reports parse errors on stderr with exit 1', async () => {
     const { code, stdout, stderr } = await runRegent(['fmt'], { stdin: 'package a\np := \n' })
     expect(code).toBe(1)

@@ -35,6 +35,8 @@ export class VirtualCache {
   #top: Layer = new Layer()
   // Outer layers, created by the first `with`.
   #below: Layer[] | undefined
+  // The layer the last `pop` dropped (what the last `with` expression evaluated under).
+  #popped: Layer | undefined
   readonly #enabled: boolean
 
   /** `enabled` false stores nothing: every rule and call is evaluated again (differential tests). */
@@ -45,6 +47,15 @@ export class VirtualCache {
   /** The cached value of rule set `id`, if any. */
   getRule(id: number): Cached | undefined {
     return this.#top.rules?.get(id)
+  }
+
+  /**
+   * The value of rule set `id` cached under the last `with` that ended (`popped`), else in the
+   * current layer: a failed expression's rule values, read after its `with` layer is gone
+   * (`regent test --var-values`).
+   */
+  lastRule(id: number, popped: boolean): Cached | undefined {
+    return popped ? this.#popped?.rules?.get(id) : this.#top.rules?.get(id)
   }
 
   putRule(id: number, value: Cached): void {
@@ -91,6 +102,9 @@ export class VirtualCache {
 
   pop(): void {
     const prev = this.#below?.pop()
-    if (prev) this.#top = prev
+    if (prev) {
+      this.#popped = this.#top
+      this.#top = prev
+    }
   }
 }

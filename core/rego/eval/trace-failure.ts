@@ -26,6 +26,9 @@ export interface FailedExpr {
 
 const ROOTS = new Set(['data', 'input'])
 
+/** The value a ref to a rule had when the expression failed (undefined: not evaluated). */
+export type RuleValueOf = (ref: Term & { type: 'ref' }) => { value: Value | undefined } | undefined
+
 /**
  * The variables of `expr` (which failed) and of `coExprs`, read from `frame`. In the failed
  * expression a variable without value is shown `undefined` (unless the expression is negated: the
@@ -38,9 +41,21 @@ export function failedExpr(
   frame: Frame,
   text: (location: Location) => string | undefined,
   base: Expr = expr,
+  ruleValueOf?: RuleValueOf,
 ): FailedExpr | undefined {
   if (!base.location) return undefined
   const vars = new Map<string, FailedExprVar>()
+  // OPA's localVirtualCacheSnapshot: the rules the expression refers to, with the values they were
+  // evaluated to, shown under the ref's head (`not data.x.allowed` shows `true`).
+  if (ruleValueOf)
+    walkTestRefs(expr, (ref) => {
+      const head = ref.value[0]
+      const location = head?.location ?? ref.location
+      const known = location && ruleValueOf(ref)
+      if (!location || !known) return
+      const title = text(location) ?? 'data'
+      vars.set(title, { title, location, value: known.value })
+    })
   const add = (t: Term & { type: 'var' }, undefinedIfUnbound: boolean) => {
     if (!t.location || ROOTS.has(t.value)) return
     const slot = frame.names.indexOf(t.value)
@@ -57,15 +72,26 @@ export function failedExpr(
   return { location: base.location, vars: [...vars.values()] }
 }
 
+function walkTestRefs(expr: Expr, visit: (t: Term & { type: 'ref' }) => void): void {
+  walkTestTerms(expr, () => {}, visit)
+}
+
 // OPA's walkTestTerms: a call's operands (not its operator), `with` values, and every term inside,
 // except comprehension bodies (evaluated on their own, their variables are not the expression's).
-function walkTestTerms(expr: Expr, visit: (t: Term & { type: 'var' }) => void): void {
+function walkTestTerms(
+  expr: Expr,
+  visit: (t: Term & { type: 'var' }) => void,
+  visitRef?: (t: Term & { type: 'ref' }) => void,
+): void {
   const term = (t: Term): void => {
     switch (t.type) {
       case 'var':
         visit(t)
         return
       case 'ref':
+        visitRef?.(t)
+        for (const x of t.value) term(x)
+        return
       case 'array':
       case 'set':
         for (const x of t.value) term(x)

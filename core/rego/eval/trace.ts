@@ -9,6 +9,7 @@ import { locationText } from '../syntax/source.js'
 import type { Frame } from './bindings.js'
 import type { Evaluator, Iter } from './evaluator.js'
 import type { PExpr, PRule } from './ir.js'
+import { cachedRuleValues } from './rule-values.js'
 import { type FailedExpr, failedExpr } from './trace-failure.js'
 import { exprVarValues } from './trace-vars.js'
 
@@ -134,7 +135,7 @@ export class BufferTracer implements Tracer {
   // With --var-values: the bodies of the rules evaluated, where a generated expression's base is.
   readonly #bodies = new Set<Body>()
 
-  expr(_e: Evaluator, expr: PExpr, frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean {
+  expr(e: Evaluator, expr: PExpr, frame: Frame, iter: Iter, run: (iter: Iter) => boolean): boolean {
     const text = this.#text(expr)
     const location = expr.src.location
     const outer = this.#where
@@ -176,7 +177,8 @@ export class BufferTracer implements Tracer {
       const ts = expr.src.terms
       if (coExprs !== undefined && (Array.isArray(ts) || ts.type !== 'every')) {
         const base = expr.src.generated ? this.#baseOf(expr.src) : undefined
-        const failure = failedExpr(expr.src, coExprs, frame, locationText, base)
+        const rules = cachedRuleValues(e, expr.with !== undefined)
+        const failure = failedExpr(expr.src, coExprs, frame, locationText, base, rules)
         if (failure) (this.events[this.events.length - 1] as TraceEvent).failure = failure
       }
     }

@@ -16,6 +16,7 @@ import type { Body, Expr, Head, Import, Location, Module, Rule, SomeDecl, Term }
 import { parseModuleWithErrors } from '../syntax/module-parser.js'
 import type { ParseOptions } from '../syntax/parser.js'
 import { locationText } from '../syntax/source.js'
+import { needsGroupUnderNot, operandNeedsGroup } from './groups.js'
 import {
   compareImports,
   isUnionExpr,
@@ -53,8 +54,6 @@ function byPosition(a: { location?: Location }, b: { location?: Location }): num
 /** Prints one module: package, imports, rules, bodies and expressions. */
 class ModulePrinter extends TermPrinter {
   private readonly flags: Flags
-  /** Set while printing the first expression of a rule body (see `expr`). */
-  private leadingUnion = false
   /** Set while the lines of an `and` / `or` chain broken over lines are indented (see `expr`). */
   private chainIndented = false
   /** How deep the `and` / `or` being printed sits in its chain (0 outside any). */
@@ -380,11 +379,14 @@ class ModulePrinter extends TermPrinter {
     for (const [i, expr] of body.entries()) {
       const prev = body[i - 1]
       if (prev?.location && expr.location) {
-        // Keep one blank line where the source had one; comments just above count as the start.
+        // A blank line goes before an expression that does not start on the row after the previous
+        // one ends, and so before the comments above it too: `a` / `# c` / `` / `b` prints as
+        // `a` / `` / `# c` / `` / `b` (opa fmt's writeBody compares the expressions' rows only).
+        // NOTE(fmt): a comment written inside the previous expression where it cannot be printed
+        // (`data.c[ # c` / `i]`) comes out below it; a blank line above it keeps the result
+        // stable when it is formatted again (opa fmt would add one on the second pass).
         const lastRow = prev.location.row + newlines(locationText(prev.location) ?? '')
-        const nextComment = w.nextCommentRow()
-        const start = nextComment > lastRow ? Math.min(expr.location.row, nextComment) : expr.location.row
-        if (start > lastRow + 1) w.blankLine()
+        if (expr.location.row > lastRow + 1 || w.nextCommentRow() <= lastRow) w.blankLine()
       }
       w.startLine()
       this.lineStart = i > 0
@@ -414,6 +416,11 @@ class ModulePrinter extends TermPrinter {
       // `opa fmt`'s writeNot: an implicit body prints as the `not expr` it was written as.
       w.write('not ')
       const only = t.body[0]
+      if (!t.explicitBody && only && t.body.length === 1 && needsGroupUnderNot(only)) {
+        this.group(only)
+        this.withs(expr)
+        return
+      }
       if (t.explicitBody || t.body.length !== 1 || !only) {
         const loc = expr.location ?? t.location
         w.write('{')
@@ -451,7 +458,7 @@ class ModulePrinter extends TermPrinter {
       const chain = [this.chainDepth, this.chainIndented] as const
       try {
         this.chainDepth++
-        this.logicalSide(t.lhs, t.explicitLhs, loc, t.location?.row)
+        this.logicalSide(t.lhs, t.explicitLhs, loc, t.location?.row, t.type, false)
         w.write(` ${t.type}`)
         // A line break written after the operator is kept; the lines it starts are indented one
         // level deeper than the expression, once for the whole chain (as `opa fmt` does).
@@ -461,7 +468,7 @@ class ModulePrinter extends TermPrinter {
           this.chainIndented = true
           w.endLine()
         } else w.write(' ')
-        this.logicalSide(t.rhs, t.explicitRhs, loc, gap.rhsBraceRow)
+        this.logicalSide(t.rhs, t.explicitRhs, loc, gap.rhsBraceRow, t.type, true)
         if (--this.chainDepth === 0 && this.chainIndented) {
           w.down()
           this.chainIndented = false
@@ -475,12 +482,30 @@ class ModulePrinter extends TermPrinter {
     this.withs(expr)
   }
 
-  /** One side of `and` / `or`: a braced block as a not-body's, or the one expression on this line. */
-  private logicalSide(body: Body, explicit: boolean, loc: Location | undefined, braceRow?: number): void {
+  /** `(expr)`: an operand group, printed on the current line. */
+  private group(expr: Expr): void {
+    this.w.write('(')
+    this.formattedExpr(expr)
+    this.w.write(')')
+  }
+
+  /**
+   * One side of `and` / `or` (`word`, `right` for its right operand): a braced block as a
+   * not-body's, or the one expression on this line, in parentheses when `operandNeedsGroup` says so.
+   */
+  private logicalSide(
+    body: Body,
+    explicit: boolean,
+    loc: Location | undefined,
+    braceRow: number | undefined,
+    word: 'and' | 'or',
+    right: boolean,
+  ): void {
     const w = this.w
     const only = body[0]
     if (!explicit && body.length === 1 && only) {
-      this.formattedExpr(only)
+      if (operandNeedsGroup(only, word, right)) this.group(only)
+      else this.formattedExpr(only)
       return
     }
     if (!w.inline) w.startLine()
@@ -491,7 +516,8 @@ class ModulePrinter extends TermPrinter {
     const chain = [this.chainDepth, this.chainIndented] as const
     this.chainDepth = 0
     this.chainIndented = false
-    this.comprehensionBody(body, start, loc, '{', '}')
+    // `{a | b}` would read back as a set comprehension: a leading union keeps its parentheses.
+    this.comprehensionBody(body, start, loc, '{', '}', false, true)
     ;[this.chainDepth, this.chainIndented] = chain
     const last = body[body.length - 1]
     if (last?.location && start && last.location.row === start.row) w.write(' ')

@@ -59,6 +59,8 @@ export abstract class TermPrinter {
    * place a comment, reports once).
    */
   readonly arityErrors = new Map<string, RegoError>()
+  /** Set while printing the first expression of a body that a leading union would misread. */
+  protected leadingUnion = false
 
   constructor(w: Writer) {
     this.w = w
@@ -117,8 +119,9 @@ export abstract class TermPrinter {
     this.arityErrors.set(
       key,
       typeError(location, `${name}: arity mismatch`, {
-        have: `(${args.map((a) => a.type).join(', ')})`,
-        want: `(${want.join(', ')})`,
+        // ArityFormatErrDetail.Lines joins them with a bare comma.
+        have: `(${args.map((a) => a.type).join(',')})`,
+        want: `(${want.join(',')})`,
       }),
     )
   }
@@ -333,6 +336,7 @@ export abstract class TermPrinter {
     open: string,
     close: string,
     multiline = false,
+    guardLeadingUnion = false,
   ): void {
     const w = this.w
     const rows = new Set(body.map((e) => e.location?.row))
@@ -340,7 +344,7 @@ export abstract class TermPrinter {
     if (multiline || firstRow - (start?.row ?? firstRow) > 0 || rows.size > 1) {
       w.endLine()
       w.up()
-      this.body(body)
+      this.body(body, guardLeadingUnion)
       w.insertComments(closingRow(loc, open, close))
       w.down()
       w.startLine()
@@ -349,6 +353,7 @@ export abstract class TermPrinter {
     w.write(' ')
     for (const [i, e] of body.entries()) {
       if (i > 0) w.write('; ')
+      this.leadingUnion = i === 0 && guardLeadingUnion
       this.expr(e)
     }
     w.insertComments(closingRow(loc, open, close))

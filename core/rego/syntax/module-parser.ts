@@ -116,7 +116,8 @@ export class ModuleParser extends Parser {
     for (const part of rest) {
       if (part.type !== 'string') this.fail(`unexpected ${part.type} token: expecting string`, part.location)
     }
-    return { type: 'package', path: [data, first, ...rest], location: this.span(loc) }
+    // As OPA's parser: a package's location is its keyword's (its text is `package`).
+    return { type: 'package', path: [data, first, ...rest], location: loc }
   }
 
   /** A dotted/bracketed path whose head is any word (keywords allowed, as in `package foo.as.bar`). */
@@ -170,7 +171,7 @@ export class ModuleParser extends Parser {
     }
     if (rootName === 'future') this.futureImport(imp)
     if (rootName === 'rego') this.regoImport(imp)
-    imp.location = this.span(loc)
+    // As OPA's parser: an import's location is its keyword's (its text is `import`).
     return imp
   }
 

@@ -132,10 +132,15 @@ export class Parser extends TermParser {
   }
 
   /**
-   * operand := "{" query "}" | simple-literal. At the start of a literal a brace may also open a set
-   * or object term: the block is taken only when `and` / `or` follows it (the caller checks).
+   * operand := "{" query "}" | "(" group ")" | simple-literal. At the start of a literal a brace may
+   * also open a set or object term: the block is taken only when `and` / `or` follows it (the caller
+   * checks).
    */
   private parseOperand(first: boolean): LogicalOperand {
+    if (this.peek() === T.LParen) {
+      const group = this.parseGroup()
+      if (group) return group
+    }
     if (this.peek() === T.LBrace) {
       const si = this.i
       const sw = this.wildcard
@@ -150,6 +155,64 @@ export class Parser extends TermParser {
       this.reset(si, sw, sd)
     }
     return { explicit: false, expr: this.parseSimpleLiteral(false) }
+  }
+
+  /**
+   * group := "(" disjunction [with-modifiers] ")", taken only when the parentheses hold an `and` /
+   * `or`, a negation or a `with` (anything else is a parenthesised term, as before) and the literal
+   * or the operand ends after them. `(a or b) and c` groups the `or`; `(a and b) or c` is the same
+   * AST as `a and b or c`. Undefined (nothing consumed) when the text is no such group.
+   */
+  private parseGroup(): LogicalOperand | undefined {
+    const si = this.i
+    const sw = this.wildcard
+    const sd = this.depth
+    try {
+      this.advance()
+      const startTok = this.i
+      const inner = this.parseDisjunction(startTok)
+      if (!inner.explicit && this.peek() === T.With && !this.keywordStartsRef()) {
+        const withs = this.parseWith()
+        const expr = inner.expr
+        inner.expr = { ...expr, with: [...(expr.with ?? []), ...withs], location: this.spanFrom(startTok) }
+      }
+      if (!inner.explicit && this.peek() === T.RParen && isGroup(inner.expr)) {
+        this.advance()
+        if (this.atGroupEnd()) return inner
+      }
+    } catch (err) {
+      if (!(err instanceof ParseAbort)) throw err
+    }
+    this.reset(si, sw, sd)
+    return undefined
+  }
+
+  /**
+   * The group after a `not`: `not (a or b)`, read as an implicit not-body (negating an `and` /
+   * `or` needs one, as lowering turns those into not-bodies). Without `future.keywords.not` only
+   * an `and` / `or` group; with it, any group.
+   */
+  private parseNegatedGroup(): Expr | undefined {
+    if (!this.andKeyword && !this.orKeyword) return undefined
+    const si = this.i
+    const sw = this.wildcard
+    const sd = this.depth
+    const group = this.parseGroup()
+    if (!group || group.explicit) return undefined
+    const t = group.expr.terms
+    const logical = !Array.isArray(t) && (t.type === 'and' || t.type === 'or')
+    if (this.notBodies || (logical && !group.expr.negated && !group.expr.with)) return group.expr
+    this.reset(si, sw, sd)
+    return undefined
+  }
+
+  /** True where an operand ends: at `and` / `or`, a closing bracket, `;`, `with`, or a new line. */
+  private atGroupEnd(): boolean {
+    if (this.atLogical('and') || this.atLogical('or')) return true
+    const kind = this.peek()
+    if (kind === T.RParen || kind === T.RBrace || kind === T.RBrack || kind === T.Semicolon) return true
+    if (kind === T.EOF || kind === T.Else || (kind === T.With && !this.keywordStartsRef())) return true
+    return this.newlineBefore()
   }
 
   /** The expression `lhs word rhs`, spanning from `startTok` to the last token read. */
@@ -186,6 +249,8 @@ export class Parser extends TermParser {
     let terms: ExprTerms
     // The location of the whole expression when one term or call spans it (shared, not copied).
     let whole: Location | undefined
+    const group = negated && kind === T.LParen ? this.parseNegatedGroup() : undefined
+    if (group) return this.negation(startTok, [{ ...group, index: 0 }], withAllowed)
     if (kind === T.Some && !this.keywordStartsRef()) {
       if (negated) this.unexpected("illegal negation of 'some'")
       terms = this.parseSome()
@@ -233,9 +298,13 @@ export class Parser extends TermParser {
   /** not-body := "not" "{" query "}" [with-modifiers] (`not` consumed; at the brace). */
   protected parseNotBody(startTok: number, withAllowed: boolean): Expr {
     this.advance()
-    const body = this.parseBody()
+    return this.negation(startTok, this.parseBody(), withAllowed, true)
+  }
+
+  /** The not-body of `body` read from `startTok`, with the `with` modifiers that follow it. */
+  private negation(startTok: number, body: Body, withAllowed: boolean, explicitBody = false): Expr {
     const location = this.spanFrom(startTok)
-    const not: NotBody = { type: 'not', body, explicitBody: true, location }
+    const not: NotBody = { type: 'not', body, explicitBody, location }
     if (withAllowed && this.peek() === T.With && !this.keywordStartsRef()) {
       const withs = this.parseWith()
       return { type: 'expr', index: 0, terms: not, with: withs, location: this.spanFrom(startTok) }
@@ -423,4 +492,11 @@ function isMemberCall(op: Term | undefined): boolean {
     name?.type === 'string' &&
     (name.value === 'member_2' || name.value === 'member_3')
   )
+}
+
+/** True for what only a group can hold: an `and` / `or`, a negation, or `with` modifiers. */
+function isGroup(expr: Expr): boolean {
+  const t = expr.terms
+  if (expr.negated || expr.with?.length) return true
+  return !Array.isArray(t) && (t.type === 'and' || t.type === 'or' || t.type === 'not')
 }

@@ -52,6 +52,12 @@ const rego = [
   '\tp == {4, 5, 6}',
   '}',
   '',
+  'allowed if input.a == 1',
+  '',
+  'test_negated_rule if {',
+  '\tnot data.test.allowed with input as {"a": 1}',
+  '}',
+  '',
   '\ttest_tabs if {',
   '\t\tx := 1',
   '\t\ty := 2',
@@ -135,6 +141,14 @@ describe('regent test --var-values', () => {
 
   it('shows the value of a compared rule (the compiler binds it to a variable first)', () => {
     expect(drawing('test_rule')).toEqual(['\tp == {4, 5, 6}', '\t|', '\t{1, 2, 3}'])
+  })
+
+  it("shows a negated rule's value under its ref, as OPA's virtual cache snapshot does", () => {
+    expect(drawing('test_negated_rule')).toEqual([
+      '\tnot data.test.allowed with input as {"a": 1}',
+      '\t    |',
+      '\t    true',
+    ])
   })
 
   it('lists the values under Where: for an expression over lines with tabs', () => {

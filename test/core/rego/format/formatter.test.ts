@@ -104,8 +104,17 @@ describe('formatter', () => {
 
   it('keeps comments above their node and at the end of their line', () => {
     const src =
-      '# top\npackage a\n\n# about p\np if {\n\tinput.x # why\n\t# before y\n\tinput.y\n}\n\n# end\n'
+      '# top\npackage a\n\n# about p\np if {\n\tinput.x # why\n\n\t# before y\n\tinput.y\n}\n\n# end\n'
     expect(roundTrip(src)).toBe(src)
+  })
+
+  it('puts a blank line above the comments over an expression written apart from the one before', () => {
+    // opa fmt's writeBody: the blank line goes before `b` (so above its comments) because `b` does
+    // not start on the row after `a`; insertComments adds the one between `# c` and `b`.
+    const src = 'package a\n\np if {\n\ta\n\t# c\n\tb\n\tx := [1 |\n\t\ty\n\t\t# d\n\n\t\tz\n\t]\n}\n'
+    expect(roundTrip(src)).toBe(
+      'package a\n\np if {\n\ta\n\n\t# c\n\tb\n\tx := [1 |\n\t\ty\n\n\t\t# d\n\n\t\tz\n\t]\n}\n',
+    )
   })
 
   it('keeps else chains inline or on their own line as written', () => {
@@ -345,9 +354,9 @@ describe('formatting calls of infix built-ins', () => {
       errors = err.errors.map((e) => String(e))
     }
     expect(errors).toEqual([
-      'p.rego:5: rego_type_error: plus: arity mismatch\n\thave: (array)\n\twant: (number, number)',
-      'p.rego:6: rego_type_error: and: arity mismatch\n\thave: (boolean, boolean, boolean)\n\twant: (set[any], set[any])',
-      'p.rego:7: rego_type_error: plus: arity mismatch\n\thave: (var, var, var, var)\n\twant: (number, number)',
+      'p.rego:5: rego_type_error: plus: arity mismatch\n\thave: (array)\n\twant: (number,number)',
+      'p.rego:6: rego_type_error: and: arity mismatch\n\thave: (boolean,boolean,boolean)\n\twant: (set[any],set[any])',
+      'p.rego:7: rego_type_error: plus: arity mismatch\n\thave: (var,var,var,var)\n\twant: (number,number)',
     ])
     // The output form (`z = x + y`) is a call with one argument more, printed infix.
     expect(formatSource('package test\n\np if plus(1, 2, x)\n', { file: 'p.rego' })).toBe(

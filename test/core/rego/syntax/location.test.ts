@@ -23,7 +23,10 @@ describe('locations', () => {
     const value = m.rules[0]?.head.value
     expect(value?.location).toMatchObject({ file: 'a.rego', row: 3, col: 6, offset: 16 })
     expect(locationText(value?.location)).toBe('{"k": [1,\n  2]}')
-    expect(locationText(m.package.location)).toBe('package a')
+    // As OPA's parser (its cmd/parse_test.go): a package's or an import's text is its keyword.
+    expect(locationText(m.package.location)).toBe('package')
+    const imported = parseModule('package a\n\nimport data.foo as bar\n', { file: 'c.rego' })
+    expect(locationText(imported.imports[0]?.location)).toBe('import')
   })
 
   it('never carry the whole file into JSON or structuredClone', () => {
@@ -87,7 +90,7 @@ describe('locations', () => {
       file: 'a.rego',
       row: 1,
       col: 1,
-      text: Buffer.from('package a').toString('base64'),
+      text: Buffer.from('package').toString('base64'),
     })
   })
 })
