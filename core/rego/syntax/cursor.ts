@@ -9,7 +9,7 @@
 import { parseError, type RegoError } from '../errors.js'
 import type { Comment, Location } from './ast.js'
 import { type LexError, lex } from './lexer.js'
-import { Source, SourceLocation } from './source.js'
+import { EofLocation, Source, SourceLocation } from './source.js'
 import { isKeywordKind, NL_BEFORE, T, TOKEN_NAMES, type TokenKind, WS_BEFORE } from './tokens.js'
 
 /** Options shared by every parse entry point. */
@@ -203,6 +203,7 @@ export class TokenCursor {
 
   /** The location of token `i`. */
   protected loc(i = this.i): Location {
+    if (i === this.last) return new EofLocation(this.source, this.starts[i] as number, this.ends[i] as number)
     return new SourceLocation(this.source, this.starts[i] as number, this.ends[i] as number)
   }
 

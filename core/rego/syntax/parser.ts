@@ -64,7 +64,8 @@ export class Parser extends TermParser {
       }
       if (this.peek() === end) return body.slice()
       // An unclosed body reaches the end of the file: name the missing bracket, not a term.
-      if (this.peek() === T.EOF) this.unexpected(`expected ${TOKEN_NAMES[end]}`)
+      // (OPA names the separators too when the body's last line has no line break after it.)
+      if (this.peek() === T.EOF && this.newlineBefore()) this.unexpected(`expected ${TOKEN_NAMES[end]}`)
       if (!this.newlineBefore()) this.unexpected(`expected \\n or ; or ${TOKEN_NAMES[end]}`)
     }
   }
