@@ -89,13 +89,13 @@ export function attachAnnotations(module: Module, source: Source): RegoError[] {
       else if (stmt?.kind === 'package') scope = 'package'
       else if (stmt?.kind === 'import') scope = 'import'
     }
-    const found = stmt?.kind ?? 'end of file'
+    // As OPA: `(have import)`, and nothing when no statement follows the block.
+    const found = stmt ? ` (have ${stmt.kind})` : ''
     if (scope === 'rule' || scope === 'document') {
-      if (stmt?.kind !== 'rule')
-        fail(loc, `annotation scope '${scope}' must be applied to rule (found ${found})`)
+      if (stmt?.kind !== 'rule') fail(loc, `annotation scope '${scope}' must be applied to rule${found}`)
     } else if (scope === 'package' || scope === 'subpackages') {
       if (stmt?.kind !== 'package')
-        fail(loc, `annotation scope '${scope}' must be applied to package (found ${found})`)
+        fail(loc, `annotation scope '${scope}' must be applied to package${found}`)
     } else {
       fail(
         loc,

@@ -646,7 +646,9 @@ export class ModuleParser extends Parser {
         )
       }
       if (!rule.default && !rule.generatedBody && !rule.head.keywords?.if) {
-        this.errors.push(parseError(at, `\`if\` keyword is required before ${what} body`, this.source.excerpt(at)))
+        this.errors.push(
+          parseError(at, `\`if\` keyword is required before ${what} body`, this.source.excerpt(at)),
+        )
       }
       if (rule.head.key && rule.head.value === undefined && !rule.head.keywords?.contains) {
         this.errors.push(

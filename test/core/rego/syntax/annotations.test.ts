@@ -84,10 +84,13 @@ describe('METADATA annotations', () => {
     const errs = (text: string) =>
       parseModuleWithErrors(text, { file: 'x.rego' }).errors.map((e) => e.message)
     expect(errs('# METADATA\n# scope: rule\npackage a\n')).toEqual([
-      "annotation scope 'rule' must be applied to rule (found package)",
+      "annotation scope 'rule' must be applied to rule (have package)",
     ])
     expect(errs('package a\n# METADATA\n# scope: package\np := 1\n')).toEqual([
-      "annotation scope 'package' must be applied to package (found rule)",
+      "annotation scope 'package' must be applied to package (have rule)",
+    ])
+    expect(errs('package a\n\n# METADATA\n# scope: package')).toEqual([
+      "annotation scope 'package' must be applied to package",
     ])
     expect(errs('package a\n# METADATA\n# scope: nope\np := 1\n')[0]).toMatch(
       /invalid annotation scope 'nope'/,

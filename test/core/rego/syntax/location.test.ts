@@ -83,7 +83,10 @@ describe('locations', () => {
     )
     const [trailing] = errorsOf('package a\nf(x) = y { trim(x, ".", y) ')
     expect(trailing?.location?.col).toBe(27)
-    expect(String(trailing).split('\n').slice(1)).toEqual(['\tf(x) = y { trim(x, ".", y) ', '\t                         ^'])
+    expect(String(trailing).split('\n').slice(1)).toEqual([
+      '\tf(x) = y { trim(x, ".", y) ',
+      '\t                         ^',
+    ])
   })
 
   it('print the excerpt line without its leading tabs, as OPA', () => {

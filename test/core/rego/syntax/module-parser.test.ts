@@ -81,7 +81,9 @@ describe('rules', () => {
     )
     // As OPA: `default p` has the generated value true; `default p[0]` has no value.
     expect(parseErrors('package a\ndefault p\n')).toEqual([])
-    expect(parseErrors('package a\ndefault p[0]\n')[0]?.message).toBe('illegal default rule (must have a value)')
+    expect(parseErrors('package a\ndefault p[0]\n')[0]?.message).toBe(
+      'illegal default rule (must have a value)',
+    )
   })
 
   it('parses partial sets, partial objects and ref heads as OPA normalises them', () => {
@@ -290,7 +292,9 @@ describe("OPA's parser_test.go cases", () => {
   const V1 = 'package test\nimport rego.v1\n'
 
   it('says "function" in the v1 keyword errors of functions, and refuses a ref head with neither value nor body', () => {
-    expect(messages(`${V1}f(x) := x {\n\tx == 1\n}`)).toEqual(['`if` keyword is required before function body'])
+    expect(messages(`${V1}f(x) := x {\n\tx == 1\n}`)).toEqual([
+      '`if` keyword is required before function body',
+    ])
     expect(messages(`${V1}f(x) if {\n\tx == 1\n} else := 42 {\n\tx == 2\n}`)).toEqual([
       '`if` keyword is required before function body',
     ])
@@ -320,7 +324,9 @@ describe("OPA's parser_test.go cases", () => {
   })
 
   it('names the separators when a body reaches the end of the text on its last line', () => {
-    expect(messages('package a\nf(x) = y { trim(x, ".", y) ')).toEqual(['unexpected eof token: expected \\n or ; or }'])
+    expect(messages('package a\nf(x) = y { trim(x, ".", y) ')).toEqual([
+      'unexpected eof token: expected \\n or ; or }',
+    ])
   })
 
   it('accepts `default a` (value true) and refuses `default 0` at the keyword', () => {
@@ -329,7 +335,9 @@ describe("OPA's parser_test.go cases", () => {
   })
 
   it('refuses a keyword that starts no statement as it is', () => {
-    expect(messages(`${V1}p if {\n\tinput.x == 1\n} if {\n\tinput.x == 2\n}`)).toEqual(['unexpected if keyword'])
+    expect(messages(`${V1}p if {\n\tinput.x == 1\n} if {\n\tinput.x == 2\n}`)).toEqual([
+      'unexpected if keyword',
+    ])
   })
 
   it('refuses `contains` after any head written with parentheses, and names an invalid head ref', () => {
