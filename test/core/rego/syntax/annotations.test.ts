@@ -80,6 +80,17 @@ describe('METADATA annotations', () => {
     expect(two.rules[0]?.annotations?.map((a) => a.title)).toEqual(['One', 'Two'])
   })
 
+  it('places a YAML error on the line it names and hints at a separator without a space, as OPA', () => {
+    const errs = (text: string) => parseModuleWithErrors(text, { file: 'x.rego' }).errors
+    const [hinted] = errs('package a\n\n# METADATA\n# title: P\n# descr:iption:\u3000p is true\np := true\n')
+    expect(hinted?.message).toContain(
+      "\n  Hint: on line 5, symbol(s) ['i' '\\u3000'] immediately following a key/value separator ':' is not a legal yaml space character",
+    )
+    expect(hinted?.message).not.toContain('line 4,')
+    const [first] = errs('# METADATA\n# description: `foo` bars\n# title: foo\npackage foo')
+    expect(first?.location?.row).toBe(2)
+  })
+
   it('enforces where a block may stand', () => {
     const errs = (text: string) =>
       parseModuleWithErrors(text, { file: 'x.rego' }).errors.map((e) => e.message)
