@@ -362,3 +362,27 @@ describe("OPA's parser_test.go cases", () => {
     expect(messages('package a\neq()')).toEqual(['assignment requires two operands'])
   })
 })
+
+describe('v0 hints and `some` domains, as OPA words them', () => {
+  const messages = (text: string, options = {}) => parseErrors(text, options).map((e) => e.message)
+
+  it('hints at the future import when `some x in` or `every x in` is used without it in v0', () => {
+    const v0 = { regoVersion: 'v0' }
+    expect(messages('package a\np { some x in [1] }', v0)).toEqual([
+      'unexpected identifier token: expected \\n or ; or } (hint: `import future.keywords.in` for `some x in xs` expressions)',
+    ])
+    expect(messages('package a\np { every x in [1] { x } }', v0)).toEqual([
+      'unexpected identifier token: expected \\n or ; or } (hint: `import future.keywords.every` for `every x in xs { ... }` expressions)',
+    ])
+  })
+
+  it('refuses a member call written out after `some` with the wrong operand count', () => {
+    expect(messages('package a\np if { some internal.member_2(1) }')).toEqual([
+      'unexpected } token: illegal domain',
+    ])
+    expect(messages('package a\np if { some internal.member_3(1, 2) }')).toEqual([
+      'unexpected } token: illegal domain',
+    ])
+    expect(messages('package a\np if { some internal.member_2(1, 2) }')).toEqual([])
+  })
+})
