@@ -78,6 +78,9 @@ export class ParseAbort {
 /** Nesting depth (terms and bodies inside each other) beyond which parsing stops with an error. */
 const MAX_DEPTH = 250
 
+/** OPA's wording (its limit is higher: regent's keeps the JavaScript stack safe). */
+export const MAX_DEPTH_MESSAGE = 'max parsing recursion depth exceeded'
+
 /** Bit of a future keyword kind (`if`, `contains`, `in`, `every`) in `TokenCursor.inactive`. */
 function keywordBit(kind: TokenKind): number {
   return 1 << (kind - T.If)
@@ -264,7 +267,7 @@ export class TokenCursor {
   }
 
   protected enter(): void {
-    if (++this.depth > MAX_DEPTH) this.fail(`nesting too deep (more than ${MAX_DEPTH} levels)`)
+    if (++this.depth > MAX_DEPTH) this.fail(MAX_DEPTH_MESSAGE)
   }
 
   protected leave(): void {

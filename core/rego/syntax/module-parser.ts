@@ -10,6 +10,7 @@ import { parseError, type RegoError, RegoErrors } from '../errors.js'
 import { attachAnnotations } from './annotations.js'
 import type { Body, Expr, Head, Import, Location, Module, Package, RefTerm, Rule, Term } from './ast.js'
 import { copyHead, copyTerm } from './copy.js'
+import { MAX_DEPTH_MESSAGE } from './cursor.js'
 import { ParseAbort, type ParseOptions, Parser } from './parser.js'
 import { locationText } from './source.js'
 import { FUTURE_KEYWORDS, isKeywordKind, LATER_FUTURE_KEYWORDS, T } from './tokens.js'
@@ -60,7 +61,7 @@ export class ModuleParser extends Parser {
         }
       } catch (err) {
         if (err instanceof RangeError) {
-          this.errors.push(parseError(this.loc(), 'nesting too deep', this.source.excerpt(this.loc())))
+          this.errors.push(parseError(this.loc(), MAX_DEPTH_MESSAGE, this.source.excerpt(this.loc())))
           break
         }
         if (!(err instanceof ParseAbort)) throw err
