@@ -8,7 +8,7 @@
  * before a rule. Rules also get, in `rule.annotations`, the `document`-scoped blocks of every rule
  * with the same path and the `rule`-scoped block written just before them.
  */
-import { readYaml } from '../../yaml.js'
+import { readYaml, YamlError } from '../../yaml.js'
 import { parseError, type RegoError } from '../errors.js'
 import type {
   AnnotationScope,
@@ -82,6 +82,12 @@ export function attachAnnotations(module: Module, source: Source): RegoError[] {
       fail(loc, parsed)
       continue
     }
+    if ('yamlError' in parsed) {
+      // As OPA, a YAML error is placed on the comment of the line it names.
+      const at = block.lines[Math.min(parsed.line, block.lines.length) - 1]?.location ?? loc
+      fail(at as Location, parsed.yamlError)
+      continue
+    }
     const stmt = statements.find((s) => s.row > loc.row)
     let scope = parsed.scope as string
     if (!scope) {
@@ -89,13 +95,13 @@ export function attachAnnotations(module: Module, source: Source): RegoError[] {
       else if (stmt?.kind === 'package') scope = 'package'
       else if (stmt?.kind === 'import') scope = 'import'
     }
-    const found = stmt?.kind ?? 'end of file'
+    // As OPA: `(have import)`, and nothing when no statement follows the block.
+    const found = stmt ? ` (have ${stmt.kind})` : ''
     if (scope === 'rule' || scope === 'document') {
-      if (stmt?.kind !== 'rule')
-        fail(loc, `annotation scope '${scope}' must be applied to rule (found ${found})`)
+      if (stmt?.kind !== 'rule') fail(loc, `annotation scope '${scope}' must be applied to rule${found}`)
     } else if (scope === 'package' || scope === 'subpackages') {
       if (stmt?.kind !== 'package')
-        fail(loc, `annotation scope '${scope}' must be applied to package (found ${found})`)
+        fail(loc, `annotation scope '${scope}' must be applied to package${found}`)
     } else {
       fail(
         loc,
@@ -150,8 +156,54 @@ function groundPrefixKey(ref: Term[]): string {
 
 type ParsedBlock = Omit<Annotations, 'scope'> & { scope: string }
 
+/** A YAML error of a block: the message and the block line (1-based, after `METADATA`) it names. */
+interface BlockYamlError {
+  yamlError: string
+  line: number
+}
+
+/**
+ * OPA's hints for a key/value `:` followed by something other than a space or a tab (`a:b`, or a
+ * no-break space that looks like one), one line per comment, appended to a YAML error.
+ */
+function separatorHints(block: Block): string {
+  let hints = ''
+  for (const comment of block.lines) {
+    const parts = comment.text.split(':').slice(1)
+    const symbols: string[] = []
+    for (const [i, part] of parts.entries()) {
+      const first = part.codePointAt(0)
+      if (first === undefined && i === parts.length - 1) {
+        symbols.length = 0
+        break
+      }
+      if (first === 0x20 || first === 0x09) {
+        symbols.length = 0
+        break
+      }
+      symbols.push(quoteRune(first))
+    }
+    if (symbols.length > 0) {
+      const row = (comment.location as Location).row
+      hints += `\n  Hint: on line ${row}, symbol(s) [${symbols.join(' ')}] immediately following a key/value separator ':' is not a legal yaml space character`
+    }
+  }
+  return hints
+}
+
+/** A rune as Go's `%+q` prints it: `'p'`, `'\u00a0'`, `'\U0001f600'`. */
+function quoteRune(code: number | undefined): string {
+  if (code === undefined) return "'\\ufffd'"
+  if (code >= 0x20 && code < 0x7f)
+    return code === 0x27 || code === 0x5c
+      ? `'\\${String.fromCodePoint(code)}'`
+      : `'${String.fromCodePoint(code)}'`
+  const hex = code.toString(16)
+  return code > 0xffff ? `'\\U${hex.padStart(8, '0')}'` : `'\\u${hex.padStart(4, '0')}'`
+}
+
 /** Reads one block's YAML into annotation fields, or returns an error message. */
-function parseBlock(block: Block, loc: Location): ParsedBlock | string {
+function parseBlock(block: Block, loc: Location): ParsedBlock | BlockYamlError | string {
   const yamlText = block.lines.map((c) => (c.text.startsWith(' ') ? c.text.slice(1) : c.text)).join('\n')
   const text = ['# METADATA', ...block.lines.map((c) => `#${c.text}`)].join('\n')
   const location = { ...loc, text }
@@ -161,10 +213,12 @@ function parseBlock(block: Block, loc: Location): ParsedBlock | string {
     // The linear reader: a METADATA block is as untrusted as the module that holds it.
     raw = readYaml(yamlText)
   } catch (err) {
-    return `invalid METADATA block: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`
+    const message = `invalid METADATA block: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`
+    const line = err instanceof YamlError && err.line !== undefined ? err.line : 0
+    return { yamlError: message + separatorHints(block), line }
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    return 'invalid METADATA block: expected a YAML mapping'
+    return { yamlError: `invalid METADATA block: expected a YAML mapping${separatorHints(block)}`, line: 1 }
   const r = raw as Record<string, unknown>
   const out: ParsedBlock = { type: 'annotations', scope: '', location }
   const str = (key: string): string | undefined => {

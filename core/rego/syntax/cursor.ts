@@ -9,7 +9,7 @@
 import { parseError, type RegoError } from '../errors.js'
 import type { Comment, Location } from './ast.js'
 import { type LexError, lex } from './lexer.js'
-import { Source, SourceLocation } from './source.js'
+import { EofLocation, Source, SourceLocation } from './source.js'
 import { isKeywordKind, NL_BEFORE, T, TOKEN_NAMES, type TokenKind, WS_BEFORE } from './tokens.js'
 
 /** Options shared by every parse entry point. */
@@ -77,6 +77,9 @@ export class ParseAbort {
 
 /** Nesting depth (terms and bodies inside each other) beyond which parsing stops with an error. */
 const MAX_DEPTH = 250
+
+/** OPA's wording (its limit is higher: regent's keeps the JavaScript stack safe). */
+export const MAX_DEPTH_MESSAGE = 'max parsing recursion depth exceeded'
 
 /** Bit of a future keyword kind (`if`, `contains`, `in`, `every`) in `TokenCursor.inactive`. */
 function keywordBit(kind: TokenKind): number {
@@ -203,6 +206,7 @@ export class TokenCursor {
 
   /** The location of token `i`. */
   protected loc(i = this.i): Location {
+    if (i === this.last) return new EofLocation(this.source, this.starts[i] as number, this.ends[i] as number)
     return new SourceLocation(this.source, this.starts[i] as number, this.ends[i] as number)
   }
 
@@ -263,7 +267,7 @@ export class TokenCursor {
   }
 
   protected enter(): void {
-    if (++this.depth > MAX_DEPTH) this.fail(`nesting too deep (more than ${MAX_DEPTH} levels)`)
+    if (++this.depth > MAX_DEPTH) this.fail(MAX_DEPTH_MESSAGE)
   }
 
   protected leave(): void {

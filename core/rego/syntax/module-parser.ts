@@ -10,6 +10,7 @@ import { parseError, type RegoError, RegoErrors } from '../errors.js'
 import { attachAnnotations } from './annotations.js'
 import type { Body, Expr, Head, Import, Location, Module, Package, RefTerm, Rule, Term } from './ast.js'
 import { copyHead, copyTerm } from './copy.js'
+import { MAX_DEPTH_MESSAGE } from './cursor.js'
 import { ParseAbort, type ParseOptions, Parser } from './parser.js'
 import { locationText } from './source.js'
 import { FUTURE_KEYWORDS, isKeywordKind, LATER_FUTURE_KEYWORDS, T } from './tokens.js'
@@ -30,6 +31,8 @@ export class ModuleParser extends Parser {
   private v1Compatible = false
   /** Set by `parseHead`: whether the head used `contains`. */
   private headUsesContains = false
+  /** Set by `parseHead`: whether the head was written as a call (`f(x)`, `p()`). */
+  private headIsCall = false
 
   constructor(text: string, options: ParseOptions = {}) {
     super(text, options)
@@ -58,7 +61,7 @@ export class ModuleParser extends Parser {
         }
       } catch (err) {
         if (err instanceof RangeError) {
-          this.errors.push(parseError(this.loc(), 'nesting too deep', this.source.excerpt(this.loc())))
+          this.errors.push(parseError(this.loc(), MAX_DEPTH_MESSAGE, this.source.excerpt(this.loc())))
           break
         }
         if (!(err instanceof ParseAbort)) throw err
@@ -158,8 +161,15 @@ export class ModuleParser extends Parser {
     if (this.peek() === T.As) {
       this.advance()
       if (this.peek() !== T.Ident) this.unexpected('expected var')
-      imp.alias = this.tokText()
-      this.advance()
+      // As OPA, the alias is read as a whole term (`A(`, `a.b`), then refused unless a plain var.
+      let alias: Term | undefined
+      try {
+        alias = this.parseTerm()
+      } catch (err) {
+        if (!(err instanceof ParseAbort)) throw err
+      }
+      if (alias?.type !== 'var') this.unexpected('expected var')
+      imp.alias = alias.value
     } else if (rootName !== 'future' && path.value.length > 1) {
       const last = path.value[path.value.length - 1]
       if (last?.type === 'string' && this.isActiveKeyword(last.value)) {
@@ -286,8 +296,14 @@ export class ModuleParser extends Parser {
       isDefault = true
       this.advance()
     }
-    if (this.peek() !== T.Ident && !this.keywordStartsRef())
-      this.unexpected(isDefault ? 'expected rule head name' : 'expected rule')
+    if (this.peek() !== T.Ident && !this.keywordStartsRef()) {
+      // OPA reads a statement that starts no rule as a query: `default 0` fails at `default`, and a
+      // keyword that starts no literal (`} if {` after a rule) is refused as it is.
+      if (isDefault) this.fail('unexpected default keyword', ruleLoc)
+      const kind = this.peek()
+      if (isKeywordKind(kind) && kind !== T.Some && kind !== T.Not && kind !== T.Every) this.unexpected()
+      this.unexpected('expected rule')
+    }
     // Without `default`, the rule and its head start at the same token: one location for both.
     const head = this.parseHead(isDefault, isDefault ? this.loc() : ruleLoc)
     const usesContains = this.headUsesContains
@@ -345,8 +361,20 @@ export class ModuleParser extends Parser {
             : ''
         this.unexpected(hint ? `expected rule body${hint}` : undefined)
       }
+      // A head alone is read by OPA as an expression turned into a rule: refused for a bare name,
+      // `data`/`input` (refs), `p()`, and `assign(x)`/`eq(x)` (`:=`/`=` with an operand missing).
       if (head.ref.length === 1 && !head.args && head.generatedValue) {
+        const first = head.ref[0]
+        const name = first?.type === 'var' ? first.value : ''
+        if (this.headIsCall) {
+          if (name === 'assign' || name === 'eq') this.fail('assignment requires two operands', ruleLoc)
+          this.fail('rule argument list must take at least one argument', ruleLoc)
+        }
+        if (name === 'data' || name === 'input') this.fail('refs cannot be used for rule head', ruleLoc)
         this.fail('var cannot be used for rule name', ruleLoc)
+      }
+      if (this.headIsCall && (head.name === 'assign' || head.name === 'eq') && (head.args?.length ?? 0) < 2) {
+        this.fail('assignment requires two operands', ruleLoc)
       }
       // As OPA's parser: the generated body of `p := 1` is located at the value (opa parse shows it).
       const valueLoc = head.value && !head.generatedValue ? head.value.location : undefined
@@ -421,8 +449,10 @@ export class ModuleParser extends Parser {
     this.advance()
     try {
       const body = this.parseBody()
+      // A body ends the rule, or comes before `else` or a chained body (`p if { a } { b }`).
+      const next = this.peek()
       const boundary =
-        this.peek() === T.EOF || this.newlineBefore() || this.peek() === T.Else || this.peek() === T.Semicolon
+        next === T.EOF || this.newlineBefore() || next === T.Else || next === T.Semicolon || next === T.LBrace
       if (boundary && !isAmbiguousUnion(body)) return body
     } catch (err) {
       if (!(err instanceof ParseAbort)) throw err
@@ -452,6 +482,7 @@ export class ModuleParser extends Parser {
       this.unexpected()
     const term = this.parseTermSuffix(name, true)
     const head: Head = { type: 'head', ref: [], location: loc }
+    let isCall = false
     if (term.type === 'var') {
       head.name = term.value
       head.ref = [term]
@@ -459,7 +490,10 @@ export class ModuleParser extends Parser {
       head.ref = term.value
     } else if (term.type === 'call') {
       const [op, ...args] = term.value
-      if (op?.type !== 'ref' || op.value[0]?.type !== 'var') this.fail('rule head ref invalid', op?.location)
+      if (op?.type !== 'ref') this.fail('rule head ref invalid', op?.location)
+      // As OPA, refused at the token after the head, naming the ref (`q(0).r`).
+      if (op.value[0]?.type !== 'var') this.unexpected(`rule head ref ${termText(op)} invalid`)
+      isCall = true
       head.ref = op.value
       if (head.ref.length === 1) head.name = (op.value[0] as { value: string }).value
       // OPA keys every function check on len(Args) > 0, so `f() = 1 { … }` is a complete rule
@@ -470,7 +504,8 @@ export class ModuleParser extends Parser {
     }
     let usesContains = false
     if (this.peek() === T.Contains && !this.keywordStartsRef()) {
-      if (head.args)
+      // `p() contains x` too: OPA refuses any head written with parentheses here.
+      if (isCall)
         this.unexpected(
           `the contains keyword can only be used with multi-value rule definitions (e.g., ${refText(head)} contains <VALUE> { ... })`,
         )
@@ -478,13 +513,10 @@ export class ModuleParser extends Parser {
       head.key = this.parseInExpr(true)
       usesContains = true
     } else if (this.peek() === T.Unify || this.peek() === T.Assign) {
-      if (this.peek() === T.Assign) head.assign = true
+      const assign = this.peek() === T.Assign
+      if (assign) head.assign = true
       this.advance()
-      if (this.peek() === T.EOF) {
-        const what = head.args ? 'function value' : isDefault ? 'default rule value' : 'rule value'
-        this.unexpected(`expected ${what} term (e.g., ${refText(head)} := <VALUE> { ... })`)
-      }
-      head.value = this.parseInExpr(true)
+      head.value = this.parseHeadValue(head, assign, isDefault)
     }
     if (head.value === undefined && head.key === undefined && (head.ref.length !== 2 || head.args)) {
       head.generatedValue = true
@@ -492,7 +524,27 @@ export class ModuleParser extends Parser {
     }
     head.location = this.span(loc)
     this.headUsesContains = usesContains
+    this.headIsCall = isCall
     return head
+  }
+
+  /**
+   * The value after `:=` or `=` in a head. As OPA, a value that does not parse gives two errors: the
+   * term's own, then one showing the expected form (`f(...) := <VALUE> { ... }`).
+   */
+  private parseHeadValue(head: Head, assign: boolean, isDefault: boolean): Term {
+    try {
+      if (this.peek() === T.EOF) this.unexpected()
+      return this.parseInExpr(true)
+    } catch (err) {
+      if (!(err instanceof ParseAbort)) throw err
+      this.errors.push(err.error)
+      const name = refText(head)
+      if (!assign) this.unexpected(`expected rule value term (e.g., ${name}[<nil>] = <VALUE> { ... })`)
+      if (head.args) this.unexpected(`expected function value term (e.g., ${name}(...) := <VALUE> { ... })`)
+      if (isDefault) this.unexpected(`expected default rule value term (e.g., default ${name} := <VALUE>)`)
+      this.unexpected(`expected rule value term (e.g., ${name} := <VALUE> { ... })`)
+    }
   }
 
   /** else := "else" [ (":=" | "=") term ] [ ["if"] body-or-literal ] [ else ] */
@@ -566,7 +618,8 @@ export class ModuleParser extends Parser {
   /** Default rules need a constant value and plain, distinct var arguments (as OPA checks). */
   private validateDefault(head: Head, location: Location): void {
     const value = head.value
-    if (!value || head.generatedValue) this.fail('illegal default rule (must have a value)', location)
+    // `default a` has the generated value `true`; `default a[0]` has none.
+    if (!value) this.fail('illegal default rule (must have a value)', location)
     const bad = findNonConstant(value)
     if (bad) this.fail(`illegal default rule (value cannot contain ${bad})`, location)
     const seen = new Set<string>()
@@ -579,12 +632,25 @@ export class ModuleParser extends Parser {
     }
   }
 
-  /** Rego v1 requires `if` before every written body and `contains` for multi-value rules. */
+  /**
+   * Rego v1 requires a value or a body on every rule (`p.q.r` alone is refused), `if` before every
+   * written body and `contains` for multi-value rules.
+   */
   private checkV1Keywords(rules: Rule[]): void {
     const check = (rule: Rule) => {
       const at = rule.location as Location
+      const what = rule.head.args ? 'function' : 'rule'
+      // A bare call (`f(x)`) is a function returning true: OPA's rule-from-call does not mark its
+      // body as generated, so only `p.q.r` alone is refused.
+      if (!rule.default && !rule.head.args && rule.generatedBody && rule.head.generatedValue) {
+        this.errors.push(
+          parseError(at, 'rule must have value assignment and/or body declaration', this.source.excerpt(at)),
+        )
+      }
       if (!rule.default && !rule.generatedBody && !rule.head.keywords?.if) {
-        this.errors.push(parseError(at, '`if` keyword is required before rule body', this.source.excerpt(at)))
+        this.errors.push(
+          parseError(at, `\`if\` keyword is required before ${what} body`, this.source.excerpt(at)),
+        )
       }
       if (rule.head.key && rule.head.value === undefined && !rule.head.keywords?.contains) {
         this.errors.push(

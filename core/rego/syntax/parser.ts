@@ -27,6 +27,7 @@ import type {
   Location,
   LogicalExpr,
   NotBody,
+  RefTerm,
   SomeDecl,
   Term,
   With,
@@ -64,9 +65,37 @@ export class Parser extends TermParser {
       }
       if (this.peek() === end) return body.slice()
       // An unclosed body reaches the end of the file: name the missing bracket, not a term.
-      if (this.peek() === T.EOF) this.unexpected(`expected ${TOKEN_NAMES[end]}`)
-      if (!this.newlineBefore()) this.unexpected(`expected \\n or ; or ${TOKEN_NAMES[end]}`)
+      // (OPA names the separators too when the body's last line has no line break after it.)
+      if (this.peek() === T.EOF && this.newlineBefore()) this.unexpected(`expected ${TOKEN_NAMES[end]}`)
+      if (!this.newlineBefore()) {
+        const hint = this.futureKeywordHint(expr)
+        const note = `expected \\n or ; or ${TOKEN_NAMES[end]}`
+        this.unexpected(hint ? `${note} (hint: ${hint})` : note)
+      }
     }
+  }
+
+  /**
+   * OPA's hint when a literal stops where a future keyword not imported (v0) would have gone on:
+   * `some x in xs` stops before `in`, `every x in xs { ... }` after `every`.
+   */
+  private futureKeywordHint(expr: Expr): string | undefined {
+    const terms = expr.terms
+    if (Array.isArray(terms)) return undefined
+    if (
+      terms.type === 'somedecl' &&
+      !this.isKeywordActive(T.In) &&
+      this.peek() === T.Ident &&
+      this.tokText() === 'in'
+    )
+      return '`import future.keywords.in` for `some x in xs` expressions'
+    if (terms.type !== 'var' || terms.value !== 'every' || this.isKeywordActive(T.Every)) return undefined
+    // every x [, y] in
+    let i = this.i
+    if (this.kindAt(i) !== T.Ident) return undefined
+    if (this.kindAt(i + 1) === T.Comma && this.kindAt(i + 2) === T.Ident) i += 2
+    if (this.kindAt(i + 1) !== T.Ident || this.tokText(i + 1) !== 'in') return undefined
+    return '`import future.keywords.every` for `every x in xs { ... }` expressions'
   }
 
   /** body := "{" query "}" (the opening brace already consumed; consumes the closing one). */
@@ -336,7 +365,13 @@ export class Parser extends TermParser {
       if (!(err instanceof ParseAbort)) throw err
     }
     if (call?.type === 'call') {
-      if (isMemberCall(call.value[0])) return { type: 'somedecl', symbols: [call], location: declLoc }
+      if (isMemberCall(call.value[0])) {
+        // `some internal.member_2(x)` written out: OPA wants the operands `x in xs` gives.
+        const op = call.value[0] as RefTerm
+        const arity = (op.value[1] as { value: string }).value === 'member_2' ? 2 : 3
+        if (call.value.length !== arity + 1) this.unexpected('illegal domain')
+        return { type: 'somedecl', symbols: [call], location: declLoc }
+      }
       // As OPA: any other call after `some` (`some f(x)`) is an error, not a list of vars.
       this.unexpected('expected `x in xs` or `x, y in xs` expression')
     }

@@ -4,6 +4,7 @@
  */
 import { parseError, RegoErrors } from '../errors.js'
 import type { Body, Import, Term } from './ast.js'
+import { MAX_DEPTH_MESSAGE } from './cursor.js'
 import { ParseAbort, type ParseOptions, Parser } from './parser.js'
 import { FUTURE_KEYWORDS, LATER_FUTURE_KEYWORDS, T } from './tokens.js'
 
@@ -51,7 +52,7 @@ class QueryParser extends Parser {
       return body
     } catch (err) {
       if (err instanceof ParseAbort) throw new RegoErrors([err.error])
-      if (err instanceof RangeError) throw new RegoErrors([parseError(this.loc(), 'nesting too deep')])
+      if (err instanceof RangeError) throw new RegoErrors([parseError(this.loc(), MAX_DEPTH_MESSAGE)])
       throw err
     }
   }
@@ -89,7 +90,7 @@ class TermParser extends Parser {
       return term
     } catch (err) {
       if (err instanceof ParseAbort) throw err.error
-      if (err instanceof RangeError) throw parseError(this.loc(), 'nesting too deep')
+      if (err instanceof RangeError) throw parseError(this.loc(), MAX_DEPTH_MESSAGE)
       throw err
     }
   }

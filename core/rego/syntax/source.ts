@@ -75,6 +75,16 @@ export class SourceLocation implements Location {
   }
 }
 
+/**
+ * The location of the end of the text. As OPA's scanner, which leaves its position on the last
+ * character it read, the column is one less than that of the offset (0 after a final line break).
+ */
+export class EofLocation extends SourceLocation {
+  override get col(): number {
+    return this.source.column(this.offset) - 1
+  }
+}
+
 /** One source file. Row and column numbers are 1-based, as OPA reports them. */
 export class Source implements LocationSource {
   readonly file: string
@@ -155,22 +165,32 @@ export class Source implements LocationSource {
     return this.text.slice(start, end)
   }
 
-  /** The line under `location` and the caret index within it. */
-  excerpt(location: Pick<Location, 'row' | 'col'>): Excerpt {
+  /**
+   * The line under `location` and the caret index within it. At the end of the text, as OPA's
+   * parser error details, the caret goes back to the last character that is not white space.
+   */
+  excerpt(location: Pick<Location, 'row' | 'col'> & { offset?: number }): Excerpt {
+    const text = this.text
+    if (location.offset !== undefined && location.offset >= text.length && text.length > 0) {
+      let last = text.length - 1
+      while (last > 0 && /\s/.test(text[last] as string)) last--
+      const { row, col } = this.position(last)
+      return { line: this.line(row), idx: col - 1 }
+    }
     const line = this.line(location.row)
     return { line, idx: Math.max(0, Math.min(location.col - 1, line.length)) }
   }
 }
 
 /**
- * Renders an excerpt as two lines: the source line and a caret under the column. Tabs before the
- * caret are kept so the caret lines up in a terminal.
+ * Renders an excerpt as two lines, as OPA's error details print: the source line without its
+ * leading tabs, and a caret under the column, indented with spaces.
  *
  * @example
- * excerptLines({ line: '\tx := ]', idx: 6 }) // ['\tx := ]', '\t     ^']
+ * excerptLines({ line: '\tx := ]', idx: 6 }) // ['x := ]', '     ^']
  */
 export function excerptLines(excerpt: Excerpt): [string, string] {
-  let pad = ''
-  for (let i = 0; i < excerpt.idx; i++) pad += excerpt.line[i] === '\t' ? '\t' : ' '
-  return [excerpt.line, `${pad}^`]
+  const line = excerpt.line.replace(/^\t+/, '')
+  const indent = Math.max(0, excerpt.idx - (excerpt.line.length - line.length))
+  return [line, `${' '.repeat(indent)}^`]
 }

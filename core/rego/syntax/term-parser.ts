@@ -271,6 +271,8 @@ export abstract class TermParser extends TokenCursor {
   /** template := '$"' { chars | "{" literal "}" } '"' (or the raw form with backticks) */
   protected parseTemplateString(): TemplateStringTerm {
     const startTok = this.i
+    if (!this.features.includes('template_strings'))
+      this.fail('template strings are not supported by current capabilities')
     const multiLine = this.peek() === T.RawTemplatePart || this.peek() === T.RawTemplateEnd
     const parts: Array<Term | Expr> = []
     for (let first = true; ; first = false) {
@@ -283,6 +285,9 @@ export abstract class TermParser extends TokenCursor {
       if (k === T.TemplateEnd || k === T.RawTemplateEnd) break
       this.advance()
       const exprLoc = this.loc()
+      // `{}`: the part that follows starts right at the closing brace.
+      if (this.atTemplatePart() && this.text.charCodeAt(this.start()) === 125)
+        this.fail('invalid template-string expression', exprLoc)
       const expr = this.parseLiteral()
       if (expr.negated) this.fail("unexpected negation ('not') in template-string expression", exprLoc)
       if (Array.isArray(expr.terms)) {
@@ -296,14 +301,11 @@ export abstract class TermParser extends TokenCursor {
       const single = expr.terms
       if (!Array.isArray(single) && !expr.with && isScalarType(single.type)) parts.push(single as Term)
       else parts.push(expr)
-      const next = this.peek()
-      const continues =
-        next === T.TemplatePart ||
-        next === T.TemplateEnd ||
-        next === T.RawTemplatePart ||
-        next === T.RawTemplateEnd
-      if (!continues || this.text.charCodeAt(this.start()) !== 125)
-        this.unexpected('expected } to end template string expression')
+      if (!this.atTemplatePart() || this.text.charCodeAt(this.start()) !== 125) {
+        // A lexer error (`$"{x}\``: non-terminated string) is reported as it is.
+        if (this.peek() === T.Illegal) this.unexpected()
+        this.fail('expected } to end template string expression')
+      }
     }
     this.advance()
     return {
@@ -311,6 +313,12 @@ export abstract class TermParser extends TokenCursor {
       value: { parts: parts.slice(), multi_line: multiLine },
       location: this.spanFrom(startTok),
     }
+  }
+
+  /** True at the next piece of a template string (the text after an expression's `}`). */
+  private atTemplatePart(): boolean {
+    const k = this.peek()
+    return k === T.TemplatePart || k === T.TemplateEnd || k === T.RawTemplatePart || k === T.RawTemplateEnd
   }
 
   /** array := "[" [ term-list ] "]" | "[" term "|" query "]" */

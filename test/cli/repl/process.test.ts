@@ -55,7 +55,7 @@ describe.concurrent('regent run (shell process)', () => {
     const res = await runRegent(['run'], { stdin: 'x := [1,,2]\nexit\n1\n' })
     expect(res.code).toBe(0)
     expect(res.stdout).toBe(
-      '1 error occurred: 1:9: rego_parse_error: unexpected , token: expected term\n\tx := [1,,2]\n\t        ^\n',
+      '2 errors occurred:\n1:9: rego_parse_error: unexpected , token: expected term\n\tx := [1,,2]\n\t        ^\n1:9: rego_parse_error: unexpected , token: expected rule value term (e.g., x := <VALUE> { ... })\n\tx := [1,,2]\n\t        ^\n',
     )
   })
 

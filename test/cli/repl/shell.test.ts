@@ -87,14 +87,15 @@ describe('regent run shell: multi-line input', () => {
   it('ends a continuation at an empty line, printing its error, and goes on', async () => {
     const out = await shellOutput('y := [1,\n\nw := 1\nw\n')
     expect(out).toBe(
-      `1 error occurred: 1:9: rego_parse_error: unexpected eof token: expected term\n\ty := [1,\n\t        ^\n${defined('w')}1\n`,
+      // As OPA: the term's error, then the head's; the end of the text is on its last character.
+      `2 errors occurred:\n1:8: rego_parse_error: unexpected eof token: expected term\n\ty := [1,\n\t       ^\n1:8: rego_parse_error: unexpected eof token: expected rule value term (e.g., y := <VALUE> { ... })\n\ty := [1,\n\t       ^\n${defined('w')}1\n`,
     )
   })
 
   it('runs what is buffered when the input ends inside a statement', async () => {
     const out = await shellOutput('allow if {\n true')
     expect(out).toBe(
-      '1 error occurred: 2:6: rego_parse_error: unexpected eof token: expected }\n\t true\n\t     ^\n',
+      '1 error occurred: 2:5: rego_parse_error: unexpected eof token: expected \\n or ; or }\n\t true\n\t    ^\n',
     )
   })
 })
@@ -191,7 +192,7 @@ describe('regent run shell: input, output formats and errors', () => {
   it('prints a parse error with its excerpt and goes on', async () => {
     const out = await shellOutput('x := [1,,2]\n1 + 1\n')
     expect(out).toBe(
-      '1 error occurred: 1:9: rego_parse_error: unexpected , token: expected term\n\tx := [1,,2]\n\t        ^\n2\n',
+      '2 errors occurred:\n1:9: rego_parse_error: unexpected , token: expected term\n\tx := [1,,2]\n\t        ^\n1:9: rego_parse_error: unexpected , token: expected rule value term (e.g., x := <VALUE> { ... })\n\tx := [1,,2]\n\t        ^\n2\n',
     )
   })
 

@@ -50,6 +50,7 @@ describe('parseStatement', () => {
     if (statement.kind !== 'error') return
     expect(statement.errors.errors.map((e) => [e.location?.row, e.location?.col, e.message])).toEqual([
       [2, 9, 'unexpected , token: expected term'],
+      [2, 9, 'unexpected , token: expected rule value term (e.g., q := <VALUE> { ... })'],
     ])
   })
 

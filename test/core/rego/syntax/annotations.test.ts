@@ -80,14 +80,28 @@ describe('METADATA annotations', () => {
     expect(two.rules[0]?.annotations?.map((a) => a.title)).toEqual(['One', 'Two'])
   })
 
+  it('places a YAML error on the line it names and hints at a separator without a space, as OPA', () => {
+    const errs = (text: string) => parseModuleWithErrors(text, { file: 'x.rego' }).errors
+    const [hinted] = errs('package a\n\n# METADATA\n# title: P\n# descr:iption:\u3000p is true\np := true\n')
+    expect(hinted?.message).toContain(
+      "\n  Hint: on line 5, symbol(s) ['i' '\\u3000'] immediately following a key/value separator ':' is not a legal yaml space character",
+    )
+    expect(hinted?.message).not.toContain('line 4,')
+    const [first] = errs('# METADATA\n# description: `foo` bars\n# title: foo\npackage foo')
+    expect(first?.location?.row).toBe(2)
+  })
+
   it('enforces where a block may stand', () => {
     const errs = (text: string) =>
       parseModuleWithErrors(text, { file: 'x.rego' }).errors.map((e) => e.message)
     expect(errs('# METADATA\n# scope: rule\npackage a\n')).toEqual([
-      "annotation scope 'rule' must be applied to rule (found package)",
+      "annotation scope 'rule' must be applied to rule (have package)",
     ])
     expect(errs('package a\n# METADATA\n# scope: package\np := 1\n')).toEqual([
-      "annotation scope 'package' must be applied to package (found rule)",
+      "annotation scope 'package' must be applied to package (have rule)",
+    ])
+    expect(errs('package a\n\n# METADATA\n# scope: package')).toEqual([
+      "annotation scope 'package' must be applied to package",
     ])
     expect(errs('package a\n# METADATA\n# scope: nope\np := 1\n')[0]).toMatch(
       /invalid annotation scope 'nope'/,

@@ -3,7 +3,7 @@ import { RegoError, RegoErrors } from '../../../../core/rego/errors.js'
 import type { Location } from '../../../../core/rego/syntax/ast.js'
 import { copyTerm } from '../../../../core/rego/syntax/copy.js'
 import { stringifyOpaJson } from '../../../../core/rego/syntax/json.js'
-import { parseModule } from '../../../../core/rego/syntax/module-parser.js'
+import { parseModule, parseModuleWithErrors } from '../../../../core/rego/syntax/module-parser.js'
 import { parseTermText } from '../../../../core/rego/syntax/query.js'
 import { locationText } from '../../../../core/rego/syntax/source.js'
 
@@ -75,6 +75,30 @@ describe('locations', () => {
       'bad.rego:3: rego_parse_error: unexpected ] token: expected term\n\tp := ]\n\t     ^',
     )
     expect(first?.location).toEqual({ file: 'bad.rego', row: 3, col: 6 })
+  })
+
+  it('place EOF on the last character read and point the excerpt at the last non-space one, as OPA', () => {
+    const errorsOf = (text: string) => parseModuleWithErrors(text, { file: '' }).errors
+    const [value, expected] = errorsOf('package a\ndefault f :=')
+    expect(value?.location).toEqual({ file: '', row: 2, col: 12 })
+    expect(String(expected)).toBe(
+      '2:12: rego_parse_error: unexpected eof token: expected default rule value term (e.g., default f := <VALUE>)\n\tdefault f :=\n\t           ^',
+    )
+    const [trailing] = errorsOf('package a\nf(x) = y { trim(x, ".", y) ')
+    expect(trailing?.location?.col).toBe(27)
+    expect(String(trailing).split('\n').slice(1)).toEqual([
+      '\tf(x) = y { trim(x, ".", y) ',
+      '\t                         ^',
+    ])
+  })
+
+  it('print the excerpt line without its leading tabs, as OPA', () => {
+    const [err] = parseModuleWithErrors('package test\np {\n\tx := 5\n\ty := contains("a"), "b")\n}', {
+      file: 'test.rego',
+    }).errors
+    expect(String(err)).toBe(
+      'test.rego:4: rego_parse_error: unexpected , token: expected \\n or ; or }\n\ty := contains("a"), "b")\n\t                  ^',
+    )
   })
 
   it('put row:col in the text of an error without a file, as OPA does', () => {

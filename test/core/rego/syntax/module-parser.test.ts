@@ -79,7 +79,11 @@ describe('rules', () => {
     expect(parseErrors('package a\ndefault p := input.x\n')[0]?.message).toBe(
       'illegal default rule (value cannot contain ref)',
     )
-    expect(parseErrors('package a\ndefault p\n')[0]?.message).toBe('illegal default rule (must have a value)')
+    // As OPA: `default p` has the generated value true; `default p[0]` has no value.
+    expect(parseErrors('package a\ndefault p\n')).toEqual([])
+    expect(parseErrors('package a\ndefault p[0]\n')[0]?.message).toBe(
+      'illegal default rule (must have a value)',
+    )
   })
 
   it('parses partial sets, partial objects and ref heads as OPA normalises them', () => {
@@ -273,11 +277,112 @@ describe('errors', () => {
     expect(parseErrors(text)).toHaveLength(10)
     expect(parseErrors(text, { maxErrors: 3 })).toHaveLength(3)
     const two = parseErrors('package a\np := ]\nq := 1\nr := )\n')
-    expect(two.map((e) => e.location?.row)).toEqual([2, 4])
+    // Each bad value gives two errors, as in OPA: the term's, then the expected head form.
+    expect(two.map((e) => e.location?.row)).toEqual([2, 2, 4, 4])
   })
 
   it('never overflows the stack on deep nesting', () => {
     const deep = `package a\np := ${'['.repeat(5000)}${']'.repeat(5000)}\n`
-    expect(parseErrors(deep)[0]?.message).toMatch(/nesting too deep/)
+    expect(parseErrors(deep)[0]?.message).toBe('max parsing recursion depth exceeded')
+  })
+})
+
+describe("OPA's parser_test.go cases", () => {
+  const messages = (text: string, options = {}) => parseErrors(text, options).map((e) => e.message)
+  const V1 = 'package test\nimport rego.v1\n'
+
+  it('says "function" in the v1 keyword errors of functions, and refuses a ref head with neither value nor body', () => {
+    expect(messages(`${V1}f(x) := x {\n\tx == 1\n}`)).toEqual([
+      '`if` keyword is required before function body',
+    ])
+    expect(messages(`${V1}f(x) if {\n\tx == 1\n} else := 42 {\n\tx == 2\n}`)).toEqual([
+      '`if` keyword is required before function body',
+    ])
+    expect(messages(`${V1}p.q.r`)).toEqual(['rule must have value assignment and/or body declaration'])
+    expect(messages(`${V1}p.q[input.x]`)).toEqual(['rule must have value assignment and/or body declaration'])
+    // A bare call is a function returning true, in v1 too.
+    expect(messages('package a.b.c\nfoo.bar(x)')).toEqual([])
+  })
+
+  it('reads an import alias as a term, and refuses it unless a var', () => {
+    expect(messages('package a\nimport input as A(')).toEqual(['unexpected eof token: expected var'])
+  })
+
+  it('gives two errors for a head value that does not parse, the second showing the expected form', () => {
+    const opts = { file: '' }
+    expect(messages('package a\nf(_) := { "foo" = "bar" }', opts)).toEqual([
+      'unexpected eq token: non-terminated set',
+      'unexpected eq token: expected function value term (e.g., f(...) := <VALUE> { ... })',
+    ])
+    expect(messages('package a\nf[_] := { "foo" = "bar" }')[1]).toBe(
+      'unexpected eq token: expected rule value term (e.g., f[_] := <VALUE> { ... })',
+    )
+    expect(messages('package a\ndefault f :=')).toEqual([
+      'unexpected eof token',
+      'unexpected eof token: expected default rule value term (e.g., default f := <VALUE>)',
+    ])
+  })
+
+  it('names the separators when a body reaches the end of the text on its last line', () => {
+    expect(messages('package a\nf(x) = y { trim(x, ".", y) ')).toEqual([
+      'unexpected eof token: expected \\n or ; or }',
+    ])
+  })
+
+  it('accepts `default a` (value true) and refuses `default 0` at the keyword', () => {
+    expect(parseErrors('package a\ndefault a\n')).toEqual([])
+    expect(messages('package a\ndefault 0[0')).toEqual(['unexpected default keyword'])
+  })
+
+  it('refuses a keyword that starts no statement as it is', () => {
+    expect(messages(`${V1}p if {\n\tinput.x == 1\n} if {\n\tinput.x == 2\n}`)).toEqual([
+      'unexpected if keyword',
+    ])
+  })
+
+  it('refuses `contains` after any head written with parentheses, and names an invalid head ref', () => {
+    expect(messages('package a\np() contains x if { x := 1 }')).toEqual([
+      'unexpected contains keyword: the contains keyword can only be used with multi-value rule definitions (e.g., p contains <VALUE> { ... })',
+    ])
+    expect(messages('package a\nq(0).r(0) { true }', { regoVersion: 'v0' })).toEqual([
+      'unexpected { token: rule head ref q(0).r invalid',
+    ])
+  })
+
+  it('chains a body after an `if` body whatever the body holds', () => {
+    const m = parseModule('package ex\n\np[x] = y if {\n\tx = "a"\n\ty = 1\n} {\n\tx = "b"\n\ty = 2\n}\n')
+    expect(m.rules).toHaveLength(2)
+  })
+
+  it('words the errors of heads read as expressions as OPA does', () => {
+    expect(messages('package a\ndata')).toEqual(['refs cannot be used for rule head'])
+    expect(messages('package a\ninput')).toEqual(['refs cannot be used for rule head'])
+    expect(messages('package a\np()')).toEqual(['rule argument list must take at least one argument'])
+    expect(messages('package a\nassign(x)')).toEqual(['assignment requires two operands'])
+    expect(messages('package a\neq()')).toEqual(['assignment requires two operands'])
+  })
+})
+
+describe('v0 hints and `some` domains, as OPA words them', () => {
+  const messages = (text: string, options = {}) => parseErrors(text, options).map((e) => e.message)
+
+  it('hints at the future import when `some x in` or `every x in` is used without it in v0', () => {
+    const v0 = { regoVersion: 'v0' }
+    expect(messages('package a\np { some x in [1] }', v0)).toEqual([
+      'unexpected identifier token: expected \\n or ; or } (hint: `import future.keywords.in` for `some x in xs` expressions)',
+    ])
+    expect(messages('package a\np { every x in [1] { x } }', v0)).toEqual([
+      'unexpected identifier token: expected \\n or ; or } (hint: `import future.keywords.every` for `every x in xs { ... }` expressions)',
+    ])
+  })
+
+  it('refuses a member call written out after `some` with the wrong operand count', () => {
+    expect(messages('package a\np if { some internal.member_2(1) }')).toEqual([
+      'unexpected } token: illegal domain',
+    ])
+    expect(messages('package a\np if { some internal.member_3(1, 2) }')).toEqual([
+      'unexpected } token: illegal domain',
+    ])
+    expect(messages('package a\np if { some internal.member_2(1, 2) }')).toEqual([])
   })
 })

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { RegoErrors } from '../../../../core/rego/errors.js'
 import { stringifyOpaJson } from '../../../../core/rego/syntax/json.js'
 import { parseQuery } from '../../../../core/rego/syntax/query.js'
 import { locationText } from '../../../../core/rego/syntax/source.js'
@@ -79,6 +80,23 @@ describe('terms', () => {
       value: { parts: [s('a\n'), n(1)], multi_line: true },
     })
     expect(() => parseQuery('x := $"{y := 1}"')).toThrow(/assignment/)
+  })
+
+  it('words template-string errors as OPA, and refuses them without the capability', () => {
+    const message = (query: string, options = {}) => {
+      try {
+        parseQuery(query, options)
+      } catch (err) {
+        return (err as RegoErrors).errors[0]?.message
+      }
+      return undefined
+    }
+    expect(message('$"{}"')).toBe('invalid template-string expression')
+    expect(message('$"{true; false}"')).toBe('expected } to end template string expression')
+    expect(message('$"{x}`')).toBe('non-terminated string')
+    expect(message('$"foo {bar} baz"', { features: ['rego_v1'] })).toBe(
+      'template strings are not supported by current capabilities',
+    )
   })
 })
 
