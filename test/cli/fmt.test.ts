@@ -60,7 +60,7 @@ describe('regent fmt', () => {
     const parse = await runRegent(['fmt', broken, arity])
     expect(parse.code).toBe(2)
     expect(parse.stderr).toMatch(
-      /^failed to format Rego source file: 1 error occurred: .*a-broken\.rego:3: rego_parse_error/,
+      /^failed to format Rego source file: 2 errors occurred:\n.*a-broken\.rego:3: rego_parse_error: unexpected eof token\n/,
     )
     expect(parse.stderr).not.toContain('b-arity')
     const format = await runRegent(['fmt', arity])
