@@ -48,6 +48,7 @@ export class AnnotationSchemas {
   readonly #packages = new Map<string, Annotations>()
   /** `document` and `subpackages` blocks by path (data. left out): one tree, as OPA's byPath. */
   readonly #byPath = new Map<string, Annotations>()
+  readonly #types = new Map<SchemaAnnotation, Type | undefined>()
 
   constructor(compiler: Compiler, schemas: SchemaSet) {
     this.#compiler = compiler
@@ -116,12 +117,20 @@ export class AnnotationSchemas {
     return { scope, errors }
   }
 
-  /** The type of an annotation's schema: its inline definition or the set's, undefined if missing. */
+  /**
+   * The type of an annotation's schema: its inline definition or the set's, undefined if missing.
+   * Converted once per annotation: a package-scope annotation applies to every rule of the package.
+   */
   #typeOf(annotation: SchemaAnnotation): Type | undefined {
-    if (!annotation.schema) return typeFromJsonSchema(annotation.definition)
-    const path = annotation.schema.slice(1).map(schemaKey)
-    const schema = this.#schemas.get(path)
-    return schema === undefined ? undefined : typeFromJsonSchema(schema)
+    if (this.#types.has(annotation)) return this.#types.get(annotation)
+    let type: Type | undefined
+    if (!annotation.schema) type = typeFromJsonSchema(annotation.definition)
+    else {
+      const schema = this.#schemas.get(annotation.schema.slice(1).map(schemaKey))
+      type = schema === undefined ? undefined : typeFromJsonSchema(schema)
+    }
+    this.#types.set(annotation, type)
+    return type
   }
 }
 
