@@ -4,8 +4,9 @@
  * set, every file under it filed by its path without the extension (`DIR/k8s/pod.json` is
  * `schema.k8s.pod`), for the `# METADATA schemas:` annotations to name.
  */
-import { readdir, readFile, stat } from 'node:fs/promises'
-import { basename, extname, join, relative, sep } from 'node:path'
+import { readFile, stat } from 'node:fs/promises'
+import { basename, extname, relative, sep } from 'node:path'
+import { filesUnder } from '../core/bundle/policy-files.js'
 import { SchemaSet, type Type, typeFromJsonSchema } from '../core/rego/types/index.js'
 
 /** What `-s` adds to the compile options. */
@@ -23,23 +24,10 @@ async function readSchema(path: string): Promise<unknown> {
   }
 }
 
-/** Every file under `dir`, depth first in name order (as Go's filepath.Walk). */
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = []
-  const entries = await readdir(dir, { withFileTypes: true })
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  for (const entry of entries) {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) out.push(...(await filesUnder(path)))
-    else out.push(path)
-  }
-  return out
-}
-
 /** The schema set of a directory: each file under its path, without the extension, after `schema`. */
 async function schemaSetOf(dir: string): Promise<SchemaSet> {
   const set = new SchemaSet()
-  for (const file of await filesUnder(dir)) {
+  for (const file of await filesUnder([dir], () => true)) {
     const parts = relative(dir, file).split(sep)
     const last = parts.pop() ?? ''
     parts.push(basename(last, extname(last)))
