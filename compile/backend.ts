@@ -7,7 +7,7 @@
 import { isLosslessNumber, LosslessNumber } from 'lossless-json'
 import type { BuiltinContextOptions } from '../core/rego/builtins/context.js'
 import { createBuiltinContext } from '../core/rego/builtins/context.js'
-import { partialEvaluate } from '../core/rego/eval/partial.js'
+import { type PartialOptions, partialEvaluate, partialEvaluateByTemplate } from '../core/rego/eval/partial.js'
 import {
   compile,
   DEFAULT_EVALUATION_BUDGET,
@@ -27,6 +27,7 @@ import {
   toJSONText,
   type Value,
 } from '../core/rego/values/index.js'
+import { EvaluatorRequired } from './errors.js'
 import type {
   CompileBackend,
   EvaluationRequest,
@@ -56,6 +57,14 @@ export interface EngineBackendOptions {
    * the network. Default: undefined, every host (as OPA without an allow_net).
    */
   allowNet?: readonly string[]
+  /**
+   * Answer from confirmed query templates only, never running the evaluator: partial evaluation
+   * throws `EvaluatorRequired` when the query has no template or a known step calls a built-in
+   * `admit` refuses, and evaluation (mask rules) always does. A residual whose template the
+   * evaluator has not confirmed comes back with `unconfirmed` set. For a thread that must stay
+   * responsive (the relay's main thread): a template's work is linear in the rules and the input.
+   */
+  templatesOnly?: { admit: (builtin: string) => boolean }
 }
 
 /** Per-call overrides of {@link EngineBackendOptions} (a pool worker's own budget, say). */
@@ -105,7 +114,7 @@ export class EngineBackend implements CompileBackend {
     call: EngineCallOptions = {},
   ): Promise<PartialEvaluationResult> {
     const policy = this.policy()
-    const result = await partialEvaluate(policy, request.query, {
+    const options: PartialOptions = {
       ...(request.input !== undefined ? { input: jsonToValue(request.input) } : {}),
       unknowns: request.unknowns,
       disableInlining: request.disableInlining,
@@ -113,7 +122,22 @@ export class EngineBackend implements CompileBackend {
       ctx: this.#context(policy, call),
       budget: call.budget ?? this.#budget(),
       ...(call.signal ? { signal: call.signal } : {}),
-    })
+    }
+    const templatesOnly = this.#options.templatesOnly
+    if (templatesOnly) {
+      const found = partialEvaluateByTemplate(policy, request.query, options, templatesOnly.admit)
+      if (typeof found === 'string')
+        throw new EvaluatorRequired(`${request.query}: ${found}`, found === 'no template')
+      const { result } = found
+      return {
+        queries: result.queries,
+        support: result.support,
+        metrics: result.metrics,
+        failedExpressions: result.failedExpressions,
+        ...(found.confirmed ? {} : { unconfirmed: { confirm: found.confirm, reject: found.reject } }),
+      }
+    }
+    const result = await partialEvaluate(policy, request.query, options)
     return {
       queries: result.queries,
       support: result.support,
@@ -123,6 +147,7 @@ export class EngineBackend implements CompileBackend {
   }
 
   async evaluate(request: EvaluationRequest, call: EngineCallOptions = {}): Promise<JsonValue | undefined> {
+    if (this.#options.templatesOnly) throw new EvaluatorRequired(`${request.query} needs the evaluator`, true)
     const policy = this.policy()
     const input = request.input === undefined ? undefined : jsonToValue(request.input)
     const run = await policy.query(request.query).eval({

@@ -33,7 +33,14 @@ import {
 } from './response.js'
 import { renderSql, SqlRenderError } from './sql/index.js'
 import { parseTargetDialects, resultKey } from './targets.js'
-import type { CompileBackend, JsonObject, PartialEvaluationResult, SqlDialect, Target } from './types.js'
+import type {
+  CompileBackend,
+  JsonObject,
+  PartialEvaluationResult,
+  SqlDialect,
+  Target,
+  Unconfirmed,
+} from './types.js'
 import { queriesToUcast } from './ucast.js'
 
 /** A compile request as the route hands it over. */
@@ -54,14 +61,37 @@ export interface CompileInput {
 export interface CompileOutput {
   mediaType: string
   body: CompileResponseBody
+  /** The residual came from a template not yet confirmed (a templates-only backend; see types.ts). */
+  unconfirmed?: Unconfirmed
 }
 
 const DEFAULT_UNKNOWNS: RefTerm[] = [{ type: 'ref', value: [{ type: 'var', value: 'input' }] }]
+/** Entries of each per-text cache below; past it the cache starts over (hostile clients vary texts). */
+const MAX_CACHED_TEXTS = 256
+
+/** A small cache of what is parsed from request texts, bounded by starting over when full. */
+class TextCache<T> {
+  readonly #entries = new Map<string, T>()
+
+  get(text: string, make: () => T): T {
+    let value = this.#entries.get(text)
+    if (value === undefined) {
+      value = make()
+      if (this.#entries.size >= MAX_CACHED_TEXTS) this.#entries.clear()
+      this.#entries.set(text, value)
+    }
+    return value
+  }
+}
 
 /** The compile endpoint's logic over one backend, with its annotation caches. */
 export class CompileService {
   readonly unknownsCache = new AnnotationCache<AnnotationUnknowns>()
   readonly maskRuleCache = new AnnotationCache<AnnotationMaskRule>()
+  // Parsed once per text: the same rule path and unknowns come with every request of a client,
+  // and one array of unknowns per text lets the engine keep what it derives from them.
+  readonly #paths = new TextCache<{ queryText: string; filterRule: RefTerm }>()
+  readonly #unknowns = new TextCache<RefTerm[]>()
 
   constructor(private readonly backend: CompileBackend) {}
 
@@ -81,7 +111,10 @@ export class CompileService {
     timers.start('timer_rego_query_parse_ns')
     const body = decodeCompileBody(req.bodyText, req.contentType)
     const { queryText, filterRule } = this.#query(req.path, body)
-    const requestUnknowns = body.unknowns ? parseUnknowns(body.unknowns) : undefined
+    const texts = body.unknowns
+    const requestUnknowns = texts
+      ? this.#unknowns.get(JSON.stringify(texts), () => parseUnknowns(texts))
+      : undefined
     const requestMaskRule = body.maskRule ? resolveRequestMaskRule(body.maskRule, filterRule) : undefined
     timers.stop('timer_rego_query_parse_ns')
 
@@ -128,12 +161,14 @@ export class CompileService {
     timers.stop('timer_rego_partial_eval_ns')
     timers.merge(partial.metrics)
     const hints = hintsFor(partial.failedExpressions ?? [], unknowns)
+    const unconfirmed = partial.unconfirmed ? { unconfirmed: partial.unconfirmed } : {}
 
     if (format.kind === 'ast') {
       const result = this.backend.toAstJson(partial)
       return {
         mediaType: format.mediaType,
         body: withExtras({ result }, hints, req.metrics ? timers.all() : undefined),
+        ...unconfirmed,
       }
     }
 
@@ -178,6 +213,7 @@ export class CompileService {
     return {
       mediaType: format.mediaType,
       body: withExtras(out, hints, req.metrics ? timers.all() : undefined),
+      ...unconfirmed,
     }
   }
 
@@ -187,12 +223,14 @@ export class CompileService {
     body: CompileBody,
   ): { queryText: string; filterRule: RefTerm | undefined } {
     if (path !== undefined) {
-      try {
-        const ref = pathToRef(path)
-        return { queryText: refToString(ref.value), filterRule: ref }
-      } catch (err) {
-        throw invalidParameter(`invalid path: ${(err as Error).message}`)
-      }
+      return this.#paths.get(path, () => {
+        try {
+          const ref = pathToRef(path)
+          return { queryText: refToString(ref.value), filterRule: ref }
+        } catch (err) {
+          throw invalidParameter(`invalid path: ${(err as Error).message}`)
+        }
+      })
     }
     const text = body.query?.trim()
     if (!text)

@@ -22,6 +22,22 @@ export type CompileErrorCode = 'invalid_parameter' | 'evaluation_error' | 'inter
 export const EVALUATION_ERROR_MESSAGE = 'error(s) occurred while evaluating query'
 
 /**
+ * Thrown by a backend that answers from query templates only (the relay's main thread) when a
+ * request needs the evaluator. Not a failure of the request: whoever called that backend sends the
+ * request where the evaluator runs. `lasting` when every request to the same rule would need it
+ * under the same policies (no template, a mask rule); not for one input's failed built-in.
+ */
+export class EvaluatorRequired extends Error {
+  constructor(
+    message: string,
+    readonly lasting: boolean,
+  ) {
+    super(message)
+    this.name = 'EvaluatorRequired'
+  }
+}
+
+/**
  * A failed compile request: an HTTP status and OPA's envelope. Thrown anywhere in `compile/` and written
  * by the route; never a crash.
  */
@@ -91,6 +107,8 @@ export function fragmentError(
  * `eval_*` error in `errors` when it is one.
  */
 export function backendFailure(err: unknown, stage: string): CompileFailure {
+  // Not a failure: passed on to whoever asked a templates-only backend.
+  if (err instanceof EvaluatorRequired) throw err
   if (err instanceof CompileFailure) return err
   if (isEvalError(err) && BUDGET_CODES.has(err.code)) return budgetFailure(err.code, err.message)
   if (err instanceof RegoErrors) return invalidParameter(COMPILE_MODULES_MESSAGE, err.toJSON())

@@ -62,6 +62,17 @@ export interface PartialEvaluationResult {
   failedExpressions?: Expr[]
   /** Timers (nanoseconds) to merge into `?metrics` output, named as OPA names them (`timer_rego_…_ns`). */
   metrics?: Record<string, number>
+  /**
+   * Set when the residual came from a template the evaluator has not confirmed yet (a backend that
+   * answers from templates only): the caller compares the answer with a trusted one and settles it.
+   */
+  unconfirmed?: Unconfirmed
+}
+
+/** A residual to compare with a trusted answer: `confirm` when they agree, `reject` when not. */
+export interface Unconfirmed {
+  confirm(): void
+  reject(): void
 }
 
 /** What the evaluator is asked for a mask rule: a plain evaluation, no unknowns. */

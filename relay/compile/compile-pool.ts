@@ -18,6 +18,7 @@ import {
   WorkerDiedError,
 } from '../../core/workers/task-pool.js'
 import { type CompileConfig, defaultCompileWorkers } from './config.js'
+import type { LaneStats, MainThreadLane } from './main-thread-lane.js'
 import type { CompileWorkerData, LoadReport, ServedState } from './protocol.js'
 
 /** How long past its deadline a request may run before its worker is terminated. */
@@ -46,6 +47,9 @@ export class CompilePool {
   #pool: Pool | undefined
   #state: ServedState | undefined
   #closed = false
+  /** `relay.compile.main_thread`: loaded with the first request (it holds a copy of the engine). */
+  #lane: MainThreadLane | undefined
+  #laneStarting = false
 
   constructor(
     config: CompileConfig,
@@ -88,18 +92,49 @@ export class CompilePool {
   load(state: ServedState): void {
     this.#state = state
     this.#pool?.setState(state)
+    void this.#lane?.load(state)
   }
 
-  /** Answers one request within `relay.compile.timeout_ms` of now; never throws. */
+  /**
+   * Answers one request within `relay.compile.timeout_ms` of now; never throws. On the main thread
+   * when the lane can (see main-thread-lane.ts), else on a worker.
+   */
   async run(request: CompileRequest): Promise<CompileAnswer> {
     const deadline = Date.now() + this.#config.timeout_ms
     try {
       if (this.#closed)
         throw serviceUnavailable('the relay is shutting down; retry later', RETRY_AFTER_SECONDS)
-      return await this.#started().run(request, deadline)
+      const attempt = await this.#startedLane()?.attempt(request)
+      if (attempt && !attempt.unconfirmed) return attempt.answer
+      const answer = await this.#started().run(request, deadline)
+      if (attempt) this.#lane?.settle(attempt, answer)
+      return answer
     } catch (err) {
       return this.#refusal(err)
     }
+  }
+
+  /** The lane once loaded; the first call starts loading it (the requests meanwhile go to workers). */
+  #startedLane(): MainThreadLane | undefined {
+    if (this.#lane || this.#laneStarting || !this.#config.main_thread) return this.#lane
+    this.#laneStarting = true
+    import('./main-thread-lane.js').then(
+      ({ MainThreadLane }) => {
+        const lane = new MainThreadLane({
+          instructionLimit: this.#config.instruction_limit,
+          timeoutMs: this.#config.timeout_ms,
+        })
+        if (this.#state) void lane.load(this.#state)
+        this.#lane = lane
+      },
+      (err: unknown) => this.#logger.warn({ err }, 'compile on the main thread unavailable; workers answer'),
+    )
+    return undefined
+  }
+
+  /** What the main thread answered (undefined until the lane has started or when it is off). */
+  laneStats(): LaneStats | undefined {
+    return this.#lane?.stats()
   }
 
   /** Workers, busy, queued, replaced (zeros until the first request). */

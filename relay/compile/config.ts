@@ -33,6 +33,11 @@ export const compileConfigSchema = z
     instruction_limit: field.nonNegativeInt().default(DEFAULT_EVALUATION_BUDGET.instructionLimit),
     /** Old-generation heap of each worker (V8 `maxOldGenerationSizeMb`); past it the worker is replaced. */
     max_heap_mb: field.positiveInt().default(128),
+    /**
+     * Answer requests whose residual comes from a confirmed template on the main thread, without
+     * the hop to a worker (relay/compile/main-thread-lane.ts); false: every request on a worker.
+     */
+    main_thread: z.boolean().default(true),
     /** Hosts `http.send` and `net.lookup_ip_addr` may reach (OPA capabilities `allow_net`); empty: none. */
     allow_net: z.array(z.string().min(1, { error: 'expected a host name or IP address' })).default([]),
   })

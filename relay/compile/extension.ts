@@ -62,11 +62,13 @@ export class ServedBundles {
 
   /** For `/v1/relay/status`: the revisions sent to the workers and whether they loaded. */
   status(): Record<string, unknown> {
+    const lane = this.#pool.laneStats()
     return {
       bundles: this.#revisions,
       modules: this.#report.modules,
       ...(this.#report.error ? { error: this.#report.error } : {}),
       workers: this.#pool.stats(),
+      ...(lane ? { main_thread: lane } : {}),
     }
   }
 }

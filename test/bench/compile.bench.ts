@@ -21,6 +21,7 @@ import { compileRoutes } from '../../compile/route.js'
 import { bundleFromParts, writeBundle } from '../../core/bundle/index.js'
 import { startServer } from '../../core/http/index.js'
 import { createLogger } from '../../core/log.js'
+import { setTemplateMode } from '../../core/rego/eval/partial-template-cache.js'
 import { parseModule, partialEvaluate } from '../../core/rego/index.js'
 import { fromJS } from '../../core/rego/values/index.js'
 import { startFaultUpstream } from '../support/fault-upstream.js'
@@ -290,11 +291,11 @@ async function growth(): Promise<void> {
     figures.push(await timeLoop(`${n} rules`, Math.max(50, Math.floor(20_000 / n)), next))
     if (n === 1000) {
       // The same requests answered by the evaluator alone, without residual templates.
-      process.env.REGENT_PARTIAL_TEMPLATES = 'off'
+      setTemplateMode('off')
       try {
         await timeLoop(`${n} rules, evaluator only (REGENT_PARTIAL_TEMPLATES=off)`, 200, next)
       } finally {
-        delete process.env.REGENT_PARTIAL_TEMPLATES
+        setTemplateMode(undefined)
       }
     }
   }

@@ -16,10 +16,24 @@ import type { Policy } from './policy.js'
 const MAX_TEMPLATES_PER_POLICY = 256
 const templates = new WeakMap<Policy, Map<string, QueryTemplate | null>>()
 
-/** The mode set by `REGENT_PARTIAL_TEMPLATES`, read per query so a process can switch it. */
-export function templateMode(): 'on' | 'off' | 'verify' {
-  const v = process.env.REGENT_PARTIAL_TEMPLATES
+type TemplateMode = 'on' | 'off' | 'verify'
+
+function modeOf(v: string | undefined): TemplateMode {
   return v === 'off' || v === 'verify' ? v : 'on'
+}
+
+// Read once: reading process.env per query was ~2% of a templated compile request.
+const modeFromEnv = modeOf(process.env.REGENT_PARTIAL_TEMPLATES)
+let modeOverride: TemplateMode | undefined
+
+/** The mode: `setTemplateMode`'s, else `REGENT_PARTIAL_TEMPLATES` as it was when this module loaded. */
+export function templateMode(): TemplateMode {
+  return modeOverride ?? modeFromEnv
+}
+
+/** Switches the mode in this process (tests and benchmarks compare the paths); undefined: the env's. */
+export function setTemplateMode(mode: TemplateMode | undefined): void {
+  modeOverride = mode
 }
 
 /** Whether the options leave partial evaluation in the shape templates cover. */
@@ -75,7 +89,7 @@ export function confirmTemplate(
     for (const r of filled.unverified) r.verified = true
     return
   }
-  templates.get(policy)?.set(keyOf(query, unknowns), null)
+  dropTemplate(policy, query, unknowns)
   if (templateMode() === 'verify') {
     throw internalError(
       `partial evaluation template differs from the evaluator for ${query}:\n` +
@@ -86,6 +100,26 @@ export function confirmTemplate(
   }
 }
 
+/** Forgets the template of `query` for `policy`: the evaluator answers that query from now on. */
+export function dropTemplate(policy: Policy, query: string, unknowns: readonly Value[][]): void {
+  templates.get(policy)?.set(keyOf(query, unknowns), null)
+}
+
+/** Whether every built-in `t`'s known steps call is one `admit` accepts (by its name in Rego). */
+export function templateAdmits(t: QueryTemplate, admit: (builtin: string) => boolean): boolean {
+  for (const r of t.rules)
+    for (const step of r.steps) if (step.kind === 'call' && !admit(step.builtin.name)) return false
+  return true
+}
+
+// The unknowns' text by array (partial.ts keeps one array per caller's unknowns).
+const unknownsText = new WeakMap<readonly Value[][], string>()
+
 function keyOf(query: string, unknowns: readonly Value[][]): string {
-  return `${query}\n${unknowns.map((u) => toJSONText(u as Value)).join('\n')}`
+  let text = unknownsText.get(unknowns)
+  if (text === undefined) {
+    text = unknowns.map((u) => toJSONText(u as Value)).join('\n')
+    unknownsText.set(unknowns, text)
+  }
+  return `${query}\n${text}`
 }

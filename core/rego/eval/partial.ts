@@ -23,7 +23,14 @@ import type { PExpr } from './ir.js'
 import { PartialEval } from './partial-eval.js'
 import { eqOperator } from './partial-plug.js'
 import type { QueryTemplate } from './partial-template.js'
-import { confirmTemplate, templateFor, templateMode, templateUsable } from './partial-template-cache.js'
+import {
+  confirmTemplate,
+  dropTemplate,
+  templateAdmits,
+  templateFor,
+  templateMode,
+  templateUsable,
+} from './partial-template-cache.js'
 import { fillTemplate } from './partial-template-fill.js'
 import type { Policy } from './policy.js'
 import { prepareBody, Scope } from './prepare.js'
@@ -36,7 +43,7 @@ export interface PartialOptions {
   input?: Value
   /**
    * Refs treated as unknown (`input.fruits`, or parsed ref terms). Default `['input']`. An empty
-   * list means nothing is unknown.
+   * list means nothing is unknown. Read as immutable: what is derived from it is kept per array.
    */
   unknowns?: ReadonlyArray<string | RefTerm>
   /** Rules that must not be inlined (`data.filters.allowed`): kept as support rules. */
@@ -131,7 +138,7 @@ export function partialEvaluateSync(
   const t0 = process.hrtime.bigint()
   const q = prepareQuery(policy, query, options.queryImports ?? [])
   const t1 = process.hrtime.bigint()
-  const unknowns = (options.unknowns ?? ['input']).map(unknownPath)
+  const unknowns = unknownPaths(options.unknowns)
   const template = templateUsable(options) ? templateFor(policy, query, q.body, unknowns) : undefined
   if (!template) return evaluateResidual(policy, q, unknowns, options, asyncResults, t0, t1)
   const ctx = options.ctx ?? createBuiltinContext()
@@ -145,6 +152,60 @@ export function partialEvaluateSync(
     if (again) confirmTemplate(policy, query, unknowns, again, direct)
   }
   return direct
+}
+
+/** A residual from a query template alone ({@link partialEvaluateByTemplate}). */
+export interface TemplateResidual {
+  result: PartialResult
+  /**
+   * Whether the evaluator has confirmed every rule and failed step this residual rests on; when not,
+   * the caller compares it with a trusted answer and calls `confirm` or `reject`.
+   */
+  confirmed: boolean
+  /** A trusted answer agreed: what this residual rests on is confirmed for later requests. */
+  confirm(): void
+  /** A trusted answer disagreed: the template is dropped, the query has none from now on. */
+  reject(): void
+}
+
+/**
+ * Partial evaluation from the query's template only, never the evaluator: its work is linear in the
+ * policy's rules and the input, so a caller that must stay responsive (the relay's main thread) can
+ * run it in place. Otherwise why not: 'no template' when the query has none (or the options leave
+ * the template's shape) or a known step calls a built-in `admit` refuses, the same for every input;
+ * 'built-in failed' when one failed on this input (the evaluator has its own handling of that).
+ * Throws evaluation errors past the budget as `partialEvaluate` does.
+ */
+export function partialEvaluateByTemplate(
+  policy: Policy,
+  query: string,
+  options: PartialOptions,
+  admit: (builtin: string) => boolean,
+): TemplateResidual | 'no template' | 'built-in failed' {
+  if (!templateUsable(options) || templateMode() === 'verify') return 'no template'
+  const t0 = process.hrtime.bigint()
+  const q = prepareQuery(policy, query, [])
+  const t1 = process.hrtime.bigint()
+  const unknowns = unknownPaths(options.unknowns)
+  const template = templateFor(policy, query, q.body, unknowns)
+  if (!template || !templateAdmits(template, admit)) return 'no template'
+  const ctx = options.ctx ?? createBuiltinContext()
+  const filled = fillTemplate(template, templateEvaluator(policy, ctx, options, evaluationLimits(options)))
+  if (!filled) return 'built-in failed'
+  const unverified = filled.unverified
+  return {
+    result: {
+      queries: filled.queries,
+      support: [],
+      failedExpressions: filled.failed,
+      metrics: timers(t0, t1, process.hrtime.bigint()),
+    },
+    confirmed: unverified.length === 0,
+    confirm: () => {
+      for (const c of unverified) c.verified = true
+    },
+    reject: () => dropTemplate(policy, query, unknowns),
+  }
 }
 
 function templateEvaluator(
@@ -323,6 +384,19 @@ function unknownTerm(u: string): Term {
 }
 
 /** `input.fruits` (text or ref term) as its root and ground path. */
+const INPUT: readonly string[] = ['input']
+// By the caller's array: a compile endpoint passes the same unknowns array for a rule's requests.
+const pathsOf = new WeakMap<readonly (string | RefTerm)[], Value[][]>()
+
+function unknownPaths(unknowns: readonly (string | RefTerm)[] = INPUT): Value[][] {
+  let paths = pathsOf.get(unknowns)
+  if (!paths) {
+    paths = unknowns.map(unknownPath)
+    pathsOf.set(unknowns, paths)
+  }
+  return paths
+}
+
 function unknownPath(u: string | RefTerm): Value[] {
   const term: Term = typeof u === 'string' ? unknownTerm(u) : u
   const parts = term.type === 'ref' ? term.value : [term]

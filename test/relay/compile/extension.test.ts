@@ -3,22 +3,23 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../../core/http/index.js'
 import { BundleCache } from '../../../plugins/bundle/bundle-cache.js'
 import { LongPollWaiters } from '../../../plugins/bundle/waiters.js'
+import { compileConfigSchema } from '../../../relay/compile/config.js'
 import { compileExtension } from '../../../relay/compile/extension.js'
 import type { RelayContext, RelayExtension } from '../../../relay/types.js'
 import { filtersBundle, SQL, target } from './compile-fixtures.js'
 
 const logger = pino({ level: 'silent' })
 
-let running: RelayExtension | undefined
+const running: RelayExtension[] = []
 afterEach(async () => {
-  await running?.stop?.()
-  running = undefined
+  for (const extension of running.splice(0)) await extension.stop?.()
 })
 
-function relay() {
+function relay(compile: Record<string, unknown> = {}) {
   const cache = new BundleCache(new LongPollWaiters(10), undefined, logger)
-  const extension = compileExtension({ cache, logger } as unknown as RelayContext)
-  running = extension
+  const config = { relay: { agent_auth: { type: 'none' }, compile: compileConfigSchema.parse(compile) } }
+  const extension = compileExtension({ cache, logger, config } as unknown as RelayContext)
+  running.push(extension)
   const app = createApp({ errorStyle: 'opa', logger })
   extension.routes?.(app, {} as RelayContext)
   const ask = async (input: unknown) => {
@@ -66,5 +67,35 @@ describe('relay compile extension', () => {
     const r = await ask({})
     expect(r.status).toBe(400)
     expect(String(extension.status?.().error)).toMatch(/unexpected eof/)
+  })
+
+  it('answers templated requests on the main thread once workers agreed, as the workers answer them', async () => {
+    const lane = relay()
+    const workersOnly = relay({ main_thread: false })
+    const rules =
+      'include if input.tickets.owner == input.user\ninclude if { input.tickets.public == true; input.guest == false }'
+    for (const r of [lane, workersOnly]) await r.cache.promote(target, await filtersBundle(rules, 'r1'))
+    const inputs = [
+      { user: 'bob' },
+      { user: 'eve', guest: false },
+      { user: "o'neil", guest: true },
+      { guest: 1 },
+    ]
+    const answered = () =>
+      (lane.extension.status?.().main_thread as { answered: number } | undefined)?.answered
+    // The main thread's copy loads with the first request; meanwhile the workers answer.
+    const until = Date.now() + 20_000
+    for (let i = 0; i < 20_000 && Date.now() < until && !((answered() ?? 0) >= 8); i++) {
+      const input = inputs[i % inputs.length]
+      expect(await lane.ask(input), JSON.stringify(input)).toEqual(await workersOnly.ask(input))
+    }
+    expect(answered()).toBeGreaterThanOrEqual(8)
+    expect(lane.extension.status?.()).toMatchObject({ main_thread: { loaded: true, rejected: 0 } })
+    expect(workersOnly.extension.status?.().main_thread).toBeUndefined()
+    // A promotion reaches the main thread's answers too.
+    await lane.cache.promote(target, await filtersBundle('include if input.tickets.team == input.user', 'r2'))
+    expect((await lane.ask({ user: 'bob' })).body).toEqual({
+      result: { query: "WHERE tickets.team = E'bob'" },
+    })
   })
 })

@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { compileQuery } from '../../../../core/rego/compiler/query.js'
+import { partialEvaluateByTemplate } from '../../../../core/rego/eval/partial.js'
 import { buildTemplate } from '../../../../core/rego/eval/partial-template.js'
-import { confirmTemplate, templateFor } from '../../../../core/rego/eval/partial-template-cache.js'
+import {
+  confirmTemplate,
+  setTemplateMode,
+  templateFor,
+} from '../../../../core/rego/eval/partial-template-cache.js'
 import type { Policy } from '../../../../core/rego/eval/policy.js'
 import { prepareBody, Scope } from '../../../../core/rego/eval/prepare.js'
 import { compile, parseModule, partialEvaluate } from '../../../../core/rego/index.js'
@@ -67,7 +72,7 @@ include if { z := input.t.e; z != input.x; z < 10; w := input.t.f; w >= z }`,
 
 describe('partial evaluation templates', () => {
   afterEach(() => {
-    delete process.env.REGENT_PARTIAL_TEMPLATES
+    setTemplateMode(undefined)
   })
 
   it('give the evaluator’s residual and failed expressions for every input', async () => {
@@ -76,9 +81,9 @@ describe('partial evaluation templates', () => {
       const templated = policyOf(rules)
       const evaluated = policyOf(rules)
       for (const input of inputs) {
-        process.env.REGENT_PARTIAL_TEMPLATES = 'off'
+        setTemplateMode('off')
         const want = await residual(evaluated, input)
-        delete process.env.REGENT_PARTIAL_TEMPLATES
+        setTemplateMode(undefined)
         // Twice: the first answer of a rule is checked against the evaluator, the second is the template's.
         expect(await residual(templated, input), `${rules}\n${JSON.stringify(input)}`).toEqual(want)
         expect(await residual(templated, input), `${rules}\n${JSON.stringify(input)}`).toEqual(want)
@@ -87,7 +92,7 @@ describe('partial evaluation templates', () => {
   })
 
   it('agree with the evaluator on every request in verify mode', async () => {
-    process.env.REGENT_PARTIAL_TEMPLATES = 'verify'
+    setTemplateMode('verify')
     for (const [rules, inputs] of POLICIES) {
       const policy = policyOf(rules)
       for (const input of inputs) await expect(residual(policy, input)).resolves.toBeDefined()
@@ -155,5 +160,71 @@ describe('partial evaluation templates', () => {
       direct,
     )
     expect(templateFor(policy, 'data.filters.include', body, unknowns)).toBeUndefined()
+  })
+
+  describe('alone (partialEvaluateByTemplate, for a thread that never runs the evaluator)', () => {
+    const QUERY = 'data.filters.include'
+    const RULES =
+      'include if { input.t.a == input.x; startswith(input.x, "a") }\ninclude if { input.t.b == 2; input.y > 1 }'
+    const everyBuiltin = () => true
+    const byTemplate = (policy: Policy, input: unknown, admit: (name: string) => boolean = everyBuiltin) =>
+      partialEvaluateByTemplate(
+        policy,
+        QUERY,
+        { input: fromJS(input), unknowns: ['input.t', 'input.u'] },
+        admit,
+      )
+
+    it('give the evaluator’s residual, unconfirmed until confirmed, then confirmed', async () => {
+      const policy = policyOf(RULES)
+      const inputs = [{ x: 'abc', y: 2 }, { x: 'b', y: 0 }, { x: 'a' }, { y: 5 }]
+      for (const input of inputs) {
+        setTemplateMode('off')
+        const want = await residual(policyOf(RULES), input)
+        setTemplateMode(undefined)
+        const first = byTemplate(policy, input)
+        if (typeof first === 'string') throw new Error(first)
+        const got = {
+          queries: JSON.stringify(first.result.queries),
+          failed: JSON.stringify(first.result.failedExpressions),
+        }
+        expect(got, JSON.stringify(input)).toEqual(want)
+        first.confirm()
+        const again = byTemplate(policy, input)
+        expect(typeof again === 'string' ? again : again.confirmed, JSON.stringify(input)).toBe(true)
+      }
+    })
+
+    it('start unconfirmed, and confirm only the rules and steps the answer rested on', () => {
+      const policy = policyOf(RULES)
+      const a = byTemplate(policy, { x: 'abc', y: 0 })
+      if (typeof a === 'string') throw new Error(a)
+      expect(a.confirmed).toBe(false)
+      a.confirm()
+      // Another input: the second rule holds now, which nothing has confirmed yet.
+      const b = byTemplate(policy, { x: 'abc', y: 5 })
+      expect(typeof b === 'string' ? b : b.confirmed).toBe(false)
+      const c = byTemplate(policy, { x: 'abc', y: 0 })
+      expect(typeof c === 'string' ? c : c.confirmed).toBe(true)
+    })
+
+    it('have no template after a rejection, for a refused built-in, or in verify mode', () => {
+      const policy = policyOf(RULES)
+      expect(byTemplate(policy, { x: 'a' }, (name) => name !== 'startswith')).toBe('no template')
+      setTemplateMode('verify')
+      expect(byTemplate(policy, { x: 'a' })).toBe('no template')
+      setTemplateMode(undefined)
+      const r = byTemplate(policy, { x: 'a' })
+      if (typeof r === 'string') throw new Error(r)
+      r.reject()
+      expect(byTemplate(policy, { x: 'a' })).toBe('no template')
+      expect(byTemplate(policyOf('include if { not input.t.a == 1 }'), {})).toBe('no template')
+    })
+
+    it('report a built-in that fails on this input, which the evaluator handles', () => {
+      const policy = policyOf('include if { input.t.a == input.x; to_number(input.n) > 1 }')
+      expect(typeof byTemplate(policy, { x: 1, n: '12' })).toBe('object')
+      expect(byTemplate(policy, { x: 1, n: 'twelve' })).toBe('built-in failed')
+    })
   })
 })
