@@ -52,7 +52,7 @@ async function startBare(): Promise<{ child: ChildProcess; url: string }> {
   return { child, url }
 }
 
-async function startBuiltRelay(dir: string, upstreamUrl: string, run: number) {
+async function startBuiltRelay(dir: string, upstreamUrl: string, run: number | string, extraConfig = '') {
   const port = await freePort()
   const config = join(dir, `relay-${run}.yaml`)
   writeFileSync(
@@ -60,7 +60,7 @@ async function startBuiltRelay(dir: string, upstreamUrl: string, run: number) {
     `services: { up: { url: "${upstreamUrl}/v1" } }
 bundles:
   main: { polling: { min_delay_seconds: 60, max_delay_seconds: 120 } }
-`,
+${extraConfig}`,
   )
   const child = spawn(
     process.execPath,
@@ -80,6 +80,25 @@ bundles:
   await waitFor(`${base}/health/ready`, 'relay')
   await waitFor(`${base}/v1/bundles/main`, 'bundle served by the relay')
   return { child, base }
+}
+
+/** The relay's RSS after a first compile request, then after 200 more (settled each time). */
+async function afterFirstCompile(relay: { base: string; child: ChildProcess }): Promise<string> {
+  const compile = async () => {
+    const res = await request(`${relay.base}/v1/compile`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/vnd.opa.ucast.all+json' },
+      body: JSON.stringify({ query: 'data.authz.allow == true', input: {}, unknowns: ['input.x'] }),
+    })
+    await res.body.dump()
+    return res.statusCode
+  }
+  const status = await compile()
+  await new Promise((r) => setTimeout(r, SETTLE_MS))
+  const first = rssKb(relay.child.pid)
+  for (let i = 0; i < 200; i++) await compile()
+  await new Promise((r) => setTimeout(r, SETTLE_MS))
+  return `${mb(first)} (HTTP ${status}), after 200 more ${mb(rssKb(relay.child.pid))}`
 }
 
 /** Prints the relay's idle RSS beside a bare node:http server's, before and after a first compile. */
@@ -116,15 +135,13 @@ export async function run(): Promise<void> {
       )
     }
     if (!relay) return
-    // The first compile request loads the engine and starts the workers: what that costs.
-    const res = await request(`${relay.base}/v1/compile`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/vnd.opa.ucast.all+json' },
-      body: JSON.stringify({ query: 'data.authz.allow == true', input: {}, unknowns: ['input.x'] }),
-    })
-    await res.body.dump()
-    await new Promise((r) => setTimeout(r, SETTLE_MS))
-    console.log(`   after a first /v1/compile (HTTP ${res.statusCode}): relay ${mb(rssKb(relay.child.pid))}`)
+    // The first compile request loads the engine and starts the workers (and, with
+    // relay.compile.main_thread, the main thread's own copy): what that costs, with and without it.
+    console.log(`   after a first /v1/compile: relay ${await afterFirstCompile(relay)}`)
+    await stopChild(relay.child)
+    relay = await startBuiltRelay(dir, upstream.url, 'workers-only', 'relay: { compile: { main_thread: false } }')
+    children.push(relay.child)
+    console.log(`   the same, relay.compile.main_thread false: relay ${await afterFirstCompile(relay)}`)
   } finally {
     for (const child of children) await stopChild(child)
     await upstream.stop()
