@@ -73,6 +73,9 @@ const LINEAR_BUILTINS: ReadonlySet<string> = new Set([
   'type_name',
 ])
 
+/** Paths remembered as needing the evaluator; past it the set starts over (clients choose paths). */
+const MAX_PATHS_TO_WORKERS = 1024
+
 /** A request tried here: the answer, and what to settle when it rests on an unconfirmed template. */
 export interface LaneAttempt {
   answer: CompileAnswer
@@ -98,7 +101,12 @@ export class MainThreadLane {
   #loading: Promise<void> = Promise.resolve()
   #pending = 0
   #loaded = false
-  /** Rule paths that need the evaluator under the loaded policies (no template, a mask rule). */
+  /**
+   * Rule paths that needed the evaluator under the loaded policies (no template, a mask rule), so
+   * their next requests skip this thread. By path alone: a request with options of its own
+   * (unknowns under `data`, `disableInlining`) sends its path to the workers until the next
+   * bundle, a cost and never a wrong answer.
+   */
   readonly #toWorkers = new Set<string>()
   #answered = 0
   #rejected = 0
@@ -159,8 +167,10 @@ export class MainThreadLane {
       if (!output.unconfirmed) this.#answered++
       return { answer, ...(output.unconfirmed ? { unconfirmed: output.unconfirmed } : {}) }
     } catch (err) {
-      if (err instanceof EvaluatorRequired && err.lasting && request.path !== undefined)
+      if (err instanceof EvaluatorRequired && err.lasting && request.path !== undefined) {
+        if (this.#toWorkers.size >= MAX_PATHS_TO_WORKERS) this.#toWorkers.clear()
         this.#toWorkers.add(request.path)
+      }
       // Every error is the workers' to answer, in their words.
       return undefined
     }
