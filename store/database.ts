@@ -27,6 +27,8 @@ export interface ServiceDatabase {
    * while holding Kysely's connection (store/service/decision-appender.ts).
    */
   sqlite?: Database.Database
+  /** PostgreSQL's pool (the one under `db`), for the decision intake's prepared statements. */
+  pgPool?: pg.Pool
   close(): Promise<void>
 }
 
@@ -144,5 +146,5 @@ async function openPostgres(options: OpenDatabaseOptions): Promise<ServiceDataba
   pool.on('error', () => {})
   const db = new Kysely<ServiceTables>({ dialect: new SearchPathPostgresDialect({ pool }) })
   const location = `postgres://${url.host}${url.pathname}${schema ? `?schema=${schema}` : ''}`
-  return { db, dialect: 'postgres', location, schema, close: () => db.destroy() }
+  return { db, dialect: 'postgres', location, schema, pgPool: pool, close: () => db.destroy() }
 }

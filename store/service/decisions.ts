@@ -3,10 +3,8 @@
  * by time, system, result kind and search terms (how: decision-scan.ts), and paged with a
  * (time, sequence) cursor.
  */
-import type Database from 'better-sqlite3'
 import type { Kysely } from 'kysely'
 import type { SqlDialect } from '../database.js'
-import { SqliteDecisionAppender } from './decision-appender.js'
 import { countDecisions, type DecisionCount, type DecisionCountQuery } from './decision-counts.js'
 import {
   type DecisionPosition,
@@ -35,6 +33,11 @@ export interface StoredDecision extends NewDecision {
 // Keeps one INSERT's bound parameters well below SQLite's and PostgreSQL's limits.
 const INSERT_CHUNK_ROWS = 500
 
+/** Stores an upload's rows in a commit of its own (or shared); resolves to the number of new rows. */
+export interface DecisionAppender {
+  append(rows: NewDecision[]): Promise<number>
+}
+
 /** Reads and writes the `decisions` table. */
 export class DecisionRepository {
   private readonly scanner: DecisionScanner
@@ -44,16 +47,19 @@ export class DecisionRepository {
    */
   lastAppendAt = Number.NEGATIVE_INFINITY
 
-  /** Group commit with prepared statements on SQLite (absent inside a store transaction). */
-  private readonly appender: SqliteDecisionAppender | undefined
+  /**
+   * The intake's appends on prepared statements (decision-appender.ts, postgres-decision-appender.ts);
+   * absent inside a store transaction, where appends go through Kysely on its connection.
+   */
+  private readonly appender: DecisionAppender | undefined
 
   constructor(
     private readonly db: Kysely<ServiceTables>,
     private readonly dialect: SqlDialect,
-    sqlite?: Database.Database,
+    appender?: DecisionAppender,
   ) {
     this.scanner = new DecisionScanner(db, dialect)
-    this.appender = sqlite && dialect === 'sqlite' ? new SqliteDecisionAppender(db, sqlite) : undefined
+    this.appender = appender
   }
 
   /**

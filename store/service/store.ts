@@ -3,7 +3,6 @@
  * with migrations applied. `transaction` gives the same repositories bound to one transaction.
  */
 
-import type Database from 'better-sqlite3'
 import { type Kysely, sql } from 'kysely'
 import { openDatabase, type ServiceDatabase, type SqlDialect } from '../database.js'
 import { migrateToLatest, migrationsApplied } from '../migrations/index.js'
@@ -12,11 +11,13 @@ import { AgentStatusRepository } from './agent-status.js'
 import { BundleRepository } from './bundles.js'
 import { DataDocumentRepository } from './data-documents.js'
 import { DatasourceRepository } from './datasources.js'
-import { DecisionRepository } from './decisions.js'
+import { SqliteDecisionAppender } from './decision-appender.js'
+import { type DecisionAppender, DecisionRepository } from './decisions.js'
 import { GitSyncRepository } from './git-sync.js'
 import { GrantRepository } from './grants.js'
 import { LibraryRepository } from './libraries.js'
 import { PolicyRepository } from './policies.js'
+import { PostgresDecisionAppender } from './postgres-decision-appender.js'
 import { ServiceReadCaches } from './read-cache.js'
 import { RegistryBundleRepository } from './registry-bundles.js'
 import { SecretRepository } from './secrets.js'
@@ -52,12 +53,12 @@ export class ServiceRepositories {
   readonly datasources: DatasourceRepository
   readonly libraries: LibraryRepository
 
-  /** `sqlite`: the raw connection under `db`, for the decision intake (not given inside transactions). */
+  /** `decisionAppender`: the decision intake's prepared statements (not given inside transactions). */
   constructor(
     db: Kysely<ServiceTables>,
     dialect: SqlDialect,
     caches: ServiceReadCaches,
-    sqlite?: Database.Database,
+    decisionAppender?: DecisionAppender,
   ) {
     this.settings = new SettingsRepository(db)
     this.tokens = new TokenRepository(db, caches.tokens)
@@ -65,7 +66,7 @@ export class ServiceRepositories {
     this.policies = new PolicyRepository(db)
     this.dataDocuments = new DataDocumentRepository(db)
     this.bundles = new BundleRepository(db, caches.revisions)
-    this.decisions = new DecisionRepository(db, dialect, sqlite)
+    this.decisions = new DecisionRepository(db, dialect, decisionAppender)
     this.agentStatus = new AgentStatusRepository(db)
     this.secrets = new SecretRepository(db)
     this.grants = new GrantRepository(db)
@@ -77,13 +78,20 @@ export class ServiceRepositories {
   }
 }
 
+/** The appender on the database's own connection (SQLite) or pool (PostgreSQL). */
+function decisionAppender(database: ServiceDatabase): DecisionAppender | undefined {
+  if (database.sqlite) return new SqliteDecisionAppender(database.db, database.sqlite)
+  if (database.pgPool) return new PostgresDecisionAppender(database.pgPool)
+  return undefined
+}
+
 /** The service's open store. */
 export class ServiceStore extends ServiceRepositories {
   private constructor(
     private readonly database: ServiceDatabase,
     private readonly caches: ServiceReadCaches,
   ) {
-    super(database.db, database.dialect, caches, database.sqlite)
+    super(database.db, database.dialect, caches, decisionAppender(database))
   }
 
   /**

@@ -15,6 +15,7 @@
  * Every loop is bounded in count and time.
  */
 import { type ChildProcess, fork } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
@@ -104,12 +105,50 @@ interface Measured {
   count: number
 }
 
-/** `run`'s result, with this process's CPU (all threads: the service and its workers) per row. */
-async function withCpu<M extends Measured>(run: () => M | Promise<M>): Promise<M & { cpuUs: number }> {
+/**
+ * CPU (µs) used so far by every process of this machine named `postgres` (the server and its
+ * backends), from /proc; 0 where /proc cannot be read. User and system clock ticks at 100 per
+ * second, the kernel's USER_HZ on Linux.
+ */
+function postgresCpuUs(): number {
+  let ticks = 0
+  let pids: string[]
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+  } catch {
+    return 0
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const close = stat.lastIndexOf(')')
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue
+      const fields = stat.slice(close + 2).split(' ')
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return ticks * 10_000
+}
+
+/**
+ * `run`'s result, with this process's CPU (all threads: the service and its workers) per row, and
+ * the PostgreSQL server's (every `postgres` process on the machine: only this bench writes to it).
+ */
+async function withCpu<M extends Measured>(
+  run: () => M | Promise<M>,
+): Promise<M & { cpuUs: number; serverCpuUs: number }> {
   const before = process.cpuUsage()
+  const serverBefore = postgresCpuUs()
   const measured = await run()
   const used = process.cpuUsage(before)
-  return { ...measured, cpuUs: (used.user + used.system) / Math.max(1, measured.count) }
+  const rows = Math.max(1, measured.count)
+  return {
+    ...measured,
+    cpuUs: (used.user + used.system) / rows,
+    serverCpuUs: (postgresCpuUs() - serverBefore) / rows,
+  }
 }
 
 const COLUMNS = '(decision_id, system_id, path, result_kind, ts_us, received_us, raw)'
@@ -193,6 +232,8 @@ async function figures(backend: Backend): Promise<void> {
     const rawCpu: number[] = []
     const ingestCpu: number[] = []
     const clientCpu: number[] = []
+    const rawServerCpu: number[] = []
+    const ingestServerCpu: number[] = []
     const context = { tokenSystemId: s.systemId, receivedUs: Date.now() * 1000, maxEvents: 100_000 }
     for (let round = 0; round < ROUNDS; round++) {
       const base = Date.now()
@@ -212,6 +253,8 @@ async function figures(backend: Backend): Promise<void> {
       rawCpu.push(raw.cpuUs)
       ingestCpu.push(http.cpuUs)
       clientCpu.push(http.clientCpuUs)
+      rawServerCpu.push(raw.serverCpuUs)
+      ingestServerCpu.push(http.serverCpuUs)
       ratios.push(http.rate / raw.rate)
     }
     const both = (v: number[]) => `${fmt(Math.max(...v))} / ${fmt(median(v))}`
@@ -223,6 +266,12 @@ async function figures(backend: Backend): Promise<void> {
     console.log(
       `   ${''.padEnd(8)} this process's CPU per event (median): ingest ${median(ingestCpu).toFixed(1)} µs (the service and its parse worker), raw ${median(rawCpu).toFixed(1)} µs; the senders' process ${median(clientCpu).toFixed(1)} µs`,
     )
+    // PostgreSQL runs on the same cores: what one row costs the server bounds the rate any client
+    // can reach on this machine (cores / the CPU per row of everything that runs).
+    if (backend.name !== 'sqlite')
+      console.log(
+        `   ${''.padEnd(8)} the PostgreSQL server's CPU per row (median, all its processes): ingest ${median(ingestServerCpu).toFixed(1)} µs, raw ${median(rawServerCpu).toFixed(1)} µs; ${cpus().length} cores / (server + service + senders per event) = ${fmt((cpus().length * 1e6) / (median(ingestServerCpu) + median(ingestCpu) + median(clientCpu)))} events/s at most`,
+      )
   } finally {
     senders.close()
     await s.cleanup()

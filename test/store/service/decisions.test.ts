@@ -41,6 +41,21 @@ for (const backend of BACKENDS) {
       }
     })
 
+    it('stores nothing of an upload whose insert fails, and goes on with the next ones', async () => {
+      const { store, close } = await openTestStore(backend)
+      try {
+        // 600 rows: the failing row is in the second statement, after 500 went in.
+        const failing = Array.from({ length: 600 }, (_, i) => decision(40_000 + i))
+        failing[550] = decision(40_550, { decisionId: null as unknown as string })
+        await expect(store.decisions.append(failing)).rejects.toThrow()
+        expect(await store.decisions.count()).toBe(0)
+        expect(await store.decisions.append([decision(41_000)])).toBe(1)
+        expect(await store.decisions.count()).toBe(1)
+      } finally {
+        await close()
+      }
+    })
+
     it('keeps a batch in its order, its nulls, and text an array literal would mangle', async () => {
       const { store, close } = await openTestStore(backend)
       try {
