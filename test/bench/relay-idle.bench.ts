@@ -139,7 +139,12 @@ export async function run(): Promise<void> {
     // relay.compile.main_thread, the main thread's own copy): what that costs, with and without it.
     console.log(`   after a first /v1/compile: relay ${await afterFirstCompile(relay)}`)
     await stopChild(relay.child)
-    relay = await startBuiltRelay(dir, upstream.url, 'workers-only', 'relay: { compile: { main_thread: false } }')
+    relay = await startBuiltRelay(
+      dir,
+      upstream.url,
+      'workers-only',
+      'relay: { compile: { main_thread: false } }',
+    )
     children.push(relay.child)
     console.log(`   the same, relay.compile.main_thread false: relay ${await afterFirstCompile(relay)}`)
   } finally {
