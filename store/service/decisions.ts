@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely'
 import type { SqlDialect } from '../database.js'
 import { countDecisions, type DecisionCount, type DecisionCountQuery } from './decision-counts.js'
+import { INSERT_CHUNK_ROWS } from './decision-insert.js'
 import {
   type DecisionPosition,
   type DecisionQuery,
@@ -29,9 +30,6 @@ export interface NewDecision {
 export interface StoredDecision extends NewDecision {
   seq: number
 }
-
-// Keeps one INSERT's bound parameters well below SQLite's and PostgreSQL's limits.
-const INSERT_CHUNK_ROWS = 500
 
 /** Stores an upload's rows in a commit of its own (or shared); resolves to the number of new rows. */
 export interface DecisionAppender {
