@@ -3,11 +3,12 @@
  * delay before the next one (0: at once, on the next turn of the event loop). The timer does not
  * keep the process alive, and `stop` waits for the step in progress. The step handles its own
  * errors (a rejected step ends the loop). `wake` runs the next step now rather than after its
- * delay (after the step in progress, if one is running).
+ * delay (after the step in progress, if one is running); before `start` it does nothing.
  */
 export class BackgroundLoop {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<unknown> | undefined
+  private started = false
   private stopped = false
   private woken = false
 
@@ -15,6 +16,7 @@ export class BackgroundLoop {
 
   /** Starts: the first step right away. */
   start(): void {
+    this.started = true
     this.schedule(0)
   }
 
@@ -27,7 +29,9 @@ export class BackgroundLoop {
 
   /** Runs the next step at once instead of after its delay; during a step, right after it. */
   wake(): void {
-    if (this.stopped) return
+    // A loop never started stays so: a datasource run on demand (scheduler.ts) wakes the loop
+    // when it ends, and that must not start ticking on a replica that was not started.
+    if (!this.started || this.stopped) return
     if (this.running) {
       this.woken = true
       return

@@ -36,4 +36,18 @@ describe('BackgroundLoop', () => {
     await new Promise((resolve) => setTimeout(resolve, 30))
     expect(steps).toBe(4)
   })
+
+  it('does nothing when woken before it was started', async () => {
+    let steps = 0
+    const loop = new BackgroundLoop(async () => {
+      steps++
+      return 60_000
+    })
+    loop.wake()
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(steps).toBe(0)
+    loop.start()
+    await vi.waitFor(() => expect(steps).toBe(1), { timeout: 2000, interval: 5 })
+    await loop.stop()
+  })
 })
