@@ -103,6 +103,8 @@ async function caughtUp(s: BenchService, backend: Backend): Promise<void> {
 interface Measured {
   rate: number
   count: number
+  /** The PostgreSQL server's CPU per row, when the round measured it itself (see rawPostgres). */
+  serverCpuUs?: number
 }
 
 /**
@@ -147,7 +149,7 @@ async function withCpu<M extends Measured>(
   return {
     ...measured,
     cpuUs: (used.user + used.system) / rows,
-    serverCpuUs: (postgresCpuUs() - serverBefore) / rows,
+    serverCpuUs: measured.serverCpuUs ?? (postgresCpuUs() - serverBefore) / rows,
   }
 }
 
@@ -200,6 +202,9 @@ async function rawPostgres(
     if (schema) await client.query(`SET search_path TO "${schema}", public`)
     const text = `INSERT INTO decisions ${COLUMNS} VALUES ${values(BATCH, true)} ON CONFLICT DO NOTHING`
     let stored = 0
+    // Read before the client ends: its server process exits with it, and the CPU of a process
+    // gone is no longer in /proc (read after, raw's own inserts would not count).
+    const serverBefore = postgresCpuUs()
     const started = performance.now()
     for (const group of groups) {
       if (performance.now() - started > ROUND_TIME_LIMIT_MS) break
@@ -210,7 +215,8 @@ async function rawPostgres(
       stored += (await client.query({ name: 'bench-raw-insert', text, values: params(group) })).rowCount ?? 0
       await client.query('COMMIT')
     }
-    return { rate: stored / ((performance.now() - started) / 1000), count: stored }
+    const rate = stored / ((performance.now() - started) / 1000)
+    return { rate, count: stored, serverCpuUs: (postgresCpuUs() - serverBefore) / Math.max(1, stored) }
   } finally {
     await client.end()
   }
