@@ -7,7 +7,12 @@
 import { isLosslessNumber, LosslessNumber } from 'lossless-json'
 import type { BuiltinContextOptions } from '../core/rego/builtins/context.js'
 import { createBuiltinContext } from '../core/rego/builtins/context.js'
-import { type PartialOptions, partialEvaluate, partialEvaluateByTemplate } from '../core/rego/eval/partial.js'
+import {
+  type PartialOptions,
+  type PartialResult,
+  partialEvaluate,
+  partialEvaluateByTemplate,
+} from '../core/rego/eval/partial.js'
 import {
   compile,
   DEFAULT_EVALUATION_BUDGET,
@@ -128,22 +133,12 @@ export class EngineBackend implements CompileBackend {
       const found = partialEvaluateByTemplate(policy, request.query, options, templatesOnly.admit)
       if (typeof found === 'string')
         throw new EvaluatorRequired(`${request.query}: ${found}`, found === 'no template')
-      const { result } = found
       return {
-        queries: result.queries,
-        support: result.support,
-        metrics: result.metrics,
-        failedExpressions: result.failedExpressions,
+        ...residualOf(found.result),
         ...(found.confirmed ? {} : { unconfirmed: { confirm: found.confirm, reject: found.reject } }),
       }
     }
-    const result = await partialEvaluate(policy, request.query, options)
-    return {
-      queries: result.queries,
-      support: result.support,
-      metrics: result.metrics,
-      failedExpressions: result.failedExpressions,
-    }
+    return residualOf(await partialEvaluate(policy, request.query, options))
   }
 
   async evaluate(request: EvaluationRequest, call: EngineCallOptions = {}): Promise<JsonValue | undefined> {
@@ -181,6 +176,16 @@ export class EngineBackend implements CompileBackend {
       ...(allowNet !== undefined ? { allowNet } : {}),
       ...(call.signal ? { signal: call.signal } : {}),
     })
+  }
+}
+
+/** The engine's residual as the compile endpoint takes it. */
+function residualOf(result: PartialResult): PartialEvaluationResult {
+  return {
+    queries: result.queries,
+    support: result.support,
+    metrics: result.metrics,
+    failedExpressions: result.failedExpressions,
   }
 }
 

@@ -105,11 +105,18 @@ export function dropTemplate(policy: Policy, query: string, unknowns: readonly V
   templates.get(policy)?.set(keyOf(query, unknowns), null)
 }
 
+// The last verdict of templateAdmits per template: a caller asks with the same `admit` each time.
+const admitted = new WeakMap<QueryTemplate, { admit: (builtin: string) => boolean; ok: boolean }>()
+
 /** Whether every built-in `t`'s known steps call is one `admit` accepts (by its name in Rego). */
 export function templateAdmits(t: QueryTemplate, admit: (builtin: string) => boolean): boolean {
+  const known = admitted.get(t)
+  if (known?.admit === admit) return known.ok
+  let ok = true
   for (const r of t.rules)
-    for (const step of r.steps) if (step.kind === 'call' && !admit(step.builtin.name)) return false
-  return true
+    for (const step of r.steps) if (step.kind === 'call' && !admit(step.builtin.name)) ok = false
+  admitted.set(t, { admit, ok })
+  return ok
 }
 
 // The unknowns' text by array (partial.ts keeps one array per caller's unknowns).

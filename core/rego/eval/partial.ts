@@ -383,7 +383,6 @@ function unknownTerm(u: string): Term {
   return parseTermText(u)
 }
 
-/** `input.fruits` (text or ref term) as its root and ground path. */
 const INPUT: readonly string[] = ['input']
 // By the caller's array: a compile endpoint passes the same unknowns array for a rule's requests.
 const pathsOf = new WeakMap<readonly (string | RefTerm)[], Value[][]>()
@@ -397,6 +396,7 @@ function unknownPaths(unknowns: readonly (string | RefTerm)[] = INPUT): Value[][
   return paths
 }
 
+/** `input.fruits` (text or ref term) as its root and ground path. */
 function unknownPath(u: string | RefTerm): Value[] {
   const term: Term = typeof u === 'string' ? unknownTerm(u) : u
   const parts = term.type === 'ref' ? term.value : [term]
